@@ -1,0 +1,27 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '*.mjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      'no-console': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    files: ['src/cli/**', 'test/bench/**', 'src/runtime/**'],
+    rules: { 'no-console': 'off' },
+  },
+  {
+    // vitest's asymmetric matchers (expect.any, expect.stringContaining) are typed `any`.
+    files: ['test/**'],
+    rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },
+  },
+);

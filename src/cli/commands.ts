@@ -1,0 +1,166 @@
+import type { StatusResult } from '../connectors/connector';
+import { formatCompatibilityReport, runScimCompatibility } from '../connectors/scim';
+import { ProvisioningError } from '../domain/errors';
+import type { CliContext } from './cli-context';
+import { provision } from './provision';
+
+export type Print = (line: string) => void;
+
+export interface CommandArgs {
+  positionals: string[];
+  values: Record<string, string | boolean | undefined>;
+}
+
+export function formatStatus(status: StatusResult): string[] {
+  return [
+    `Status of connector "${status.connector}" (${status.kind}): ${status.ok ? 'OK' : 'FAILED'}: ${status.summary}`,
+    ...status.findings.map((f) => `  ${f.outcome.padEnd(8)} ${f.name}: ${f.detail}`),
+  ];
+}
+
+/** `status <connector>`: the spec's "Check status". */
+export async function statusCommand(
+  ctx: CliContext,
+  args: CommandArgs,
+  print: Print,
+): Promise<number> {
+  const status = await ctx.connector(connectorArg(args)).checkStatus();
+  formatStatus(status).forEach((line) => print(line));
+  return status.ok ? 0 : 1;
+}
+
+/** `compat <connector> [--group NAME]`: the test run with a test account (connector A). */
+export async function compatCommand(
+  ctx: CliContext,
+  args: CommandArgs,
+  print: Print,
+): Promise<number> {
+  const settings = ctx.settings(connectorArg(args));
+  if (settings.kind !== 'scim') {
+    throw new ProvisioningError(
+      'REQUEST_INVALID',
+      `connector "${settings.name}" is not a SCIM connector: the compatibility run is for SCIM servers`,
+    );
+  }
+  const group = typeof args.values.group === 'string' ? args.values.group : undefined;
+  const report = await runScimCompatibility(
+    settings,
+    ctx.secrets,
+    group === undefined ? {} : { groupName: group },
+  );
+  print(formatCompatibilityReport(report));
+  return report.fits ? 0 : 1;
+}
+
+/** `import <connector>`: reads the whole group catalogue, page by page. */
+export async function importCommand(
+  ctx: CliContext,
+  args: CommandArgs,
+  print: Print,
+): Promise<number> {
+  const connector = ctx.connector(connectorArg(args));
+  const started = Date.now();
+  let count = 0;
+  let notWritable = 0;
+  for await (const group of connector.importGroups()) {
+    count++;
+    if (group.writable === false) notWritable++;
+    if (count <= 10)
+      print(
+        `  ${group.displayName} (${group.id})${group.writable === false ? ` not writable: ${group.notWritableReason ?? ''}` : ''}`,
+      );
+  }
+  if (count > 10) print(`  ... and ${count - 10} more`);
+  print(
+    `Imported ${count} groups from connector "${connector.name}" in ${Date.now() - started} ms` +
+      (notWritable > 0 ? ` (${notWritable} not writable)` : ''),
+  );
+  return 0;
+}
+
+/** `groups <connector> <text>`: live group search. */
+export async function groupsCommand(
+  ctx: CliContext,
+  args: CommandArgs,
+  print: Print,
+): Promise<number> {
+  const connector = ctx.connector(connectorArg(args));
+  const text = args.positionals[1] ?? '';
+  const groups = await connector.searchGroups(text);
+  print(`${groups.length} group(s) on "${connector.name}" whose name contains "${text}":`);
+  groups.forEach((g) => print(`  ${g.displayName} (${g.id})`));
+  return 0;
+}
+
+/** `account <connector> <accountId>`: the account as the target has it. */
+export async function accountCommand(
+  ctx: CliContext,
+  args: CommandArgs,
+  print: Print,
+): Promise<number> {
+  const connector = ctx.connector(connectorArg(args));
+  const accountId = requiredPositional(args, 1, 'account ID');
+  const account = await connector.findAccount(accountId);
+  if (account === undefined) {
+    print(`Account "${accountId}" not found on "${connector.name}"`);
+    return 1;
+  }
+  const lastLogon = await connector.readLastLogon(account);
+  print(
+    `Account "${account.accountId}" on "${connector.name}": id ${account.id}, ${account.enabled ? 'enabled' : 'locked'}`,
+  );
+  print(
+    `  last logon: ${lastLogon.status === 'found' ? `${lastLogon.value} (from ${lastLogon.detail})` : lastLogon.status}`,
+  );
+  return 0;
+}
+
+/** `provision <connector> <accountId> [--create] [--grant A,B] [--revoke C] [--lock|--unlock] [--delete]`. */
+export async function provisionCommand(
+  ctx: CliContext,
+  args: CommandArgs,
+  print: Print,
+): Promise<number> {
+  const connector = ctx.connector(connectorArg(args));
+  const accountId = requiredPositional(args, 1, 'account ID');
+  const text = (name: string) => {
+    const value = args.values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const list = (name: string) =>
+    (text(name) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  print(`Provisioning account "${accountId}" on "${connector.name}":`);
+  await provision(
+    connector,
+    {
+      profile: {
+        accountId,
+        ...(text('display-name') === undefined ? {} : { displayName: text('display-name') }),
+        ...(text('email') === undefined ? {} : { email: text('email') }),
+      },
+      create: args.values.create === true,
+      grant: list('grant'),
+      revoke: list('revoke'),
+      lock: args.values.lock === true,
+      unlock: args.values.unlock === true,
+      delete: args.values.delete === true,
+    },
+    print,
+  );
+  return 0;
+}
+
+export function connectorArg(args: CommandArgs): string {
+  return requiredPositional(args, 0, 'connector name');
+}
+
+function requiredPositional(args: CommandArgs, index: number, what: string): string {
+  const value = args.positionals[index];
+  if (value === undefined || value === '') {
+    throw new ProvisioningError('REQUEST_INVALID', `missing argument: ${what}`);
+  }
+  return value;
+}

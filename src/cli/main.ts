@@ -1,0 +1,87 @@
+import { parseArgs } from 'node:util';
+import { isProvisioningError } from '../domain/errors';
+import { openCliContext } from './cli-context';
+import {
+  accountCommand,
+  compatCommand,
+  groupsCommand,
+  importCommand,
+  provisionCommand,
+  statusCommand,
+  type CommandArgs,
+  type Print,
+} from './commands';
+import type { CliContext } from './cli-context';
+import { demoCommand } from './demo';
+
+const USAGE = `Usage: npm run cli -- <command> [arguments]
+
+Commands:
+  status <connector>                 check status (SCIM: ServiceProviderConfig; Graph: token)
+  compat <connector> [--group NAME]  compatibility run with a test account (SCIM)
+  import <connector>                 read the whole group catalogue
+  groups <connector> <text>          search groups whose name contains <text>
+  account <connector> <accountId>    show an account: enabled, last logon
+  provision <connector> <accountId> [--create] [--display-name N] [--email E]
+            [--grant A,B] [--revoke C] [--lock|--unlock] [--delete]
+  demo                               run everything once against the sandbox (npm start)
+
+Connectors come from PROVISIONING_CONNECTORS (JSON) and secrets from LOCAL_SECRETS;
+with none configured, a SCIM sandbox on 127.0.0.1 is started as "scim-sandbox".`;
+
+type Command = (ctx: CliContext, args: CommandArgs, print: Print) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  status: statusCommand,
+  compat: compatCommand,
+  import: importCommand,
+  groups: groupsCommand,
+  account: accountCommand,
+  provision: provisionCommand,
+  demo: (ctx, _args, print) => demoCommand(ctx, print),
+};
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      group: { type: 'string' },
+      grant: { type: 'string' },
+      revoke: { type: 'string' },
+      'display-name': { type: 'string' },
+      email: { type: 'string' },
+      create: { type: 'boolean' },
+      lock: { type: 'boolean' },
+      unlock: { type: 'boolean' },
+      delete: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [name, ...rest] = positionals;
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (command === undefined || values.help === true) {
+    console.log(USAGE);
+    return name === undefined || name === 'help' || values.help === true ? 0 : 2;
+  }
+  const ctx = await openCliContext(process.env);
+  try {
+    return await command(ctx, { positionals: rest, values }, (line) => console.log(line));
+  } finally {
+    await ctx.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (isProvisioningError(error)) {
+      console.error(`error ${error.code}: ${error.message}`);
+    } else {
+      console.error(error instanceof Error ? error.message : String(error));
+    }
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,3 @@
+export * from './app-config';
+export * from './connector-settings';
+export * from './base-url';

@@ -1,0 +1,12 @@
+export { HttpTransport } from './transport';
+export type {
+  HttpCall,
+  HttpExchange,
+  HttpMethod,
+  HttpResult,
+  TransportOptions,
+  TransportStats,
+} from './transport';
+export { parseRetryAfter } from './retry-after';
+export { backoffDelay, type BackoffPolicy } from './backoff';
+export { redactSecrets, describeUrl } from './redact';

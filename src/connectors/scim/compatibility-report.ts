@@ -1,0 +1,44 @@
+import type { CompatibilityReport } from './compatibility-run';
+
+/** The compatibility run as an operator reads it: six verdicts, each with its evidence. */
+export function formatCompatibilityReport(report: CompatibilityReport): string {
+  const lines = [
+    `Compatibility run for connector "${report.connector}" at ${report.baseUrl}`,
+    `Test account: ${report.testAccount}` +
+      (report.group === undefined
+        ? ''
+        : `; group: ${report.group.displayName} (${report.group.id})`),
+    '',
+  ];
+  for (const point of report.points) {
+    lines.push(`${point.number}. ${point.title.padEnd(62)} ${point.outcome.toUpperCase()}`);
+    for (const check of point.checks) {
+      const mark = check.holds === true ? '+' : check.holds === false ? '-' : '?';
+      lines.push(`   ${mark} ${check.note}`);
+      for (const exchange of check.evidence) {
+        lines.push(
+          `       > ${exchange.request}${exchange.requestBody ? ` ${oneLine(exchange.requestBody)}` : ''}`,
+        );
+        lines.push(`       < ${exchange.status} ${oneLine(exchange.answer)}`);
+      }
+    }
+  }
+  lines.push('', 'Steps:');
+  for (const step of report.steps) {
+    lines.push(
+      `  ${step.outcome.padEnd(9)} ${step.name}${step.detail === '' ? '' : `: ${step.detail}`}`,
+    );
+  }
+  const fitting = report.points.filter((point) => point.outcome === 'fits').length;
+  lines.push(
+    '',
+    `Cleanup: ${report.cleanup}`,
+    `Verdict: ${report.fits ? 'the server fits' : 'the server does not fit, or could not be judged on every point'} (${fitting} of ${report.points.length} points fit)`,
+  );
+  return lines.join('\n');
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 160 ? `${flat.slice(0, 160)}...` : flat;
+}

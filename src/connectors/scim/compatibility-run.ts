@@ -1,0 +1,407 @@
+import { randomBytes } from 'node:crypto';
+import type { ScimConnectorSettings } from '../../config/connector-settings';
+import type { TargetAccount } from '../../domain/account';
+import { isProvisioningError } from '../../domain/errors';
+import type { GroupRef } from '../../domain/group';
+import type { Logger } from '../../domain/logger';
+import type { SecretStore } from '../../secrets/secret-store';
+import type { HttpExchange } from '../http/transport';
+import { changeMemberships } from '../membership-change';
+import { findLastLogonEvidence } from './compatibility-last-logon';
+import { ScimConnector } from './scim-connector';
+import { scimUrl } from './scim-paths';
+
+export type PointOutcome = 'fits' | 'does not fit' | 'could not tell';
+
+/** Spec: Errors, compatibility points 1-6. */
+export const COMPATIBILITY_POINTS = [
+  'endpoints under a path that ends in /scim/v2/',
+  'bearer or Basic authentication',
+  'the account ID accepted as a group member value',
+  'filters eq and co',
+  'PATCH for users and groups, including password and active',
+  'a last-logon attribute under a known name',
+] as const;
+
+export interface CompatibilityCheck {
+  /** true: shows the point holds; false: shows it does not; undefined: shows nothing. */
+  holds: boolean | undefined;
+  note: string;
+  evidence: HttpExchange[];
+}
+
+export interface CompatibilityPoint {
+  number: number;
+  title: string;
+  outcome: PointOutcome;
+  checks: CompatibilityCheck[];
+}
+
+export interface CompatibilityStep {
+  name: string;
+  outcome: 'succeeded' | 'failed' | 'skipped';
+  detail: string;
+}
+
+export interface CompatibilityReport {
+  connector: string;
+  baseUrl: string;
+  testAccount: string;
+  group?: { id: string; displayName: string };
+  points: CompatibilityPoint[];
+  steps: CompatibilityStep[];
+  cleanup: string;
+  /** True when every point fits. */
+  fits: boolean;
+}
+
+export interface CompatibilityOptions {
+  /** The group to grant and revoke; default: the first group of the catalogue. */
+  groupName?: string;
+  logger?: Logger;
+}
+
+/**
+ * The test run with a test account (spec: "create, grant and revoke a group, lock, delete
+ * ... shows whether a server fits"). Each compatibility point is judged from the calls
+ * that showed it; the test account is removed at the end even when a step fails.
+ *
+ * @example
+ * const report = await runScimCompatibility(settings, secrets);
+ */
+export async function runScimCompatibility(
+  settings: ScimConnectorSettings,
+  secrets: SecretStore,
+  options: CompatibilityOptions = {},
+): Promise<CompatibilityReport> {
+  let bucket: HttpExchange[] = [];
+  const connector = new ScimConnector(settings, {
+    secrets,
+    observer: (exchange) => bucket.push(exchange),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  const checks: CompatibilityCheck[][] = COMPATIBILITY_POINTS.map(() => []);
+  const steps: CompatibilityStep[] = [];
+  const testAccount = `compat-test-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+
+  /** Runs a step, keeping the calls it made as evidence. */
+  async function step<T>(
+    name: string,
+    run: () => Promise<T>,
+  ): Promise<{
+    value?: T;
+    error?: Error & { code?: string; status?: number };
+    evidence: HttpExchange[];
+  }> {
+    bucket = [];
+    try {
+      const value = await run();
+      steps.push({ name, outcome: 'succeeded', detail: '' });
+      return { value, evidence: bucket };
+    } catch (error) {
+      if (!isProvisioningError(error)) throw error;
+      steps.push({ name, outcome: 'failed', detail: error.message });
+      return { error, evidence: bucket };
+    }
+  }
+  const skip = (name: string, why: string) => steps.push({ name, outcome: 'skipped', detail: why });
+  const check = (
+    point: number,
+    holds: boolean | undefined,
+    note: string,
+    evidence: HttpExchange[],
+  ) => checks[point - 1]?.push({ holds, note, evidence: evidence.slice(-3) });
+
+  let account: TargetAccount | undefined;
+  let group: GroupRef | undefined;
+  try {
+    const spc = await step('read ServiceProviderConfig', async () => {
+      const result = await connector.http.probe(
+        'GET',
+        scimUrl(settings.baseUrl, 'ServiceProviderConfig'),
+      );
+      return result.status;
+    });
+    if (spc.value === 200)
+      check(1, true, 'ServiceProviderConfig answers under /scim/v2/', spc.evidence);
+
+    const before = await step('search the test account (userName eq)', () =>
+      connector.findAccount(testAccount),
+    );
+    judgeFilter(before.error, 'eq', before.evidence, check);
+
+    const created = await step('create the test account', () =>
+      connector.createAccount({
+        accountId: testAccount,
+        displayName: 'Compatibility test account',
+        givenName: 'Compatibility',
+        familyName: 'Test',
+        email: `${testAccount}@example.invalid`,
+      }),
+    );
+    account = created.value?.account;
+    if (created.value !== undefined) {
+      check(1, true, 'POST /scim/v2/Users created the test account', created.evidence);
+      check(2, authHolds(settings), authNote(settings), created.evidence);
+    } else {
+      judgeCallFailure(created.error, created.evidence, check, settings);
+    }
+
+    if (account !== undefined) {
+      const found = await step('find the test account (userName eq)', () =>
+        connector.findAccount(testAccount),
+      );
+      if (found.value !== undefined)
+        check(4, true, 'userName eq found the test account', found.evidence);
+      else if (found.error === undefined)
+        check(4, false, 'userName eq did not find the test account', found.evidence);
+      else judgeFilter(found.error, 'eq', found.evidence, check);
+    }
+
+    const picked = await step('pick a group', async () => {
+      if (options.groupName !== undefined) return connector.findGroup(options.groupName);
+      for await (const first of connector.importGroups()) return first;
+      return undefined;
+    });
+    group = picked.value;
+    if (options.groupName !== undefined) judgeFilter(picked.error, 'eq', picked.evidence, check);
+    if (group !== undefined && options.groupName !== undefined) {
+      check(4, true, `displayName eq found group "${group.displayName}"`, picked.evidence);
+    }
+
+    if (group !== undefined) {
+      const text = searchText(group.displayName);
+      const target = group;
+      const search = await step(`search groups (displayName co "${text}")`, () =>
+        connector.searchGroups(text),
+      );
+      if (search.value !== undefined) {
+        const hit = search.value.some((g) => g.id === target.id);
+        check(
+          4,
+          hit,
+          `displayName co "${text}" ${hit ? 'found' : 'did not find'} the group`,
+          search.evidence,
+        );
+      } else judgeFilter(search.error, 'co', search.evidence, check);
+    } else {
+      skip('search groups (displayName co)', 'no group to search for');
+    }
+
+    if (account !== undefined && group !== undefined) {
+      const [member, target] = [account, group];
+      const grant = await step(`grant group "${target.displayName}"`, () =>
+        changeMemberships(connector, member, { grant: [target.id], revoke: [] }),
+      );
+      judgeMembership(grant.error, grant.evidence, 'add', check);
+      if (grant.error === undefined) {
+        const revoke = await step(`revoke group "${target.displayName}"`, () =>
+          changeMemberships(connector, member, { grant: [], revoke: [target.id] }),
+        );
+        judgeMembership(revoke.error, revoke.evidence, 'remove', check);
+      } else skip(`revoke group "${target.displayName}"`, 'the grant failed');
+    } else {
+      skip(
+        'grant and revoke a group',
+        account === undefined ? 'no test account' : 'no group found',
+      );
+    }
+
+    if (account !== undefined) {
+      const password = `Cp-${randomBytes(12).toString('base64url')}9!`;
+      const member = account;
+      const pw = await step('set a password (PATCH password)', () =>
+        connector.setPassword(member, password),
+      );
+      judgePatch(pw.error, pw.evidence, 'PATCH password', check);
+      const lock = await step('lock the test account (PATCH active false)', async () => {
+        await connector.setEnabled(member, false);
+        return connector.findAccount(testAccount);
+      });
+      if (lock.value !== undefined) {
+        const locked = !lock.value.enabled;
+        check(
+          5,
+          locked,
+          `PATCH active false ${locked ? 'locked' : 'did not lock'} the account`,
+          lock.evidence,
+        );
+      } else judgePatch(lock.error, lock.evidence, 'PATCH active', check);
+    } else {
+      skip('set password and lock', 'no test account');
+    }
+
+    const lastLogon = await step('look for a last-logon attribute', () =>
+      findLastLogonEvidence(connector, settings),
+    );
+    if (lastLogon.value !== undefined) {
+      check(6, lastLogon.value.holds, lastLogon.value.note, lastLogon.evidence);
+    }
+  } finally {
+    bucket = [];
+  }
+
+  const cleanup = await removeTestAccount(connector, testAccount, account, steps);
+  await connector.close();
+  const points = COMPATIBILITY_POINTS.map((title, index) => ({
+    number: index + 1,
+    title,
+    outcome: decide(checks[index] ?? []),
+    checks: checks[index] ?? [],
+  }));
+  if (points[1]?.outcome === 'could not tell' && settings.auth.type === 'none') {
+    points[1].checks.push({ holds: undefined, note: authNote(settings), evidence: [] });
+  }
+  return {
+    connector: settings.name,
+    baseUrl: settings.baseUrl,
+    testAccount,
+    ...(group === undefined ? {} : { group: { id: group.id, displayName: group.displayName } }),
+    points,
+    steps,
+    cleanup,
+    fits: points.every((point) => point.outcome === 'fits'),
+  };
+}
+
+function decide(checks: CompatibilityCheck[]): PointOutcome {
+  if (checks.some((c) => c.holds === false)) return 'does not fit';
+  if (checks.some((c) => c.holds === true)) return 'fits';
+  return 'could not tell';
+}
+
+type Check = (
+  point: number,
+  holds: boolean | undefined,
+  note: string,
+  evidence: HttpExchange[],
+) => void;
+
+function authHolds(settings: ScimConnectorSettings): boolean | undefined {
+  return settings.auth.type === 'none' ? undefined : true;
+}
+
+function authNote(settings: ScimConnectorSettings): string {
+  return settings.auth.type === 'none'
+    ? 'the connector is configured without credentials, so bearer/Basic support was not exercised'
+    : `the server accepted ${settings.auth.type} credentials`;
+}
+
+/** What a failed call says about points 1, 2 and 5. */
+function judgeCallFailure(
+  error: { code?: string; status?: number; message: string } | undefined,
+  evidence: HttpExchange[],
+  check: Check,
+  settings: ScimConnectorSettings,
+): void {
+  if (error === undefined) return;
+  if (error.code === 'TARGET_AUTH_FAILED' || error.code === 'TARGET_FORBIDDEN') {
+    check(
+      2,
+      false,
+      `the server refused the ${settings.auth.type} credentials (${error.status})`,
+      evidence,
+    );
+  } else if (error.status === 404) {
+    check(1, false, 'no SCIM Users endpoint under /scim/v2/', evidence);
+  }
+}
+
+function judgeFilter(
+  error: { code?: string; message: string } | undefined,
+  op: string,
+  evidence: HttpExchange[],
+  check: Check,
+): void {
+  if (error === undefined) {
+    if (op === 'eq') check(4, true, `a filter with ${op} was accepted`, evidence);
+    return;
+  }
+  if (error.code === 'SCIM_FILTER_UNSUPPORTED' || error.code === 'SCIM_REQUEST_REJECTED') {
+    check(4, false, `the server refused a filter with ${op}: ${error.message}`, evidence);
+  }
+}
+
+function judgeMembership(
+  error: { code?: string; message: string } | undefined,
+  evidence: HttpExchange[],
+  op: 'add' | 'remove',
+  check: Check,
+): void {
+  if (error === undefined) {
+    if (op === 'add')
+      check(3, true, 'the account ID was accepted as a member value and read back', evidence);
+    check(5, true, `PATCH ${op} on group members was applied`, evidence);
+    return;
+  }
+  if (error.code === 'SCIM_PATCH_UNSUPPORTED') {
+    check(5, false, `the server does not support PATCH on groups: ${error.message}`, evidence);
+  } else if (
+    op === 'add' &&
+    (error.code === 'SCIM_INVALID_VALUE' || error.code === 'MEMBERSHIP_MISMATCH')
+  ) {
+    check(
+      3,
+      false,
+      `the account ID was not accepted as a member value: ${error.message}`,
+      evidence,
+    );
+  } else if (error.code === 'MEMBERSHIP_MISMATCH' || error.code === 'SCIM_INVALID_VALUE') {
+    check(5, false, `PATCH ${op} on group members did not take effect: ${error.message}`, evidence);
+  }
+}
+
+function judgePatch(
+  error: { code?: string; message: string } | undefined,
+  evidence: HttpExchange[],
+  what: string,
+  check: Check,
+): void {
+  if (error === undefined) {
+    check(5, true, `${what} was accepted`, evidence);
+  } else if (error.code !== 'TARGET_UNREACHABLE' && error.code !== 'TARGET_TIMEOUT') {
+    check(5, false, `${what} was refused: ${error.message}`, evidence);
+  }
+}
+
+/** A piece of the group name for the `co` search: the middle of it, so `sw`/`ew` would not do. */
+function searchText(name: string): string {
+  if (name.length <= 3) return name;
+  const size = Math.max(3, Math.floor(name.length / 2));
+  const start = Math.floor((name.length - size) / 2);
+  return name.slice(start, start + size);
+}
+
+/** Always removes the test account, even after a failed step. */
+async function removeTestAccount(
+  connector: ScimConnector,
+  testAccount: string,
+  known: TargetAccount | undefined,
+  steps: CompatibilityStep[],
+): Promise<string> {
+  try {
+    const account = known ?? (await connector.findAccount(testAccount));
+    if (account === undefined) {
+      steps.push({
+        name: 'delete the test account',
+        outcome: 'skipped',
+        detail: 'it was never created',
+      });
+      return 'nothing to remove: the test account was not created';
+    }
+    const outcome = await connector.deleteAccount(account);
+    const gone = (await connector.findAccount(testAccount)) === undefined;
+    steps.push({
+      name: 'delete the test account',
+      outcome: gone ? 'succeeded' : 'failed',
+      detail: gone ? '' : 'the account can still be found after DELETE',
+    });
+    return gone
+      ? `test account "${testAccount}" removed (${outcome})`
+      : `test account "${testAccount}" still exists after DELETE: remove it by hand`;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    steps.push({ name: 'delete the test account', outcome: 'failed', detail: message });
+    return `could not remove test account "${testAccount}": ${message}`;
+  }
+}

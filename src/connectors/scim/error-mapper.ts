@@ -1,0 +1,95 @@
+import { ProvisioningError, type ErrorCode } from '../../domain/errors';
+import type { HttpResult } from '../http/transport';
+
+export interface ScimErrorContext {
+  connector: string;
+  /** What the call was about, for the message: 'account "jdoe"', 'group "Sales (g1)"'. */
+  subject: string;
+  /** The object a 404 means is missing. */
+  notFound: 'ACCOUNT_NOT_FOUND' | 'GROUP_NOT_FOUND' | 'SCIM_REQUEST_REJECTED';
+  object: string;
+}
+
+/** RFC 7644 §3.12, Table 9: the scimType of an error answer. */
+export function readScimType(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const scimType = (body as Record<string, unknown>).scimType;
+  return typeof scimType === 'string' ? scimType : undefined;
+}
+
+function readDetail(result: HttpResult): string {
+  const body = result.body as Record<string, unknown> | undefined;
+  const detail = typeof body?.detail === 'string' ? body.detail : result.text;
+  const oneLine = detail.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 300 ? `${oneLine.slice(0, 300)}...` : oneLine;
+}
+
+const BY_SCIM_TYPE: Record<string, ErrorCode> = {
+  invalidFilter: 'SCIM_FILTER_UNSUPPORTED',
+  tooMany: 'SCIM_FILTER_UNSUPPORTED',
+  uniqueness: 'SCIM_UNIQUENESS_CONFLICT',
+  mutability: 'SCIM_MUTABILITY',
+  invalidSyntax: 'SCIM_INVALID_VALUE',
+  invalidPath: 'SCIM_INVALID_VALUE',
+  noTarget: 'SCIM_INVALID_VALUE',
+  invalidValue: 'SCIM_INVALID_VALUE',
+  invalidVers: 'SCIM_REQUEST_REJECTED',
+  sensitive: 'SCIM_REQUEST_REJECTED',
+};
+
+/**
+ * The one error mapper of connector A: keyed on HTTP status and `scimType`, never on
+ * message text (STYLE: scim2-client, ConnId). The message names the connector, the call,
+ * the object and what the server said, with every secret already redacted by the
+ * transport.
+ */
+export function mapScimError(result: HttpResult, context: ScimErrorContext): ProvisioningError {
+  const scimType = readScimType(result.body);
+  const code = codeFor(result, scimType, context);
+  const retryable = [429, 500, 502, 503, 504].includes(result.status);
+  const said = readDetail(result);
+  const message =
+    `connector "${context.connector}": ${result.describe} for ${context.subject} ` +
+    `answered ${result.status}${scimType === undefined ? '' : ` ${scimType}`}` +
+    (said === '' ? '' : `: ${said}`);
+  return new ProvisioningError(code, message, {
+    retryable,
+    status: result.status,
+    object: context.object,
+    ...(scimType === undefined ? {} : { details: { scimType } }),
+  });
+}
+
+function codeFor(
+  result: HttpResult,
+  scimType: string | undefined,
+  context: ScimErrorContext,
+): ErrorCode {
+  switch (result.status) {
+    case 401:
+      return 'TARGET_AUTH_FAILED';
+    case 403:
+      return 'TARGET_FORBIDDEN';
+    case 404:
+      return context.notFound;
+    case 405:
+    case 501:
+      return result.describe.startsWith('PATCH')
+        ? 'SCIM_PATCH_UNSUPPORTED'
+        : 'SCIM_REQUEST_REJECTED';
+    case 409:
+      return BY_SCIM_TYPE[scimType ?? ''] ?? 'SCIM_UNIQUENESS_CONFLICT';
+    case 429:
+      return 'TARGET_THROTTLED';
+    case 500:
+    case 502:
+    case 503:
+    case 504:
+      return 'TARGET_UNAVAILABLE';
+    default:
+      if (result.status >= 400 && result.status < 500) {
+        return BY_SCIM_TYPE[scimType ?? ''] ?? 'SCIM_REQUEST_REJECTED';
+      }
+      return 'TARGET_RESPONSE_INVALID';
+  }
+}

@@ -1,0 +1,257 @@
+import type { ScimConnectorSettings } from '../../config/connector-settings';
+import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
+import { ProvisioningError, isProvisioningError } from '../../domain/errors';
+import type { GroupRef } from '../../domain/group';
+import { readScimLastLogon } from '../../domain/last-logon';
+import type { MembershipPlan } from '../../domain/membership-plan';
+import type {
+  AppliedMembershipChange,
+  Connector,
+  ConnectorCapabilities,
+  CreateAccountResult,
+  LastLogonResult,
+  MembershipRead,
+  StatusResult,
+} from '../connector';
+import { attributeFilter } from './filter';
+import { interpretListResponse } from './list-response';
+import { readAllPages } from './pager';
+import { activePatch, passwordPatch, patchOp } from './patch-op';
+import { ScimHttp, type ScimHttpOptions } from './scim-http';
+import { ScimMemberships } from './scim-memberships';
+import { scimUrl } from './scim-paths';
+import { checkScimStatus } from './scim-status';
+import { fromScimUser, readBoolean, toReplaceOperations, toScimUser } from './user-mapping';
+
+/**
+ * Connector A: a SCIM 2.0 client (spec: Connector A, RFC 7644) for any application with a
+ * SCIM interface, tolerant of the server quirks of scim-interop.md.
+ */
+export class ScimConnector implements Connector {
+  readonly kind = 'scim' as const;
+  /** SCIM servers answer consistently: a membership read confirms at once or never. */
+  readonly capabilities: ConnectorCapabilities = {
+    membershipVisibilityWindowMs: 0,
+    membershipReadScope: 'named',
+  };
+  readonly http: ScimHttp;
+  private readonly memberships: ScimMemberships;
+
+  constructor(
+    readonly settings: ScimConnectorSettings,
+    options: ScimHttpOptions,
+  ) {
+    this.http = new ScimHttp(settings, options);
+    this.memberships = new ScimMemberships(settings, this.http);
+  }
+
+  get name(): string {
+    return this.settings.name;
+  }
+
+  checkStatus(): Promise<StatusResult> {
+    return checkScimStatus(this.settings, this.http);
+  }
+
+  /** Spec: Search account, `filter=userName eq "<account_id>"`; a 404 is no match. */
+  async findAccount(accountId: string): Promise<TargetAccount | undefined> {
+    const url = scimUrl(this.settings.baseUrl, 'Users', undefined, {
+      filter: attributeFilter('userName', 'eq', accountId),
+    });
+    const result = await this.http.send({
+      method: 'GET',
+      url,
+      accept: [200, 404],
+      context: this.accountContext(accountId),
+    });
+    if (result.status === 404) return undefined;
+    const page = interpretListResponse(result.body, result.describe);
+    // userName is caseExact=false (RFC 7643 §4.1.1); a server's filter may be looser still.
+    const match = page.resources.find(
+      (resource) =>
+        typeof resource.userName === 'string' &&
+        resource.userName.toLowerCase() === accountId.toLowerCase(),
+    );
+    return match === undefined ? undefined : fromScimUser(match);
+  }
+
+  /**
+   * Spec: Create account. A 409 `uniqueness` adopts the existing account when its userName
+   * is the account ID (invariant 4: an activity may run twice).
+   */
+  async createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountResult> {
+    const url = scimUrl(this.settings.baseUrl, 'Users');
+    try {
+      const result = await this.http.send({
+        method: 'POST',
+        url,
+        json: toScimUser(profile, this.settings.mapping, password),
+        accept: [200, 201],
+        context: this.accountContext(profile.accountId),
+        ...(password === undefined ? {} : { transientSecrets: [password] }),
+      });
+      return { account: fromScimUser(result.body), outcome: 'created' };
+    } catch (error) {
+      if (!isProvisioningError(error) || error.code !== 'SCIM_UNIQUENESS_CONFLICT') throw error;
+      const existing = await this.findAccount(profile.accountId);
+      if (existing === undefined) throw error;
+      return { account: existing, outcome: 'adopted' };
+    }
+  }
+
+  /** Spec: Change account: PATCH `replace`. */
+  async updateAccount(account: TargetAccount, changes: AccountChanges): Promise<void> {
+    const operations = toReplaceOperations(changes, this.settings.mapping);
+    if (operations.length === 0) return;
+    await this.patchUser(account, patchOp(operations));
+  }
+
+  /** Spec: Set password: PATCH on `password`. */
+  async setPassword(account: TargetAccount, password: string): Promise<void> {
+    await this.patchUser(account, passwordPatch(password), [password]);
+  }
+
+  /** Spec: Lock / unlock: PATCH on `active`; a returned resource must show the new state. */
+  async setEnabled(account: TargetAccount, enabled: boolean): Promise<void> {
+    const result = await this.patchUser(account, activePatch(enabled));
+    const seen = readBoolean((result.body as Record<string, unknown> | undefined)?.active);
+    if (seen !== undefined && seen !== enabled) {
+      throw new ProvisioningError(
+        'ACCOUNT_STATE_NOT_CONFIRMED',
+        `connector "${this.name}": account "${account.accountId}" should be ` +
+          `${enabled ? 'unlocked (active true)' : 'locked (active false)'} but the server answered active ${String(seen)}`,
+        { object: account.accountId, details: { expected: enabled, seen } },
+      );
+    }
+  }
+
+  /** Spec: Delete account. An absent account counts as deleted (invariant 4). */
+  async deleteAccount(account: TargetAccount): Promise<'deleted' | 'absent'> {
+    const result = await this.http.send({
+      method: 'DELETE',
+      url: scimUrl(this.settings.baseUrl, 'Users', account.id),
+      accept: [200, 204, 404],
+      context: this.accountContext(account.accountId),
+    });
+    return result.status === 404 ? 'absent' : 'deleted';
+  }
+
+  /**
+   * Spec: Import group catalogue, all pages. Members are excluded: a catalogue needs names,
+   * and big groups would make pages huge (scim-interop.md: Entra does the same).
+   */
+  async *importGroups(): AsyncGenerator<GroupRef> {
+    const describe = `connector "${this.name}": group catalogue`;
+    const resources = readAllPages(async (startIndex) => {
+      const result = await this.http.send({
+        method: 'GET',
+        url: scimUrl(this.settings.baseUrl, 'Groups', undefined, {
+          startIndex,
+          count: this.settings.pageSize,
+          excludedAttributes: 'members',
+        }),
+        accept: [200],
+        context: this.groupContext('catalogue'),
+      });
+      return interpretListResponse(result.body, result.describe);
+    }, describe);
+    for await (const resource of resources) {
+      const group = toGroupRef(resource);
+      if (group !== undefined) yield group;
+    }
+  }
+
+  /** Spec: Find group for provisioning, `displayName eq`. */
+  async findGroup(displayName: string): Promise<GroupRef | undefined> {
+    const groups = await this.queryGroups(attributeFilter('displayName', 'eq', displayName));
+    return groups.find((group) => group.displayName.toLowerCase() === displayName.toLowerCase());
+  }
+
+  /** Spec: Group search, operator `co`: the first page of matches. */
+  searchGroups(text: string): Promise<GroupRef[]> {
+    return this.queryGroups(attributeFilter('displayName', 'co', text));
+  }
+
+  readMemberships(account: TargetAccount, groupIds: readonly string[]): Promise<MembershipRead> {
+    return this.memberships.read(account, groupIds);
+  }
+
+  applyMembershipPlan(
+    account: TargetAccount,
+    plan: MembershipPlan,
+    names: Record<string, string>,
+  ): Promise<AppliedMembershipChange[]> {
+    return this.memberships.apply(account, plan, names);
+  }
+
+  /** Spec: Last-logon value, connector A. */
+  async readLastLogon(account: TargetAccount): Promise<LastLogonResult> {
+    const result = await this.http.send({
+      method: 'GET',
+      url: scimUrl(this.settings.baseUrl, 'Users', account.id),
+      accept: [200],
+      context: this.accountContext(account.accountId),
+    });
+    const resource = (result.body ?? {}) as Record<string, unknown>;
+    const found = readScimLastLogon(resource, this.settings.advanced.lastLogonAttribute);
+    return found === undefined
+      ? { status: 'none found' }
+      : { status: 'found', value: found.value, detail: found.source };
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  private async queryGroups(filter: string): Promise<GroupRef[]> {
+    const result = await this.http.send({
+      method: 'GET',
+      url: scimUrl(this.settings.baseUrl, 'Groups', undefined, {
+        filter,
+        count: this.settings.pageSize,
+        excludedAttributes: 'members',
+      }),
+      accept: [200, 404],
+      context: this.groupContext(filter),
+    });
+    if (result.status === 404) return [];
+    const page = interpretListResponse(result.body, result.describe);
+    return page.resources.flatMap((resource) => toGroupRef(resource) ?? []);
+  }
+
+  private patchUser(account: TargetAccount, body: unknown, transientSecrets?: string[]) {
+    return this.http.send({
+      method: 'PATCH',
+      url: scimUrl(this.settings.baseUrl, 'Users', account.id),
+      json: body,
+      // RFC 7644 §3.5.2: 200 with the resource or 204 without; both are success.
+      accept: [200, 204],
+      context: this.accountContext(account.accountId),
+      ...(transientSecrets === undefined ? {} : { transientSecrets }),
+    });
+  }
+
+  private accountContext(accountId: string) {
+    return {
+      connector: this.name,
+      subject: `account "${accountId}"`,
+      notFound: 'ACCOUNT_NOT_FOUND' as const,
+      object: accountId,
+    };
+  }
+
+  private groupContext(what: string) {
+    return {
+      connector: this.name,
+      subject: `groups (${what})`,
+      notFound: 'SCIM_REQUEST_REJECTED' as const,
+      object: what,
+    };
+  }
+}
+
+export function toGroupRef(resource: Record<string, unknown>): GroupRef | undefined {
+  if (typeof resource.id !== 'string') return undefined;
+  const displayName = typeof resource.displayName === 'string' ? resource.displayName : resource.id;
+  return { id: resource.id, displayName, writable: true };
+}

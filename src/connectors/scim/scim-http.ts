@@ -1,0 +1,113 @@
+import type { ScimConnectorSettings } from '../../config/connector-settings';
+import type { Logger } from '../../domain/logger';
+import type { SecretStore } from '../../secrets/secret-store';
+import {
+  HttpTransport,
+  type HttpExchange,
+  type HttpMethod,
+  type HttpResult,
+} from '../http/transport';
+import { mapScimError, type ScimErrorContext } from './error-mapper';
+
+export interface ScimHttpOptions {
+  secrets: SecretStore;
+  logger?: Logger;
+  observer?: (exchange: HttpExchange) => void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface ScimCall {
+  method: HttpMethod;
+  url: URL;
+  json?: unknown;
+  /** The statuses this operation accepts (STYLE: scim2-client); others go to the error mapper. */
+  accept: readonly number[];
+  context: ScimErrorContext;
+  /** Values to redact while this call runs (a password being set). */
+  transientSecrets?: readonly string[];
+}
+
+export const SCIM_MEDIA_TYPE = 'application/scim+json';
+
+/**
+ * Connector A's side of the transport: credentials from the SecretStore (resolved once,
+ * never logged), the SCIM media type, accepted statuses per operation, and the one
+ * error mapper for everything else.
+ */
+export class ScimHttp {
+  readonly transport: HttpTransport;
+  private credentials: Promise<{ headers: Record<string, string>; secrets: string[] }> | undefined;
+  private readonly transient = new Set<string>();
+  private known: string[] = [];
+
+  constructor(
+    private readonly settings: ScimConnectorSettings,
+    private readonly options: ScimHttpOptions,
+  ) {
+    this.transport = new HttpTransport({
+      target: settings.name,
+      timeoutMs: settings.timeoutMs,
+      maxRetries: settings.maxRetries,
+      concurrency: settings.concurrency,
+      authorize: async () => (await this.resolveCredentials()).headers,
+      secrets: () => [...this.known, ...this.transient],
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.observer === undefined ? {} : { observer: options.observer }),
+      ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+    });
+  }
+
+  async send(call: ScimCall): Promise<HttpResult> {
+    const added = (call.transientSecrets ?? []).filter((secret) => !this.transient.has(secret));
+    for (const secret of added) this.transient.add(secret);
+    try {
+      const result = await this.transport.send({
+        method: call.method,
+        url: call.url,
+        headers: { accept: `${SCIM_MEDIA_TYPE}, application/json;q=0.9` },
+        ...(call.json === undefined ? {} : { json: call.json, contentType: SCIM_MEDIA_TYPE }),
+      });
+      if (!call.accept.includes(result.status)) throw mapScimError(result, call.context);
+      return result;
+    } finally {
+      for (const secret of added) this.transient.delete(secret);
+    }
+  }
+
+  /** Sends a call whose answer is judged by the caller (status checks, compatibility probes). */
+  async probe(method: HttpMethod, url: URL): Promise<HttpResult> {
+    return this.transport.send({ method, url, headers: { accept: SCIM_MEDIA_TYPE } });
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+
+  private resolveCredentials(): Promise<{ headers: Record<string, string>; secrets: string[] }> {
+    this.credentials ??= this.loadCredentials().catch((error: unknown) => {
+      this.credentials = undefined;
+      throw error;
+    });
+    return this.credentials;
+  }
+
+  /** Spec: Authentication, connector A: Bearer, Basic or nothing; no other scheme. */
+  private async loadCredentials(): Promise<{ headers: Record<string, string>; secrets: string[] }> {
+    const { auth } = this.settings;
+    switch (auth.type) {
+      case 'none':
+        return { headers: {}, secrets: [] };
+      case 'bearer': {
+        const token = await this.options.secrets.get(auth.tokenSecret);
+        this.known = [token];
+        return { headers: { authorization: `Bearer ${token}` }, secrets: this.known };
+      }
+      case 'basic': {
+        const password = await this.options.secrets.get(auth.passwordSecret);
+        const encoded = Buffer.from(`${auth.username}:${password}`).toString('base64');
+        this.known = [password, encoded];
+        return { headers: { authorization: `Basic ${encoded}` }, secrets: this.known };
+      }
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import type {
+  AccountChanges,
+  AccountProfile,
+  SimpleValue,
+  TargetAccount,
+} from '../../domain/account';
+import { ProvisioningError } from '../../domain/errors';
+import type { PatchOperation } from './patch-op';
+
+export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+
+/** Mapping: SCIM attribute name -> key of the profile's further attributes. */
+export type AttributeMapping = Record<string, string>;
+
+/**
+ * The user a create sends (spec: Account attributes sent to a SCIM server on create):
+ * userName, displayName, name, active, a primary e-mail, the password only when present,
+ * and the Mapping's further simple attributes. Extension attributes
+ * (`urn:...:User:employeeNumber`) go into their schema's object.
+ *
+ * @example
+ * toScimUser({ accountId: 'jdoe', displayName: 'J Doe' }, {});
+ */
+export function toScimUser(
+  profile: AccountProfile,
+  mapping: AttributeMapping,
+  password?: string,
+): Record<string, unknown> {
+  const user: Record<string, unknown> = {
+    schemas: [USER_SCHEMA],
+    userName: profile.accountId,
+    active: true,
+  };
+  if (profile.displayName !== undefined) user.displayName = profile.displayName;
+  const name = toScimName(profile);
+  if (name !== undefined) user.name = name;
+  if (profile.email !== undefined) user.emails = [primaryEmail(profile.email)];
+  if (password !== undefined && password !== '') user.password = password;
+  for (const [attribute, value] of mappedValues(profile, mapping)) {
+    setAttribute(user, attribute, value);
+  }
+  return user;
+}
+
+/** Spec: Change account: one `replace` per changed attribute, in one PatchOp. */
+export function toReplaceOperations(
+  changes: AccountChanges,
+  mapping: AttributeMapping,
+): PatchOperation[] {
+  const ops: PatchOperation[] = [];
+  if (changes.displayName !== undefined) {
+    ops.push({ op: 'replace', path: 'displayName', value: changes.displayName });
+  }
+  if (changes.givenName !== undefined) {
+    ops.push({ op: 'replace', path: 'name.givenName', value: changes.givenName });
+  }
+  if (changes.familyName !== undefined) {
+    ops.push({ op: 'replace', path: 'name.familyName', value: changes.familyName });
+  }
+  if (changes.email !== undefined) {
+    ops.push({ op: 'replace', path: 'emails', value: [primaryEmail(changes.email)] });
+  }
+  for (const [attribute, value] of mappedValues(changes, mapping)) {
+    ops.push({ op: 'replace', path: attribute, value });
+  }
+  return ops;
+}
+
+/** Reads a SCIM user leniently (booleans as strings, missing `active` = active, RFC 7643 §4.1.1). */
+export function fromScimUser(resource: unknown): TargetAccount {
+  if (typeof resource !== 'object' || resource === null) {
+    throw new ProvisioningError('TARGET_RESPONSE_INVALID', 'the server answered without a user');
+  }
+  const user = resource as Record<string, unknown>;
+  if (typeof user.id !== 'string' || typeof user.userName !== 'string') {
+    throw new ProvisioningError(
+      'TARGET_RESPONSE_INVALID',
+      'the server answered with a user that has no id or userName',
+    );
+  }
+  return {
+    id: user.id,
+    accountId: user.userName,
+    ...(typeof user.displayName === 'string' ? { displayName: user.displayName } : {}),
+    enabled: readBoolean(user.active) ?? true,
+  };
+}
+
+export function readBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    const lower = value.trim().toLowerCase();
+    if (lower === 'true') return true;
+    if (lower === 'false') return false;
+  }
+  return undefined;
+}
+
+function toScimName(profile: AccountProfile): Record<string, string> | undefined {
+  const name: Record<string, string> = {};
+  if (profile.givenName !== undefined) name.givenName = profile.givenName;
+  if (profile.familyName !== undefined) name.familyName = profile.familyName;
+  if (profile.givenName !== undefined || profile.familyName !== undefined) {
+    name.formatted = [profile.givenName, profile.familyName].filter(Boolean).join(' ');
+  }
+  return Object.keys(name).length === 0 ? undefined : name;
+}
+
+function primaryEmail(address: string): Record<string, unknown> {
+  return { value: address, type: 'work', primary: true };
+}
+
+function mappedValues(
+  source: { attributes?: Record<string, SimpleValue> },
+  mapping: AttributeMapping,
+): Array<[string, SimpleValue]> {
+  const values: Array<[string, SimpleValue]> = [];
+  for (const [attribute, key] of Object.entries(mapping)) {
+    const value = source.attributes?.[key];
+    if (value !== undefined) values.push([attribute, value]);
+  }
+  return values;
+}
+
+/** `urn:...:2.0:User:employeeNumber` lands in the extension's object (RFC 7643 §3.3). */
+function setAttribute(user: Record<string, unknown>, attribute: string, value: SimpleValue): void {
+  const colon = attribute.lastIndexOf(':');
+  if (!attribute.startsWith('urn:') || colon < 0) {
+    user[attribute] = value;
+    return;
+  }
+  const schema = attribute.slice(0, colon);
+  const name = attribute.slice(colon + 1);
+  const extension = (user[schema] as Record<string, unknown> | undefined) ?? {};
+  extension[name] = value;
+  user[schema] = extension;
+  const schemas = user.schemas as string[];
+  if (!schemas.includes(schema)) schemas.push(schema);
+}

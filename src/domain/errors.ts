@@ -1,0 +1,98 @@
+/**
+ * The closed set of error codes. Callers branch on `code`, never on message text or
+ * `instanceof` (activities lose error classes on the way back to the orchestrator).
+ */
+export type ErrorCode =
+  // configuration and input
+  | 'CONFIG_INVALID'
+  | 'REQUEST_INVALID'
+  | 'SECRET_NOT_FOUND'
+  // transport, any target
+  | 'TARGET_UNREACHABLE'
+  | 'TARGET_TIMEOUT'
+  | 'TARGET_THROTTLED'
+  | 'TARGET_UNAVAILABLE'
+  | 'TARGET_AUTH_FAILED'
+  | 'TARGET_FORBIDDEN'
+  | 'TARGET_RESPONSE_INVALID'
+  // SCIM (connector A)
+  | 'SCIM_FILTER_UNSUPPORTED'
+  | 'SCIM_PATCH_UNSUPPORTED'
+  | 'SCIM_INVALID_VALUE'
+  | 'SCIM_UNIQUENESS_CONFLICT'
+  | 'SCIM_MUTABILITY'
+  | 'SCIM_REQUEST_REJECTED'
+  // Microsoft Graph (connector B)
+  | 'GRAPH_TOKEN_FAILED'
+  | 'GRAPH_PERMISSION_MISSING'
+  | 'GRAPH_REQUEST_REJECTED'
+  | 'GRAPH_GROUP_NOT_WRITABLE'
+  | 'GRAPH_CONFLICT'
+  // outcomes of operations
+  | 'ACCOUNT_NOT_FOUND'
+  | 'GROUP_NOT_FOUND'
+  | 'ACCOUNT_STATE_NOT_CONFIRMED'
+  | 'MEMBERSHIP_MISMATCH'
+  | 'MEMBERSHIP_READ_UNAVAILABLE';
+
+export interface ProvisioningErrorOptions {
+  /** Whether trying the same call again later may succeed. */
+  retryable?: boolean;
+  /** The HTTP status of the target's answer, when there was one. */
+  status?: number;
+  /** The object the error is about: a connector name, account ID, group ID or setting. */
+  object?: string;
+  /** Structured details safe to show to an operator (never a secret). */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+/**
+ * The one error type of the service. Messages name the problem and the object and
+ * never contain a secret: builders of messages only ever see redacted text.
+ *
+ * @example
+ * throw new ProvisioningError('GROUP_NOT_FOUND', 'group "Sales" not found on connector hr', { object: 'Sales' });
+ */
+export class ProvisioningError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly status: number | undefined;
+  readonly object: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: ProvisioningErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ProvisioningError';
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.status = options.status;
+    this.object = options.object;
+    this.details = options.details;
+  }
+
+  /** A plain, JSON-safe form for activity results, API responses and reports. */
+  toJSON(): SerializedError {
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      ...(this.status === undefined ? {} : { status: this.status }),
+      ...(this.object === undefined ? {} : { object: this.object }),
+      ...(this.details === undefined ? {} : { details: this.details }),
+    };
+  }
+}
+
+export interface SerializedError {
+  code: ErrorCode;
+  message: string;
+  retryable: boolean;
+  status?: number;
+  object?: string;
+  details?: Record<string, unknown>;
+}
+
+export function isProvisioningError(value: unknown): value is ProvisioningError {
+  return value instanceof ProvisioningError;
+}

@@ -1,0 +1,35 @@
+import type { DirectoryStore, ReadView } from './directory-store.js';
+
+/** One Graph call, from HTTP or from a `$batch` sub-request, after the token was checked. */
+export interface GraphCall {
+  method: string;
+  /** Decoded path segments after `/v1.0`, e.g. `['groups', id, 'members', '$ref']`. */
+  segments: string[];
+  /** The raw path after `/v1.0`, for `@odata.nextLink`. */
+  rawPath: string;
+  query: URLSearchParams;
+  body: unknown;
+  /** The token's `roles` claim (empty when the claim is absent). */
+  roles: readonly string[];
+}
+
+/** The sandbox's mutable settings, shared by all handlers. */
+export interface GraphSettings {
+  verifiedDomains: string[];
+  signInActivityLicensed: boolean;
+}
+
+/** Everything a Graph handler needs besides the call. */
+export interface GraphContext {
+  readonly store: DirectoryStore;
+  readonly settings: GraphSettings;
+  /** `https://127.0.0.1:PORT`, for `@odata.nextLink` and `@odata.id` checks. */
+  graphEndpoint(): string;
+  now(): number;
+  /** A fresh view for one read: the clock and this read's replication delay. */
+  readView(): ReadView;
+  /** Users whose next GET reports `accountEnabled` as before the last PATCH. */
+  readonly staleLockReads: Set<string>;
+  /** `accountEnabled` of each user before its last PATCH. */
+  readonly accountEnabledBeforePatch: Map<string, unknown>;
+}

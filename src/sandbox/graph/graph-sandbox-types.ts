@@ -1,0 +1,111 @@
+/** An app registration known to the sandbox's token authority. */
+export interface GraphSandboxClient {
+  clientId: string;
+  secret: string;
+  /** Application permissions granted to the app, e.g. `User.ReadWrite.All`; they become the token's `roles` claim. */
+  roles: string[];
+}
+
+/** A replication delay in ms: fixed, or drawn per read from `[min, max]`. */
+export type ReplicationDelay = number | { min: number; max: number };
+
+/** A request budget: at most `limit` Graph requests per `windowMs`, then 429 with `Retry-After`. */
+export interface ThrottleSettings {
+  limit: number;
+  windowMs: number;
+  retryAfterSeconds: number;
+}
+
+/** Options of {@link startGraphSandbox}; every field has a default. */
+export interface GraphSandboxOptions {
+  /** Default: a fixed GUID (see `DEFAULT_SANDBOX_TENANT_ID`). */
+  tenantId?: string;
+  /** Default: one client (see `DEFAULT_SANDBOX_CLIENT`) holding every permission of the spec's table + Directory.Read.All. */
+  clients?: GraphSandboxClient[];
+  /** Default `['contoso.example']`; `POST /users` with another UPN domain answers 400. */
+  verifiedDomains?: string[];
+  /** Added to every Graph response (not to the token endpoint), real milliseconds. */
+  latencyMs?: number;
+  /** Clock in ms for replication delay, throttling windows and error dates (default `Date.now`). */
+  now?: () => number;
+  /** A write becomes visible to reads only this long after it was committed (default 0). */
+  replicationDelayMs?: ReplicationDelay;
+  /** Default true; false makes `$select=signInActivity` answer 403. */
+  signInActivityLicensed?: boolean;
+  /** Default: no throttling. */
+  throttle?: ThrottleSettings;
+}
+
+/** One Graph request as the sandbox saw it. `viaBatch` marks sub-requests of a `$batch`. */
+export interface GraphSandboxRequestRecord {
+  method: string;
+  /** The path without the query string, e.g. `/v1.0/groups/{id}/members/$ref`. */
+  path: string;
+  status: number;
+  viaBatch?: boolean;
+}
+
+export interface SandboxSignInActivity {
+  lastSignInDateTime?: string | null;
+  lastNonInteractiveSignInDateTime?: string | null;
+  lastSuccessfulSignInDateTime?: string | null;
+}
+
+export interface SandboxUserSeed {
+  userPrincipalName: string;
+  displayName?: string;
+  accountEnabled?: boolean;
+  id?: string;
+  signInActivity?: SandboxSignInActivity;
+}
+
+export interface SandboxGroupSeed {
+  displayName: string;
+  id?: string;
+  groupTypes?: string[];
+  mailEnabled?: boolean;
+  securityEnabled?: boolean;
+  onPremisesSyncEnabled?: boolean | null;
+  isAssignableToRole?: boolean;
+  membershipRule?: string;
+}
+
+/** A running Graph sandbox: token authority and Graph v1.0 subset on one HTTPS loopback port. */
+export interface GraphSandbox {
+  readonly tenantId: string;
+  /** `https://127.0.0.1:PORT`; the MSAL authority is `${authority}/${tenantId}`. */
+  readonly authority: string;
+  /** `127.0.0.1:PORT`, for MSAL's `knownAuthorities`. */
+  readonly knownAuthority: string;
+  /** JSON string for MSAL's `authorityMetadata` option (endpoints for `tenantId`, default the sandbox's). */
+  authorityMetadata(tenantId?: string): string;
+  /** `https://127.0.0.1:PORT`; Graph paths live under `/v1.0`. */
+  readonly graphEndpoint: string;
+  /** PEM certificate of the server: trust it (it is its own CA). */
+  readonly ca: string;
+  readonly stats: { tokenRequests: number; graphRequests: number; batchSubRequests: number };
+  /** Graph requests in order, batch sub-requests included (marked `viaBatch`). */
+  readonly requests: readonly GraphSandboxRequestRecord[];
+  clearRequests(): void;
+  /** Seeds a user, visible at once. */
+  addUser(u: SandboxUserSeed): { id: string };
+  /** Seeds a group, visible at once. */
+  addGroup(g: SandboxGroupSeed): { id: string };
+  addDirectoryRole(r: { displayName: string }): { id: string };
+  addAdministrativeUnit(a: { displayName: string }): { id: string };
+  /** Seeds a membership, visible at once; the container is a group, directory role or administrative unit. */
+  addMember(containerId: string, memberId: string): void;
+  /** Committed state (ignores replication delay), `passwordProfile` included. */
+  getUser(id: string): Record<string, unknown> | undefined;
+  /** Committed direct members of a group (users and groups). */
+  directMemberIds(groupId: string): string[];
+  /** Replaces a client's permissions; tokens issued before keep their roles (as in Entra ID). */
+  setClientRoles(clientId: string, roles: string[]): void;
+  setReplicationDelay(d: ReplicationDelay): void;
+  setThrottle(t: ThrottleSettings | undefined): void;
+  setLicensed(licensed: boolean): void;
+  setLatency(ms: number): void;
+  /** The next GET of this user reports `accountEnabled` as it was before the last PATCH. */
+  failNextLockReadBack(userId: string): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,17 @@
+export { startGraphSandbox } from './start-graph-sandbox.js';
+export {
+  DEFAULT_SANDBOX_CLIENT,
+  DEFAULT_SANDBOX_TENANT_ID,
+  DEFAULT_VERIFIED_DOMAINS,
+} from './sandbox-defaults.js';
+export type {
+  GraphSandbox,
+  GraphSandboxClient,
+  GraphSandboxOptions,
+  GraphSandboxRequestRecord,
+  ReplicationDelay,
+  SandboxGroupSeed,
+  SandboxSignInActivity,
+  SandboxUserSeed,
+  ThrottleSettings,
+} from './graph-sandbox-types.js';

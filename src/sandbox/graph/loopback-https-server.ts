@@ -1,0 +1,104 @@
+import { createServer } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { GraphReply } from './graph-error.js';
+import type { LoopbackCertificate } from './loopback-certificate.js';
+
+/** A request as the sandbox's dispatcher sees it: the body already read. */
+export interface LoopbackRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export interface LoopbackHttpsServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * An HTTPS server on 127.0.0.1 with an ephemeral port. `close` also ends keep-alive
+ * connections, so tests do not wait for idle clients.
+ */
+export async function startLoopbackHttpsServer(
+  certificate: LoopbackCertificate,
+  handle: (request: LoopbackRequest) => Promise<GraphReply>,
+): Promise<LoopbackHttpsServer> {
+  const server = createServer({ key: certificate.key, cert: certificate.cert }, (req, res) => {
+    void serve(req, res, handle);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  handle: (request: LoopbackRequest) => Promise<GraphReply>,
+): Promise<void> {
+  let reply: GraphReply;
+  try {
+    const body = await readBody(req);
+    reply =
+      body === undefined
+        ? {
+            status: 413,
+            body: { error: { code: 'RequestEntityTooLarge', message: 'Request body too large.' } },
+          }
+        : await handle({
+            method: req.method ?? 'GET',
+            url: req.url ?? '/',
+            headers: req.headers,
+            body,
+          });
+  } catch {
+    reply = {
+      status: 500,
+      body: { error: { code: 'generalException', message: 'The sandbox failed on this request.' } },
+    };
+  }
+  if (res.destroyed) return;
+  const headers: Record<string, string> = { ...reply.headers };
+  if (reply.body === undefined || reply.status === 204) {
+    res.writeHead(reply.status, headers).end();
+    return;
+  }
+  const text = JSON.stringify(reply.body);
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
+    headers['Content-Type'] = 'application/json';
+  }
+  headers['Content-Length'] = String(Buffer.byteLength(text));
+  res.writeHead(reply.status, headers).end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () =>
+      resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')),
+    );
+    req.on('error', reject);
+  });
+}

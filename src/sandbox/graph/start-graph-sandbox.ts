@@ -1,0 +1,172 @@
+import { ProvisioningError } from '../../domain/errors.js';
+import { AccessTokenIssuer } from './access-token-issuer.js';
+import { DirectoryStore } from './directory-store.js';
+import type { ReadView } from './directory-store.js';
+import type { GraphContext } from './graph-context.js';
+import type {
+  GraphSandbox,
+  GraphSandboxClient,
+  GraphSandboxOptions,
+  GraphSandboxRequestRecord,
+  ReplicationDelay,
+} from './graph-sandbox-types.js';
+import { generateLoopbackCertificate } from './loopback-certificate.js';
+import { startLoopbackHttpsServer } from './loopback-https-server.js';
+import { RequestBudget } from './request-budget.js';
+import { createSandboxDispatcher } from './sandbox-request-dispatcher.js';
+import {
+  DEFAULT_SANDBOX_CLIENT,
+  DEFAULT_SANDBOX_TENANT_ID,
+  DEFAULT_VERIFIED_DOMAINS,
+} from './sandbox-defaults.js';
+import { SandboxSeeder } from './sandbox-seeder.js';
+import { createSeededRandom } from './seeded-random.js';
+import { openIdConfiguration } from './token-authority.js';
+
+function checkDelay(delay: ReplicationDelay): ReplicationDelay {
+  const ok =
+    typeof delay === 'number'
+      ? delay >= 0
+      : delay.min >= 0 && delay.max >= delay.min && Number.isFinite(delay.max);
+  if (!ok)
+    throw new ProvisioningError('REQUEST_INVALID', 'replication delay must be >= 0 and min <= max');
+  return delay;
+}
+
+/** Keeps the request log bounded when the sandbox serves a long-running local host. */
+const MAX_LOGGED_REQUESTS = 100_000;
+
+function recordRequest(log: GraphSandboxRequestRecord[], entry: GraphSandboxRequestRecord): void {
+  log.push(entry);
+  if (log.length > MAX_LOGGED_REQUESTS) log.splice(0, log.length - MAX_LOGGED_REQUESTS / 2);
+}
+
+/**
+ * Starts the Graph sandbox: one HTTPS server on 127.0.0.1 (ephemeral port, certificate
+ * generated now) serving a client-credentials token authority and an in-memory
+ * Microsoft Graph v1.0 subset that behaves as reference/graph-behaviour.md describes.
+ *
+ * @example
+ * const sandbox = await startGraphSandbox({ replicationDelayMs: 5_000, now: clock.now });
+ * const msal = new ConfidentialClientApplication({
+ *   auth: { clientId, clientSecret, authority: `${sandbox.authority}/${sandbox.tenantId}`,
+ *           knownAuthorities: [sandbox.knownAuthority], authorityMetadata: sandbox.authorityMetadata() },
+ *   system: { networkClient },  // trusts sandbox.ca
+ * });
+ * await sandbox.close();
+ */
+export async function startGraphSandbox(options: GraphSandboxOptions = {}): Promise<GraphSandbox> {
+  const [certificate, issuer] = await Promise.all([
+    generateLoopbackCertificate(),
+    AccessTokenIssuer.create(),
+  ]);
+  const tenantId = options.tenantId ?? DEFAULT_SANDBOX_TENANT_ID;
+  const now = options.now ?? Date.now;
+  const random = createSeededRandom(0x5eed);
+  const clients = new Map<string, GraphSandboxClient>();
+  for (const client of options.clients ?? [DEFAULT_SANDBOX_CLIENT]) {
+    clients.set(client.clientId, { ...client, roles: [...client.roles] });
+  }
+  let replicationDelay = checkDelay(options.replicationDelayMs ?? 0);
+  let latencyMs = options.latencyMs ?? 0;
+  let origin = '';
+  const budget = new RequestBudget(options.throttle);
+  const requests: GraphSandboxRequestRecord[] = [];
+  const stats = { tokenRequests: 0, graphRequests: 0, batchSubRequests: 0 };
+  const store = new DirectoryStore();
+  const context: GraphContext = {
+    store,
+    settings: {
+      verifiedDomains: [...(options.verifiedDomains ?? DEFAULT_VERIFIED_DOMAINS)],
+      signInActivityLicensed: options.signInActivityLicensed ?? true,
+    },
+    graphEndpoint: () => origin,
+    now,
+    readView: (): ReadView => {
+      const delay = replicationDelay;
+      const delayMs =
+        typeof delay === 'number' ? delay : delay.min + random() * (delay.max - delay.min);
+      return { now: now(), delayMs };
+    },
+    staleLockReads: new Set(),
+    accountEnabledBeforePatch: new Map(),
+  };
+
+  const server = await startLoopbackHttpsServer(
+    certificate,
+    createSandboxDispatcher({
+      authority: {
+        tenantId,
+        tenantAliases: () => context.settings.verifiedDomains,
+        authority: () => origin,
+        graphEndpoint: () => origin,
+        clients,
+        issuer,
+      },
+      graph: {
+        context,
+        budget,
+        issuer,
+        tenantId,
+        stats,
+        record: (entry) => recordRequest(requests, entry),
+      },
+      stats,
+      latencyMs: () => latencyMs,
+    }),
+  );
+  origin = `https://127.0.0.1:${server.port}`;
+  const seeder = new SandboxSeeder(
+    store,
+    now,
+    () => context.settings.verifiedDomains[0] ?? 'contoso.example',
+  );
+
+  return {
+    tenantId,
+    authority: origin,
+    knownAuthority: `127.0.0.1:${server.port}`,
+    authorityMetadata: (tenant = tenantId) => JSON.stringify(openIdConfiguration(origin, tenant)),
+    graphEndpoint: origin,
+    ca: certificate.cert,
+    stats,
+    requests,
+    clearRequests: () => {
+      requests.length = 0;
+    },
+    addUser: (u) => seeder.addUser(u),
+    addGroup: (g) => seeder.addGroup(g),
+    addDirectoryRole: (r) => seeder.addDirectoryRole(r),
+    addAdministrativeUnit: (a) => seeder.addAdministrativeUnit(a),
+    addMember: (containerId, memberId) => seeder.addMember(containerId, memberId),
+    getUser: (id) => {
+      const user = store.committedUser(id);
+      return user === undefined ? undefined : structuredClone(user);
+    },
+    directMemberIds: (groupId) => store.memberships.committedMembers(groupId),
+    setClientRoles: (clientId, roles) => {
+      const client = clients.get(clientId);
+      if (client === undefined) {
+        throw new ProvisioningError(
+          'REQUEST_INVALID',
+          `the Graph sandbox has no client '${clientId}'`,
+        );
+      }
+      client.roles = [...roles];
+    },
+    setReplicationDelay: (delay) => {
+      replicationDelay = checkDelay(delay);
+    },
+    setThrottle: (throttle) => budget.configure(throttle),
+    setLicensed: (licensed) => {
+      context.settings.signInActivityLicensed = licensed;
+    },
+    setLatency: (ms) => {
+      latencyMs = ms;
+    },
+    failNextLockReadBack: (userId) => {
+      context.staleLockReads.add(userId);
+    },
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,158 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { parseProjection } from './attribute-projection.js';
+import { checkCredentials } from './check-credentials.js';
+import { redactSecrets } from './redact-secrets.js';
+import { shapeBody } from './response-shaping.js';
+import type { SandboxState } from './sandbox-state.js';
+import { describeThrown, scimError, scimErrorBody } from './scim-error.js';
+import { queryOf } from './query-of.js';
+import { scimRoutes } from './scim-routes.js';
+import { USER_SCHEMA } from './scim-store.js';
+
+const SCIM_JSON = 'application/scim+json; charset=utf-8';
+
+function record(state: SandboxState) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const method = req.method;
+    const path = req.path;
+    const query = Object.fromEntries(queryOf(req));
+    res.on('finish', () => {
+      // body-parser sets `{}` on bodiless requests; record only what was actually sent.
+      const sent =
+        req.get('transfer-encoding') !== undefined || Number(req.get('content-length')) > 0;
+      const body: unknown = sent ? req.body : undefined;
+      state.requests.push({
+        method,
+        path,
+        query,
+        body: redactSecrets(body),
+        status: res.statusCode,
+      });
+    });
+    next();
+  };
+}
+
+// Parse before anything else so every recorded request has its body; a malformed body is
+// reported only after authentication, as a real server would.
+function parseBody() {
+  const parse = express.json({ type: ['application/scim+json', 'application/json'], limit: '5mb' });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    parse(req, res, (error?: unknown) => {
+      if (error !== undefined) res.locals.bodyError = error;
+      next();
+    });
+  };
+}
+
+function shapeResponses(state: SandboxState) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      // Quirk `patchNoContent`: also covers PATCH answers produced by SCIMMY.
+      if (req.method === 'PATCH' && state.quirks.patchNoContent === true && res.statusCode < 300) {
+        res.status(204).end();
+        return res;
+      }
+      let projection;
+      try {
+        projection = parseProjection(queryOf(req), USER_SCHEMA.toLowerCase());
+      } catch {
+        projection = undefined;
+      }
+      res.set('Content-Type', SCIM_JSON);
+      return json(
+        shapeBody(body, {
+          endpoint: state.endpoint,
+          quirks: state.quirks,
+          store: state.store,
+          projection,
+        }),
+      );
+    };
+    next();
+  };
+}
+
+/**
+ * Injected latency holds the answer back, not the request: the request is worked on as it
+ * arrives, like a multi-threaded server behind a slow network. Holding requests instead
+ * would make one process's CPU work run in lock-step bursts after each shared delay.
+ */
+function delay(state: SandboxState) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    const ms = state.quirks.latencyMs ?? 0;
+    if (ms > 0) {
+      const end = res.end.bind(res) as (...args: unknown[]) => Response;
+      res.end = ((...args: unknown[]) => {
+        setTimeout(() => end(...args), ms);
+        return res;
+      }) as Response['end'];
+    }
+    next();
+  };
+}
+
+function injectFaults(state: SandboxState) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    const fault = state.faults.take();
+    if (fault === undefined) {
+      next();
+      return;
+    }
+    if (fault.status === 429) {
+      res.set('Retry-After', fault.retryAfter);
+      res.status(429).json(scimErrorBody(429, undefined, 'Too many requests'));
+      return;
+    }
+    res
+      .status(fault.status)
+      .json(scimErrorBody(fault.status, undefined, 'Service temporarily failing'));
+  };
+}
+
+function authenticate(state: SandboxState) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const check = checkCredentials(state.auth, req.get('authorization'));
+    if (check.ok) {
+      next(res.locals.bodyError);
+      return;
+    }
+    res.set('WWW-Authenticate', check.challenge);
+    res.status(401).json(scimErrorBody(401, undefined, 'Authentication failed'));
+  };
+}
+
+function handleErrors(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
+  const { status, scimType, detail } = describeThrown(error);
+  if (res.headersSent) return;
+  res.status(status).json(scimErrorBody(status, scimType, detail));
+}
+
+/**
+ * The sandbox's express application: recording, latency, injected faults and authentication
+ * in front of the SCIM routes, then response shaping and SCIM error bodies (RFC 7644 §3.12).
+ */
+export function createScimApp(state: SandboxState): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(record(state));
+  app.use(parseBody());
+  app.use(shapeResponses(state));
+  app.use(delay(state));
+  app.use(injectFaults(state));
+  app.use(authenticate(state));
+  if (state.baseUrlPath !== state.prefix) {
+    // The status check falls back to the base URL when /ServiceProviderConfig is missing (spec).
+    app.get(state.baseUrlPath === '' ? '/' : state.baseUrlPath, (_req, res) => {
+      res.json({ service: 'SCIM 2.0 sandbox', endpoint: state.endpoint });
+    });
+  }
+  app.use(state.prefix === '' ? '/' : state.prefix, scimRoutes(state));
+  app.use((_req: Request, _res: Response, next: NextFunction) =>
+    next(scimError(404, null, 'Endpoint Not Found')),
+  );
+  app.use(handleErrors);
+  return app;
+}

@@ -1,0 +1,73 @@
+import { project } from './attribute-projection.js';
+import type { Projection } from './attribute-projection.js';
+import { matchesFilter } from './filter-match.js';
+import { scimError } from './scim-error.js';
+import { parseScimFilter } from './scim-filter.js';
+import type { ScimResource } from './scim-store.js';
+import type { ScimQuirks } from './types.js';
+
+export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+
+/** Page size when the client sends no `count` (RFC 7644 §3.4.2.4 leaves it to the server). */
+export const DEFAULT_PAGE_SIZE = 100;
+
+export interface ListResponseBody {
+  schemas: [typeof LIST_RESPONSE_SCHEMA];
+  totalResults: number;
+  itemsPerPage: number;
+  startIndex: number;
+  Resources: ScimResource[];
+}
+
+function readInteger(query: URLSearchParams, name: string): number | undefined {
+  const text = query.get(name);
+  if (text === null || text.trim() === '') return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) ? Math.trunc(value) : undefined;
+}
+
+/**
+ * Answers `GET /Users` or `GET /Groups` (RFC 7644 §3.4.2): filter, then page with a 1-based
+ * `startIndex` in creation order, `itemsPerPage` = the number returned. Only the page is
+ * projected, so a request costs O(n) cheap comparisons at most, never O(n) renderings.
+ *
+ * @example
+ * listResources(store.listGroups(), new URLSearchParams('startIndex=101&count=100'), undefined, quirks, coreSchema);
+ */
+export function listResources(
+  all: ScimResource[],
+  query: URLSearchParams,
+  projection: Projection | undefined,
+  quirks: ScimQuirks,
+  coreSchema: string,
+): ListResponseBody {
+  const filterText = query.get('filter');
+  let matches = all;
+  if (filterText !== null) {
+    const filter = parseScimFilter(filterText);
+    const options = {
+      caseSensitive: quirks.caseSensitiveFilters === true,
+      coreSchema: coreSchema.toLowerCase(),
+    };
+    matches = all.filter((resource) => matchesFilter(filter, resource, options));
+    if (matches.length === 0 && quirks.notFoundOnEmptyFilter === true) {
+      throw scimError(404, null, 'No resources match the filter');
+    }
+  }
+  // RFC 7644 §3.4.2.4: startIndex below 1 is 1, a negative count is 0.
+  let startIndex = Math.max(readInteger(query, 'startIndex') ?? 1, 1);
+  let count = Math.max(readInteger(query, 'count') ?? DEFAULT_PAGE_SIZE, 0);
+  if (quirks.maxCount !== undefined) count = Math.min(count, quirks.maxCount);
+  if (quirks.ignoreStartIndex === true) {
+    startIndex = 1;
+    count = quirks.maxCount ?? matches.length;
+  }
+  const page = matches.slice(startIndex - 1, startIndex - 1 + count);
+  return {
+    schemas: [LIST_RESPONSE_SCHEMA],
+    totalResults: matches.length,
+    itemsPerPage: page.length,
+    startIndex,
+    Resources: page.map((resource) => project(resource, projection)),
+  };
+}

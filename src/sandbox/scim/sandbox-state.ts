@@ -1,0 +1,18 @@
+import type { FaultInjector } from './fault-injector.js';
+import type { ScimStore } from './scim-store.js';
+import type { RecordedRequest, ScimQuirks, ScimSandboxAuth } from './types.js';
+
+/** Everything one sandbox's request handlers share. */
+export interface SandboxState {
+  auth: ScimSandboxAuth;
+  /** Normalised prefix: `''` or `/segment[/segment...]` without a trailing slash. */
+  prefix: string;
+  /** Absolute root of the SCIM endpoints; set once the server listens. */
+  endpoint: string;
+  /** Path part of `baseUrl` (`''` for the origin). */
+  baseUrlPath: string;
+  store: ScimStore;
+  faults: FaultInjector;
+  quirks: ScimQuirks;
+  requests: RecordedRequest[];
+}

@@ -1,0 +1,161 @@
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { SCIMMY, SCIMMYRouters } from 'scimmy-routers';
+import { parseProjection, project } from './attribute-projection.js';
+import { patchGroup, readPatchOperations } from './group-patch.js';
+import { listResources } from './list-resources.js';
+import { queryOf } from './query-of.js';
+import type { SandboxState } from './sandbox-state.js';
+import { scimError } from './scim-error.js';
+import { GROUP_SCHEMA, type ScimResource, type ScimStore, USER_SCHEMA } from './scim-store.js';
+import { declareScimmyResources, type SandboxContext } from './scimmy-resources.js';
+
+type Handler = (req: Request, res: Response) => void;
+
+/** Runs a synchronous handler and forwards what it throws to the SCIM error handler. */
+function route(handler: Handler) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    try {
+      handler(req, res);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+function idParam(req: Request): string {
+  return String(req.params.id);
+}
+
+// RFC 7643 §5; per sandbox, because SCIMMY's own configuration is process-global.
+function serviceProviderConfig(state: SandboxState): unknown {
+  const schemes = {
+    none: [],
+    bearer: [
+      {
+        type: 'oauthbearertoken',
+        name: 'OAuth Bearer Token',
+        description: 'Authentication scheme using the OAuth Bearer Token Standard',
+        specUri: 'https://www.rfc-editor.org/rfc/rfc6750',
+        primary: true,
+      },
+    ],
+    basic: [
+      {
+        type: 'httpbasic',
+        name: 'HTTP Basic',
+        description: 'Authentication scheme using the HTTP Basic Standard',
+        specUri: 'https://www.rfc-editor.org/rfc/rfc7617',
+        primary: true,
+      },
+    ],
+  }[state.auth.type];
+  const config = {
+    patch: { supported: true },
+    bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
+    filter: { supported: true, maxResults: state.quirks.maxCount ?? 10_000 },
+    changePassword: { supported: true },
+    sort: { supported: false },
+    etag: { supported: false },
+    authenticationSchemes: schemes,
+  };
+  return new SCIMMY.Schemas.ServiceProviderConfig(
+    config,
+    `${state.endpoint}/ServiceProviderConfig`,
+  );
+}
+
+function getOne(kind: 'User' | 'Group', state: SandboxState): Handler {
+  const schema = kind === 'User' ? USER_SCHEMA : GROUP_SCHEMA;
+  return (req, res) => {
+    const id = idParam(req);
+    const resource = kind === 'User' ? state.store.getUser(id) : state.store.getGroup(id);
+    if (resource === undefined) throw scimError(404, null, `Resource ${id} not found`);
+    res.json(project(resource, parseProjection(queryOf(req), schema.toLowerCase())));
+  };
+}
+
+function list(kind: 'User' | 'Group', state: SandboxState): Handler {
+  const schema = kind === 'User' ? USER_SCHEMA : GROUP_SCHEMA;
+  const source = (store: ScimStore): ScimResource[] =>
+    kind === 'User' ? store.listUsers() : store.listGroups();
+  return (req, res) => {
+    const query = queryOf(req);
+    const projection = parseProjection(query, schema.toLowerCase());
+    res.json(listResources(source(state.store), query, projection, state.quirks, schema));
+  };
+}
+
+// Quirk `ignorePatchOps`: a well-formed PATCH on an existing resource answers 204 and changes nothing.
+function ignoredPatch(kind: 'User' | 'Group', state: SandboxState): Handler {
+  return (req, res) => {
+    const id = idParam(req);
+    const exists = kind === 'User' ? state.store.getUser(id) : state.store.getGroup(id);
+    if (exists === undefined) throw scimError(404, null, `Resource ${id} not found`);
+    readPatchOperations(req.body);
+    res.status(204).end();
+  };
+}
+
+function notImplemented(_req: Request, res: Response, next: NextFunction): void {
+  next(scimError(501, null, 'Endpoint Not Implemented'));
+}
+
+/**
+ * The SCIM endpoints under the prefix. SCIMMY (via scimmy-routers) serves create, replace,
+ * user PATCH, delete, /Schemas and /ResourceTypes; reads, group PATCH and
+ * /ServiceProviderConfig are served here because SCIMMY's filters are case-sensitive, cannot
+ * evaluate `members eq` or escaped quotes, render every match before paging, and keep one
+ * configuration per process (platform-notes.md, "scimmy as a SCIM 2.0 server").
+ */
+export function scimRoutes(state: SandboxState): Router {
+  declareScimmyResources();
+  const router = Router();
+  const context: SandboxContext = { store: state.store, quirks: () => state.quirks };
+
+  router.get('/', (_req, res) => {
+    res.json({ service: 'SCIM 2.0 sandbox', endpoint: state.endpoint });
+  });
+  router.get(
+    '/ServiceProviderConfig',
+    route((_req, res) => {
+      if (state.quirks.noServiceProviderConfig === true)
+        throw scimError(404, null, 'Endpoint Not Found');
+      res.json(serviceProviderConfig(state));
+    }),
+  );
+  router.get('/Users', route(list('User', state)));
+  router.get('/Groups', route(list('Group', state)));
+  router.get('/Users/:id', route(getOne('User', state)));
+  router.get('/Groups/:id', route(getOne('Group', state)));
+  router.patch('/Users/:id', (req, res, next) => {
+    if (state.quirks.ignorePatchOps !== true) {
+      next();
+      return;
+    }
+    route(ignoredPatch('User', state))(req, res, next);
+  });
+  router.patch(
+    '/Groups/:id',
+    route((req, res) => {
+      if (state.quirks.ignorePatchOps === true) return ignoredPatch('Group', state)(req, res);
+      const patched = patchGroup(state.store, idParam(req), req.body, state.quirks);
+      if (patched === undefined || state.quirks.patchNoContent === true) {
+        res.status(204).end();
+        return;
+      }
+      res.json(project(patched, parseProjection(queryOf(req), GROUP_SCHEMA.toLowerCase())));
+    }),
+  );
+  router.all('/Me', notImplemented);
+  router.all('/Bulk', notImplemented);
+  router.use(
+    new SCIMMYRouters({
+      // scimmy-routers wants a scheme type for its (process-global) configuration; our own
+      // /ServiceProviderConfig above reports the real one, and authentication ran earlier.
+      type: 'bearer',
+      handler: () => 'sandbox',
+      context: () => context,
+    }),
+  );
+  return router;
+}

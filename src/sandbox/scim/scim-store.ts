@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { scimError } from './scim-error.js';
+
+export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+
+export type ScimResource = Record<string, unknown>;
+
+export interface ScimMember {
+  value: string;
+  [key: string]: unknown;
+}
+
+interface UserRecord {
+  resource: ScimResource;
+  lastLogon?: string;
+}
+
+// Attributes the server owns: never taken from a client's payload.
+const SERVER_OWNED = new Set(['id', 'meta', 'schemas', 'password']);
+
+function clientAttributes(attributes: ScimResource): ScimResource {
+  const result: ScimResource = {};
+  for (const [key, value] of Object.entries(attributes)) {
+    if (!SERVER_OWNED.has(key.toLowerCase()) && value !== undefined) result[key] = value;
+  }
+  return result;
+}
+
+function dedupeMembers(members: unknown): ScimMember[] | undefined {
+  if (!Array.isArray(members)) return undefined;
+  const seen = new Set<string>();
+  const result: ScimMember[] = [];
+  for (const member of members as ScimMember[]) {
+    if (seen.has(member.value)) continue;
+    seen.add(member.value);
+    result.push(member);
+  }
+  return result;
+}
+
+/**
+ * One sandbox's data: users and groups in creation order (stable paging), with case-insensitive
+ * uniqueness indexes on userName and displayName (RFC 7643 §4.1.1 caseExact=false, §7 uniqueness).
+ * Every sandbox owns its own store, although SCIMMY's resource declarations are process-global.
+ */
+export class ScimStore {
+  private readonly users = new Map<string, UserRecord>();
+  private readonly userIdByName = new Map<string, string>();
+  private readonly groups = new Map<string, ScimResource>();
+  private readonly groupIdByName = new Map<string, string>();
+
+  /** Users in creation order (the stored objects: callers must not mutate them). */
+  listUsers(): ScimResource[] {
+    return Array.from(this.users.values(), (r) => r.resource);
+  }
+
+  /** Groups in creation order (the stored objects: callers must not mutate them). */
+  listGroups(): ScimResource[] {
+    return Array.from(this.groups.values());
+  }
+
+  getUser(id: string): ScimResource | undefined {
+    return this.users.get(id)?.resource;
+  }
+
+  getGroup(id: string): ScimResource | undefined {
+    return this.groups.get(id);
+  }
+
+  findUserId(userName: string): string | undefined {
+    return this.userIdByName.get(userName.toLowerCase());
+  }
+
+  findGroupId(displayName: string): string | undefined {
+    return this.groupIdByName.get(displayName.toLowerCase());
+  }
+
+  isUserId(value: string): boolean {
+    return this.users.has(value);
+  }
+
+  lastLogonOf(id: string): string | undefined {
+    return this.users.get(id)?.lastLogon;
+  }
+
+  setLastLogon(id: string, iso: string): void {
+    const record = this.users.get(id);
+    if (record !== undefined) record.lastLogon = iso;
+  }
+
+  /** Creates (no `id`) or replaces a user; 404 for an unknown id, 409 `uniqueness` on a taken userName. */
+  putUser(id: string | undefined, attributes: ScimResource, lastLogon?: string): ScimResource {
+    const existing = id === undefined ? undefined : this.users.get(id);
+    if (id !== undefined && existing === undefined)
+      throw scimError(404, null, `Resource ${id} not found`);
+    const userName = attributes.userName;
+    if (typeof userName !== 'string' || userName.length === 0) {
+      throw scimError(400, 'invalidValue', "Required attribute 'userName' is missing");
+    }
+    const holder = this.userIdByName.get(userName.toLowerCase());
+    if (holder !== undefined && holder !== id) {
+      throw scimError(409, 'uniqueness', `userName '${userName}' is already in use`);
+    }
+    const newId = id ?? randomUUID();
+    const resource = this.build(USER_SCHEMA, 'User', newId, attributes, existing?.resource);
+    if (existing !== undefined)
+      this.userIdByName.delete(String(existing.resource.userName).toLowerCase());
+    this.userIdByName.set(userName.toLowerCase(), newId);
+    this.users.set(newId, { resource, lastLogon: lastLogon ?? existing?.lastLogon });
+    return resource;
+  }
+
+  /** Creates (no `id`) or replaces a group; 404 for an unknown id, 409 `uniqueness` on a taken displayName. */
+  putGroup(id: string | undefined, attributes: ScimResource): ScimResource {
+    const existing = id === undefined ? undefined : this.groups.get(id);
+    if (id !== undefined && existing === undefined)
+      throw scimError(404, null, `Resource ${id} not found`);
+    const displayName = attributes.displayName;
+    if (typeof displayName !== 'string' || displayName.length === 0) {
+      throw scimError(400, 'invalidValue', "Required attribute 'displayName' is missing");
+    }
+    const holder = this.groupIdByName.get(displayName.toLowerCase());
+    if (holder !== undefined && holder !== id) {
+      throw scimError(409, 'uniqueness', `displayName '${displayName}' is already in use`);
+    }
+    const newId = id ?? randomUUID();
+    const members = dedupeMembers(attributes.members);
+    const cleaned = {
+      ...attributes,
+      members: members !== undefined && members.length > 0 ? members : undefined,
+    };
+    const resource = this.build(GROUP_SCHEMA, 'Group', newId, cleaned, existing);
+    if (existing !== undefined)
+      this.groupIdByName.delete(String(existing.displayName).toLowerCase());
+    this.groupIdByName.set(displayName.toLowerCase(), newId);
+    this.groups.set(newId, resource);
+    return resource;
+  }
+
+  /** Deletes a user and its memberships by SCIM id; false when absent. */
+  deleteUser(id: string): boolean {
+    const record = this.users.get(id);
+    if (record === undefined) return false;
+    this.users.delete(id);
+    this.userIdByName.delete(String(record.resource.userName).toLowerCase());
+    for (const [groupId, group] of this.groups) {
+      const members = group.members as ScimMember[] | undefined;
+      if (members?.some((m) => m.value === id)) {
+        const rest = members.filter((m) => m.value !== id);
+        this.groups.set(groupId, { ...group, members: rest.length > 0 ? rest : undefined });
+      }
+    }
+    return true;
+  }
+
+  deleteGroup(id: string): boolean {
+    const group = this.groups.get(id);
+    if (group === undefined) return false;
+    this.groups.delete(id);
+    this.groupIdByName.delete(String(group.displayName).toLowerCase());
+    return true;
+  }
+
+  private build(
+    schema: string,
+    resourceType: string,
+    id: string,
+    attributes: ScimResource,
+    previous: ScimResource | undefined,
+  ): ScimResource {
+    const now = new Date().toISOString();
+    const previousMeta = previous?.meta as { created?: string } | undefined;
+    const extensions = Object.keys(attributes).filter((k) => k.toLowerCase().startsWith('urn:'));
+    return {
+      schemas: [schema, ...extensions],
+      id,
+      ...clientAttributes(attributes),
+      meta: { resourceType, created: previousMeta?.created ?? now, lastModified: now },
+    };
+  }
+}

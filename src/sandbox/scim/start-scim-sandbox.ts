@@ -1,0 +1,136 @@
+import type { AddressInfo } from 'node:net';
+import { ProvisioningError } from '../../domain/errors.js';
+import { createScimApp } from './create-scim-app.js';
+import { FaultInjector } from './fault-injector.js';
+import type { SandboxState } from './sandbox-state.js';
+import { ScimStore } from './scim-store.js';
+import type { ScimSandbox, ScimSandboxOptions } from './types.js';
+
+const SCIM_V2 = '/scim/v2';
+
+function normalisePrefix(prefix: string | undefined): string {
+  const trimmed = (prefix ?? SCIM_V2).trim().replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+/**
+ * Starts an in-memory SCIM 2.0 server (RFC 7643/7644) on 127.0.0.1 with an ephemeral port,
+ * with switchable quirks of real servers (scim-interop.md). Each sandbox has its own data.
+ *
+ * @example
+ * const sandbox = await startScimSandbox({ auth: { type: 'bearer', token: 't' }, quirks: { maxCount: 100 } });
+ * sandbox.seedGroups([{ displayName: 'Sales' }]);
+ * await fetch(`${sandbox.endpoint}/Groups`, { headers: { authorization: 'Bearer t' } });
+ * await sandbox.close();
+ */
+export async function startScimSandbox(options: ScimSandboxOptions = {}): Promise<ScimSandbox> {
+  const prefix = normalisePrefix(options.prefix);
+  const state: SandboxState = {
+    auth: options.auth ?? { type: 'none' },
+    prefix,
+    endpoint: '',
+    baseUrlPath: prefix.endsWith(SCIM_V2) ? prefix.slice(0, -SCIM_V2.length) : prefix,
+    store: new ScimStore(),
+    faults: new FaultInjector(),
+    quirks: { ...options.quirks },
+    requests: [],
+  };
+  const app = createScimApp(state);
+  const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    listening.once('error', reject);
+  });
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.endpoint = `${origin}${prefix}`;
+  const { store } = state;
+
+  const userId = (idOrUserName: string): string | undefined =>
+    store.getUser(idOrUserName) !== undefined ? idOrUserName : store.findUserId(idOrUserName);
+  const groupId = (idOrName: string): string | undefined =>
+    store.getGroup(idOrName) !== undefined ? idOrName : store.findGroupId(idOrName);
+
+  return {
+    baseUrl: `${origin}${state.baseUrlPath}`,
+    endpoint: state.endpoint,
+    get requests() {
+      return state.requests;
+    },
+    setQuirks(quirks) {
+      state.quirks = { ...quirks };
+    },
+    injectThrottle(count, retryAfter) {
+      state.faults.throttle(count, retryAfter);
+    },
+    injectServerErrors(count, status) {
+      state.faults.serverErrors(count, status);
+    },
+    clearRequests() {
+      state.requests.length = 0;
+    },
+    seedUsers(users) {
+      return users.map((user) => {
+        if (store.findUserId(user.userName) !== undefined) {
+          throw new ProvisioningError(
+            'SCIM_UNIQUENESS_CONFLICT',
+            `seed user "${user.userName}" already exists`,
+            {
+              object: user.userName,
+            },
+          );
+        }
+        const resource = store.putUser(
+          undefined,
+          {
+            userName: user.userName,
+            ...(user.displayName === undefined ? {} : { displayName: user.displayName }),
+            active: user.active ?? true,
+          },
+          user.lastLogon,
+        );
+        return { id: String(resource.id), userName: user.userName };
+      });
+    },
+    seedGroups(groups) {
+      return groups.map((group) => {
+        if (store.findGroupId(group.displayName) !== undefined) {
+          throw new ProvisioningError(
+            'SCIM_UNIQUENESS_CONFLICT',
+            `seed group "${group.displayName}" already exists`,
+            {
+              object: group.displayName,
+            },
+          );
+        }
+        const members = (group.members ?? []).map((value) => ({ value }));
+        const resource = store.putGroup(undefined, { displayName: group.displayName, members });
+        return { id: String(resource.id), displayName: group.displayName };
+      });
+    },
+    getUser(idOrUserName) {
+      const id = userId(idOrUserName);
+      const resource = id === undefined ? undefined : store.getUser(id);
+      return resource === undefined ? undefined : structuredClone(resource);
+    },
+    getGroup(idOrDisplayName) {
+      const id = groupId(idOrDisplayName);
+      const resource = id === undefined ? undefined : store.getGroup(id);
+      return resource === undefined ? undefined : structuredClone(resource);
+    },
+    setLastLogon(userName, iso) {
+      const id = store.findUserId(userName);
+      if (id === undefined) {
+        throw new ProvisioningError('ACCOUNT_NOT_FOUND', `sandbox user "${userName}" not found`, {
+          object: userName,
+        });
+      }
+      store.setLastLogon(id, iso);
+    },
+    close() {
+      return new Promise<void>((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      });
+    },
+  };
+}

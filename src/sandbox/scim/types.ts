@@ -1,0 +1,93 @@
+/** How the sandbox authenticates callers (spec: Authentication, connector A). */
+export type ScimSandboxAuth =
+  | { type: 'none' }
+  | { type: 'bearer'; token: string }
+  | { type: 'basic'; username: string; password: string };
+
+/**
+ * Switchable misbehaviours of real SCIM servers (scim-interop.md, "Server quirks that break
+ * clients"). Every flag is off by default; the default server follows RFC 7643/7644.
+ */
+export interface ScimQuirks {
+  /** Cap `count` (and so `itemsPerPage`) at this value. */
+  maxCount?: number;
+  /** Always answer from index 1; without `maxCount` every page is the whole result. */
+  ignoreStartIndex?: boolean;
+  /** `totalResults`, `itemsPerPage` and `startIndex` as JSON strings. */
+  numbersAsStrings?: boolean;
+  /** ListResponse without `totalResults`. */
+  omitTotalResults?: boolean;
+  /** A filtered GET with no match answers 404 instead of an empty ListResponse. */
+  notFoundOnEmptyFilter?: boolean;
+  /** Every successful PATCH answers 204 without a body. */
+  patchNoContent?: boolean;
+  /** PATCH answers 204 and changes nothing. */
+  ignorePatchOps?: boolean;
+  /** Groups never return `members` (AWS-like); the `members eq` filter still works. */
+  omitMembers?: boolean;
+  /** Member values that are not an existing user's SCIM `id` are refused with 400 `invalidValue`. */
+  memberValuesMustBeInternalIds?: boolean;
+  /** Which member-remove form is accepted; the other answers 400 (`invalidPath` / `invalidValue`). */
+  memberRemoveStyle?: 'any' | 'pathFilter' | 'valueArray';
+  /** `userName`/`displayName` filters compare exactly instead of case-insensitively. */
+  caseSensitiveFilters?: boolean;
+  /** `/ServiceProviderConfig` answers 404. */
+  noServiceProviderConfig?: boolean;
+  /** Users carry their last logon under this attribute name or dotted path. */
+  lastLogonAttribute?: string;
+  /** Milliseconds added before every response. */
+  latencyMs?: number;
+}
+
+export interface ScimSandboxOptions {
+  /** Default `{ type: 'none' }`. */
+  auth?: ScimSandboxAuth;
+  /** Path of the SCIM endpoints; default `/scim/v2`; may be `''`. */
+  prefix?: string;
+  quirks?: ScimQuirks;
+}
+
+/** One request as the sandbox saw it; never holds a credential (passwords in bodies are redacted). */
+export interface RecordedRequest {
+  method: string;
+  /** Path without the query string, including the prefix. */
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  status: number;
+}
+
+/** A running in-memory SCIM 2.0 server on 127.0.0.1. */
+export interface ScimSandbox {
+  /**
+   * The value a connector's "Base URL" setting takes (spec: connection settings, connector A):
+   * origin + prefix without a trailing `/scim/v2`; for other prefixes the full root.
+   */
+  readonly baseUrl: string;
+  /** Full root of the SCIM endpoints, e.g. `http://127.0.0.1:PORT/scim/v2`. */
+  readonly endpoint: string;
+  /** Replaces the quirk set at run time. */
+  setQuirks(quirks: ScimQuirks): void;
+  /** The next `count` requests answer 429 with this `Retry-After` (seconds or HTTP-date). */
+  injectThrottle(count: number, retryAfter: string): void;
+  /** The next `count` requests answer this status with a SCIM error body. */
+  injectServerErrors(count: number, status: 500 | 502 | 503 | 504): void;
+  /** Every request, in order. */
+  readonly requests: readonly RecordedRequest[];
+  clearRequests(): void;
+  /** Adds users without HTTP; throws `SCIM_UNIQUENESS_CONFLICT` on a taken userName. */
+  seedUsers(
+    users: Array<{ userName: string; displayName?: string; active?: boolean; lastLogon?: string }>,
+  ): Array<{ id: string; userName: string }>;
+  /** Adds groups without HTTP; member values are stored as given. */
+  seedGroups(
+    groups: Array<{ displayName: string; members?: string[] }>,
+  ): Array<{ id: string; displayName: string }>;
+  /** A copy of the stored user (no password), by SCIM id or userName. */
+  getUser(idOrUserName: string): Record<string, unknown> | undefined;
+  /** A copy of the stored group, by SCIM id or displayName. */
+  getGroup(idOrDisplayName: string): Record<string, unknown> | undefined;
+  /** Sets the last logon a user reports under `quirks.lastLogonAttribute`. */
+  setLastLogon(userName: string, iso: string): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,2 @@
+export type { SecretStore } from './secret-store';
+export { LocalSecretStore } from './local-secret-store';

@@ -1,0 +1,20 @@
+import { runScimBench } from './scim-bench';
+
+const BENCHES: Record<string, (print: (line: string) => void) => Promise<void>> = {
+  scim: runScimBench,
+};
+
+async function main(names: string[]): Promise<void> {
+  const selected = names.length === 0 ? Object.keys(BENCHES) : names;
+  for (const name of selected) {
+    const bench = BENCHES[name];
+    if (bench === undefined)
+      throw new Error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(', ')}`);
+    await bench((line) => console.log(line));
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+});

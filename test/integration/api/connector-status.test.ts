@@ -1,0 +1,72 @@
+import { HttpRequest, InvocationContext } from '@azure/functions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorSettingsSchema } from '../../../src/config/connector-settings';
+import { connectorStatusHandler } from '../../../src/api/connector-status';
+import { ConnectorRegistry } from '../../../src/runtime/connector-registry';
+import { LocalSecretStore } from '../../../src/secrets/local-secret-store';
+import { startScimSandbox, type ScimSandbox } from '../../../src/sandbox/scim';
+
+const TOKEN = 'status-token-5a1e9c';
+let sandbox: ScimSandbox;
+let registry: ConnectorRegistry;
+const logged: string[] = [];
+
+beforeAll(async () => {
+  sandbox = await startScimSandbox({ auth: { type: 'bearer', token: TOKEN } });
+  const settings = (name: string, tokenSecret: string) =>
+    connectorSettingsSchema.parse({
+      name,
+      kind: 'scim',
+      baseUrl: sandbox.baseUrl,
+      auth: { type: 'bearer', tokenSecret },
+    });
+  registry = new ConnectorRegistry(
+    {
+      connectors: [settings('hr', 'hr-token'), settings('hr-wrong', 'wrong-token')],
+      secretStore: { provider: 'local', values: {} },
+      logLevel: 'info',
+    },
+    new LocalSecretStore({ 'hr-token': TOKEN, 'wrong-token': 'not-the-token-77' }),
+  );
+});
+afterAll(async () => {
+  await registry.close();
+  await sandbox.close();
+});
+
+async function call(name: string) {
+  const request = new HttpRequest({
+    method: 'POST',
+    url: `http://127.0.0.1:7071/api/connectors/${name}/status`,
+    params: { name },
+  });
+  const context = new InvocationContext({
+    functionName: 'connectorStatus',
+    logHandler: (_level, ...args) => logged.push(args.join(' ')),
+  });
+  return connectorStatusHandler(() => registry)(request, context);
+}
+
+describe('POST /api/connectors/{name}/status', () => {
+  it('runs the status check and answers with its findings', async () => {
+    const response = await call('hr');
+    expect(response.status).toBe(200);
+    expect(response.jsonBody).toMatchObject({ connector: 'hr', kind: 'scim', ok: true });
+  });
+
+  it('reports refused credentials as a failed check without the secret', async () => {
+    const response = await call('hr-wrong');
+    expect(response.status).toBe(200);
+    expect(response.jsonBody).toMatchObject({
+      ok: false,
+      summary: expect.stringContaining('refused'),
+    });
+    expect(JSON.stringify(response.jsonBody) + logged.join()).not.toContain('not-the-token-77');
+  });
+
+  it('answers 404 for an unknown connector', async () => {
+    const response = await call('nope');
+    expect(response.status).toBe(404);
+    expect(response.jsonBody).toMatchObject({ error: { message: 'unknown connector "nope"' } });
+  });
+});

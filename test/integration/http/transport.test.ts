@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpTransport, type TransportOptions } from '../../../src/connectors/http/transport';
+import { startTestServer, type TestServer } from '../../support/http-server';
+
+const SECRET = 'tok-3f9a1c77e2';
+
+let server: TestServer;
+/** Per-path scripted answers: each request to the path takes the next one; the last repeats. */
+const scripts = new Map<
+  string,
+  Array<{ status: number; headers?: Record<string, string>; body?: string; delayMs?: number }>
+>();
+const hits = new Map<string, number[]>();
+let inFlight = 0;
+let maxInFlight = 0;
+
+beforeAll(async () => {
+  server = await startTestServer((req, res) => {
+    const path = req.url ?? '/';
+    hits.set(path, [...(hits.get(path) ?? []), Date.now()]);
+    const script = scripts.get(path) ?? [{ status: 200, body: '{}' }];
+    const step = script.length > 1 ? script.shift()! : script[0]!;
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    setTimeout(() => {
+      inFlight--;
+      res.writeHead(step.status, step.headers ?? {});
+      res.end(step.body ?? '');
+    }, step.delayMs ?? 0);
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+function transport(overrides: Partial<TransportOptions> = {}) {
+  return new HttpTransport({
+    target: 'test-target',
+    timeoutMs: 2_000,
+    maxRetries: 3,
+    concurrency: 4,
+    backoff: { baseDelayMs: 10, maxDelayMs: 50 },
+    authorize: async () => ({ authorization: `Bearer ${SECRET}` }),
+    secrets: () => [SECRET],
+    ...overrides,
+  });
+}
+
+describe('HttpTransport', () => {
+  it('waits as long as Retry-After says (seconds) before retrying a 429', async () => {
+    scripts.set('/throttled', [
+      { status: 429, headers: { 'retry-after': '1' } },
+      { status: 200, headers: { 'content-type': 'application/scim+json' }, body: '{"ok":true}' },
+    ]);
+    const t = transport();
+    const result = await t.send({ method: 'GET', url: `${server.url}/throttled` });
+    await t.close();
+    expect(result.status).toBe(200);
+    expect(result.body).toEqual({ ok: true });
+    expect(result.attempts).toBe(2);
+    const [first, second] = hits.get('/throttled')!;
+    expect(second! - first!).toBeGreaterThanOrEqual(950);
+    expect(t.stats).toMatchObject({ retries: 1, throttled: 1 });
+  });
+
+  it('honours Retry-After in HTTP-date form', async () => {
+    const at = new Date(Math.ceil((Date.now() + 1500) / 1000) * 1000);
+    scripts.set('/dated', [
+      { status: 503, headers: { 'retry-after': at.toUTCString() } },
+      { status: 204 },
+    ]);
+    const t = transport();
+    const result = await t.send({ method: 'DELETE', url: `${server.url}/dated` });
+    await t.close();
+    expect(result.status).toBe(204);
+    const [, second] = hits.get('/dated')!;
+    expect(second!).toBeGreaterThanOrEqual(at.getTime() - 50);
+  });
+
+  it('gives up after the bounded retries and returns the last answer', async () => {
+    scripts.set('/down', [{ status: 504 }]);
+    const t = transport({ maxRetries: 2 });
+    const result = await t.send({ method: 'GET', url: `${server.url}/down` });
+    await t.close();
+    expect(result.status).toBe(504);
+    expect(hits.get('/down')).toHaveLength(3);
+  });
+
+  it('does not retry other errors, and does not wait for a Retry-After beyond its limit', async () => {
+    scripts.set('/bad', [{ status: 500 }]);
+    scripts.set('/later', [{ status: 429, headers: { 'retry-after': '3600' } }]);
+    const t = transport({ maxRetryAfterMs: 5_000 });
+    expect((await t.send({ method: 'GET', url: `${server.url}/bad` })).status).toBe(500);
+    const started = Date.now();
+    expect((await t.send({ method: 'GET', url: `${server.url}/later` })).status).toBe(429);
+    await t.close();
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(hits.get('/bad')).toHaveLength(1);
+    expect(hits.get('/later')).toHaveLength(1);
+  });
+
+  it('keeps at most `concurrency` calls in flight per target', async () => {
+    scripts.set('/slow', [{ status: 200, delayMs: 40, body: '{}' }]);
+    maxInFlight = 0;
+    const t = transport({ concurrency: 3 });
+    await Promise.all(
+      Array.from({ length: 12 }, () => t.send({ method: 'GET', url: `${server.url}/slow` })),
+    );
+    await t.close();
+    expect(maxInFlight).toBe(3);
+  });
+
+  it('times out a call that takes too long, as TARGET_TIMEOUT', async () => {
+    scripts.set('/hang', [{ status: 200, delayMs: 1_000 }]);
+    const t = transport({ timeoutMs: 100, maxRetries: 0 });
+    await expect(t.send({ method: 'GET', url: `${server.url}/hang` })).rejects.toMatchObject({
+      code: 'TARGET_TIMEOUT',
+      retryable: true,
+      object: 'test-target',
+    });
+    await t.close();
+  });
+
+  it('retries network errors and then reports TARGET_UNREACHABLE without credentials', async () => {
+    const closed = await startTestServer(() => undefined);
+    const url = `${closed.url}/x?filter=userName%20eq%20%22a%22`;
+    await closed.close();
+    const t = transport({ maxRetries: 2 });
+    const error = (await t.send({ method: 'GET', url }).then(
+      () => new Error('expected a failure'),
+      (e: unknown) => e as Error,
+    )) as Error & { code: string };
+    await t.close();
+    expect(error.code).toBe('TARGET_UNREACHABLE');
+    expect(error.message).toContain('test-target: GET http://127.0.0.1');
+    expect(error.message).not.toContain(SECRET);
+    expect(t.stats.attempts).toBe(3);
+  });
+
+  it('redacts secrets that the target echoes back', async () => {
+    scripts.set('/echo', [{ status: 401, body: `{"detail":"token ${SECRET} is not valid"}` }]);
+    const exchanges: string[] = [];
+    const t = transport({ observer: (e) => exchanges.push(e.answer) });
+    const result = await t.send({ method: 'GET', url: `${server.url}/echo` });
+    await t.close();
+    expect(result.text).toBe('{"detail":"token [redacted] is not valid"}');
+    expect(exchanges.join()).not.toContain(SECRET);
+  });
+
+  it('reads JSON leniently: any JSON type, charset, or none at all', async () => {
+    scripts.set('/a', [
+      {
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: '{"a":1}',
+      },
+    ]);
+    scripts.set('/b', [{ status: 200, body: '{"b":2}' }]);
+    scripts.set('/c', [{ status: 200, headers: { 'content-type': 'text/html' }, body: '<html>' }]);
+    const t = transport();
+    expect((await t.send({ method: 'GET', url: `${server.url}/a` })).body).toEqual({ a: 1 });
+    expect((await t.send({ method: 'GET', url: `${server.url}/b` })).body).toEqual({ b: 2 });
+    expect((await t.send({ method: 'GET', url: `${server.url}/c` })).body).toBeUndefined();
+    await t.close();
+  });
+});

@@ -1,0 +1,239 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { changeMemberships } from '../../../src/connectors/membership-change';
+import type { ScimQuirks } from '../../../src/sandbox/scim';
+import { startScimTarget, type ScimTarget } from '../../support/scim-target';
+
+let target: ScimTarget | undefined;
+afterEach(async () => {
+  await target?.close();
+  target = undefined;
+});
+
+async function withQuirks(quirks: ScimQuirks, settings: Record<string, unknown> = {}) {
+  target = await startScimTarget({ quirks }, settings);
+  return target;
+}
+
+async function importNames(t: ScimTarget): Promise<string[]> {
+  const names: string[] = [];
+  for await (const group of t.connector.importGroups()) names.push(group.displayName);
+  return names;
+}
+
+/** An account and a group on the target, ready for a grant. */
+async function accountAndGroup(t: ScimTarget) {
+  const [group] = t.sandbox.seedGroups([{ displayName: 'Team' }]);
+  const { account } = await t.connector.createAccount({ accountId: 'member.one' });
+  return { account, groupId: group!.id };
+}
+
+const groupPatches = (t: ScimTarget) =>
+  t.sandbox.requests.filter((r) => r.method === 'PATCH' && r.path.includes('/Groups/'));
+
+describe('connector A paging across server quirks', () => {
+  it.each<[string, ScimQuirks, number]>([
+    ['count capped at 10', { maxCount: 10 }, 5],
+    ['numbers as strings', { maxCount: 10, numbersAsStrings: true }, 5],
+    ['totalResults missing', { maxCount: 10, omitTotalResults: true }, 6],
+    [
+      'startIndex ignored (whole list each time)',
+      { ignoreStartIndex: true, omitTotalResults: true },
+      2,
+    ],
+  ])('reads all 45 groups once with %s', async (_name, quirks, requests) => {
+    const t = await withQuirks(quirks, { pageSize: 20 });
+    t.sandbox.seedGroups(Array.from({ length: 45 }, (_, i) => ({ displayName: `G${i}` })));
+    t.sandbox.clearRequests();
+    const names = await importNames(t);
+    expect(names).toHaveLength(45);
+    expect(new Set(names).size).toBe(45);
+    expect(t.sandbox.requests).toHaveLength(requests);
+  });
+
+  it('refuses to return a silently short catalogue from a capped server that ignores startIndex', async () => {
+    const t = await withQuirks({ ignoreStartIndex: true, maxCount: 10 });
+    t.sandbox.seedGroups(Array.from({ length: 25 }, (_, i) => ({ displayName: `G${i}` })));
+    await expect(importNames(t)).rejects.toMatchObject({
+      code: 'TARGET_RESPONSE_INVALID',
+      message: expect.stringMatching(/repeats its pages.*read 10 of 25/),
+    });
+  });
+});
+
+describe('connector A tolerates', () => {
+  it('404 for a filter with no match: an empty result', async () => {
+    const t = await withQuirks({ notFoundOnEmptyFilter: true });
+    expect(await t.connector.findAccount('nobody')).toBeUndefined();
+    expect(await t.connector.findGroup('Nothing')).toBeUndefined();
+    expect(await t.connector.searchGroups('zzz')).toEqual([]);
+    expect((await t.connector.createAccount({ accountId: 'a1' })).outcome).toBe('created');
+  });
+
+  it('PATCH answered 204 without a body: verified by reading the group back', async () => {
+    const t = await withQuirks({ patchNoContent: true });
+    const { account, groupId } = await accountAndGroup(t);
+    const outcome = await changeMemberships(t.connector, account, { grant: [groupId], revoke: [] });
+    expect(outcome.verificationReads).toBe(1);
+    expect(t.sandbox.getGroup(groupId)?.members).toEqual([
+      expect.objectContaining({ value: 'member.one' }),
+    ]);
+    await t.connector.setEnabled(account, false);
+    expect(t.sandbox.getUser('member.one')?.active).toBe(false);
+  });
+
+  it('groups returned without members: membership checked with the members filter, with a notice', async () => {
+    const t = await withQuirks({ omitMembers: true });
+    const { account, groupId } = await accountAndGroup(t);
+    const granted = await changeMemberships(t.connector, account, { grant: [groupId], revoke: [] });
+    expect(granted.changes).toHaveLength(1);
+    expect(granted.notices.join()).toContain('came without a member list');
+    const check = t.sandbox.requests.find((r) => r.query.filter?.includes('members eq'));
+    expect(check?.query.filter).toBe(`id eq "${groupId}" and members eq "member.one"`);
+    const again = await changeMemberships(t.connector, account, { grant: [groupId], revoke: [] });
+    expect(again.changes).toEqual([]);
+  });
+
+  it('no /ServiceProviderConfig: the status check falls back and says what it found', async () => {
+    const t = await withQuirks({ noServiceProviderConfig: true });
+    const status = await t.connector.checkStatus();
+    expect(status.ok).toBe(true);
+    expect(status.findings.map((f) => `${f.name}:${f.outcome}`)).toContain(
+      'ServiceProviderConfig:missing',
+    );
+    expect(t.sandbox.requests.map((r) => r.path)).toContain('/');
+  });
+
+  it('endpoints under another prefix, with the Base URL given with /scim/v2/', async () => {
+    target = await startScimTarget({ prefix: '/tenant-a/scim/v2' });
+    expect(target.settings.baseUrl).toMatch(/\/tenant-a$/);
+    expect((await target.connector.checkStatus()).ok).toBe(true);
+    expect((await target.connector.createAccount({ accountId: 'p1' })).outcome).toBe('created');
+  });
+
+  it.each([
+    ['lastLogin', undefined],
+    ['lastLogon', undefined],
+    ['lastLoginTime', undefined],
+    ['loginTime', undefined],
+    [
+      'urn:example:params:scim:schemas:Activity.lastSeen',
+      'urn:example:params:scim:schemas:Activity.lastSeen',
+    ],
+  ])('a last logon under %s', async (attribute, configured) => {
+    const t = await withQuirks(
+      { lastLogonAttribute: attribute },
+      configured === undefined ? {} : { advanced: { lastLogonAttribute: configured } },
+    );
+    const { account } = await t.connector.createAccount({ accountId: 'll' });
+    t.sandbox.setLastLogon('ll', '2026-10-01T12:00:00Z');
+    expect(await t.connector.readLastLogon(account)).toMatchObject({
+      status: 'found',
+      value: '2026-10-01T12:00:00.000Z',
+    });
+  });
+
+  it('bursts of 429 with Retry-After, waiting as told', async () => {
+    const t = await withQuirks({});
+    t.sandbox.injectThrottle(2, '1');
+    const started = Date.now();
+    expect((await t.connector.createAccount({ accountId: 't1' })).outcome).toBe('created');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_950);
+    expect(t.connector.http.transport.stats.throttled).toBe(2);
+  });
+
+  it('bursts of 503 and 504', async () => {
+    const t = await withQuirks({});
+    t.sandbox.injectServerErrors(1, 503);
+    t.sandbox.injectServerErrors(1, 504);
+    expect((await t.connector.createAccount({ accountId: 's1' })).outcome).toBe('created');
+    expect(t.connector.http.transport.stats.retries).toBe(2);
+  });
+});
+
+describe('connector A fails with the right error on', () => {
+  it('a 500: not retried, TARGET_UNAVAILABLE naming the account', async () => {
+    const t = await withQuirks({});
+    t.sandbox.injectServerErrors(1, 500);
+    await expect(t.connector.findAccount('x1')).rejects.toMatchObject({
+      code: 'TARGET_UNAVAILABLE',
+      status: 500,
+      object: 'x1',
+    });
+  });
+
+  it('a PATCH silently ignored: MEMBERSHIP_MISMATCH naming the group', async () => {
+    const t = await withQuirks({ ignorePatchOps: true });
+    const { account, groupId } = await accountAndGroup(t);
+    await expect(
+      changeMemberships(t.connector, account, { grant: [groupId], revoke: [] }),
+    ).rejects.toMatchObject({
+      code: 'MEMBERSHIP_MISMATCH',
+      message: expect.stringContaining(`missing: Team (${groupId})`),
+    });
+  });
+
+  it('member values that must be internal ids: SCIM_INVALID_VALUE naming the group, fixed by memberValue scimId', async () => {
+    const t = await withQuirks({ memberValuesMustBeInternalIds: true });
+    const { account, groupId } = await accountAndGroup(t);
+    await expect(
+      changeMemberships(t.connector, account, { grant: [groupId], revoke: [] }),
+    ).rejects.toMatchObject({
+      code: 'SCIM_INVALID_VALUE',
+      object: groupId,
+      message: expect.stringContaining('Team'),
+    });
+
+    const byId = await startScimTarget(
+      { quirks: { memberValuesMustBeInternalIds: true } },
+      { memberValue: 'scimId' },
+    );
+    try {
+      const [group] = byId.sandbox.seedGroups([{ displayName: 'Team' }]);
+      const { account: a } = await byId.connector.createAccount({ accountId: 'member.one' });
+      await changeMemberships(byId.connector, a, { grant: [group!.id], revoke: [] });
+      expect(byId.sandbox.getGroup(group!.id)?.members).toEqual([
+        expect.objectContaining({ value: a.id }),
+      ]);
+    } finally {
+      await byId.close();
+    }
+  });
+
+  it('a server that accepts only the value-array remove: the default fails, the setting fixes it', async () => {
+    const t = await withQuirks({ memberRemoveStyle: 'valueArray' });
+    const { account, groupId } = await accountAndGroup(t);
+    await changeMemberships(t.connector, account, { grant: [groupId], revoke: [] });
+    await expect(
+      changeMemberships(t.connector, account, { grant: [], revoke: [groupId] }),
+    ).rejects.toMatchObject({ object: groupId, status: 400 });
+    expect(t.sandbox.getGroup(groupId)?.members).toHaveLength(1);
+
+    const styled = await startScimTarget(
+      { quirks: { memberRemoveStyle: 'valueArray' } },
+      { memberRemoveStyle: 'valueArray' },
+    );
+    try {
+      const [group] = styled.sandbox.seedGroups([{ displayName: 'Team' }]);
+      const { account: a } = await styled.connector.createAccount({ accountId: 'm2' });
+      await changeMemberships(styled.connector, a, { grant: [group!.id], revoke: [] });
+      await changeMemberships(styled.connector, a, { grant: [], revoke: [group!.id] });
+      expect(styled.sandbox.getGroup(group!.id)?.members ?? []).toEqual([]);
+      expect(groupPatches(styled).at(-1)?.body).toMatchObject({
+        Operations: [{ op: 'remove', path: 'members', value: [{ value: 'm2' }] }],
+      });
+    } finally {
+      await styled.close();
+    }
+  });
+
+  it('case-sensitive filters: the exact account ID is found, another case is not adopted', async () => {
+    const t = await withQuirks({ caseSensitiveFilters: true });
+    await t.connector.createAccount({ accountId: 'Case.User' });
+    expect(await t.connector.findAccount('Case.User')).toMatchObject({ accountId: 'Case.User' });
+    expect(await t.connector.findAccount('case.user')).toBeUndefined();
+    await expect(t.connector.createAccount({ accountId: 'case.user' })).rejects.toMatchObject({
+      code: 'SCIM_UNIQUENESS_CONFLICT',
+      object: 'case.user',
+    });
+  });
+});

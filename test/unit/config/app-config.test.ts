@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config';
+import { ProvisioningError } from '../../../src/domain/errors';
+
+const scim = {
+  name: 'hr-app',
+  kind: 'scim',
+  baseUrl: 'https://hr.example/tenant/scim/v2/',
+  auth: { type: 'bearer', tokenSecret: 'hr-app-token' },
+};
+const graph = {
+  name: 'entra',
+  kind: 'graph',
+  tenantId: 'tenant-1',
+  clientId: 'client-1',
+  clientSecretName: 'entra-secret',
+};
+
+function configWith(connectors: unknown[], extra: Record<string, string> = {}) {
+  return loadConfig({ PROVISIONING_CONNECTORS: JSON.stringify(connectors), ...extra });
+}
+
+function problemsOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ProvisioningError);
+    expect((error as ProvisioningError).code).toBe('CONFIG_INVALID');
+    return (error as Error).message;
+  }
+  throw new Error('expected the configuration to be refused');
+}
+
+describe('loadConfig', () => {
+  it('applies the defaults of both connector kinds', () => {
+    const config = configWith([scim, graph]);
+    expect(config.connectors[0]).toMatchObject({
+      baseUrl: 'https://hr.example/tenant',
+      memberValue: 'accountId',
+      memberRemoveStyle: 'pathFilter',
+      pageSize: 100,
+      concurrency: 8,
+      timeoutMs: 30_000,
+    });
+    expect(config.connectors[1]).toMatchObject({
+      authority: 'https://login.microsoftonline.com',
+      graphEndpoint: 'https://graph.microsoft.com',
+      scopes: ['https://graph.microsoft.com/.default'],
+    });
+    expect(config.secretStore).toEqual({ provider: 'local', values: {} });
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('derives the default scope from a national-cloud Graph endpoint', () => {
+    const config = configWith([
+      {
+        ...graph,
+        authority: 'https://login.microsoftonline.us/',
+        graphEndpoint: 'https://graph.microsoft.us/',
+      },
+    ]);
+    expect(config.connectors[0]).toMatchObject({
+      authority: 'https://login.microsoftonline.us',
+      graphEndpoint: 'https://graph.microsoft.us',
+      scopes: ['https://graph.microsoft.us/.default'],
+    });
+  });
+
+  it('starts with no connector when none is configured', () => {
+    expect(loadConfig({}).connectors).toEqual([]);
+  });
+
+  it('refuses credentials over plain http to a non-loopback host, naming connector and setting', () => {
+    const message = problemsOf(() =>
+      configWith([{ ...scim, baseUrl: 'http://hr.example/scim/v2' }]),
+    );
+    expect(message).toContain('connector "hr-app": setting "baseUrl"');
+    expect(message).toContain('plain http');
+  });
+
+  it('allows plain http to loopback, and to any host without credentials', () => {
+    const config = configWith([
+      { ...scim, baseUrl: 'http://127.0.0.1:8080/scim/v2' },
+      { ...scim, name: 'open', baseUrl: 'http://open.example', auth: { type: 'none' } },
+    ]);
+    expect(config.connectors.map((c) => c.name)).toEqual(['hr-app', 'open']);
+  });
+
+  it('reports every problem at once, by connector name or position', () => {
+    const message = problemsOf(() =>
+      configWith([{ ...scim, auth: { type: 'basic', username: 'svc' } }, { kind: 'graph' }], {
+        LOG_LEVEL: 'loud',
+      }),
+    );
+    expect(message).toContain('connector "hr-app": setting "auth.passwordSecret"');
+    expect(message).toContain('connector #2: setting "name"');
+    expect(message).toContain('connector #2: setting "tenantId"');
+    expect(message).toContain('setting LOG_LEVEL');
+  });
+
+  it('refuses a secret value where a secret name belongs', () => {
+    const message = problemsOf(() =>
+      configWith([{ ...graph, clientSecretName: 'Zx8~q.9Kp_secret-value' }]),
+    );
+    expect(message).toContain('connector "entra": setting "clientSecretName"');
+    expect(message).not.toContain('Zx8~q.9Kp_secret-value');
+  });
+
+  it('refuses an unknown connector kind and a duplicate name', () => {
+    const message = problemsOf(() => configWith([scim, { ...scim }, { name: 'x', kind: 'ldap' }]));
+    expect(message).toContain('connector "hr-app": setting "name": the name is used by another');
+    expect(message).toContain('connector "x": setting "kind"');
+  });
+
+  it('names the setting when the connector list is not JSON, without echoing it', () => {
+    const message = problemsOf(() =>
+      loadConfig({ PROVISIONING_CONNECTORS: '[{"token": "s3cr3t-value"', LOCAL_SECRETS: '{bad' }),
+    );
+    expect(message).toContain('setting PROVISIONING_CONNECTORS: is not valid JSON');
+    expect(message).toContain('setting LOCAL_SECRETS: is not valid JSON');
+    expect(message).not.toContain('s3cr3t-value');
+  });
+
+  it('requires an https vault URL for Key Vault', () => {
+    const message = problemsOf(() => loadConfig({ SECRET_STORE: 'keyvault' }));
+    expect(message).toContain('setting KEY_VAULT_URL');
+    expect(
+      loadConfig({ SECRET_STORE: 'keyvault', KEY_VAULT_URL: 'https://kv.vault.azure.net' })
+        .secretStore,
+    ).toEqual({ provider: 'keyvault', vaultUrl: 'https://kv.vault.azure.net' });
+  });
+});

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { describeUrl, redactSecrets } from '../../../../src/connectors/http/redact';
+
+describe('redactSecrets', () => {
+  it('removes every occurrence of every secret', () => {
+    expect(redactSecrets('a s3cret b s3cret c t0ken', ['s3cret', 't0ken'])).toBe(
+      'a [redacted] b [redacted] c [redacted]',
+    );
+  });
+
+  it('leaves the text alone without secrets, and ignores values too short to be secrets', () => {
+    expect(redactSecrets('nothing here', [])).toBe('nothing here');
+    expect(redactSecrets('a b c', ['a'])).toBe('a b c');
+  });
+});
+
+describe('describeUrl', () => {
+  it('drops user-info and fragment but keeps the query', () => {
+    expect(describeUrl(new URL('https://user:pw@app.example/scim/v2/Users?filter=x#frag'))).toBe(
+      'https://app.example/scim/v2/Users?filter=x',
+    );
+  });
+});

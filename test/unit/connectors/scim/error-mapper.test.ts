@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import type { HttpResult } from '../../../../src/connectors/http/transport';
+import { mapScimError } from '../../../../src/connectors/scim/error-mapper';
+
+function answer(
+  status: number,
+  body?: Record<string, unknown>,
+  describe = 'POST https://app.example/scim/v2/Users',
+): HttpResult {
+  return {
+    status,
+    headers: {},
+    body,
+    text: body === undefined ? '' : JSON.stringify(body),
+    describe,
+    attempts: 1,
+  };
+}
+
+const context = {
+  connector: 'hr',
+  subject: 'account "jdoe"',
+  notFound: 'ACCOUNT_NOT_FOUND' as const,
+  object: 'jdoe',
+};
+
+describe('mapScimError', () => {
+  it.each([
+    [400, 'invalidFilter', 'SCIM_FILTER_UNSUPPORTED', false],
+    [400, 'invalidValue', 'SCIM_INVALID_VALUE', false],
+    [400, 'noTarget', 'SCIM_INVALID_VALUE', false],
+    [400, 'mutability', 'SCIM_MUTABILITY', false],
+    [400, undefined, 'SCIM_REQUEST_REJECTED', false],
+    [401, undefined, 'TARGET_AUTH_FAILED', false],
+    [403, undefined, 'TARGET_FORBIDDEN', false],
+    [404, undefined, 'ACCOUNT_NOT_FOUND', false],
+    [409, 'uniqueness', 'SCIM_UNIQUENESS_CONFLICT', false],
+    [409, undefined, 'SCIM_UNIQUENESS_CONFLICT', false],
+    [429, undefined, 'TARGET_THROTTLED', true],
+    [500, undefined, 'TARGET_UNAVAILABLE', true],
+    [503, undefined, 'TARGET_UNAVAILABLE', true],
+  ])('%i %s -> %s (retryable %s)', (status, scimType, code, retryable) => {
+    const error = mapScimError(
+      answer(status, scimType === undefined ? undefined : { scimType, detail: 'x' }),
+      context,
+    );
+    expect(error.code).toBe(code);
+    expect(error.retryable).toBe(retryable);
+    expect(error.status).toBe(status);
+    expect(error.object).toBe('jdoe');
+  });
+
+  it('maps 405/501 on PATCH to SCIM_PATCH_UNSUPPORTED', () => {
+    expect(
+      mapScimError(answer(501, undefined, 'PATCH https://a/scim/v2/Users/1'), context).code,
+    ).toBe('SCIM_PATCH_UNSUPPORTED');
+    expect(mapScimError(answer(405, undefined, 'GET https://a/scim/v2/Users'), context).code).toBe(
+      'SCIM_REQUEST_REJECTED',
+    );
+  });
+
+  it('names the connector, the call, the object and what the server said', () => {
+    const error = mapScimError(
+      answer(400, { scimType: 'invalidValue', detail: 'bad member value' }),
+      context,
+    );
+    expect(error.message).toBe(
+      'connector "hr": POST https://app.example/scim/v2/Users for account "jdoe" answered 400 invalidValue: bad member value',
+    );
+  });
+
+  it('does not branch on message text', () => {
+    const a = mapScimError(
+      answer(400, { scimType: 'invalidFilter', detail: 'uniqueness!' }),
+      context,
+    );
+    expect(a.code).toBe('SCIM_FILTER_UNSUPPORTED');
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { ListPage } from '../../../../src/connectors/scim/list-response';
+import { FIRST_PAGE, advancePage, readAllPages } from '../../../../src/connectors/scim/pager';
+
+const ids = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => ({ id: `g${from + i}` }));
+
+/** A server over `total` resources with the quirks under test. */
+function server(
+  total: number,
+  quirks: { cap?: number; ignoreStartIndex?: boolean; omitTotal?: boolean } = {},
+) {
+  const requests: number[] = [];
+  const fetchPage = async (startIndex: number): Promise<ListPage> => {
+    requests.push(startIndex);
+    const start = quirks.ignoreStartIndex ? 1 : startIndex;
+    const size = quirks.cap ?? total;
+    const end = Math.min(total, start + size - 1);
+    return {
+      resources: start > total ? [] : ids(start, end),
+      ...(quirks.omitTotal ? {} : { totalResults: total }),
+    };
+  };
+  return { fetchPage, requests };
+}
+
+async function readIds(fetchPage: (s: number) => Promise<ListPage>) {
+  const out: string[] = [];
+  for await (const resource of readAllPages(fetchPage, 'test')) out.push(String(resource.id));
+  return out;
+}
+
+describe('advancePage', () => {
+  it('advances by the number of resources returned, not the count asked for', () => {
+    const step = advancePage(FIRST_PAGE, { resources: ids(1, 50), totalResults: 200 });
+    expect(step.state.nextStartIndex).toBe(51);
+    expect(step.stop).toBeUndefined();
+  });
+
+  it.each<[string, ListPage, string]>([
+    ['an empty page', { resources: [] }, 'empty'],
+    ['totalResults reached', { resources: ids(1, 5), totalResults: 5 }, 'total-reached'],
+  ])('stops on %s', (_name, page, stop) => {
+    expect(advancePage(FIRST_PAGE, page).stop).toBe(stop);
+  });
+
+  it('stops on a page that repeats the previous one, handing out nothing twice', () => {
+    const first = advancePage(FIRST_PAGE, { resources: ids(1, 3) });
+    const again = advancePage(first.state, { resources: ids(1, 3) });
+    expect(again.stop).toBe('repeated');
+    expect(again.fresh).toEqual([]);
+  });
+});
+
+describe('readAllPages', () => {
+  it.each([
+    ['a conforming server', {}, 250, 1],
+    ['count capped at 100', { cap: 100 }, 250, 3],
+    ['count capped, totalResults missing', { cap: 100, omitTotal: true }, 250, 4],
+    [
+      'startIndex ignored, everything at once, no total',
+      { ignoreStartIndex: true, omitTotal: true },
+      250,
+      2,
+    ],
+  ])('reads every resource once from %s', async (_name, quirks, total, pages) => {
+    const { fetchPage, requests } = server(total, quirks);
+    const read = await readIds(fetchPage);
+    expect(read).toHaveLength(total);
+    expect(new Set(read).size).toBe(total);
+    expect(requests).toHaveLength(pages);
+  });
+
+  it('fails, naming the count, when a capped server ignores startIndex', async () => {
+    const { fetchPage } = server(250, { cap: 100, ignoreStartIndex: true });
+    await expect(readIds(fetchPage)).rejects.toThrow(/repeats its pages.*read 100 of 250/);
+  });
+
+  it('reads an empty list with one request', async () => {
+    const { fetchPage, requests } = server(0);
+    expect(await readIds(fetchPage)).toEqual([]);
+    expect(requests).toEqual([1]);
+  });
+});
