@@ -55,7 +55,10 @@ export async function openCliContext(env: Record<string, string | undefined>): P
     connector(name) {
       let connector = built.get(name);
       if (connector === undefined) {
-        connector = createConnector(settings(name), { secrets });
+        connector = createConnector(settings(name), {
+          secrets,
+          ...(sandboxes === undefined ? {} : { trustedCa: sandboxes.trustedCa }),
+        });
         built.set(name, connector);
       }
       return connector;

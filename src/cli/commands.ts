@@ -18,13 +18,15 @@ export function formatStatus(status: StatusResult): string[] {
   ];
 }
 
-/** `status <connector>`: the spec's "Check status". */
+/** `status <connector> [--probe]`: the spec's "Check status" (Graph: plus probe reads). */
 export async function statusCommand(
   ctx: CliContext,
   args: CommandArgs,
   print: Print,
 ): Promise<number> {
-  const status = await ctx.connector(connectorArg(args)).checkStatus();
+  const status = await ctx
+    .connector(connectorArg(args))
+    .checkStatus({ probe: args.values.probe === true });
   formatStatus(status).forEach((line) => print(line));
   return status.ok ? 0 : 1;
 }
@@ -112,6 +114,20 @@ export async function accountCommand(
   print(
     `  last logon: ${lastLogon.status === 'found' ? `${lastLogon.value} (from ${lastLogon.detail})` : lastLogon.status}`,
   );
+  if (connector.readInheritedMemberships !== undefined) {
+    const memberships = await connector.readInheritedMemberships(account);
+    print(
+      `  direct memberships: ${memberships.direct.map((g) => g.displayName).join(', ') || 'none'}`,
+    );
+    print('  effective inherited memberships:');
+    if (memberships.inherited.length === 0) print('    none');
+    for (const group of memberships.inherited) {
+      print(
+        `    ${group.displayName} (${group.id}) through ${group.path.map((g) => g.displayName).join(' > ')}`,
+      );
+    }
+    for (const notice of memberships.notices) print(`  notice: ${notice.message}`);
+  }
   return 0;
 }
 
@@ -150,6 +166,41 @@ export async function provisionCommand(
     },
     print,
   );
+  return 0;
+}
+
+/** `structure <connector> <group name>`: the nested group structure (Graph). */
+export async function structureCommand(
+  ctx: CliContext,
+  args: CommandArgs,
+  print: Print,
+): Promise<number> {
+  const connector = ctx.connector(connectorArg(args));
+  const name = requiredPositional(args, 1, 'group name');
+  if (connector.readGroupStructure === undefined) {
+    throw new ProvisioningError(
+      'REQUEST_INVALID',
+      `connector "${connector.name}" has no nested groups to show`,
+    );
+  }
+  const group = await connector.findGroup(name);
+  if (group === undefined) {
+    throw new ProvisioningError(
+      'GROUP_NOT_FOUND',
+      `group "${name}" not found on connector "${connector.name}"`,
+      {
+        object: name,
+      },
+    );
+  }
+  const structure = await connector.readGroupStructure(group.id);
+  print(
+    `Structure below ${structure.root.displayName} (${structure.root.id}): ${structure.groups.length} group(s)${structure.complete ? '' : ', incomplete'}`,
+  );
+  for (const entry of structure.groups) {
+    print(`${'  '.repeat(entry.depth + 1)}${entry.displayName} (${entry.id})`);
+  }
+  for (const notice of structure.notices) print(`notice: ${notice.message}`);
   return 0;
 }
 

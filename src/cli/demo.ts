@@ -1,74 +1,100 @@
+import type { ScimConnectorSettings } from '../config/connector-settings';
+import type { Connector } from '../connectors/connector';
 import { formatCompatibilityReport, runScimCompatibility } from '../connectors/scim';
+import { isProvisioningError } from '../domain/errors';
 import type { CliContext } from './cli-context';
-import { formatStatus, type Print } from './commands';
+import { accountCommand, formatStatus, type Print } from './commands';
 import { provision } from './provision';
 
 /**
- * `npm start` until the local host lands: runs the SCIM connector end to end against the
- * sandbox (or the first configured SCIM connector) and says what it did at each step.
+ * `npm start` until the local host lands: runs both connectors end to end against the
+ * sandboxes and says what it did at each step.
  */
 export async function demoCommand(ctx: CliContext, print: Print): Promise<number> {
-  if (ctx.sandboxes !== undefined) {
-    print('No connector configured (PROVISIONING_CONNECTORS): started the sandboxes on loopback:');
-    ctx.sandboxes.describe().forEach((line) => print(`  ${line}`));
+  if (ctx.sandboxes === undefined) {
+    print(
+      'Connectors are configured (PROVISIONING_CONNECTORS): the demo runs against sandboxes only.',
+    );
+    print('Use the other commands (npm run cli -- help) against configured connectors.');
+    return 2;
   }
-  const settings =
-    ctx.sandboxes?.settings.find((s) => s.kind === 'scim') ?? ctx.settings('scim-sandbox');
-  const connector = ctx.connector(settings.name);
+  print('No connector configured (PROVISIONING_CONNECTORS): started the sandboxes on 127.0.0.1:');
+  ctx.sandboxes.describe().forEach((line) => print(`  ${line}`));
 
+  const scimSettings = ctx.settings('scim-sandbox');
+  if (scimSettings.kind !== 'scim') return 1;
+  print('\n=== Connector A (SCIM 2.0): scim-sandbox ===');
+  await walkThrough(
+    ctx,
+    ctx.connector('scim-sandbox'),
+    `demo.user.${Date.now().toString(36)}`,
+    print,
+  );
+  await compatibility(ctx, scimSettings, print);
+
+  print('\n=== Connector B (Microsoft Graph v1.0, MSAL client credentials): graph-sandbox ===');
+  const graph = ctx.connector('graph-sandbox');
+  await walkThrough(ctx, graph, `demo.user.${Date.now().toString(36)}`, print);
+  print('\nA group whose members Graph will not write is refused before any write:');
+  try {
+    await provision(
+      graph,
+      { profile: { accountId: 'megan.bowen' }, grant: ['All Staff (dynamic)'] },
+      print,
+    );
+  } catch (error) {
+    if (!isProvisioningError(error)) throw error;
+    print(`  refused      ${error.code}: ${error.message}`);
+  }
+  print('\nDone. Try: npm run cli -- help');
+  return 0;
+}
+
+/** Status, catalogue, and an account's life: create, grant, revoke, lock, show, delete. */
+async function walkThrough(
+  ctx: CliContext,
+  connector: Connector,
+  accountId: string,
+  print: Print,
+): Promise<void> {
   print('\n1. Status check');
   formatStatus(await connector.checkStatus()).forEach((line) => print(`  ${line}`));
 
   print('\n2. Catalogue import');
-  let count = 0;
   const names: string[] = [];
   for await (const group of connector.importGroups()) {
-    count++;
-    names.push(group.displayName);
+    if (group.writable !== false) names.push(group.displayName);
   }
-  print(`  imported ${count} groups: ${names.join(', ')}`);
+  print(`  imported ${names.length} writable groups: ${names.join(', ')}`);
 
-  const accountId = `demo.user.${Date.now().toString(36)}`;
-  const grant = names.slice(0, 2);
-  print(
-    `\n3. Provisioning "${accountId}": create, grant ${grant.join(' and ')}, revoke ${grant[1] ?? '-'}, lock`,
-  );
-  await provision(
-    connector,
-    {
-      profile: {
-        accountId,
-        displayName: 'Demo User',
-        givenName: 'Demo',
-        familyName: 'User',
-        email: `${accountId}@example.invalid`,
-      },
-      create: true,
-      grant,
-    },
-    print,
-  );
-  const account = await provision(
-    connector,
-    { profile: { accountId }, revoke: grant.slice(1), lock: true },
-    print,
-  );
-  if (account !== undefined) {
-    const found = await connector.findAccount(accountId);
-    print(
-      `  read back: ${found?.enabled === false ? 'locked' : 'NOT locked'}; last logon: ${(await connector.readLastLogon(account)).status}`,
+  const [first, second] = names;
+  if (first === undefined || second === undefined) return;
+  print(`\n3. Provisioning "${accountId}": create, grant ${first} and ${second}`);
+  const profile = { accountId, displayName: 'Demo User', givenName: 'Demo', familyName: 'User' };
+  await provision(connector, { profile, create: true, grant: [first, second] }, print);
+  print(`\n4. Revoke ${second}, grant ${first} again (already held: no change), lock`);
+  await provision(connector, { profile, grant: [first], revoke: [second], lock: true }, print);
+
+  print('\n5. The account as the target has it');
+  const found = await connector.findAccount(accountId);
+  if (found !== undefined) {
+    await accountCommand(
+      ctx,
+      { positionals: [connector.name, found.accountId], values: {} },
+      (line) => print(`  ${line}`),
     );
   }
 
-  print('\n4. Compatibility run (test account: create, grant and revoke a group, lock, delete)');
-  const report = await runScimCompatibility(
-    settings.kind === 'scim' ? settings : (undefined as never),
-    ctx.secrets,
-  );
-  print(formatCompatibilityReport(report).replace(/^/gm, '  '));
+  print('\n6. Clean-up');
+  await provision(connector, { profile, delete: true }, print);
+}
 
-  print(`\n5. Clean-up`);
-  await provision(connector, { profile: { accountId }, delete: true }, print);
-  print('\nDone. Try: npm run cli -- help');
-  return 0;
+async function compatibility(
+  ctx: CliContext,
+  settings: ScimConnectorSettings,
+  print: Print,
+): Promise<void> {
+  print('\n7. Compatibility run (test account: create, grant and revoke a group, lock, delete)');
+  const report = await runScimCompatibility(settings, ctx.secrets);
+  print(formatCompatibilityReport(report).replace(/^/gm, '  '));
 }

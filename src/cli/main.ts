@@ -8,6 +8,7 @@ import {
   importCommand,
   provisionCommand,
   statusCommand,
+  structureCommand,
   type CommandArgs,
   type Print,
 } from './commands';
@@ -17,17 +18,20 @@ import { demoCommand } from './demo';
 const USAGE = `Usage: npm run cli -- <command> [arguments]
 
 Commands:
-  status <connector>                 check status (SCIM: ServiceProviderConfig; Graph: token)
+  status <connector> [--probe]       check status (SCIM: ServiceProviderConfig; Graph: token,
+                                     roles hint, and with --probe the probe reads)
   compat <connector> [--group NAME]  compatibility run with a test account (SCIM)
   import <connector>                 read the whole group catalogue
   groups <connector> <text>          search groups whose name contains <text>
-  account <connector> <accountId>    show an account: enabled, last logon
+  account <connector> <accountId>    show an account: enabled, last logon (Graph: direct and
+                                     effective inherited memberships)
+  structure <connector> <group>      nested group structure below a group (Graph)
   provision <connector> <accountId> [--create] [--display-name N] [--email E]
             [--grant A,B] [--revoke C] [--lock|--unlock] [--delete]
   demo                               run everything once against the sandbox (npm start)
 
 Connectors come from PROVISIONING_CONNECTORS (JSON) and secrets from LOCAL_SECRETS;
-with none configured, a SCIM sandbox on 127.0.0.1 is started as "scim-sandbox".`;
+with none configured, sandboxes on 127.0.0.1 are started as "scim-sandbox" and "graph-sandbox".`;
 
 type Command = (ctx: CliContext, args: CommandArgs, print: Print) => Promise<number>;
 
@@ -38,6 +42,7 @@ const COMMANDS: Record<string, Command> = {
   groups: groupsCommand,
   account: accountCommand,
   provision: provisionCommand,
+  structure: structureCommand,
   demo: (ctx, _args, print) => demoCommand(ctx, print),
 };
 
@@ -55,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
       lock: { type: 'boolean' },
       unlock: { type: 'boolean' },
       delete: { type: 'boolean' },
+      probe: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

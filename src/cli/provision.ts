@@ -2,7 +2,7 @@ import type { Connector } from '../connectors/connector';
 import { changeMemberships } from '../connectors/membership-change';
 import type { AccountProfile, TargetAccount } from '../domain/account';
 import { ProvisioningError } from '../domain/errors';
-import { describeGroup } from '../domain/group';
+import { describeGroup, type GroupRef } from '../domain/group';
 
 export interface ProvisionRequest {
   profile: AccountProfile;
@@ -47,7 +47,11 @@ export async function provision(
   if ((request.grant?.length ?? 0) + (request.revoke?.length ?? 0) > 0) {
     const grant = await resolveGroups(connector, request.grant ?? []);
     const revoke = await resolveGroups(connector, request.revoke ?? []);
-    const outcome = await changeMemberships(connector, required(), { grant, revoke });
+    const outcome = await changeMemberships(connector, required(), {
+      grant: grant.map((group) => group.id),
+      revoke: revoke.map((group) => group.id),
+    });
+    for (const group of [...grant, ...revoke]) outcome.names[group.id] ??= group.displayName;
     for (const change of outcome.changes) {
       print(
         `  membership   ${change.change} ${describeGroup({ id: change.groupId, displayName: change.groupName })}`,
@@ -56,6 +60,11 @@ export async function provision(
     for (const id of outcome.plan.unchanged) {
       print(
         `  membership   unchanged ${describeGroup({ id, displayName: outcome.names[id] ?? id })} (already as requested)`,
+      );
+    }
+    for (const id of outcome.alreadyInPlace) {
+      print(
+        `  membership   unchanged ${describeGroup({ id, displayName: outcome.names[id] ?? id })} (the target had it already)`,
       );
     }
     print(
@@ -81,7 +90,7 @@ export async function provision(
   return account;
 }
 
-async function resolveGroups(connector: Connector, names: string[]): Promise<string[]> {
+async function resolveGroups(connector: Connector, names: string[]): Promise<GroupRef[]> {
   return Promise.all(
     names.map(async (name) => {
       const group = await connector.findGroup(name);
@@ -94,7 +103,7 @@ async function resolveGroups(connector: Connector, names: string[]): Promise<str
           },
         );
       }
-      return group.id;
+      return group;
     }),
   );
 }

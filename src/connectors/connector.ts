@@ -1,5 +1,6 @@
 import type { AccountChanges, AccountProfile, TargetAccount } from '../domain/account';
 import type { GroupRef } from '../domain/group';
+import type { GroupStructure, InheritedMembershipsResult } from '../domain/nested-groups';
 import type { MembershipPlan } from '../domain/membership-plan';
 
 export type ConnectorKind = 'scim' | 'graph';
@@ -53,6 +54,11 @@ export interface AppliedMembershipChange {
    * members, undefined when it did not (the change is then verified by a read).
    */
   confirmedByWrite?: boolean;
+  /**
+   * The target said the membership was already as requested ("already a member", "not a
+   * member"): the step is done, but this is no effective change and is not journaled.
+   */
+  alreadyInPlace?: boolean;
 }
 
 /** What the connector's target can do, so that callers never branch on the connector kind. */
@@ -79,8 +85,11 @@ export interface Connector {
   readonly kind: ConnectorKind;
   readonly capabilities: ConnectorCapabilities;
 
-  /** The spec's "Check status". */
-  checkStatus(): Promise<StatusResult>;
+  /**
+   * The spec's "Check status". With `probe`, a connector that can also proves its read
+   * permissions with probe reads (Graph); others ignore it.
+   */
+  checkStatus(options?: { probe?: boolean }): Promise<StatusResult>;
   /** Looks the account up by its account ID; undefined when absent. */
   findAccount(accountId: string): Promise<TargetAccount | undefined>;
   /** Creates the account enabled; adopts an existing account with the same account ID. */
@@ -115,6 +124,14 @@ export interface Connector {
   ): Promise<AppliedMembershipChange[]>;
 
   readLastLogon(account: TargetAccount): Promise<LastLogonResult>;
+
+  /**
+   * Present where the target nests groups (spec: Nested groups, connector B): the structure
+   * below a group, up to 500 groups and 32 levels; cycles and incomplete reads are notices.
+   */
+  readGroupStructure?(groupId: string): Promise<GroupStructure>;
+  /** Present where the target nests groups: "Effective inherited memberships", never written. */
+  readInheritedMemberships?(account: TargetAccount): Promise<InheritedMembershipsResult>;
 
   /** Releases pools and sockets. */
   close(): Promise<void>;

@@ -24,6 +24,8 @@ export interface MembershipChangeOutcome {
   plan: MembershipPlan;
   /** The effective changes written: what the change journal records. */
   changes: AppliedMembershipChange[];
+  /** Planned changes the target found already in place at write time (not journaled). */
+  alreadyInPlace: string[];
   names: Record<string, string>;
   /** How many verification reads it took (0 when every write confirmed itself). */
   verificationReads: number;
@@ -57,14 +59,16 @@ export async function changeMemberships(
   const names = { ...current.names };
   const notices = [...current.notices];
   if (plan.add.length === 0 && plan.remove.length === 0) {
-    return { plan, changes: [], names, verificationReads: 0, notices };
+    return { plan, changes: [], alreadyInPlace: [], names, verificationReads: 0, notices };
   }
-  const changes = await connector.applyMembershipPlan(account, plan, names);
-  for (const change of changes) names[change.groupId] = change.groupName;
+  const applied = await connector.applyMembershipPlan(account, plan, names);
+  for (const change of applied) names[change.groupId] = change.groupName;
+  const changes = applied.filter((change) => change.alreadyInPlace !== true);
+  const alreadyInPlace = applied.filter((c) => c.alreadyInPlace === true).map((c) => c.groupId);
 
-  const unconfirmed = changes.filter((change) => change.confirmedByWrite !== true);
+  const unconfirmed = applied.filter((change) => change.confirmedByWrite !== true);
   if (unconfirmed.length === 0) {
-    return { plan, changes, names, verificationReads: 0, notices };
+    return { plan, changes, alreadyInPlace, names, verificationReads: 0, notices };
   }
   const scope =
     connector.capabilities.membershipReadScope === 'named'
@@ -77,7 +81,7 @@ export async function changeMemberships(
     Object.assign(names, verification.names);
     if (verification.comparison.matches) {
       notices.push(...verification.notices);
-      return { plan, changes, names, verificationReads: round + 1, notices };
+      return { plan, changes, alreadyInPlace, names, verificationReads: round + 1, notices };
     }
     const elapsed = clock.now() - started;
     const delay = Math.min(nextVerificationDelay(round), window - elapsed);

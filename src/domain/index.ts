@@ -5,3 +5,4 @@ export * from './group';
 export * from './membership-plan';
 export * from './membership-comparison';
 export * from './last-logon';
+export * from './nested-groups';

@@ -1,5 +1,6 @@
 import type { ConnectorSettings } from '../config/connector-settings';
 import type { Connector } from '../connectors/connector';
+import { createGraphConnector } from '../connectors/graph/graph-connector';
 import { ScimConnector } from '../connectors/scim/scim-connector';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
@@ -22,7 +23,13 @@ export function createConnector(
         secrets: deps.secrets,
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
       });
-    case 'graph':
-      throw new Error('connector kind "graph" is not wired yet');
+    case 'graph': {
+      const ca = deps.trustedCa?.[settings.name];
+      return createGraphConnector(settings, {
+        secrets: deps.secrets,
+        ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+        ...(ca === undefined ? {} : { ca }),
+      });
+    }
   }
 }

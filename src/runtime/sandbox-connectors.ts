@@ -1,22 +1,42 @@
 import { randomBytes } from 'node:crypto';
-import { scimConnectorSchema, type ConnectorSettings } from '../config/connector-settings';
+import {
+  graphConnectorSchema,
+  scimConnectorSchema,
+  type ConnectorSettings,
+} from '../config/connector-settings';
+import { startGraphSandbox, type GraphSandbox } from '../sandbox/graph';
 import { startScimSandbox, type ScimSandbox } from '../sandbox/scim';
 
 export interface SandboxConnectors {
   settings: ConnectorSettings[];
   /** Secret values for the local secret store: generated per run, never printed. */
   secrets: Record<string, string>;
+  /** CA certificates to trust, by connector name. */
+  trustedCa: Record<string, string>;
   scim: ScimSandbox;
+  graph: GraphSandbox;
   describe(): string[];
   close(): Promise<void>;
 }
+
+const GRAPH_CLIENT_ID = '5c1f3a77-0d2e-4b8a-9e41-7a2b6c9d0e13';
+/** Spec: Authentication, connector B: the permission table, all granted. */
+const GRAPH_ROLES = [
+  'User.Read.All',
+  'User.ReadWrite.All',
+  'GroupMember.Read.All',
+  'Directory.Read.All',
+  'GroupMember.ReadWrite.All',
+  'AuditLog.Read.All',
+];
 
 const DEMO_GROUPS = ['Engineering', 'Sales', 'Finance', 'Human Resources', 'Support', 'Marketing'];
 
 /**
  * With no connector configured, the local host and the CLI run against sandboxes
  * (DESIGN: the local host): a SCIM server on loopback that fits every compatibility point,
- * configured as connector "scim-sandbox".
+ * configured as connector "scim-sandbox", and a Graph v1.0 sandbox with its token authority
+ * over HTTPS, configured as connector "graph-sandbox".
  */
 export async function startSandboxConnectors(): Promise<SandboxConnectors> {
   const token = randomBytes(24).toString('base64url');
@@ -28,6 +48,21 @@ export async function startSandboxConnectors(): Promise<SandboxConnectors> {
   scim.seedUsers([
     { userName: 'existing.user', displayName: 'Existing User', lastLogon: '2026-11-20T08:15:00Z' },
   ]);
+  const graphSecret = randomBytes(24).toString('base64url');
+  const graph = await startGraphSandbox({
+    clients: [{ clientId: GRAPH_CLIENT_ID, secret: graphSecret, roles: GRAPH_ROLES }],
+  });
+  const users = ['adele.vance', 'alex.wilber', 'megan.bowen'].map((name) =>
+    graph.addUser({ userPrincipalName: `${name}@contoso.example`, displayName: name }),
+  );
+  const graphGroups = DEMO_GROUPS.map((displayName) => graph.addGroup({ displayName }));
+  graph.addGroup({
+    displayName: 'All Staff (dynamic)',
+    groupTypes: ['DynamicMembership'],
+    membershipRule: 'user.accountEnabled -eq true',
+  });
+  graph.addMember(graphGroups[0]!.id, users[0]!.id);
+  graph.addMember(graphGroups[1]!.id, graphGroups[0]!.id);
   const settings = [
     scimConnectorSchema.parse({
       name: 'scim-sandbox',
@@ -36,12 +71,29 @@ export async function startSandboxConnectors(): Promise<SandboxConnectors> {
       auth: { type: 'bearer', tokenSecret: 'scim-sandbox-token' },
       advanced: { lastLogonAttribute: 'lastLogin' },
     }),
+    graphConnectorSchema.parse({
+      name: 'graph-sandbox',
+      kind: 'graph',
+      tenantId: graph.tenantId,
+      clientId: GRAPH_CLIENT_ID,
+      clientSecretName: 'graph-sandbox-client-secret',
+      upnDomain: 'contoso.example',
+      authority: graph.authority,
+      graphEndpoint: graph.graphEndpoint,
+    }),
   ];
   return {
     settings,
-    secrets: { 'scim-sandbox-token': token },
+    secrets: { 'scim-sandbox-token': token, 'graph-sandbox-client-secret': graphSecret },
+    trustedCa: { 'graph-sandbox': graph.ca },
     scim,
-    describe: () => [`scim-sandbox: SCIM 2.0 sandbox at ${scim.endpoint} (bearer auth)`],
-    close: () => scim.close(),
+    graph,
+    describe: () => [
+      `scim-sandbox: SCIM 2.0 sandbox at ${scim.endpoint} (bearer auth)`,
+      `graph-sandbox: Microsoft Graph v1.0 sandbox at ${graph.graphEndpoint}/v1.0, token authority ${graph.authority}/${graph.tenantId} (HTTPS, self-signed)`,
+    ],
+    close: async () => {
+      await Promise.all([scim.close(), graph.close()]);
+    },
   };
 }

@@ -1,7 +1,9 @@
+import { runGraphBench } from './graph-bench';
 import { runScimBench } from './scim-bench';
 
 const BENCHES: Record<string, (print: (line: string) => void) => Promise<void>> = {
   scim: runScimBench,
+  graph: runGraphBench,
 };
 
 async function main(names: string[]): Promise<void> {

@@ -137,7 +137,9 @@ export class ScimMemberships {
         throw error;
       });
     const applied: AppliedMembershipChange = { groupId, groupName, change };
-    if (result?.status !== 200) return applied;
+    // 409 on add, noTarget on remove: the server says it was already so (invariant 4).
+    if (result === undefined || result.status === 409) return { ...applied, alreadyInPlace: true };
+    if (result.status !== 200) return applied;
     const members = readMemberValues((result.body ?? {}) as Record<string, unknown>);
     if (members === undefined) return applied;
     return { ...applied, confirmedByWrite: members.includes(value) === (change === 'added') };

@@ -301,6 +301,14 @@ describe('writes', () => {
     expect(answers.map((a) => a.status)).toEqual([400, 400, 400]);
     expect(answers[2]!.body.error.message).toContain('on-premises mastered Directory Sync objects');
     expect(sandbox.directMemberIds(unwritable[0]!.id)).toEqual([]);
+    const m365 = sandbox.addGroup({
+      displayName: 'M365',
+      groupTypes: ['Unified'],
+      mailEnabled: true,
+    });
+    expect(
+      (await graph('POST', `/groups/${m365.id}/members/$ref`, { body: ref(user.id) })).status,
+    ).toBe(204);
   });
 
   it('deletes the USER on DELETE /groups/{id}/members/{id} without $ref', async () => {

@@ -110,6 +110,25 @@ describe('changeMemberships (spec: Membership write procedure)', () => {
     expect(outcome.verificationReads).toBe(1);
   });
 
+  it('keeps changes the target already had out of the effective changes, but verifies them', async () => {
+    const clock = virtualClock();
+    const { connector, reads } = memoryTarget(clock, { groups: [] });
+    const apply = connector.applyMembershipPlan.bind(connector);
+    connector.applyMembershipPlan = async (a, plan, names) =>
+      (await apply(a, plan, names)).map((change) =>
+        change.groupId === 'g2' ? { ...change, alreadyInPlace: true } : change,
+      );
+    const outcome = await changeMemberships(
+      connector,
+      account,
+      { grant: ['g1', 'g2'], revoke: [] },
+      clock,
+    );
+    expect(outcome.changes.map((c) => c.groupId)).toEqual(['g1']);
+    expect(outcome.alreadyInPlace).toEqual(['g2']);
+    expect(reads).toHaveLength(2);
+  });
+
   it('writes and re-reads nothing when the request changes nothing', async () => {
     const clock = virtualClock();
     const { connector, writes, reads } = memoryTarget(clock, { groups: ['a'] });

@@ -28,7 +28,9 @@ function checkMembersWritable(group: DirectoryRecord, roles: readonly string[]):
       'Unable to update the specified properties for on-premises mastered Directory Sync objects or objects currently undergoing migration.',
     );
   }
-  if (group['mailEnabled'] === true) {
+  // Microsoft 365 groups (groupTypes Unified) are mail-enabled too, and their members can be
+  // written; mail-enabled security groups and distribution lists cannot.
+  if (group['mailEnabled'] === true && !groupTypes.includes('Unified')) {
     throw new GraphRequestError(
       400,
       'Request_BadRequest',

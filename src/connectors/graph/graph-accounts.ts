@@ -1,0 +1,179 @@
+import { randomInt } from 'node:crypto';
+import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
+import { ProvisioningError } from '../../domain/errors';
+import type { CreateAccountResult } from '../connector';
+import { errorContext, withTransientSecret, type GraphContext } from './graph-context';
+import { mapGraphError, readGraphError } from './graph-error-mapper';
+import { isRecord } from './graph-objects';
+import {
+  toGraphUser,
+  toGraphUserChanges,
+  toPasswordProfile,
+  toTargetAccount,
+  toUserPrincipalName,
+  USER_SELECT,
+} from './graph-user-payload';
+import { odataString, segment } from './graph-urls';
+
+/** Re-reads after an ObjectConflict: the existing account may not be visible yet (eventual consistency). */
+const ADOPTION_READ_DELAYS_MS = [500, 1_000, 2_000];
+
+/**
+ * Spec: Read accounts (GET /users): the account with this userPrincipalName, a bare name
+ * completed with the UPN domain; undefined when there is none.
+ */
+export async function findAccount(
+  context: GraphContext,
+  accountId: string,
+): Promise<TargetAccount | undefined> {
+  const upn = toUserPrincipalName(accountId, context.settings.upnDomain);
+  const users = await context.http.list(
+    {
+      method: 'GET',
+      path: '/users',
+      query: { $filter: `userPrincipalName eq ${odataString(upn)}`, $select: USER_SELECT },
+    },
+    errorContext(context, 'readAccounts', `account "${upn}"`, upn),
+  );
+  const lower = upn.toLowerCase();
+  return users
+    .map(toTargetAccount)
+    .find((account) => account !== undefined && account.accountId.toLowerCase() === lower);
+}
+
+/**
+ * Spec: Create account (POST /users), enabled. An existing account with the same UPN
+ * (graph-behaviour.md: 400 with `details[].code` ObjectConflict) is looked up and adopted
+ * (DESIGN invariant 4). Without a password, a random one is set that nobody knows: Graph
+ * requires a passwordProfile, and the user must change it at first sign-in anyway.
+ */
+export async function createAccount(
+  context: GraphContext,
+  profile: AccountProfile,
+  password?: string,
+): Promise<CreateAccountResult> {
+  const upn = toUserPrincipalName(profile.accountId, context.settings.upnDomain);
+  const secret = password ?? generatePassword();
+  const body = toGraphUser(profile, upn, secret, context.settings.mapping);
+  const errors = errorContext(context, 'writeAccounts', `account "${upn}"`, upn);
+  const result = await withTransientSecret(context, secret, () =>
+    context.http.send({ method: 'POST', path: '/users', json: body }),
+  );
+  if (result.status === 201 || result.status === 200) {
+    const account = isRecord(result.body) ? toTargetAccount(result.body) : undefined;
+    if (account === undefined) {
+      throw new ProvisioningError(
+        'TARGET_RESPONSE_INVALID',
+        `${result.describe} answered without a user`,
+        {
+          object: upn,
+        },
+      );
+    }
+    return { account, outcome: 'created' };
+  }
+  const error = readGraphError(result.body);
+  if (result.status === 400 && error.detailCodes.includes('ObjectConflict')) {
+    const existing = await readExisting(context, upn);
+    if (existing !== undefined) {
+      context.logger.info('account exists already, adopted', {
+        connector: context.settings.name,
+        accountId: upn,
+      });
+      return { account: existing, outcome: 'adopted' };
+    }
+  }
+  throw mapGraphError(result, errors);
+}
+
+/** Spec: Change account (PATCH /users/{id}): only what the change names. */
+export async function updateAccount(
+  context: GraphContext,
+  account: TargetAccount,
+  changes: AccountChanges,
+): Promise<void> {
+  const body = toGraphUserChanges(changes, context.settings.mapping);
+  if (Object.keys(body).length === 0) return;
+  await patchUser(context, account, body);
+}
+
+/** Spec: Set password: PATCH passwordProfile (the password never reaches a message). */
+export async function setPassword(
+  context: GraphContext,
+  account: TargetAccount,
+  password: string,
+): Promise<void> {
+  await withTransientSecret(context, password, () =>
+    patchUser(context, account, { passwordProfile: toPasswordProfile(password) }),
+  );
+}
+
+/** Spec: Delete account (DELETE /users/{id}); `absent` when it was gone already. */
+export async function deleteAccount(
+  context: GraphContext,
+  account: TargetAccount,
+): Promise<'deleted' | 'absent'> {
+  const result = await context.http.expect(
+    { method: 'DELETE', path: `/users/${segment(account.id)}` },
+    [204, 200, 404],
+    errorContext(
+      context,
+      'writeAccounts',
+      `account "${account.accountId}"`,
+      account.accountId,
+      'ACCOUNT_NOT_FOUND',
+    ),
+  );
+  return result.status === 404 ? 'absent' : 'deleted';
+}
+
+/** PATCH /users/{id} (graph-behaviour.md: 204, no body). */
+export async function patchUser(
+  context: GraphContext,
+  account: TargetAccount,
+  body: Record<string, unknown>,
+): Promise<void> {
+  await context.http.expect(
+    { method: 'PATCH', path: `/users/${segment(account.id)}`, json: body },
+    [204, 200],
+    errorContext(
+      context,
+      'writeAccounts',
+      `account "${account.accountId}"`,
+      account.accountId,
+      'ACCOUNT_NOT_FOUND',
+    ),
+  );
+}
+
+async function readExisting(
+  context: GraphContext,
+  upn: string,
+): Promise<TargetAccount | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const found = await findAccount(context, upn);
+    if (found !== undefined) return found;
+    const delay = ADOPTION_READ_DELAYS_MS[attempt];
+    if (delay === undefined) return undefined;
+    await context.sleep(delay);
+  }
+}
+
+const PASSWORD_SETS = [
+  'ABCDEFGHJKLMNPQRSTUVWXYZ',
+  'abcdefghijkmnopqrstuvwxyz',
+  '23456789',
+  '!#%+-=?@_',
+];
+
+/** 24 random characters with every class Entra's complexity rule asks for. */
+function generatePassword(): string {
+  const all = PASSWORD_SETS.join('');
+  const chars = PASSWORD_SETS.map((set) => set[randomInt(set.length)]!);
+  while (chars.length < 24) chars.push(all[randomInt(all.length)]!);
+  for (let i = chars.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [chars[i], chars[j]] = [chars[j]!, chars[i]!];
+  }
+  return chars.join('');
+}

@@ -1,0 +1,197 @@
+import type { GraphConnectorSettings } from '../../config/connector-settings';
+import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
+import type { GroupRef } from '../../domain/group';
+import { silentLogger, type Logger } from '../../domain/logger';
+import type { MembershipPlan } from '../../domain/membership-plan';
+import type { NestedGroupLimits } from '../../domain/nested-groups';
+import type { SecretStore } from '../../secrets/secret-store';
+import type {
+  AppliedMembershipChange,
+  Connector,
+  ConnectorCapabilities,
+  CreateAccountResult,
+  LastLogonResult,
+  MembershipRead,
+  StatusFinding,
+  StatusResult,
+} from '../connector';
+import { HttpTransport } from '../http/transport';
+import { setEnabled } from './account-state';
+import * as accounts from './graph-accounts';
+import type { GraphContext } from './graph-context';
+import * as groups from './graph-groups';
+import { GraphHttp } from './graph-http';
+import { readLastLogon } from './graph-last-logon';
+import * as memberships from './graph-memberships';
+import { checkStatus, probePermissions, type StatusOptions } from './graph-status';
+import {
+  readGroupStructure,
+  readInheritedMemberships,
+  type GroupStructure,
+  type InheritedMembershipsResult,
+} from './nested-group-reads';
+import { GraphTokenProvider } from './token-provider';
+
+export interface GraphConnectorDeps {
+  /** Resolves the client secret by its name (settings hold the name only). */
+  secrets: SecretStore;
+  logger?: Logger;
+  /** An extra CA certificate (PEM) to trust: the sandbox's self-signed one. */
+  ca?: string;
+  /** Waits for retries and read-backs; a virtual clock in tests. */
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+/** Spec: Membership write procedure, step 5: memberships may take up to 30 s to show. */
+export const GRAPH_CAPABILITIES: ConnectorCapabilities = {
+  membershipVisibilityWindowMs: 30_000,
+  membershipReadScope: 'all',
+};
+
+/**
+ * Connector B: Microsoft Graph v1.0 with MSAL client credentials (spec: Connector B). Every
+ * call goes through the shared transport (timeouts, retries with Retry-After, a pool per
+ * origin); every answer outside what a call accepts goes through the one error mapper.
+ */
+export class GraphConnector implements Connector {
+  readonly kind = 'graph' as const;
+  readonly capabilities = GRAPH_CAPABILITIES;
+  readonly name: string;
+  private readonly context: GraphContext;
+  private readonly transport: HttpTransport;
+
+  constructor(settings: GraphConnectorSettings, deps: GraphConnectorDeps) {
+    this.name = settings.name;
+    const logger = deps.logger ?? silentLogger;
+    const sleep =
+      deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    const now = deps.now ?? Date.now;
+    const tokens = new GraphTokenProvider(settings, {
+      secrets: deps.secrets,
+      logger,
+      ...(deps.ca === undefined ? {} : { ca: deps.ca }),
+    });
+    const transientSecrets = new Set<string>();
+    this.transport = new HttpTransport({
+      target: settings.name,
+      timeoutMs: settings.timeoutMs,
+      maxRetries: settings.maxRetries,
+      concurrency: settings.concurrency,
+      authorize: () => tokens.authorizationHeader(),
+      secrets: () => [...tokens.knownSecrets(), ...transientSecrets],
+      sleep,
+      now,
+      logger,
+      ...(deps.ca === undefined ? {} : { ca: deps.ca }),
+    });
+    this.context = {
+      settings,
+      http: new GraphHttp(settings.graphEndpoint, this.transport),
+      tokens,
+      logger,
+      sleep,
+      now,
+      transientSecrets,
+    };
+  }
+
+  /** HTTP calls sent to Graph so far (retries not counted). */
+  get graphCalls(): number {
+    return this.context.http.calls;
+  }
+
+  /** Spec: "Check status": a token was obtained. With `probe`, also the probe reads. */
+  checkStatus(options?: StatusOptions): Promise<StatusResult> {
+    return checkStatus(this.context, options);
+  }
+
+  /** The probe reads that prove read permissions (graph-behaviour.md, Tokens). */
+  probePermissions(): Promise<StatusFinding[]> {
+    return probePermissions(this.context);
+  }
+
+  findAccount(accountId: string): Promise<TargetAccount | undefined> {
+    return accounts.findAccount(this.context, accountId);
+  }
+
+  createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountResult> {
+    return accounts.createAccount(this.context, profile, password);
+  }
+
+  updateAccount(account: TargetAccount, changes: AccountChanges): Promise<void> {
+    return accounts.updateAccount(this.context, account, changes);
+  }
+
+  setPassword(account: TargetAccount, password: string): Promise<void> {
+    return accounts.setPassword(this.context, account, password);
+  }
+
+  setEnabled(account: TargetAccount, enabled: boolean): Promise<void> {
+    return setEnabled(this.context, account, enabled);
+  }
+
+  deleteAccount(account: TargetAccount): Promise<'deleted' | 'absent'> {
+    return accounts.deleteAccount(this.context, account);
+  }
+
+  importGroups(): AsyncIterable<GroupRef> {
+    return groups.importGroups(this.context);
+  }
+
+  findGroup(displayName: string): Promise<GroupRef | undefined> {
+    return groups.findGroup(this.context, displayName);
+  }
+
+  searchGroups(text: string): Promise<GroupRef[]> {
+    return groups.searchGroups(this.context, text);
+  }
+
+  /** Every direct group of the account (scope `all`): `groupIds` is not needed to read. */
+  readMemberships(account: TargetAccount, _groupIds: readonly string[]): Promise<MembershipRead> {
+    return memberships.readMemberships(this.context, account);
+  }
+
+  applyMembershipPlan(
+    account: TargetAccount,
+    plan: MembershipPlan,
+    names: Record<string, string>,
+  ): Promise<AppliedMembershipChange[]> {
+    return memberships.applyMembershipPlan(this.context, account, plan, names);
+  }
+
+  readLastLogon(account: TargetAccount): Promise<LastLogonResult> {
+    return readLastLogon(this.context, account);
+  }
+
+  /** Spec: Nested groups: the structure below a group, up to 500 groups and 32 levels. */
+  readGroupStructure(groupId: string, limits?: NestedGroupLimits): Promise<GroupStructure> {
+    return readGroupStructure(this.context, groupId, limits);
+  }
+
+  /** Spec: Nested groups: "Effective inherited memberships" of an account, with paths. */
+  readInheritedMemberships(
+    account: TargetAccount,
+    limits?: NestedGroupLimits,
+  ): Promise<InheritedMembershipsResult> {
+    return readInheritedMemberships(this.context, account, limits);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.transport.close(), this.context.tokens.close()]);
+  }
+}
+
+/**
+ * Builds connector B for one connector's settings.
+ *
+ * @example
+ * const graph = createGraphConnector(settings, { secrets: new LocalSecretStore({ 'entra-secret': '...' }) });
+ * const status = await graph.checkStatus({ probe: true });
+ */
+export function createGraphConnector(
+  settings: GraphConnectorSettings,
+  deps: GraphConnectorDeps,
+): GraphConnector {
+  return new GraphConnector(settings, deps);
+}

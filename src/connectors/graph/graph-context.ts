@@ -1,0 +1,43 @@
+import type { GraphConnectorSettings } from '../../config/connector-settings';
+import type { Logger } from '../../domain/logger';
+import type { GraphErrorContext } from './graph-error-mapper';
+import type { GraphHttp } from './graph-http';
+import type { GraphTask } from './graph-permissions';
+import type { GraphTokenProvider } from './token-provider';
+
+/** What every Graph operation works with: one per connector instance. */
+export interface GraphContext {
+  settings: GraphConnectorSettings;
+  http: GraphHttp;
+  tokens: GraphTokenProvider;
+  logger: Logger;
+  sleep: (ms: number) => Promise<void>;
+  now: () => number;
+  /** Passwords in flight: redacted from anything Graph says back while they are. */
+  transientSecrets: Set<string>;
+}
+
+/** The error mapper's context for one call. */
+export function errorContext(
+  context: GraphContext,
+  task: GraphTask,
+  subject: string,
+  object: string,
+  notFound: GraphErrorContext['notFound'] = 'GRAPH_REQUEST_REJECTED',
+): GraphErrorContext {
+  return { connector: context.settings.name, task, subject, object, notFound };
+}
+
+/** Runs `action` with a password known to the redaction, and forgets it afterwards. */
+export async function withTransientSecret<T>(
+  context: GraphContext,
+  secret: string,
+  action: () => Promise<T>,
+): Promise<T> {
+  context.transientSecrets.add(secret);
+  try {
+    return await action();
+  } finally {
+    context.transientSecrets.delete(secret);
+  }
+}

@@ -1,0 +1,123 @@
+import { ProvisioningError, type ErrorCode } from '../../domain/errors';
+import { isRecord } from './graph-objects';
+import { permissionFor, type GraphTask } from './graph-permissions';
+
+/** What the mapper needs of an answer: a whole HTTP answer or one `$batch` sub-response. */
+export interface GraphAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+  /** Method and URL, for the message. */
+  describe: string;
+}
+
+export interface GraphErrorContext {
+  connector: string;
+  /** The spec task of the call: names the permission a 403 is missing. */
+  task: GraphTask;
+  /** What the call was about, for the message: 'account "jdoe@contoso.example"'. */
+  subject: string;
+  object: string;
+  /** The code a 404 means. */
+  notFound: 'ACCOUNT_NOT_FOUND' | 'GROUP_NOT_FOUND' | 'GRAPH_REQUEST_REJECTED';
+}
+
+/** graph-behaviour.md: `{ error: { code, message, details?, innerError } }`. */
+export interface GraphErrorBody {
+  code?: string;
+  message?: string;
+  detailCodes: string[];
+}
+
+/** Reads Graph's error body; absent parts stay undefined. */
+export function readGraphError(body: unknown): GraphErrorBody {
+  const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+  const details = Array.isArray(error?.details) ? error.details : [];
+  return {
+    code: typeof error?.code === 'string' ? error.code : undefined,
+    message: typeof error?.message === 'string' ? oneLine(error.message) : undefined,
+    detailCodes: details
+      .map((detail) =>
+        isRecord(detail) && typeof detail.code === 'string' ? detail.code : undefined,
+      )
+      .filter((code): code is string => code !== undefined),
+  };
+}
+
+/**
+ * The one error mapper of connector B: keyed on HTTP status and Graph's `error.code`,
+ * never on message text (graph-behaviour.md). Graph's own message is quoted (it comes
+ * through the transport's redaction), so the operator sees what Graph said.
+ *
+ * @example
+ * mapGraphError(answer, { connector: 'entra', task: 'writeMemberships', subject: 'group "Sales"', object: 'g1', notFound: 'GROUP_NOT_FOUND' });
+ */
+export function mapGraphError(answer: GraphAnswer, context: GraphErrorContext): ProvisioningError {
+  const error = readGraphError(answer.body);
+  const permission = permissionFor(context.task).permission;
+  const { code, hint } = classify(answer.status, error, context, permission);
+  const said = error.message === undefined ? '' : `: ${error.message}`;
+  const message =
+    `connector "${context.connector}": ${answer.describe} for ${context.subject} answered ` +
+    `${answer.status}${error.code === undefined ? '' : ` ${error.code}`}${said}${hint}`;
+  const retryAfter = answer.headers['retry-after'];
+  return new ProvisioningError(code, message, {
+    retryable: [429, 500, 502, 503, 504].includes(answer.status),
+    status: answer.status,
+    object: context.object,
+    details: {
+      ...(error.code === undefined ? {} : { graphCode: error.code }),
+      ...(error.detailCodes.length === 0 ? {} : { graphDetailCodes: error.detailCodes }),
+      ...(code === 'GRAPH_PERMISSION_MISSING' ? { permission } : {}),
+      ...(retryAfter === undefined ? {} : { retryAfter }),
+    },
+  });
+}
+
+function classify(
+  status: number,
+  error: GraphErrorBody,
+  context: GraphErrorContext,
+  permission: string,
+): { code: ErrorCode; hint: string } {
+  switch (status) {
+    case 400:
+      return { code: 'GRAPH_REQUEST_REJECTED', hint: '' };
+    case 401:
+      return {
+        code: 'TARGET_AUTH_FAILED',
+        hint: ' (the access token was refused: check tenant, app registration and Graph endpoint)',
+      };
+    case 403:
+      return error.code === 'Authorization_RequestDenied'
+        ? {
+            code: 'GRAPH_PERMISSION_MISSING',
+            hint: ` (the app needs the application permission ${permission}, with admin consent)`,
+          }
+        : {
+            code: 'TARGET_FORBIDDEN',
+            hint: ` (this call needs the application permission ${permission})`,
+          };
+    case 404:
+      return { code: context.notFound, hint: '' };
+    case 409:
+      return { code: 'GRAPH_CONFLICT', hint: '' };
+    case 429:
+      return { code: 'TARGET_THROTTLED', hint: ' (still throttled after the retries allowed)' };
+    case 500:
+    case 502:
+    case 503:
+    case 504:
+      return { code: 'TARGET_UNAVAILABLE', hint: '' };
+    default:
+      return {
+        code: status >= 400 && status < 500 ? 'GRAPH_REQUEST_REJECTED' : 'TARGET_RESPONSE_INVALID',
+        hint: '',
+      };
+  }
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? `${line.slice(0, 300)}...` : line;
+}

@@ -1,0 +1,145 @@
+import { ProvisioningError } from '../../domain/errors';
+import type { GroupRef } from '../../domain/group';
+import { sendBatch, type BatchRequest } from './graph-batch';
+import { errorContext, type GraphContext } from './graph-context';
+import { mapGraphError } from './graph-error-mapper';
+import { isRecord, type GraphObject } from './graph-objects';
+import { ROLE_ASSIGNABLE_WRITE_PERMISSION } from './graph-permissions';
+import { odataString, segment } from './graph-urls';
+import { GROUP_SELECT, toGroupRef, type WritabilityOptions } from './group-writability';
+
+/** Up to this many single reads go out one by one (in parallel); more go as `$batch`. */
+export const SINGLE_CALL_LIMIT = 3;
+
+/**
+ * Spec: Import group catalogue ("Import Directory Groups"): GET /groups across every page,
+ * with the properties that tell whether members can be written; yielded page by page.
+ */
+export async function* importGroups(context: GraphContext): AsyncGenerator<GroupRef> {
+  const options = await writabilityOptions(context);
+  const pages = context.http.pages(
+    {
+      method: 'GET',
+      path: '/groups',
+      query: { $select: GROUP_SELECT, $top: context.settings.pageSize },
+    },
+    errorContext(context, 'readGroups', 'the group catalogue', context.settings.name),
+  );
+  for await (const page of pages) {
+    for (const group of page) yield toGroupRef(group, options);
+  }
+}
+
+/**
+ * The group with exactly this display name (Graph compares case-insensitively; an exact
+ * match wins). Several groups may share a name in Entra ID: that is a conflict to resolve,
+ * not a guess to make.
+ */
+export async function findGroup(
+  context: GraphContext,
+  displayName: string,
+): Promise<GroupRef | undefined> {
+  const groups = await listGroups(
+    context,
+    `displayName eq ${odataString(displayName)}`,
+    `group "${displayName}"`,
+  );
+  const exact = groups.filter((group) => group.displayName === displayName);
+  const candidates = exact.length > 0 ? exact : groups;
+  if (candidates.length > 1) {
+    throw new ProvisioningError(
+      'GRAPH_CONFLICT',
+      `connector "${context.settings.name}": ${candidates.length} groups are named "${displayName}" ` +
+        `(${candidates.map((group) => group.id).join(', ')}): use the group ID`,
+      { object: displayName, details: { ids: candidates.map((group) => group.id) } },
+    );
+  }
+  return candidates[0];
+}
+
+/**
+ * Group search by display name. Graph's basic queries offer `startswith`; a "contains"
+ * search needs advanced queries (`$search`, ConsistencyLevel: eventual), which lag.
+ */
+export async function searchGroups(context: GraphContext, text: string): Promise<GroupRef[]> {
+  return listGroups(
+    context,
+    `startswith(displayName,${odataString(text)})`,
+    `groups starting with "${text}"`,
+  );
+}
+
+/**
+ * The groups a membership plan writes, with their writability properties, by id: single
+ * reads for a few, `$batch` for more. A group that does not exist is `GROUP_NOT_FOUND`.
+ */
+export async function readGroupsById(
+  context: GraphContext,
+  ids: readonly string[],
+): Promise<Map<string, GraphObject>> {
+  const found = new Map<string, GraphObject>();
+  const notFound = (id: string) =>
+    errorContext(context, 'readGroups', `group "${id}"`, id, 'GROUP_NOT_FOUND');
+  if (ids.length <= SINGLE_CALL_LIMIT) {
+    await Promise.all(
+      ids.map(async (id) => {
+        const result = await context.http.expect(
+          { method: 'GET', path: `/groups/${segment(id)}`, query: { $select: GROUP_SELECT } },
+          [200],
+          notFound(id),
+        );
+        if (isRecord(result.body)) found.set(id, result.body);
+      }),
+    );
+    return found;
+  }
+  const requests: BatchRequest[] = ids.map((id, index) => ({
+    id: String(index),
+    method: 'GET',
+    url: `/groups/${segment(id)}?$select=${GROUP_SELECT}`,
+  }));
+  const responses = await sendBatch(
+    context.http,
+    requests,
+    batchOptions(context),
+    notFound('$batch'),
+  );
+  ids.forEach((id, index) => {
+    const response = responses.get(String(index));
+    if (response === undefined || response.status !== 200 || !isRecord(response.body)) {
+      throw mapGraphError(
+        response ?? { status: 0, headers: {}, body: undefined, describe: `GET /groups/${id}` },
+        notFound(id),
+      );
+    }
+    found.set(id, response.body);
+  });
+  return found;
+}
+
+/** The writability rules' inputs from the token: role-assignable groups need one more permission. */
+export async function writabilityOptions(context: GraphContext): Promise<WritabilityOptions> {
+  const token = await context.tokens.acquire();
+  return { canWriteRoleAssignable: token.roles.includes(ROLE_ASSIGNABLE_WRITE_PERMISSION) };
+}
+
+export function batchOptions(context: GraphContext) {
+  return { sleep: context.sleep, now: context.now, maxRetries: context.settings.maxRetries };
+}
+
+async function listGroups(
+  context: GraphContext,
+  filter: string,
+  subject: string,
+): Promise<GroupRef[]> {
+  const options = await writabilityOptions(context);
+  const groups = await context.http.list(
+    {
+      method: 'GET',
+      path: '/groups',
+      query: { $filter: filter, $select: GROUP_SELECT, $top: context.settings.pageSize },
+    },
+    errorContext(context, 'readGroups', subject, subject),
+  );
+  return groups.map((group) => toGroupRef(group, options));
+}

@@ -1,0 +1,110 @@
+import { ProvisioningError } from '../../domain/errors';
+import type { HttpMethod, HttpResult, HttpTransport } from '../http/transport';
+import { mapGraphError, type GraphErrorContext } from './graph-error-mapper';
+import { isRecord, type GraphObject } from './graph-objects';
+import { graphQuery, type GraphQuery } from './graph-urls';
+
+/** One Graph v1.0 call, relative to `{graph_endpoint}/v1.0`, or an absolute nextLink. */
+export interface GraphCall {
+  method: HttpMethod;
+  /** '/users', or an absolute URL (a nextLink, used verbatim). */
+  path: string;
+  query?: GraphQuery;
+  json?: unknown;
+}
+
+/**
+ * Graph v1.0 over the shared transport: builds URLs on the configured endpoint, checks
+ * each answer's status against what the call accepts and maps the rest through the
+ * connector's error mapper, and reads lists across every page.
+ */
+export class GraphHttp {
+  /** `{graph_endpoint}/v1.0`: every URL and `@odata.id` is built on it. */
+  readonly root: string;
+  private readonly origin: string;
+  /** HTTP calls sent (retries not counted: the transport's stats have those). */
+  calls = 0;
+
+  constructor(
+    readonly graphEndpoint: string,
+    private readonly transport: HttpTransport,
+  ) {
+    this.root = `${graphEndpoint}/v1.0`;
+    this.origin = new URL(graphEndpoint).origin;
+  }
+
+  /** The absolute URL of a call. */
+  url(path: string, query?: GraphQuery): string {
+    return /^https?:\/\//i.test(path) ? path : `${this.root}${path}${graphQuery(query)}`;
+  }
+
+  /** Sends a call and returns any answer; only network failures throw. */
+  async send(call: GraphCall): Promise<HttpResult> {
+    const url = this.url(call.path, call.query);
+    if (new URL(url).origin !== this.origin) {
+      // The token goes with every call: never to a host other than the configured endpoint.
+      throw new ProvisioningError(
+        'TARGET_RESPONSE_INVALID',
+        `Graph pointed to ${new URL(url).origin}, which is not the configured endpoint ${this.origin}`,
+      );
+    }
+    this.calls++;
+    return this.transport.send({
+      method: call.method,
+      url,
+      headers: { accept: 'application/json' },
+      ...(call.json === undefined ? {} : { json: call.json }),
+    });
+  }
+
+  /** Sends a call; an answer outside `accepted` becomes the mapped ProvisioningError. */
+  async expect(
+    call: GraphCall,
+    accepted: readonly number[],
+    context: GraphErrorContext,
+  ): Promise<HttpResult> {
+    const result = await this.send(call);
+    if (!accepted.includes(result.status)) throw mapGraphError(result, context);
+    return result;
+  }
+
+  /**
+   * Every page of a list (spec: Connector B rule 2): `@odata.nextLink` followed verbatim
+   * until absent (graph-behaviour.md). Pages are yielded as they come: memory does not
+   * grow with the list.
+   */
+  async *pages(call: GraphCall, context: GraphErrorContext): AsyncGenerator<GraphObject[]> {
+    let next: GraphCall | undefined = call;
+    while (next !== undefined) {
+      const result = await this.expect(next, [200], context);
+      const page = readPage(result.body, result.describe);
+      yield page.value;
+      next = page.nextLink === undefined ? undefined : { method: 'GET', path: page.nextLink };
+    }
+  }
+
+  /** Every item of a list, all pages read. */
+  async list(call: GraphCall, context: GraphErrorContext): Promise<GraphObject[]> {
+    const items: GraphObject[] = [];
+    for await (const page of this.pages(call, context)) items.push(...page);
+    return items;
+  }
+}
+
+/** A collection answer: `value` and an optional `@odata.nextLink`. */
+export function readPage(
+  body: unknown,
+  describe: string,
+): { value: GraphObject[]; nextLink?: string } {
+  if (!isRecord(body) || !Array.isArray(body.value)) {
+    throw new ProvisioningError(
+      'TARGET_RESPONSE_INVALID',
+      `${describe} answered without a "value" list`,
+    );
+  }
+  const nextLink = body['@odata.nextLink'];
+  return {
+    value: body.value.filter(isRecord),
+    ...(typeof nextLink === 'string' && nextLink !== '' ? { nextLink } : {}),
+  };
+}

@@ -1,0 +1,60 @@
+import type { TargetAccount } from '../../domain/account';
+import { ProvisioningError } from '../../domain/errors';
+import { latestSignIn } from '../../domain/last-logon';
+import type { LastLogonResult } from '../connector';
+import { errorContext, type GraphContext } from './graph-context';
+import { mapGraphError, readGraphError } from './graph-error-mapper';
+import { isRecord } from './graph-objects';
+import { readPage } from './graph-http';
+import { odataString } from './graph-urls';
+
+/** graph-behaviour.md: a tenant without Entra ID P1/P2 refuses signInActivity with this code. */
+const NO_PREMIUM_LICENCE = 'Authentication_RequestFromNonPremiumTenantOrB2CTenant';
+
+/**
+ * Spec: Read last logon: GET /users with `signInActivity` in `$select`; the value is the
+ * latest of the interactive, non-interactive and successful sign-ins. A tenant without
+ * the licence gets "not available", not a failure.
+ */
+export async function readLastLogon(
+  context: GraphContext,
+  account: TargetAccount,
+): Promise<LastLogonResult> {
+  const errors = errorContext(
+    context,
+    'lastLogon',
+    `account "${account.accountId}"`,
+    account.accountId,
+    'ACCOUNT_NOT_FOUND',
+  );
+  const result = await context.http.send({
+    method: 'GET',
+    path: '/users',
+    query: {
+      $filter: `userPrincipalName eq ${odataString(account.accountId)}`,
+      $select: 'id,userPrincipalName,signInActivity',
+    },
+  });
+  if (result.status === 403 && readGraphError(result.body).code === NO_PREMIUM_LICENCE) {
+    return {
+      status: 'not available',
+      detail: 'signInActivity needs a Microsoft Entra ID P1 or P2 licence in the tenant',
+    };
+  }
+  if (result.status !== 200) throw mapGraphError(result, errors);
+  const user = readPage(result.body, result.describe).value.find((item) => item.id === account.id);
+  if (user === undefined) {
+    throw new ProvisioningError(
+      'ACCOUNT_NOT_FOUND',
+      `connector "${context.settings.name}": account "${account.accountId}" not found`,
+      {
+        object: account.accountId,
+      },
+    );
+  }
+  const activity = isRecord(user.signInActivity) ? user.signInActivity : undefined;
+  const value = latestSignIn(activity);
+  return value === undefined
+    ? { status: 'none found', detail: 'signInActivity' }
+    : { status: 'found', value, detail: 'signInActivity' };
+}

@@ -1,0 +1,11 @@
+export { createGraphConnector, GraphConnector, GRAPH_CAPABILITIES } from './graph-connector';
+export type { GraphConnectorDeps } from './graph-connector';
+export { runGraphStatus, runGraphMembershipChange, withGraphConnector } from './graph-commands';
+export type { StatusOptions } from './graph-status';
+export type {
+  GroupStructure,
+  InheritedMembershipsResult,
+  NestedReadStats,
+} from './nested-group-reads';
+export { GRAPH_PERMISSIONS, assessRoles, type GraphTask } from './graph-permissions';
+export { buildAuthorityMetadata } from './authority-metadata';

@@ -1,0 +1,168 @@
+import { ConfidentialClientApplication, type Configuration } from '@azure/msal-node';
+import { decodeJwt } from 'jose';
+import type { GraphConnectorSettings } from '../../config/connector-settings';
+import { ProvisioningError } from '../../domain/errors';
+import { silentLogger, type Logger } from '../../domain/logger';
+import type { SecretStore } from '../../secrets/secret-store';
+import { buildAuthorityMetadata, isLoopbackAuthority } from './authority-metadata';
+import { mapMsalError } from './msal-error';
+import { MsalNetworkClient } from './msal-network-client';
+
+export interface AccessToken {
+  accessToken: string;
+  expiresOn: Date | null;
+  fromCache: boolean;
+  /** The token's `roles` claim: the application permissions granted (a hint only). */
+  roles: string[];
+}
+
+export interface TokenProviderOptions {
+  secrets: SecretStore;
+  ca?: string;
+  logger?: Logger;
+}
+
+/**
+ * Client-credentials tokens for one connector (spec: Authentication, connector B): one
+ * MSAL ConfidentialClientApplication per connector, built on first use with the client
+ * secret resolved by name from the SecretStore, its cache serving later calls
+ * (graph-behaviour.md, Tokens). Concurrent callers share one acquisition.
+ */
+export class GraphTokenProvider {
+  private app: Promise<ConfidentialClientApplication> | undefined;
+  private inFlight: Promise<AccessToken> | undefined;
+  private clientSecret: string | undefined;
+  private lastToken: string | undefined;
+  private readonly network: MsalNetworkClient;
+  private readonly logger: Logger;
+  readonly authority: string;
+
+  constructor(
+    private readonly settings: GraphConnectorSettings,
+    private readonly options: TokenProviderOptions,
+  ) {
+    this.authority = `${settings.authority}/${settings.tenantId}`;
+    this.network = new MsalNetworkClient({
+      timeoutMs: settings.timeoutMs,
+      ...(options.ca === undefined ? {} : { ca: options.ca }),
+    });
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /**
+   * A valid access token, from MSAL's cache while it lasts. Throws `GRAPH_TOKEN_FAILED`
+   * (OAuth error and AADSTS number, never the secret) or `SECRET_NOT_FOUND`.
+   */
+  async acquire(): Promise<AccessToken> {
+    this.inFlight ??= this.acquireOnce().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /** The Authorization header for one Graph call (asked for on every attempt). */
+  async authorizationHeader(): Promise<Record<string, string>> {
+    const token = await this.acquire();
+    return { authorization: `Bearer ${token.accessToken}` };
+  }
+
+  /** Values no message or log may contain: the client secret and the current token. */
+  knownSecrets(): string[] {
+    return [this.clientSecret, this.lastToken].filter(
+      (value): value is string => value !== undefined,
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.network.close();
+  }
+
+  private async acquireOnce(): Promise<AccessToken> {
+    const app = await this.application();
+    let result;
+    try {
+      result = await app.acquireTokenByClientCredential({ scopes: this.settings.scopes });
+    } catch (error) {
+      // A failed acquisition (a wrong secret) must not pin that secret: the next call reads it again.
+      this.app = undefined;
+      throw mapMsalError(error, this.errorContext());
+    }
+    if (result === null || result.accessToken === '') {
+      throw new ProvisioningError(
+        'GRAPH_TOKEN_FAILED',
+        `connector "${this.settings.name}": ${this.authority} returned no access token`,
+        {
+          object: this.settings.name,
+        },
+      );
+    }
+    this.lastToken = result.accessToken;
+    if (!result.fromCache) {
+      this.logger.debug('access token acquired', {
+        connector: this.settings.name,
+        authority: this.authority,
+      });
+    }
+    return {
+      accessToken: result.accessToken,
+      expiresOn: result.expiresOn,
+      fromCache: result.fromCache,
+      roles: readRoles(result.accessToken),
+    };
+  }
+
+  private application(): Promise<ConfidentialClientApplication> {
+    this.app ??= this.options.secrets.get(this.settings.clientSecretName).then((secret) => {
+      this.clientSecret = secret;
+      return new ConfidentialClientApplication(this.configuration(secret));
+    });
+    const app = this.app;
+    app.catch(() => {
+      if (this.app === app) this.app = undefined;
+    });
+    return app;
+  }
+
+  private configuration(clientSecret: string): Configuration {
+    const loopback = isLoopbackAuthority(this.settings.authority);
+    return {
+      auth: {
+        clientId: this.settings.clientId,
+        clientSecret,
+        authority: this.authority,
+        // platform-notes.md: a local authority is not discoverable; tell MSAL its endpoints.
+        ...(loopback
+          ? {
+              knownAuthorities: [new URL(this.settings.authority).host],
+              authorityMetadata: buildAuthorityMetadata(
+                this.settings.authority,
+                this.settings.tenantId,
+              ),
+            }
+          : {}),
+      },
+      system: { networkClient: this.network },
+    };
+  }
+
+  private errorContext() {
+    return {
+      connector: this.settings.name,
+      authority: this.authority,
+      secretName: this.settings.clientSecretName,
+      secrets: this.knownSecrets(),
+    };
+  }
+}
+
+/** The `roles` claim, decoded without verification: it is a hint, not a decision. */
+export function readRoles(accessToken: string): string[] {
+  try {
+    const roles = decodeJwt(accessToken).roles;
+    return Array.isArray(roles)
+      ? roles.filter((role): role is string => typeof role === 'string')
+      : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runGraphStatus, type GraphConnector } from '../../../src/connectors/graph';
+import { LocalSecretStore } from '../../../src/secrets';
+import {
+  ADMIN,
+  failureOf,
+  requestLines,
+  SECRET_NAME,
+  startHarness,
+  type Harness,
+} from './graph-harness';
+
+const NO_ROLES = { clientId: 'no-roles-app', secret: 'no-roles-secret-1', roles: [] };
+
+let harness: Harness;
+let graph: GraphConnector;
+
+beforeAll(async () => {
+  harness = await startHarness({ clients: [ADMIN, NO_ROLES] });
+  graph = harness.connector();
+});
+
+afterAll(async () => {
+  await harness.close();
+});
+
+beforeEach(() => {
+  harness.sandbox.setReplicationDelay(0);
+  harness.sandbox.setLicensed(true);
+});
+
+describe('status check (real MSAL over HTTPS)', () => {
+  it('is ok when a token is obtained, with the roles claim as a hint per task', async () => {
+    const status = await graph.checkStatus();
+    expect(status.ok).toBe(true);
+    expect(status.findings[0]).toMatchObject({ name: 'Access token', outcome: 'ok' });
+    expect(status.findings.filter((finding) => finding.outcome === 'granted')).toHaveLength(6);
+    expect(harness.sandbox.stats.graphRequests).toBe(0);
+  });
+
+  it('reuses the MSAL cache: a second check asks the authority for nothing', async () => {
+    const before = harness.sandbox.stats.tokenRequests;
+    await graph.checkStatus();
+    await graph.findAccount('nobody');
+    expect(harness.sandbox.stats.tokenRequests).toBe(before);
+  });
+
+  it('with probe, runs the probe reads of graph-behaviour.md', async () => {
+    harness.sandbox.addUser({ userPrincipalName: 'probe.user@contoso.example' });
+    harness.sandbox.setLicensed(false);
+    const status = await runGraphStatus(
+      harness.settings(),
+      { secrets: new LocalSecretStore({ [SECRET_NAME]: ADMIN.secret }), ca: harness.sandbox.ca },
+      { probe: true },
+    );
+    const probes = status.findings.filter((finding) => finding.name.startsWith('Probe'));
+    expect(probes.map((probe) => [probe.name, probe.outcome])).toEqual([
+      ['Probe: read accounts', 'granted'],
+      ['Probe: read groups', 'granted'],
+      ['Probe: last logon', 'unknown'],
+      ["Probe: read an account's groups", 'granted'],
+    ]);
+  });
+
+  it('a wrong client secret fails the check clearly, without the secret', async () => {
+    const wrong = 'Wr0ng-Secret-Value-42';
+    const client = { ...ADMIN, secret: wrong };
+    const status = await harness.connector({ client }).checkStatus();
+    expect(status.ok).toBe(false);
+    expect(status.summary).toContain('invalid_client');
+    expect(status.summary).toContain('AADSTS7000215');
+    expect(status.summary).toContain(`client secret "${SECRET_NAME}"`);
+    expect(JSON.stringify(status)).not.toContain(wrong);
+  });
+
+  it('an app without permissions still gets a token (spec: the check proves credentials only); the hints say so', async () => {
+    const status = await harness.connector({ client: NO_ROLES }).checkStatus();
+    expect(status.ok).toBe(true);
+    expect(status.findings.slice(1).map((finding) => finding.outcome)).toEqual(
+      Array(6).fill('missing'),
+    );
+  });
+
+  it('probe reads of an app without permissions name each missing permission', async () => {
+    const status = await harness.connector({ client: NO_ROLES }).checkStatus({ probe: true });
+    const probes = status.findings.filter((finding) => finding.name.startsWith('Probe'));
+    expect(probes.map((probe) => probe.outcome)).toEqual(['missing', 'missing', 'missing']);
+    expect(probes[0]?.detail).toContain('User.Read.All');
+    expect(probes[1]?.detail).toContain('GroupMember.Read.All');
+    expect(probes[2]?.detail).toContain('AuditLog.Read.All');
+  });
+
+  it('an unknown client fails the check', async () => {
+    const status = await harness
+      .connector({ client: { clientId: 'nobody', secret: 'nobody-secret', roles: [] } })
+      .checkStatus();
+    expect(status).toMatchObject({
+      ok: false,
+      findings: [{ name: 'Access token', outcome: 'failed' }],
+    });
+    expect(status.summary).toContain('no access token');
+  });
+});
+
+describe('accounts', () => {
+  it('creates enabled, with the UPN domain appended and mailNickname reduced', async () => {
+    const created = await graph.createAccount(
+      { accountId: 'José.Nuñez', displayName: 'José Nuñez', attributes: {} },
+      'Initial-Passw0rd!',
+    );
+    expect(created.outcome).toBe('created');
+    expect(created.account).toMatchObject({
+      accountId: 'José.Nuñez@contoso.example',
+      enabled: true,
+    });
+    const stored = harness.sandbox.getUser(created.account.id);
+    expect(stored).toMatchObject({
+      mailNickname: 'Jose.Nunez',
+      accountEnabled: true,
+      displayName: 'José Nuñez',
+    });
+  });
+
+  it('adopts an existing account with the same UPN (ObjectConflict)', async () => {
+    const { id } = harness.sandbox.addUser({ userPrincipalName: 'existing@contoso.example' });
+    const result = await graph.createAccount({ accountId: 'existing' }, 'Initial-Passw0rd!');
+    expect(result).toMatchObject({
+      outcome: 'adopted',
+      account: { id, accountId: 'existing@contoso.example' },
+    });
+  });
+
+  it('creates without a given password (a random one Graph accepts)', async () => {
+    const result = await graph.createAccount({ accountId: 'nopass' });
+    expect(result.outcome).toBe('created');
+  });
+
+  it('a refused create names the account and never the password', async () => {
+    const password = 'Unverified-Domain-Pw1';
+    const error = await failureOf(
+      graph.createAccount({ accountId: 'someone@not-verified.example' }, password),
+    );
+    expect(error).toMatchObject({ code: 'GRAPH_REQUEST_REJECTED' });
+    expect(error.message).toContain('someone@not-verified.example');
+    expect(error.message).not.toContain(password);
+  });
+
+  it('finds, changes, sets the password and deletes', async () => {
+    const { id } = harness.sandbox.addUser({
+      userPrincipalName: 'cycle@contoso.example',
+      displayName: 'Old',
+    });
+    const account = await graph.findAccount('cycle');
+    expect(account).toEqual({
+      id,
+      accountId: 'cycle@contoso.example',
+      displayName: 'Old',
+      enabled: true,
+    });
+    await graph.updateAccount(account!, { displayName: 'New', familyName: 'Cycle' });
+    expect(harness.sandbox.getUser(id)).toMatchObject({ displayName: 'New', surname: 'Cycle' });
+    await graph.setPassword(account!, 'Changed-Passw0rd!');
+    expect(harness.sandbox.getUser(id)?.passwordProfile).toMatchObject({
+      password: 'Changed-Passw0rd!',
+    });
+    expect(await graph.deleteAccount(account!)).toBe('deleted');
+    expect(harness.sandbox.getUser(id)).toBeUndefined();
+    expect(await graph.deleteAccount(account!)).toBe('absent');
+    expect(await graph.findAccount('cycle')).toBeUndefined();
+  });
+});
+
+describe('lock and unlock with read-back', () => {
+  it('locks; a read-back that still shows the old state is read again', async () => {
+    const { id } = harness.sandbox.addUser({ userPrincipalName: 'lock1@contoso.example' });
+    const account = (await graph.findAccount('lock1'))!;
+    harness.sandbox.failNextLockReadBack(id);
+    harness.sandbox.clearRequests();
+    await graph.setEnabled(account, false);
+    expect(harness.sandbox.getUser(id)?.accountEnabled).toBe(false);
+    expect(requestLines(harness.sandbox).filter((line) => line.startsWith('GET'))).toHaveLength(2);
+  });
+
+  it('not confirmed after the re-reads -> an error naming expected and seen state', async () => {
+    harness.sandbox.addUser({ userPrincipalName: 'lock2@contoso.example' });
+    const account = (await graph.findAccount('lock2'))!;
+    harness.sandbox.setReplicationDelay(60_000);
+    const started = harness.clock.now();
+    const error = await failureOf(graph.setEnabled(account, false));
+    expect(error).toMatchObject({
+      code: 'ACCOUNT_STATE_NOT_CONFIRMED',
+      details: { expected: false, seen: true, reads: 5 },
+    });
+    expect(error.message).toContain(
+      'expected accountEnabled=false (locked), read back accountEnabled=true (unlocked)',
+    );
+    expect(harness.clock.now() - started).toBe(3_750);
+  });
+
+  it('unlocks', async () => {
+    const { id } = harness.sandbox.addUser({
+      userPrincipalName: 'lock3@contoso.example',
+      accountEnabled: false,
+    });
+    const account = (await graph.findAccount('lock3'))!;
+    expect(account.enabled).toBe(false);
+    await graph.setEnabled(account, true);
+    expect(harness.sandbox.getUser(id)?.accountEnabled).toBe(true);
+  });
+});
+
+describe('last logon (signInActivity)', () => {
+  it('is the latest of interactive, non-interactive and successful sign-ins', async () => {
+    harness.sandbox.addUser({
+      userPrincipalName: 'signin@contoso.example',
+      signInActivity: {
+        lastSignInDateTime: '2026-01-01T08:00:00Z',
+        lastNonInteractiveSignInDateTime: '2026-01-03T08:00:00Z',
+        lastSuccessfulSignInDateTime: null,
+      },
+    });
+    const account = (await graph.findAccount('signin'))!;
+    expect(await graph.readLastLogon(account)).toEqual({
+      status: 'found',
+      value: '2026-01-03T08:00:00.000Z',
+      detail: 'signInActivity',
+    });
+  });
+
+  it('none found when every value is null', async () => {
+    harness.sandbox.addUser({ userPrincipalName: 'never@contoso.example' });
+    const account = (await graph.findAccount('never'))!;
+    expect((await graph.readLastLogon(account)).status).toBe('none found');
+  });
+
+  it('a tenant without the licence gets "not available", not a failure', async () => {
+    const account = (await graph.findAccount('never'))!;
+    harness.sandbox.setLicensed(false);
+    expect(await graph.readLastLogon(account)).toMatchObject({ status: 'not available' });
+  });
+});

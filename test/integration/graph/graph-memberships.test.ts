@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { TargetAccount } from '../../../src/domain/account';
+import { runGraphMembershipChange, type GraphConnector } from '../../../src/connectors/graph';
+import { changeMemberships } from '../../../src/connectors/membership-change';
+import { LocalSecretStore } from '../../../src/secrets';
+import {
+  ADMIN,
+  failureOf,
+  requestLines,
+  SECRET_NAME,
+  startHarness,
+  type Harness,
+} from './graph-harness';
+
+/** Reads everything, writes accounts, but may not write memberships. */
+const READ_ONLY = {
+  clientId: 'read-only-app',
+  secret: 'read-only-secret-1',
+  roles: ['User.ReadWrite.All', 'GroupMember.Read.All', 'Directory.Read.All'],
+};
+
+let harness: Harness;
+let graph: GraphConnector;
+let userCount = 0;
+
+beforeAll(async () => {
+  harness = await startHarness({ clients: [ADMIN, READ_ONLY] });
+  graph = harness.connector();
+});
+
+afterAll(async () => {
+  await harness.close();
+});
+
+beforeEach(() => {
+  harness.sandbox.setReplicationDelay(0);
+  harness.sandbox.setThrottle(undefined);
+  harness.sandbox.clearRequests();
+});
+
+/** A fresh user in `count` fresh groups, and `extra` fresh groups it is not in. */
+async function seed(
+  count: number,
+  extra: number,
+): Promise<{ account: TargetAccount; inGroups: string[]; free: string[] }> {
+  const upn = `member${++userCount}@contoso.example`;
+  const { id } = harness.sandbox.addUser({ userPrincipalName: upn });
+  const group = (label: string) =>
+    harness.sandbox.addGroup({ displayName: `${label} ${userCount}` }).id;
+  const inGroups = Array.from({ length: count }, (_, i) => group(`In${i}`));
+  for (const groupId of inGroups) harness.sandbox.addMember(groupId, id);
+  const free = Array.from({ length: extra }, (_, i) => group(`Free${i}`));
+  harness.sandbox.clearRequests();
+  return { account: { id, accountId: upn, enabled: true }, inGroups, free };
+}
+
+/** Member writes the sandbox saw, single calls and `$batch` sub-requests alike. */
+const memberWrites = () =>
+  requestLines(harness.sandbox).filter((line) => /^(POST|DELETE) .*\/members\//.test(line));
+
+describe('reading direct memberships', () => {
+  it('returns groups only, never directory roles or administrative units, across all pages', async () => {
+    const { account, inGroups } = await seed(7, 0);
+    const role = harness.sandbox.addDirectoryRole({ displayName: 'User Administrator' }).id;
+    const unit = harness.sandbox.addAdministrativeUnit({ displayName: 'Region West' }).id;
+    harness.sandbox.addMember(role, account.id);
+    harness.sandbox.addMember(unit, account.id);
+    const small = harness.connector({ pageSize: 2 });
+    const read = await small.readMemberships(account, []);
+    expect([...read.groupIds].sort()).toEqual([...inGroups].sort());
+    expect(read.groupIds).not.toContain(role);
+    expect(read.groupIds).not.toContain(unit);
+    expect(read.names[inGroups[0]!]).toBe(`In0 ${userCount}`);
+    expect(requestLines(harness.sandbox).filter((line) => line.endsWith('/memberOf')).length).toBe(
+      5,
+    );
+  });
+});
+
+describe('membership write procedure', () => {
+  it('grants and revokes only what the request names; other groups stay', async () => {
+    const { account, inGroups, free } = await seed(2, 2);
+    const outcome = await changeMemberships(
+      graph,
+      account,
+      { grant: [free[0]!], revoke: [inGroups[0]!] },
+      harness.clock,
+    );
+    expect(outcome.changes.map((change) => [change.change, change.groupName])).toEqual([
+      ['removed', `In0 ${userCount}`],
+      ['added', `Free0 ${userCount}`],
+    ]);
+    expect(harness.sandbox.directMemberIds(inGroups[1]!)).toContain(account.id);
+    expect(harness.sandbox.directMemberIds(free[0]!)).toContain(account.id);
+    expect(harness.sandbox.directMemberIds(inGroups[0]!)).not.toContain(account.id);
+  });
+
+  it('removes with /$ref only: the user survives', async () => {
+    const { account, inGroups } = await seed(2, 0);
+    await changeMemberships(graph, account, { grant: [], revoke: inGroups }, harness.clock);
+    const deletes = requestLines(harness.sandbox).filter((line) => line.startsWith('DELETE'));
+    expect(deletes).toHaveLength(2);
+    expect(deletes.every((line) => line.endsWith('/$ref'))).toBe(true);
+    expect(harness.sandbox.getUser(account.id)).toBeDefined();
+  });
+
+  it('replication delay of 5 s: succeeds after re-reads', async () => {
+    const { account, free } = await seed(1, 2);
+    harness.sandbox.setReplicationDelay(5_000);
+    const started = harness.clock.now();
+    const outcome = await changeMemberships(
+      graph,
+      account,
+      { grant: free, revoke: [] },
+      harness.clock,
+    );
+    const elapsed = harness.clock.now() - started;
+    expect(outcome.verificationReads).toBeGreaterThan(1);
+    expect(elapsed).toBeGreaterThanOrEqual(5_000);
+    expect(elapsed).toBeLessThan(30_000);
+  });
+
+  it('a user created moments ago (not visible yet) can be granted groups at once', async () => {
+    const { free } = await seed(0, 1);
+    harness.sandbox.setReplicationDelay(2_000);
+    const created = await graph.createAccount(
+      { accountId: `fresh${userCount}` },
+      'Fresh-Passw0rd!',
+    );
+    const outcome = await changeMemberships(
+      graph,
+      created.account,
+      { grant: free, revoke: [] },
+      harness.clock,
+    );
+    expect(outcome.changes).toHaveLength(1);
+    expect(harness.sandbox.directMemberIds(free[0]!)).toContain(created.account.id);
+  });
+
+  it('a delay longer than 30 s: the step fails naming the missing groups', async () => {
+    const { account, free } = await seed(1, 2);
+    harness.sandbox.setReplicationDelay(45_000);
+    const started = harness.clock.now();
+    const error = await failureOf(
+      changeMemberships(graph, account, { grant: free, revoke: [] }, harness.clock),
+    );
+    expect(error).toMatchObject({ code: 'MEMBERSHIP_MISMATCH' });
+    expect(error.message).toContain(`missing: Free0 ${userCount} (${free[0]})`);
+    expect(error.message).toContain(`Free1 ${userCount} (${free[1]})`);
+    expect(harness.clock.now() - started).toBe(30_000);
+  });
+
+  it('refuses a dynamic group before any write, naming it', async () => {
+    const { account, free } = await seed(0, 1);
+    const dynamic = harness.sandbox.addGroup({
+      displayName: 'All Sales (dynamic)',
+      groupTypes: ['DynamicMembership'],
+      membershipRule: 'user.department -eq "Sales"',
+    }).id;
+    const error = await failureOf(
+      changeMemberships(graph, account, { grant: [free[0]!, dynamic], revoke: [] }, harness.clock),
+    );
+    expect(error).toMatchObject({ code: 'GRAPH_GROUP_NOT_WRITABLE', object: dynamic });
+    expect(error.message).toContain(`All Sales (dynamic) (${dynamic}): dynamic membership`);
+    expect(memberWrites()).toEqual([]);
+    expect(harness.sandbox.directMemberIds(free[0]!)).not.toContain(account.id);
+  });
+
+  it('sends many writes as $batch: 8 grants and 2 revokes in one write request', async () => {
+    const { account, inGroups, free } = await seed(2, 8);
+    const outcome = await changeMemberships(
+      graph,
+      account,
+      { grant: free, revoke: inGroups },
+      harness.clock,
+    );
+    expect(outcome.changes).toHaveLength(10);
+    const lines = requestLines(harness.sandbox);
+    // One envelope for the writability reads, one for the removals, one for the additions.
+    expect(lines.filter((line) => line === 'POST /v1.0/$batch')).toHaveLength(3);
+    expect(memberWrites()).toHaveLength(10);
+    expect(memberWrites().every((line) => line.endsWith('/$ref (batch)'))).toBe(true);
+    for (const groupId of free)
+      expect(harness.sandbox.directMemberIds(groupId)).toContain(account.id);
+  });
+
+  it('"already a member" and "not a member" count as done', async () => {
+    const { account, inGroups, free } = await seed(1, 1);
+    const plan = {
+      add: [inGroups[0]!],
+      remove: [free[0]!],
+      unchanged: [],
+      expected: [inGroups[0]!],
+    };
+    const applied = await graph.applyMembershipPlan(account, plan, {});
+    expect(applied.map((change) => change.change)).toEqual(['removed', 'added']);
+    expect(applied.every((change) => change.alreadyInPlace === true)).toBe(true);
+  });
+
+  it('a grant repeated while the first still replicates is done, but not an effective change', async () => {
+    const { account, free } = await seed(0, 1);
+    harness.sandbox.setReplicationDelay(3_000);
+    const plan = { add: free, remove: [], unchanged: [], expected: free };
+    const first = await graph.applyMembershipPlan(account, plan, {});
+    expect(first[0]?.alreadyInPlace).toBeUndefined();
+    const again = await changeMemberships(
+      graph,
+      account,
+      { grant: free, revoke: [] },
+      harness.clock,
+    );
+    expect(again.plan.add).toEqual(free);
+    expect(again.changes).toEqual([]);
+    expect(again.alreadyInPlace).toEqual(free);
+    expect(again.verificationReads).toBeGreaterThan(1);
+  });
+
+  it('a missing permission is a clear error naming the permission', async () => {
+    const { account, free } = await seed(0, 1);
+    const error = await failureOf(
+      runGraphMembershipChange(
+        harness.settings({ client: READ_ONLY }),
+        {
+          secrets: new LocalSecretStore({ [SECRET_NAME]: READ_ONLY.secret }),
+          ca: harness.sandbox.ca,
+        },
+        account.accountId,
+        { grant: free, revoke: [] },
+        harness.clock,
+      ),
+    );
+    expect(error).toMatchObject({
+      code: 'GRAPH_PERMISSION_MISSING',
+      details: { permission: 'GroupMember.ReadWrite.All' },
+    });
+    expect(error.message).toContain('needs the application permission GroupMember.ReadWrite.All');
+  });
+
+  it('survives a throttling burst, honouring Retry-After, in single calls and in $batch', async () => {
+    const { account, inGroups, free } = await seed(2, 6);
+    harness.sandbox.setThrottle({ limit: 3, windowMs: 1_000, retryAfterSeconds: 2 });
+    harness.clock.sleeps.length = 0;
+    const outcome = await changeMemberships(
+      graph,
+      account,
+      { grant: free, revoke: inGroups },
+      harness.clock,
+    );
+    expect(outcome.changes).toHaveLength(8);
+    expect(harness.sandbox.requests.some((request) => request.status === 429)).toBe(true);
+    expect(harness.clock.sleeps).toContain(2_000);
+    for (const groupId of free)
+      expect(harness.sandbox.directMemberIds(groupId)).toContain(account.id);
+  });
+});

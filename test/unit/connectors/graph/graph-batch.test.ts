@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import {
+  chunk,
+  readBatchResponses,
+  sendBatch,
+  toBatchEnvelope,
+  type BatchRequest,
+} from '../../../../src/connectors/graph/graph-batch';
+import { GraphHttp } from '../../../../src/connectors/graph/graph-http';
+import type {
+  HttpCall,
+  HttpResult,
+  HttpTransport,
+} from '../../../../src/connectors/http/transport';
+
+interface SubAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
+
+/** A transport that answers `$batch` envelopes with `answer(sub-request, round)`. */
+function fakeGraph(answer: (request: { id: string; url: string }, round: number) => SubAnswer) {
+  const envelopes: { id: string; url: string }[][] = [];
+  const transport = {
+    send: async (call: HttpCall): Promise<HttpResult> => {
+      const requests = (call.json as { requests: { id: string; url: string }[] }).requests;
+      envelopes.push(requests);
+      const round = envelopes.length;
+      const responses = requests.map((request) => ({ id: request.id, ...answer(request, round) }));
+      return {
+        status: 200,
+        headers: {},
+        body: { responses },
+        text: '',
+        describe: 'POST /$batch',
+        attempts: 1,
+      };
+    },
+  } as unknown as HttpTransport;
+  return { http: new GraphHttp('https://graph.example', transport), envelopes };
+}
+
+const context = {
+  connector: 'entra',
+  task: 'writeMemberships' as const,
+  subject: 'writes',
+  object: 'x',
+  notFound: 'GROUP_NOT_FOUND' as const,
+};
+
+function requests(count: number): BatchRequest[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: String(i),
+    method: 'POST' as const,
+    url: `/groups/g${i}/members/$ref`,
+    body: { '@odata.id': 'https://graph.example/v1.0/directoryObjects/u1' },
+  }));
+}
+
+describe('batch building', () => {
+  it('chunks by 20', () => {
+    expect(chunk(requests(45)).map((part) => part.length)).toEqual([20, 20, 5]);
+  });
+
+  it('gives sub-requests with a body their JSON content type', () => {
+    const envelope = toBatchEnvelope([
+      ...requests(1),
+      { id: 'd', method: 'DELETE', url: '/groups/g/members/u/$ref' },
+    ]);
+    expect(envelope.requests).toEqual([
+      {
+        id: '0',
+        method: 'POST',
+        url: '/groups/g0/members/$ref',
+        headers: { 'Content-Type': 'application/json' },
+        body: { '@odata.id': 'https://graph.example/v1.0/directoryObjects/u1' },
+      },
+      { id: 'd', method: 'DELETE', url: '/groups/g/members/u/$ref' },
+    ]);
+  });
+
+  it('reads sub-responses in any order with lowercased headers', () => {
+    const responses = readBatchResponses(
+      {
+        responses: [
+          { id: '1', status: 429, headers: { 'Retry-After': '3' } },
+          { id: '0', status: 204 },
+        ],
+      },
+      requests(2),
+      'https://graph.example/v1.0',
+    );
+    expect(
+      responses.map((response) => [response.id, response.status, response.headers['retry-after']]),
+    ).toEqual([
+      ['1', 429, '3'],
+      ['0', 204, undefined],
+    ]);
+    expect(responses[1]?.describe).toBe(
+      'POST https://graph.example/v1.0/groups/g0/members/$ref (in $batch)',
+    );
+  });
+});
+
+describe('sendBatch', () => {
+  it('sends 50 writes in 3 envelopes', async () => {
+    const { http, envelopes } = fakeGraph(() => ({ status: 204 }));
+    const answers = await sendBatch(
+      http,
+      requests(50),
+      { sleep: async () => undefined, now: () => 0, maxRetries: 3 },
+      context,
+    );
+    expect(envelopes).toHaveLength(3);
+    expect([...answers.values()].every((answer) => answer.status === 204)).toBe(true);
+  });
+
+  it('re-sends only the throttled sub-requests, after their Retry-After', async () => {
+    const waits: number[] = [];
+    const { http, envelopes } = fakeGraph((request, round) =>
+      round === 1 && (request.id === '3' || request.id === '7')
+        ? { status: 429, headers: { 'Retry-After': request.id === '3' ? '2' : '5' } }
+        : { status: 204 },
+    );
+    const answers = await sendBatch(
+      http,
+      requests(10),
+      { sleep: async (ms) => void waits.push(ms), now: () => 0, maxRetries: 3 },
+      context,
+    );
+    expect(envelopes.map((envelope) => envelope.map((request) => request.id))).toEqual([
+      ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'],
+      ['3', '7'],
+    ]);
+    expect(waits).toEqual([5000]);
+    expect(answers.get('7')?.status).toBe(204);
+  });
+
+  it('returns the last throttled answer when the retries run out', async () => {
+    const { http, envelopes } = fakeGraph(() => ({ status: 429, headers: { 'retry-after': '1' } }));
+    const answers = await sendBatch(
+      http,
+      requests(2),
+      { sleep: async () => undefined, now: () => 0, maxRetries: 2 },
+      context,
+    );
+    expect(envelopes).toHaveLength(3);
+    expect(answers.get('0')?.status).toBe(429);
+  });
+
+  it('refuses an answer that leaves a sub-request out', async () => {
+    const transport = {
+      send: async (): Promise<HttpResult> => ({
+        status: 200,
+        headers: {},
+        body: { responses: [{ id: '0', status: 204 }] },
+        text: '',
+        describe: 'POST /$batch',
+        attempts: 1,
+      }),
+    } as unknown as HttpTransport;
+    const http = new GraphHttp('https://graph.example', transport);
+    await expect(
+      sendBatch(
+        http,
+        requests(2),
+        { sleep: async () => undefined, now: () => 0, maxRetries: 0 },
+        context,
+      ),
+    ).rejects.toMatchObject({ code: 'TARGET_RESPONSE_INVALID' });
+  });
+});

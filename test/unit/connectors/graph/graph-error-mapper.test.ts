@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import {
+  mapGraphError,
+  type GraphAnswer,
+} from '../../../../src/connectors/graph/graph-error-mapper';
+
+function answer(
+  status: number,
+  code?: string,
+  message = 'Graph says no',
+  headers: Record<string, string> = {},
+): GraphAnswer {
+  return {
+    status,
+    headers,
+    body:
+      code === undefined
+        ? undefined
+        : { error: { code, message, innerError: { 'request-id': 'r1' } } },
+    describe: 'GET https://graph.example/v1.0/users',
+  };
+}
+
+const context = {
+  connector: 'entra',
+  task: 'writeMemberships' as const,
+  subject: 'group "Sales (g1)"',
+  object: 'g1',
+  notFound: 'GROUP_NOT_FOUND' as const,
+};
+
+describe('mapGraphError', () => {
+  it('403 Authorization_RequestDenied names the permission of the spec table', () => {
+    const error = mapGraphError(
+      answer(
+        403,
+        'Authorization_RequestDenied',
+        'Insufficient privileges to complete the operation.',
+      ),
+      context,
+    );
+    expect(error.code).toBe('GRAPH_PERMISSION_MISSING');
+    expect(error.message).toContain('GroupMember.ReadWrite.All');
+    expect(error.message).toContain('connector "entra"');
+    expect(error.details).toMatchObject({
+      permission: 'GroupMember.ReadWrite.All',
+      graphCode: 'Authorization_RequestDenied',
+    });
+  });
+
+  it('another 403 is forbidden, still hinting the permission', () => {
+    const error = mapGraphError(answer(403, 'Forbidden'), { ...context, task: 'readAccounts' });
+    expect(error.code).toBe('TARGET_FORBIDDEN');
+    expect(error.message).toContain('User.Read.All');
+  });
+
+  it('429 after the retries is retryable TARGET_THROTTLED with the Retry-After', () => {
+    const error = mapGraphError(
+      answer(429, 'TooManyRequests', 'slow down', { 'retry-after': '7' }),
+      context,
+    );
+    expect(error).toMatchObject({ code: 'TARGET_THROTTLED', retryable: true, status: 429 });
+    expect(error.details).toMatchObject({ retryAfter: '7' });
+  });
+
+  it('404 means what the call was about', () => {
+    expect(mapGraphError(answer(404, 'Request_ResourceNotFound'), context).code).toBe(
+      'GROUP_NOT_FOUND',
+    );
+    expect(
+      mapGraphError(answer(404, 'Request_ResourceNotFound'), {
+        ...context,
+        notFound: 'ACCOUNT_NOT_FOUND',
+      }).code,
+    ).toBe('ACCOUNT_NOT_FOUND');
+  });
+
+  it.each([
+    [401, 'InvalidAuthenticationToken', 'TARGET_AUTH_FAILED', false],
+    [400, 'Request_BadRequest', 'GRAPH_REQUEST_REJECTED', false],
+    [409, 'Conflict', 'GRAPH_CONFLICT', false],
+    [503, 'ServiceUnavailable', 'TARGET_UNAVAILABLE', true],
+    [504, undefined, 'TARGET_UNAVAILABLE', true],
+    [302, undefined, 'TARGET_RESPONSE_INVALID', false],
+  ])('%i %s -> %s', (status, code, expected, retryable) => {
+    expect(mapGraphError(answer(status, code), context)).toMatchObject({
+      code: expected,
+      retryable,
+    });
+  });
+
+  it('keys on the code, not the message text', () => {
+    const error = mapGraphError(
+      answer(403, 'Authorization_RequestDenied', 'something entirely different'),
+      context,
+    );
+    expect(error.code).toBe('GRAPH_PERMISSION_MISSING');
+    expect(
+      mapGraphError(
+        answer(403, 'Other', 'Insufficient privileges to complete the operation.'),
+        context,
+      ).code,
+    ).toBe('TARGET_FORBIDDEN');
+  });
+
+  it('collects detail codes (ObjectConflict) for callers', () => {
+    const body = {
+      error: {
+        code: 'Request_BadRequest',
+        message: 'exists',
+        details: [{ code: 'ObjectConflict' }],
+      },
+    };
+    const error = mapGraphError({ ...answer(400), body }, context);
+    expect(error.details).toMatchObject({ graphDetailCodes: ['ObjectConflict'] });
+  });
+});

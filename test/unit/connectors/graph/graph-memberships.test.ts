@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { writeOutcome } from '../../../../src/connectors/graph/graph-memberships';
+import { isGroupObject } from '../../../../src/connectors/graph/graph-objects';
+import { readRoles } from '../../../../src/connectors/graph/token-provider';
+
+const graphError = (code: string) => ({ error: { code, message: 'any text' } });
+
+describe('writeOutcome', () => {
+  it('a 204 is written', () => {
+    expect(writeOutcome({ status: 204, body: undefined }, 'added')).toBe('written');
+    expect(writeOutcome({ status: 204, body: undefined }, 'removed')).toBe('written');
+  });
+
+  it('"already a member" (400 Request_BadRequest) on add is done, but no effective change', () => {
+    expect(writeOutcome({ status: 400, body: graphError('Request_BadRequest') }, 'added')).toBe(
+      'already',
+    );
+  });
+
+  it('"not a member" (404 Request_ResourceNotFound or 400 Request_BadRequest) on remove is done, but no effective change', () => {
+    expect(
+      writeOutcome({ status: 404, body: graphError('Request_ResourceNotFound') }, 'removed'),
+    ).toBe('already');
+    expect(writeOutcome({ status: 400, body: graphError('Request_BadRequest') }, 'removed')).toBe(
+      'already',
+    );
+  });
+
+  it('anything else is a failure', () => {
+    expect(
+      writeOutcome({ status: 404, body: graphError('Request_ResourceNotFound') }, 'added'),
+    ).toBeUndefined();
+    expect(
+      writeOutcome({ status: 403, body: graphError('Authorization_RequestDenied') }, 'added'),
+    ).toBeUndefined();
+    expect(
+      writeOutcome({ status: 429, body: graphError('TooManyRequests') }, 'removed'),
+    ).toBeUndefined();
+  });
+});
+
+describe('isGroupObject', () => {
+  it('keeps groups and drops directory roles and administrative units (spec 7)', () => {
+    const objects = [
+      { '@odata.type': '#microsoft.graph.group', id: 'g' },
+      { '@odata.type': '#microsoft.graph.directoryRole', id: 'r' },
+      { '@odata.type': '#microsoft.graph.administrativeUnit', id: 'a' },
+    ];
+    expect(objects.filter(isGroupObject).map((object) => object.id)).toEqual(['g']);
+  });
+});
+
+describe('readRoles', () => {
+  it('reads the roles claim of a token and tolerates a token without one', () => {
+    const encode = (payload: object) =>
+      `e30.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.sig`;
+    expect(readRoles(encode({ roles: ['User.Read.All', 7] }))).toEqual(['User.Read.All']);
+    expect(readRoles(encode({ appid: 'x' }))).toEqual([]);
+    expect(readRoles('not a jwt')).toEqual([]);
+  });
+});
