@@ -80,6 +80,24 @@ export async function importCommand(
   return 0;
 }
 
+/** `accounts <connector>`: every account on the target, all pages. */
+export async function accountsCommand(
+  ctx: CliContext,
+  args: CommandArgs,
+  print: Print,
+): Promise<number> {
+  const connector = ctx.connector(connectorArg(args));
+  let count = 0;
+  for await (const account of connector.listAccounts()) {
+    count++;
+    if (count <= 10)
+      print(`  ${account.accountId} (${account.id})${account.enabled ? '' : ' locked'}`);
+  }
+  if (count > 10) print(`  ... and ${count - 10} more`);
+  print(`${count} account(s) on connector "${connector.name}"`);
+  return 0;
+}
+
 /** `groups <connector> <text>`: live group search. */
 export async function groupsCommand(
   ctx: CliContext,

@@ -3,6 +3,7 @@ import { isProvisioningError } from '../domain/errors';
 import { openCliContext } from './cli-context';
 import {
   accountCommand,
+  accountsCommand,
   compatCommand,
   groupsCommand,
   importCommand,
@@ -23,6 +24,7 @@ Commands:
   compat <connector> [--group NAME]  compatibility run with a test account (SCIM)
   import <connector>                 read the whole group catalogue
   groups <connector> <text>          search groups whose name contains <text>
+  accounts <connector>               list every account on the target
   account <connector> <accountId>    show an account: enabled, last logon (Graph: direct and
                                      effective inherited memberships)
   structure <connector> <group>      nested group structure below a group (Graph)
@@ -41,6 +43,7 @@ const COMMANDS: Record<string, Command> = {
   import: importCommand,
   groups: groupsCommand,
   account: accountCommand,
+  accounts: accountsCommand,
   provision: provisionCommand,
   structure: structureCommand,
   demo: (ctx, _args, print) => demoCommand(ctx, print),

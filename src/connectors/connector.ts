@@ -90,6 +90,8 @@ export interface Connector {
    * permissions with probe reads (Graph); others ignore it.
    */
   checkStatus(options?: { probe?: boolean }): Promise<StatusResult>;
+  /** Every account on the target, page by page: memory does not grow with their number. */
+  listAccounts(): AsyncIterable<TargetAccount>;
   /** Looks the account up by its account ID; undefined when absent. */
   findAccount(accountId: string): Promise<TargetAccount | undefined>;
   /** Creates the account enabled; adopts an existing account with the same account ID. */

@@ -18,6 +18,24 @@ import { odataString, segment } from './graph-urls';
 /** Re-reads after an ObjectConflict: the existing account may not be visible yet (eventual consistency). */
 const ADOPTION_READ_DELAYS_MS = [500, 1_000, 2_000];
 
+/** Spec: Read accounts (GET /users), across all result pages (connector B rule 2), page by page. */
+export async function* listAccounts(context: GraphContext): AsyncGenerator<TargetAccount> {
+  const pages = context.http.pages(
+    {
+      method: 'GET',
+      path: '/users',
+      query: { $select: USER_SELECT, $top: context.settings.pageSize },
+    },
+    errorContext(context, 'readAccounts', 'the accounts', context.settings.name),
+  );
+  for await (const page of pages) {
+    for (const user of page) {
+      const account = toTargetAccount(user);
+      if (account !== undefined) yield account;
+    }
+  }
+}
+
 /**
  * Spec: Read accounts (GET /users): the account with this userPrincipalName, a bare name
  * completed with the UPN domain; undefined when there is none.

@@ -111,6 +111,10 @@ export class GraphConnector implements Connector {
     return probePermissions(this.context);
   }
 
+  listAccounts(): AsyncIterable<TargetAccount> {
+    return accounts.listAccounts(this.context);
+  }
+
   findAccount(accountId: string): Promise<TargetAccount | undefined> {
     return accounts.findAccount(this.context, accountId);
   }

@@ -53,6 +53,23 @@ export class ScimConnector implements Connector {
     return checkScimStatus(this.settings, this.http);
   }
 
+  /** All users, page by page, with the same paging tolerance as the catalogue. */
+  async *listAccounts(): AsyncGenerator<TargetAccount> {
+    const resources = readAllPages(async (startIndex) => {
+      const result = await this.http.send({
+        method: 'GET',
+        url: scimUrl(this.settings.baseUrl, 'Users', undefined, {
+          startIndex,
+          count: this.settings.pageSize,
+        }),
+        accept: [200],
+        context: this.accountContext('(all accounts)'),
+      });
+      return interpretListResponse(result.body, result.describe);
+    }, `connector "${this.name}": accounts`);
+    for await (const resource of resources) yield fromScimUser(resource);
+  }
+
   /** Spec: Search account, `filter=userName eq "<account_id>"`; a 404 is no match. */
   async findAccount(accountId: string): Promise<TargetAccount | undefined> {
     const url = scimUrl(this.settings.baseUrl, 'Users', undefined, {

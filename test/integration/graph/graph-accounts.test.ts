@@ -145,6 +145,21 @@ describe('accounts', () => {
     expect(error.message).not.toContain(password);
   });
 
+  it('reads all accounts across pages, following @odata.nextLink', async () => {
+    for (let i = 0; i < 5; i++)
+      harness.sandbox.addUser({ userPrincipalName: `list${i}@contoso.example` });
+    const paged = harness.connector({ pageSize: 2 });
+    harness.sandbox.clearRequests();
+    const seen: string[] = [];
+    for await (const account of paged.listAccounts()) seen.push(account.accountId);
+    for (let i = 0; i < 5; i++) expect(seen).toContain(`list${i}@contoso.example`);
+    expect(new Set(seen).size).toBe(seen.length);
+    const pages = requestLines(harness.sandbox).filter((line) =>
+      line.startsWith('GET /v1.0/users'),
+    );
+    expect(pages.length).toBe(Math.ceil(seen.length / 2));
+  });
+
   it('finds, changes, sets the password and deletes', async () => {
     const { id } = harness.sandbox.addUser({
       userPrincipalName: 'cycle@contoso.example',

@@ -50,6 +50,18 @@ describe('connector A paging across server quirks', () => {
     expect(t.sandbox.requests).toHaveLength(requests);
   });
 
+  it('lists every account across capped pages', async () => {
+    const t = await withQuirks({ maxCount: 3 }, { pageSize: 50 });
+    t.sandbox.seedUsers(
+      Array.from({ length: 8 }, (_, i) => ({ userName: `u${i}`, active: i !== 2 })),
+    );
+    const accounts: string[] = [];
+    for await (const account of t.connector.listAccounts())
+      accounts.push(`${account.accountId}:${account.enabled}`);
+    expect(accounts).toHaveLength(8);
+    expect(accounts).toContain('u2:false');
+  });
+
   it('refuses to return a silently short catalogue from a capped server that ignores startIndex', async () => {
     const t = await withQuirks({ ignoreStartIndex: true, maxCount: 10 });
     t.sandbox.seedGroups(Array.from({ length: 25 }, (_, i) => ({ displayName: `G${i}` })));
