@@ -2,7 +2,7 @@ import type { StatusResult } from '../connectors/connector';
 import { formatCompatibilityReport, runScimCompatibility } from '../connectors/scim';
 import { ProvisioningError } from '../domain/errors';
 import type { CliContext } from './cli-context';
-import { provision } from './provision';
+import { findGroupByName, provision } from './provision';
 
 export type Print = (line: string) => void;
 
@@ -201,16 +201,7 @@ export async function structureCommand(
       `connector "${connector.name}" has no nested groups to show`,
     );
   }
-  const group = await connector.findGroup(name);
-  if (group === undefined) {
-    throw new ProvisioningError(
-      'GROUP_NOT_FOUND',
-      `group "${name}" not found on connector "${connector.name}"`,
-      {
-        object: name,
-      },
-    );
-  }
+  const group = await findGroupByName(connector, name);
   const structure = await connector.readGroupStructure(group.id);
   print(
     `Structure below ${structure.root.displayName} (${structure.root.id}): ${structure.groups.length} group(s)${structure.complete ? '' : ', incomplete'}`,

@@ -90,20 +90,19 @@ export async function provision(
   return account;
 }
 
-async function resolveGroups(connector: Connector, names: string[]): Promise<GroupRef[]> {
-  return Promise.all(
-    names.map(async (name) => {
-      const group = await connector.findGroup(name);
-      if (group === undefined) {
-        throw new ProvisioningError(
-          'GROUP_NOT_FOUND',
-          `group "${name}" not found on connector "${connector.name}"`,
-          {
-            object: name,
-          },
-        );
-      }
-      return group;
-    }),
-  );
+function resolveGroups(connector: Connector, names: string[]): Promise<GroupRef[]> {
+  return Promise.all(names.map((name) => findGroupByName(connector, name)));
+}
+
+/** The group with this display name, or GROUP_NOT_FOUND naming it and the connector. */
+export async function findGroupByName(connector: Connector, name: string): Promise<GroupRef> {
+  const group = await connector.findGroup(name);
+  if (group === undefined) {
+    throw new ProvisioningError(
+      'GROUP_NOT_FOUND',
+      `group "${name}" not found on connector "${connector.name}"`,
+      { object: name },
+    );
+  }
+  return group;
 }

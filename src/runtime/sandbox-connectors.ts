@@ -4,7 +4,7 @@ import {
   scimConnectorSchema,
   type ConnectorSettings,
 } from '../config/connector-settings';
-import { startGraphSandbox, type GraphSandbox } from '../sandbox/graph';
+import { DEFAULT_SANDBOX_CLIENT, startGraphSandbox, type GraphSandbox } from '../sandbox/graph';
 import { startScimSandbox, type ScimSandbox } from '../sandbox/scim';
 
 export interface SandboxConnectors {
@@ -20,15 +20,6 @@ export interface SandboxConnectors {
 }
 
 const GRAPH_CLIENT_ID = '5c1f3a77-0d2e-4b8a-9e41-7a2b6c9d0e13';
-/** Spec: Authentication, connector B: the permission table, all granted. */
-const GRAPH_ROLES = [
-  'User.Read.All',
-  'User.ReadWrite.All',
-  'GroupMember.Read.All',
-  'Directory.Read.All',
-  'GroupMember.ReadWrite.All',
-  'AuditLog.Read.All',
-];
 
 const DEMO_GROUPS = ['Engineering', 'Sales', 'Finance', 'Human Resources', 'Support', 'Marketing'];
 
@@ -50,7 +41,9 @@ export async function startSandboxConnectors(): Promise<SandboxConnectors> {
   ]);
   const graphSecret = randomBytes(24).toString('base64url');
   const graph = await startGraphSandbox({
-    clients: [{ clientId: GRAPH_CLIENT_ID, secret: graphSecret, roles: GRAPH_ROLES }],
+    clients: [
+      { clientId: GRAPH_CLIENT_ID, secret: graphSecret, roles: [...DEFAULT_SANDBOX_CLIENT.roles] },
+    ],
   });
   const users = ['adele.vance', 'alex.wilber', 'megan.bowen'].map((name) =>
     graph.addUser({ userPrincipalName: `${name}@contoso.example`, displayName: name }),

@@ -134,13 +134,7 @@ export async function deleteAccount(
   const result = await context.http.expect(
     { method: 'DELETE', path: `/users/${segment(account.id)}` },
     [204, 200, 404],
-    errorContext(
-      context,
-      'writeAccounts',
-      `account "${account.accountId}"`,
-      account.accountId,
-      'ACCOUNT_NOT_FOUND',
-    ),
+    accountWriteContext(context, account),
   );
   return result.status === 404 ? 'absent' : 'deleted';
 }
@@ -154,13 +148,17 @@ export async function patchUser(
   await context.http.expect(
     { method: 'PATCH', path: `/users/${segment(account.id)}`, json: body },
     [204, 200],
-    errorContext(
-      context,
-      'writeAccounts',
-      `account "${account.accountId}"`,
-      account.accountId,
-      'ACCOUNT_NOT_FOUND',
-    ),
+    accountWriteContext(context, account),
+  );
+}
+
+function accountWriteContext(context: GraphContext, account: TargetAccount) {
+  return errorContext(
+    context,
+    'writeAccounts',
+    `account "${account.accountId}"`,
+    account.accountId,
+    'ACCOUNT_NOT_FOUND',
   );
 }
 
