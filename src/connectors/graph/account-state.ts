@@ -1,7 +1,7 @@
 import type { TargetAccount } from '../../domain/account';
 import { ProvisioningError } from '../../domain/errors';
 import { patchUser } from './graph-accounts';
-import { errorContext, type GraphContext } from './graph-context';
+import { accountErrorContext, type GraphContext } from './graph-context';
 import { isRecord } from './graph-objects';
 import { segment } from './graph-urls';
 
@@ -56,13 +56,7 @@ async function readEnabled(
       query: { $select: 'id,accountEnabled' },
     },
     [200, 404],
-    errorContext(
-      context,
-      'readAccounts',
-      `account "${account.accountId}"`,
-      account.accountId,
-      'ACCOUNT_NOT_FOUND',
-    ),
+    accountErrorContext(context, 'readAccounts', account),
   );
   if (result.status === 404 || !isRecord(result.body)) return undefined;
   return result.body.accountEnabled !== false;

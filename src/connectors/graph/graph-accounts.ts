@@ -2,7 +2,12 @@ import { randomInt } from 'node:crypto';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import { ProvisioningError } from '../../domain/errors';
 import type { CreateAccountResult } from '../connector';
-import { errorContext, withTransientSecret, type GraphContext } from './graph-context';
+import {
+  accountErrorContext,
+  errorContext,
+  withTransientSecret,
+  type GraphContext,
+} from './graph-context';
 import { mapGraphError, readGraphError } from './graph-error-mapper';
 import { isRecord } from './graph-objects';
 import {
@@ -134,7 +139,7 @@ export async function deleteAccount(
   const result = await context.http.expect(
     { method: 'DELETE', path: `/users/${segment(account.id)}` },
     [204, 200, 404],
-    accountWriteContext(context, account),
+    accountErrorContext(context, 'writeAccounts', account),
   );
   return result.status === 404 ? 'absent' : 'deleted';
 }
@@ -148,17 +153,7 @@ export async function patchUser(
   await context.http.expect(
     { method: 'PATCH', path: `/users/${segment(account.id)}`, json: body },
     [204, 200],
-    accountWriteContext(context, account),
-  );
-}
-
-function accountWriteContext(context: GraphContext, account: TargetAccount) {
-  return errorContext(
-    context,
-    'writeAccounts',
-    `account "${account.accountId}"`,
-    account.accountId,
-    'ACCOUNT_NOT_FOUND',
+    accountErrorContext(context, 'writeAccounts', account),
   );
 }
 

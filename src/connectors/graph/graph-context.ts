@@ -28,6 +28,26 @@ export function errorContext(
   return { connector: context.settings.name, task, subject, object, notFound };
 }
 
+/** The error context of a call about one account: a 404 means the account is missing. */
+export function accountErrorContext(
+  context: GraphContext,
+  task: GraphTask,
+  account: { accountId: string },
+): GraphErrorContext {
+  return errorContext(
+    context,
+    task,
+    `account "${account.accountId}"`,
+    account.accountId,
+    'ACCOUNT_NOT_FOUND',
+  );
+}
+
+/** The error context of a read of one group: a 404 means the group is missing. */
+export function groupErrorContext(context: GraphContext, groupId: string): GraphErrorContext {
+  return errorContext(context, 'readGroups', `group "${groupId}"`, groupId, 'GROUP_NOT_FOUND');
+}
+
 /** Runs `action` with a password known to the redaction, and forgets it afterwards. */
 export async function withTransientSecret<T>(
   context: GraphContext,

@@ -1,7 +1,7 @@
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { sendBatch, type BatchRequest } from './graph-batch';
-import { errorContext, type GraphContext } from './graph-context';
+import { groupErrorContext, errorContext, type GraphContext } from './graph-context';
 import { mapGraphError } from './graph-error-mapper';
 import { isRecord, type GraphObject } from './graph-objects';
 import { ROLE_ASSIGNABLE_WRITE_PERMISSION } from './graph-permissions';
@@ -58,15 +58,27 @@ export async function findGroup(
 }
 
 /**
- * Group search by display name. Graph's basic queries offer `startswith`; a "contains"
- * search needs advanced queries (`$search`, ConsistencyLevel: eventual), which lag.
+ * Group search by display name: the first page of matches, as a live search needs (a short
+ * prefix can match thousands of groups). Graph's basic queries offer `startswith`; a
+ * "contains" search needs advanced queries (`$search`, ConsistencyLevel: eventual), which lag.
  */
 export async function searchGroups(context: GraphContext, text: string): Promise<GroupRef[]> {
-  return listGroups(
-    context,
-    `startswith(displayName,${odataString(text)})`,
-    `groups starting with "${text}"`,
+  const subject = `groups starting with "${text}"`;
+  const options = await writabilityOptions(context);
+  const pages = context.http.pages(
+    {
+      method: 'GET',
+      path: '/groups',
+      query: {
+        $filter: `startswith(displayName,${odataString(text)})`,
+        $select: GROUP_SELECT,
+        $top: context.settings.pageSize,
+      },
+    },
+    errorContext(context, 'readGroups', subject, subject),
   );
+  for await (const page of pages) return page.map((group) => toGroupRef(group, options));
+  return [];
 }
 
 /**
@@ -78,8 +90,7 @@ export async function readGroupsById(
   ids: readonly string[],
 ): Promise<Map<string, GraphObject>> {
   const found = new Map<string, GraphObject>();
-  const notFound = (id: string) =>
-    errorContext(context, 'readGroups', `group "${id}"`, id, 'GROUP_NOT_FOUND');
+  const notFound = (id: string) => groupErrorContext(context, id);
   if (ids.length <= SINGLE_CALL_LIMIT) {
     await Promise.all(
       ids.map(async (id) => {

@@ -2,14 +2,14 @@ import type { TargetAccount } from '../../domain/account';
 import { ProvisioningError } from '../../domain/errors';
 import { latestSignIn } from '../../domain/last-logon';
 import type { LastLogonResult } from '../connector';
-import { errorContext, type GraphContext } from './graph-context';
+import { accountErrorContext, type GraphContext } from './graph-context';
 import { mapGraphError, readGraphError } from './graph-error-mapper';
 import { isRecord } from './graph-objects';
 import { readPage } from './graph-http';
 import { odataString } from './graph-urls';
 
 /** graph-behaviour.md: a tenant without Entra ID P1/P2 refuses signInActivity with this code. */
-const NO_PREMIUM_LICENCE = 'Authentication_RequestFromNonPremiumTenantOrB2CTenant';
+export const NO_PREMIUM_LICENCE = 'Authentication_RequestFromNonPremiumTenantOrB2CTenant';
 
 /**
  * Spec: Read last logon: GET /users with `signInActivity` in `$select`; the value is the
@@ -20,13 +20,7 @@ export async function readLastLogon(
   context: GraphContext,
   account: TargetAccount,
 ): Promise<LastLogonResult> {
-  const errors = errorContext(
-    context,
-    'lastLogon',
-    `account "${account.accountId}"`,
-    account.accountId,
-    'ACCOUNT_NOT_FOUND',
-  );
+  const errors = accountErrorContext(context, 'lastLogon', account);
   const result = await context.http.send({
     method: 'GET',
     path: '/users',

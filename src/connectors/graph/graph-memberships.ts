@@ -4,7 +4,7 @@ import { describeGroup } from '../../domain/group';
 import type { MembershipPlan } from '../../domain/membership-plan';
 import type { AppliedMembershipChange, MembershipRead } from '../connector';
 import { sendBatch, type BatchRequest } from './graph-batch';
-import { errorContext, type GraphContext } from './graph-context';
+import { accountErrorContext, errorContext, type GraphContext } from './graph-context';
 import { mapGraphError, readGraphError, type GraphAnswer } from './graph-error-mapper';
 import {
   batchOptions,
@@ -32,13 +32,7 @@ export async function readMemberships(
         path: `/users/${segment(account.id)}/memberOf`,
         query: { $select: 'id,displayName', $top: context.settings.pageSize },
       },
-      errorContext(
-        context,
-        'readAccountGroups',
-        `account "${account.accountId}"`,
-        account.accountId,
-        'ACCOUNT_NOT_FOUND',
-      ),
+      accountErrorContext(context, 'readAccountGroups', account),
     ),
   );
   const groups = objects.filter(isGroupObject).map(toGroupLink);

@@ -3,6 +3,7 @@ import type { StatusFinding, StatusResult } from '../connector';
 import { errorContext, type GraphContext } from './graph-context';
 import { mapGraphError, readGraphError } from './graph-error-mapper';
 import { readPage } from './graph-http';
+import { NO_PREMIUM_LICENCE } from './graph-last-logon';
 import { assessRoles, permissionFor, type GraphTask } from './graph-permissions';
 import { segment } from './graph-urls';
 
@@ -107,7 +108,7 @@ async function runProbe(
       };
     }
     const code = readGraphError(result.body).code;
-    if (result.status === 403 && code === 'Authentication_RequestFromNonPremiumTenantOrB2CTenant') {
+    if (result.status === 403 && code === NO_PREMIUM_LICENCE) {
       return {
         finding: {
           name: probe.name,

@@ -1,7 +1,7 @@
 import { isProvisioningError, type ErrorCode } from '../../domain/errors';
 import type { GroupLink, NestedGroupRelation } from '../../domain/nested-groups';
 import { chunk, sendBatch, type BatchRequest } from './graph-batch';
-import { errorContext, type GraphContext } from './graph-context';
+import { groupErrorContext, type GraphContext } from './graph-context';
 import { mapGraphError } from './graph-error-mapper';
 import { readPage } from './graph-http';
 import { isGroupObject, toGroupLink, type GraphObject } from './graph-objects';
@@ -44,8 +44,7 @@ export async function readLevel(
   relation: NestedGroupRelation,
 ): Promise<LevelReadResult> {
   const query = `?$select=id,displayName&$top=${context.settings.pageSize}`;
-  const errors = (id: string) =>
-    errorContext(context, 'readGroups', `group "${id}"`, id, 'GROUP_NOT_FOUND');
+  const errors = (id: string) => groupErrorContext(context, id);
   const firstPages = new Map<string, GraphReadPage | { unreadable: string }>();
   let roundTrips = 0;
   if (groupIds.length <= SINGLE_CALL_LIMIT) {
@@ -124,7 +123,7 @@ async function firstPage(context: GraphContext, path: string, id: string): Promi
   const result = await context.http.expect(
     { method: 'GET', path },
     [200],
-    errorContext(context, 'readGroups', `group "${id}"`, id, 'GROUP_NOT_FOUND'),
+    groupErrorContext(context, id),
   );
   return readPage(result.body, result.describe);
 }

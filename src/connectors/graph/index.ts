@@ -1,6 +1,5 @@
 export { createGraphConnector, GraphConnector, GRAPH_CAPABILITIES } from './graph-connector';
 export type { GraphConnectorDeps } from './graph-connector';
-export { runGraphStatus, runGraphMembershipChange, withGraphConnector } from './graph-commands';
 export type { StatusOptions } from './graph-status';
 export type {
   GroupStructure,

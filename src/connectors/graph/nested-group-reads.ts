@@ -8,7 +8,7 @@ import {
   type InheritedMembershipsResult,
   type NestedReadStats,
 } from '../../domain/nested-groups';
-import { errorContext, type GraphContext } from './graph-context';
+import { groupErrorContext, type GraphContext } from './graph-context';
 import { isGroupObject, isRecord, toGroupLink } from './graph-objects';
 import { readMemberships } from './graph-memberships';
 import { segment } from './graph-urls';
@@ -26,13 +26,7 @@ export async function readGroupStructure(
   groupId: string,
   limits: NestedGroupLimits = NESTED_GROUP_LIMITS,
 ): Promise<GroupStructure> {
-  const errors = errorContext(
-    context,
-    'readGroups',
-    `group "${groupId}"`,
-    groupId,
-    'GROUP_NOT_FOUND',
-  );
+  const errors = groupErrorContext(context, groupId);
   const callsBefore = context.http.calls;
   const [rootAnswer, rootMembers] = await Promise.all([
     context.http.expect(

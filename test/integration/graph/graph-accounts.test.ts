@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runGraphStatus, type GraphConnector } from '../../../src/connectors/graph';
-import { LocalSecretStore } from '../../../src/secrets';
+import type { GraphConnector } from '../../../src/connectors/graph';
 import {
   ADMIN,
   failureOf,
@@ -48,11 +47,7 @@ describe('status check (real MSAL over HTTPS)', () => {
   it('with probe, runs the probe reads of graph-behaviour.md', async () => {
     harness.sandbox.addUser({ userPrincipalName: 'probe.user@contoso.example' });
     harness.sandbox.setLicensed(false);
-    const status = await runGraphStatus(
-      harness.settings(),
-      { secrets: new LocalSecretStore({ [SECRET_NAME]: ADMIN.secret }), ca: harness.sandbox.ca },
-      { probe: true },
-    );
+    const status = await harness.connector().checkStatus({ probe: true });
     const probes = status.findings.filter((finding) => finding.name.startsWith('Probe'));
     expect(probes.map((probe) => [probe.name, probe.outcome])).toEqual([
       ['Probe: read accounts', 'granted'],

@@ -67,6 +67,15 @@ describe('group catalogue', () => {
     expect(found.map((ref) => ref.displayName).sort()).toEqual(['Finance EU', "Finance O'Neil"]);
   });
 
+  it('a live search answers with the first page of matches, not the whole directory', async () => {
+    for (let i = 0; i < 5; i++) group(`Project ${i}`);
+    const paged = harness.connector({ pageSize: 2 });
+    harness.sandbox.clearRequests();
+    const found = await paged.searchGroups('Project');
+    expect(found).toHaveLength(2);
+    expect(requestLines(harness.sandbox)).toEqual(['GET /v1.0/groups']);
+  });
+
   it('two groups with one name are a conflict, not a guess', async () => {
     group('Twin');
     group('Twin');

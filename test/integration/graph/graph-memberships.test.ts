@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TargetAccount } from '../../../src/domain/account';
-import { runGraphMembershipChange, type GraphConnector } from '../../../src/connectors/graph';
+import type { GraphConnector } from '../../../src/connectors/graph';
 import { changeMemberships } from '../../../src/connectors/membership-change';
-import { LocalSecretStore } from '../../../src/secrets';
-import {
-  ADMIN,
-  failureOf,
-  requestLines,
-  SECRET_NAME,
-  startHarness,
-  type Harness,
-} from './graph-harness';
+import { ADMIN, failureOf, requestLines, startHarness, type Harness } from './graph-harness';
 
 /** Reads everything, writes accounts, but may not write memberships. */
 const READ_ONLY = {
@@ -218,13 +210,9 @@ describe('membership write procedure', () => {
   it('a missing permission is a clear error naming the permission', async () => {
     const { account, free } = await seed(0, 1);
     const error = await failureOf(
-      runGraphMembershipChange(
-        harness.settings({ client: READ_ONLY }),
-        {
-          secrets: new LocalSecretStore({ [SECRET_NAME]: READ_ONLY.secret }),
-          ca: harness.sandbox.ca,
-        },
-        account.accountId,
+      changeMemberships(
+        harness.connector({ client: READ_ONLY }),
+        account,
         { grant: free, revoke: [] },
         harness.clock,
       ),
