@@ -1,10 +1,52 @@
 import { app } from '@azure/functions';
-import { connectorStatusHandler } from '../src/api/connector-status';
-import { serviceRegistry } from '../src/runtime/service';
+import * as df from 'durable-functions';
+import { bulkRequestHandler } from '../src/api/bulk-request-handler';
+import { importTimerHandler } from '../src/api/import-timer';
+import { apiRoutes } from '../src/api/routes';
+import { processConfiguration } from '../src/config/app-config';
+import { processServices } from '../src/runtime/service';
+import { createActivityHandlers } from '../src/workflows/activities';
+import { DurableOrchestrationClient } from '../src/workflows/durable-orchestration-client';
+import { ORCHESTRATORS } from '../src/workflows/orchestrators';
 
-app.http('connectorStatus', {
-  methods: ['POST'],
-  route: 'connectors/{name}/status',
-  authLevel: 'function',
-  handler: connectorStatusHandler(serviceRegistry),
+// Registrations only (DESIGN: functions/): every handler lives in src/.
+const config = processConfiguration();
+const deps = {
+  services: processServices,
+  orchestrations: (context: Parameters<typeof df.getClient>[0]) =>
+    new DurableOrchestrationClient(df.getClient(context)),
+  now: () => new Date(),
+};
+
+for (const route of apiRoutes(deps)) {
+  app.http(route.name, {
+    methods: [route.method],
+    route: route.route,
+    authLevel: 'function',
+    extraInputs: [df.input.durableClient()],
+    handler: route.handler,
+  });
+}
+
+for (const [name, orchestrator] of Object.entries(ORCHESTRATORS)) {
+  df.app.orchestration(name, orchestrator);
+}
+for (const [name, handler] of Object.entries(createActivityHandlers(processServices))) {
+  df.app.activity(name, { handler: handler as (input: unknown) => Promise<unknown> });
+}
+
+app.storageQueue('bulkRequests', {
+  queueName: config.bulkQueueName,
+  connection: 'AzureWebJobsStorage',
+  extraInputs: [df.input.durableClient()],
+  handler: bulkRequestHandler(deps),
 });
+
+for (const connector of config.connectors) {
+  if (connector.importSchedule === undefined) continue;
+  app.timer(`import-${connector.name}`, {
+    schedule: connector.importSchedule,
+    extraInputs: [df.input.durableClient()],
+    handler: importTimerHandler(deps, connector.name),
+  });
+}

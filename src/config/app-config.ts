@@ -11,10 +11,21 @@ const secretStoreSchema = z.discriminatedUnion('provider', [
   z.object({ provider: z.literal('keyvault'), vaultUrl: z.url({ protocol: /^https$/ }) }),
 ]);
 
+/** Where tables and the bulk queue live: a connection string, or the managed identity. */
+export type StorageConnection =
+  | { kind: 'connectionString'; connectionString: string }
+  | { kind: 'identity'; accountName: string; clientId?: string };
+
 export interface AppConfig {
   connectors: ConnectorSettings[];
   secretStore: z.output<typeof secretStoreSchema>;
+  /** How long a secret read from Key Vault is reused, so rotated secrets are picked up. */
+  secretCacheMs: number;
+  /** Undefined when neither connection is set: only the local host may run without one. */
+  storage: StorageConnection | undefined;
+  bulkQueueName: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  localHost: { port: number; apiKey: string | undefined };
 }
 
 /** The environment variables the service reads, and nothing else (DESIGN: src/config). */
@@ -23,8 +34,21 @@ export const ENV = {
   secretStore: 'SECRET_STORE',
   vaultUrl: 'KEY_VAULT_URL',
   localSecrets: 'LOCAL_SECRETS',
+  secretCacheSeconds: 'SECRET_CACHE_SECONDS',
+  storageConnectionString: 'AzureWebJobsStorage',
+  storageAccountName: 'AzureWebJobsStorage__accountName',
+  storageClientId: 'AzureWebJobsStorage__clientId',
+  bulkQueueName: 'BULK_QUEUE_NAME',
   logLevel: 'LOG_LEVEL',
+  localHostPort: 'LOCAL_HOST_PORT',
+  localHostApiKey: 'LOCAL_HOST_API_KEY',
 } as const;
+
+/** Azure Storage queue names: 3-63 lowercase letters, digits and single dashes. */
+const queueName = z
+  .string()
+  .regex(/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/, 'must be a storage queue name')
+  .refine((name) => name.length <= 56, 'must leave room for the "-poison" suffix (56 characters)');
 
 /**
  * Reads and validates the configuration once at start (DESIGN invariant 6). Every problem
@@ -62,14 +86,67 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   if (!logLevel.success)
     problems.push(`setting ${ENV.logLevel}: must be debug, info, warn or error`);
 
-  if (problems.length > 0 || !secretStore.success || !logLevel.success) {
+  const secretCacheMs = readInt(env, ENV.secretCacheSeconds, 300, 0, 86_400, problems) * 1000;
+  const bulkQueue = queueName
+    .default('provisioning-requests')
+    .safeParse(env[ENV.bulkQueueName] || undefined);
+  if (!bulkQueue.success)
+    problems.push(`setting ${ENV.bulkQueueName}: ${bulkQueue.error.issues[0]?.message}`);
+  const localHost = {
+    port: readInt(env, ENV.localHostPort, 7071, 0, 65_535, problems),
+    apiKey: env[ENV.localHostApiKey] || undefined,
+  };
+  if (localHost.apiKey !== undefined && localHost.apiKey.length < 16) {
+    problems.push(`setting ${ENV.localHostApiKey}: must be at least 16 characters`);
+  }
+
+  if (problems.length > 0 || !secretStore.success || !logLevel.success || !bulkQueue.success) {
     throw new ProvisioningError(
       'CONFIG_INVALID',
       `invalid configuration:\n- ${problems.join('\n- ')}`,
       { details: { problems } },
     );
   }
-  return { connectors, secretStore: secretStore.data, logLevel: logLevel.data };
+  return {
+    connectors,
+    secretStore: secretStore.data,
+    secretCacheMs,
+    storage: readStorage(env),
+    bulkQueueName: bulkQueue.data,
+    logLevel: logLevel.data,
+    localHost,
+  };
+}
+
+function readStorage(env: Record<string, string | undefined>): StorageConnection | undefined {
+  const accountName = env[ENV.storageAccountName];
+  if (accountName !== undefined && accountName !== '') {
+    const clientId = env[ENV.storageClientId];
+    return { kind: 'identity', accountName, ...(clientId ? { clientId } : {}) };
+  }
+  const connectionString = env[ENV.storageConnectionString];
+  if (connectionString !== undefined && connectionString !== '') {
+    return { kind: 'connectionString', connectionString };
+  }
+  return undefined;
+}
+
+function readInt(
+  env: Record<string, string | undefined>,
+  setting: string,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: string[],
+): number {
+  const value = env[setting];
+  if (value === undefined || value.trim() === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    problems.push(`setting ${setting}: must be a whole number from ${min} to ${max}`);
+    return fallback;
+  }
+  return parsed;
 }
 
 /**

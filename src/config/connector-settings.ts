@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { z } from 'zod';
 import { isLoopbackHost, normaliseScimBaseUrl, trimTrailingSlashes } from './base-url';
 
@@ -15,7 +16,29 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 /** Further simple attributes: target attribute name -> key of the profile's `attributes`. */
 const mapping = z.record(z.string().min(1), z.string().min(1)).default({});
 
+/**
+ * NCRONTAB with seconds, as Azure Functions timer triggers read it:
+ * "{second} {minute} {hour} {day} {month} {day-of-week}".
+ */
+const importSchedule = z
+  .string()
+  .refine(isSixFieldCron, 'must be a six-field NCRONTAB expression, e.g. "0 0 2 * * *"');
+
+function isSixFieldCron(expression: string): boolean {
+  if (expression.trim().split(/\s+/).length !== 6) return false;
+  try {
+    new Cron(expression, { paused: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const transportSettings = {
+  /** Catalogue import on a timer ("Import SCIM groups" / "Import Directory Groups"). */
+  importSchedule: importSchedule.optional(),
+  /** The import's "Overwrite existing roles" option when it runs on the schedule. */
+  importOverwriteExisting: z.boolean().default(false),
   concurrency: z.int().min(1).max(64).default(8),
   timeoutMs: z.int().min(100).max(300_000).default(30_000),
   maxRetries: z.int().min(0).max(10).default(4),

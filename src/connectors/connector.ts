@@ -73,6 +73,12 @@ export interface ConnectorCapabilities {
    * groups can be named. `named`: only the groups asked about can be read.
    */
   membershipReadScope: 'all' | 'named';
+  /**
+   * How many membership changes one write call can carry: 1 where each group is its own
+   * PATCH (SCIM), 20 where a `$batch` envelope carries them (Graph). Orchestrations give
+   * each activity at most this many, so an activity makes one call.
+   */
+  membershipWriteBatchSize: number;
 }
 
 /**

@@ -32,9 +32,12 @@ export interface MembershipChangeOutcome {
   notices: string[];
 }
 
-/** Waits between verification reads: quick at first, then every 5 s (spec: up to 30 s in total). */
+/**
+ * Waits between verification reads: the first re-read after 1 s, then doubling up to every
+ * 5 s (spec: Membership write procedure, step 5: up to 30 s in total).
+ */
 export function nextVerificationDelay(round: number): number {
-  return Math.min(5_000, 500 * 2 ** round);
+  return Math.min(5_000, 1_000 * 2 ** round);
 }
 
 /**

@@ -6,6 +6,12 @@ export type ErrorCode =
   // configuration and input
   | 'CONFIG_INVALID'
   | 'REQUEST_INVALID'
+  | 'REQUEST_TOO_LARGE'
+  | 'REQUEST_CONFLICT'
+  | 'UNAUTHORIZED'
+  | 'NOT_FOUND'
+  | 'CONNECTOR_NOT_FOUND'
+  | 'OPERATION_NOT_SUPPORTED'
   | 'SECRET_NOT_FOUND'
   // transport, any target
   | 'TARGET_UNREACHABLE'
@@ -33,7 +39,10 @@ export type ErrorCode =
   | 'GROUP_NOT_FOUND'
   | 'ACCOUNT_STATE_NOT_CONFIRMED'
   | 'MEMBERSHIP_MISMATCH'
-  | 'MEMBERSHIP_READ_UNAVAILABLE';
+  | 'MEMBERSHIP_READ_UNAVAILABLE'
+  | 'ACCOUNT_BUSY'
+  // the service itself
+  | 'INTERNAL_ERROR';
 
 export interface ProvisioningErrorOptions {
   /** Whether trying the same call again later may succeed. */

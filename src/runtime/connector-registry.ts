@@ -1,8 +1,7 @@
 import type { AppConfig } from '../config/app-config';
+import type { ConnectorSettings } from '../config/connector-settings';
 import type { Connector } from '../connectors/connector';
-import { ProvisioningError } from '../domain/errors';
 import type { Logger } from '../domain/logger';
-import { LocalSecretStore } from '../secrets/local-secret-store';
 import type { SecretStore } from '../secrets/secret-store';
 import { createConnector } from './create-connector';
 
@@ -14,16 +13,12 @@ export class ConnectorRegistry {
     private readonly config: AppConfig,
     readonly secrets: SecretStore,
     private readonly logger?: Logger,
+    private readonly trustedCa?: Record<string, string>,
   ) {}
 
-  static fromConfig(config: AppConfig, logger?: Logger): ConnectorRegistry {
-    if (config.secretStore.provider !== 'local') {
-      throw new ProvisioningError(
-        'CONFIG_INVALID',
-        'setting SECRET_STORE: "keyvault" is not available in this build yet; use "local"',
-      );
-    }
-    return new ConnectorRegistry(config, new LocalSecretStore(config.secretStore.values), logger);
+  /** The validated settings of the named connector, or undefined. */
+  settings(name: string): ConnectorSettings | undefined {
+    return this.config.connectors.find((s) => s.name === name);
   }
 
   names(): string[] {
@@ -39,6 +34,7 @@ export class ConnectorRegistry {
     const connector = createConnector(settings, {
       secrets: this.secrets,
       ...(this.logger === undefined ? {} : { logger: this.logger }),
+      ...(this.trustedCa === undefined ? {} : { trustedCa: this.trustedCa }),
     });
     this.built.set(name, connector);
     return connector;

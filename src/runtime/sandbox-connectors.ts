@@ -19,6 +19,13 @@ export interface SandboxConnectors {
   close(): Promise<void>;
 }
 
+export interface SandboxConnectorOptions {
+  /** Latency of both sandboxes (benchmarks). */
+  latencyMs?: number;
+  /** The Graph sandbox's clock (tests share a virtual clock with the replay driver). */
+  now?: () => number;
+}
+
 const GRAPH_CLIENT_ID = '5c1f3a77-0d2e-4b8a-9e41-7a2b6c9d0e13';
 
 const DEMO_GROUPS = ['Engineering', 'Sales', 'Finance', 'Human Resources', 'Support', 'Marketing'];
@@ -29,11 +36,16 @@ const DEMO_GROUPS = ['Engineering', 'Sales', 'Finance', 'Human Resources', 'Supp
  * configured as connector "scim-sandbox", and a Graph v1.0 sandbox with its token authority
  * over HTTPS, configured as connector "graph-sandbox".
  */
-export async function startSandboxConnectors(): Promise<SandboxConnectors> {
+export async function startSandboxConnectors(
+  options: SandboxConnectorOptions = {},
+): Promise<SandboxConnectors> {
   const token = randomBytes(24).toString('base64url');
   const scim = await startScimSandbox({
     auth: { type: 'bearer', token },
-    quirks: { lastLogonAttribute: 'lastLogin' },
+    quirks: {
+      lastLogonAttribute: 'lastLogin',
+      ...(options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs }),
+    },
   });
   scim.seedGroups(DEMO_GROUPS.map((displayName) => ({ displayName })));
   scim.seedUsers([
@@ -41,6 +53,8 @@ export async function startSandboxConnectors(): Promise<SandboxConnectors> {
   ]);
   const graphSecret = randomBytes(24).toString('base64url');
   const graph = await startGraphSandbox({
+    ...(options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs }),
+    ...(options.now === undefined ? {} : { now: options.now }),
     clients: [
       { clientId: GRAPH_CLIENT_ID, secret: graphSecret, roles: [...DEFAULT_SANDBOX_CLIENT.roles] },
     ],

@@ -1,10 +1,15 @@
 import { processConfiguration } from '../config/app-config';
-import { ConnectorRegistry } from './connector-registry';
+import type { WorkflowServices } from '../workflows/workflow-services';
+import { buildServices } from './build-services';
+import { consoleLogger } from './console-logger';
 
-let registry: ConnectorRegistry | undefined;
+let services: Promise<WorkflowServices> | undefined;
 
-/** The process's connector registry, built on first use from the validated configuration. */
-export function serviceRegistry(): ConnectorRegistry {
-  registry ??= ConnectorRegistry.fromConfig(processConfiguration());
-  return registry;
+/** The process's services in Azure, built on first use from the validated configuration. */
+export function processServices(): Promise<WorkflowServices> {
+  services ??= Promise.resolve().then(() => {
+    const config = processConfiguration();
+    return buildServices({ config, logger: consoleLogger(config.logLevel) });
+  });
+  return services;
 }

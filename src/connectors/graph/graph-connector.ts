@@ -47,6 +47,8 @@ export interface GraphConnectorDeps {
 export const GRAPH_CAPABILITIES: ConnectorCapabilities = {
   membershipVisibilityWindowMs: 30_000,
   membershipReadScope: 'all',
+  // graph-behaviour.md: a $batch envelope carries at most 20 requests.
+  membershipWriteBatchSize: 20,
 };
 
 /**

@@ -33,6 +33,7 @@ export class ScimConnector implements Connector {
   readonly capabilities: ConnectorCapabilities = {
     membershipVisibilityWindowMs: 0,
     membershipReadScope: 'named',
+    membershipWriteBatchSize: 1,
   };
   readonly http: ScimHttp;
   private readonly memberships: ScimMemberships;

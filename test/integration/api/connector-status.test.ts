@@ -1,6 +1,8 @@
 import { HttpRequest, InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/app-config';
 import { connectorSettingsSchema } from '../../../src/config/connector-settings';
+import type { WorkflowServices } from '../../../src/workflows/workflow-services';
 import { connectorStatusHandler } from '../../../src/api/connector-status';
 import { ConnectorRegistry } from '../../../src/runtime/connector-registry';
 import { LocalSecretStore } from '../../../src/secrets/local-secret-store';
@@ -22,9 +24,8 @@ beforeAll(async () => {
     });
   registry = new ConnectorRegistry(
     {
+      ...loadConfig({}),
       connectors: [settings('hr', 'hr-token'), settings('hr-wrong', 'wrong-token')],
-      secretStore: { provider: 'local', values: {} },
-      logLevel: 'info',
     },
     new LocalSecretStore({ 'hr-token': TOKEN, 'wrong-token': 'not-the-token-77' }),
   );
@@ -44,7 +45,9 @@ async function call(name: string) {
     functionName: 'connectorStatus',
     logHandler: (_level, ...args) => logged.push(args.join(' ')),
   });
-  return connectorStatusHandler(() => registry)(request, context);
+  return connectorStatusHandler({
+    services: () => Promise.resolve({ registry } as unknown as WorkflowServices),
+  })(request, context);
 }
 
 describe('POST /api/connectors/{name}/status', () => {

@@ -47,6 +47,7 @@ function memoryTarget(
     capabilities: {
       membershipVisibilityWindowMs: 30_000,
       membershipReadScope: 'all',
+      membershipWriteBatchSize: 20,
       ...options.capabilities,
     },
     async readMemberships(
@@ -179,7 +180,11 @@ describe('changeMemberships (spec: Membership write procedure)', () => {
     const { connector } = memoryTarget(clock, {
       groups: [],
       dropWrites: ['g2'],
-      capabilities: { membershipVisibilityWindowMs: 0, membershipReadScope: 'named' },
+      capabilities: {
+        membershipVisibilityWindowMs: 0,
+        membershipReadScope: 'named',
+        membershipWriteBatchSize: 1,
+      },
     });
     await expect(
       changeMemberships(connector, account, { grant: ['g1', 'g2'], revoke: [] }, clock),

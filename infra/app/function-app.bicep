@@ -1,0 +1,197 @@
+// The function app on the Flex Consumption plan (FC1, Linux), Node.js 22, running as the
+// user-assigned managed identity. Flex Consumption takes the language and version from
+// functionAppConfig.runtime, so FUNCTIONS_WORKER_RUNTIME and FUNCTIONS_EXTENSION_VERSION are not
+// app settings here; the deployment package lives in a blob container reached with the identity.
+
+@description('Function app name (also its default host name).')
+param name string
+
+@description('Flex Consumption plan name.')
+param planName string
+
+@description('Azure region.')
+param location string
+
+@description('Tags applied to the plan; the site also gets the azd service tag.')
+param tags object = {}
+
+@description('Resource ID of the user-assigned managed identity the app runs as.')
+param identityId string
+
+@description('Client ID of that identity (AzureWebJobsStorage__clientId, AZURE_CLIENT_ID).')
+param identityClientId string
+
+@description('Storage account of the host, the task hub, the tables and the bulk queue.')
+param storageAccountName string
+
+@description('Blob endpoint of that account, ending in a slash.')
+param storageBlobEndpoint string
+
+@description('Blob container holding the deployment package.')
+param deploymentContainerName string
+
+@description('Application Insights component the app sends telemetry to.')
+param applicationInsightsName string
+
+@description('Key Vault URI (KEY_VAULT_URL).')
+param keyVaultUri string
+
+@description('Connector settings: the value of PROVISIONING_CONNECTORS, one object per connector.')
+param connectors array
+
+@description('Queue of bulk provisioning requests (BULK_QUEUE_NAME).')
+param bulkQueueName string
+
+@description('Seconds a secret read from Key Vault is reused (SECRET_CACHE_SECONDS): the rotation delay.')
+param secretCacheSeconds int
+
+@description('LOG_LEVEL of the app.')
+@allowed(['debug', 'info', 'warn', 'error'])
+param logLevel string
+
+@description('Node.js major version; must satisfy package.json engines (checked in test/unit/infra).')
+param nodeVersion string
+
+@description('Upper bound of Flex Consumption instances (40-1000).')
+@minValue(40)
+@maxValue(1000)
+param maximumInstanceCount int
+
+@description('Memory per instance in MB.')
+@allowed([2048, 4096])
+param instanceMemoryMB int
+
+@description('Turn on App Service authentication with Entra ID in front of the function keys.')
+param enableEntraAuth bool
+
+@description('Client (application) ID of the app registration that represents this API.')
+param apiClientId string
+
+@description('Client (application) IDs allowed to call the API: the governance workflow\'s identity.')
+param allowedCallerClientIds array
+
+resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: applicationInsightsName
+}
+
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+  name: planName
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    name: 'FC1'
+    tier: 'FlexConsumption'
+  }
+  properties: {
+    reserved: true
+  }
+}
+
+resource site 'Microsoft.Web/sites@2024-04-01' = {
+  name: name
+  location: location
+  tags: union(tags, { 'azd-service-name': 'api' })
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    publicNetworkAccess: 'Enabled'
+    siteConfig: {
+      minTlsVersion: '1.2'
+      ftpsState: 'Disabled'
+    }
+    functionAppConfig: {
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: '${storageBlobEndpoint}${deploymentContainerName}'
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityId
+          }
+        }
+      }
+      scaleAndConcurrency: {
+        maximumInstanceCount: maximumInstanceCount
+        instanceMemoryMB: instanceMemoryMB
+      }
+      runtime: {
+        name: 'node'
+        version: nodeVersion
+      }
+    }
+  }
+}
+
+// Every setting src/config/settings-catalogue.ts marks `need: 'azure'` is here (checked in
+// test/unit/infra). Values are names, URLs and client IDs only: secrets stay in Key Vault and are
+// read by name at run time.
+var appSettings = {
+  AzureWebJobsStorage__accountName: storageAccountName
+  AzureWebJobsStorage__credential: 'managedidentity'
+  AzureWebJobsStorage__clientId: identityClientId
+  AZURE_CLIENT_ID: identityClientId
+  APPLICATIONINSIGHTS_CONNECTION_STRING: applicationInsights.properties.ConnectionString
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
+  PROVISIONING_CONNECTORS: string(connectors)
+  SECRET_STORE: 'keyvault'
+  KEY_VAULT_URL: keyVaultUri
+  SECRET_CACHE_SECONDS: string(secretCacheSeconds)
+  BULK_QUEUE_NAME: bulkQueueName
+  LOG_LEVEL: logLevel
+}
+
+resource siteAppSettings 'Microsoft.Web/sites/config@2024-04-01' = {
+  parent: site
+  name: 'appsettings'
+  properties: appSettings
+}
+
+// Optional second gate in front of the function keys: only tokens issued by this tenant for the
+// API's app registration, to one of the allowed caller applications, get through.
+resource siteAuth 'Microsoft.Web/sites/config@2024-04-01' = if (enableEntraAuth) {
+  parent: site
+  name: 'authsettingsV2'
+  properties: {
+    platform: {
+      enabled: true
+    }
+    globalValidation: {
+      requireAuthentication: true
+      unauthenticatedClientAction: 'Return401'
+    }
+    identityProviders: {
+      azureActiveDirectory: {
+        enabled: true
+        registration: {
+          clientId: apiClientId
+          openIdIssuer: '${environment().authentication.loginEndpoint}${tenant().tenantId}/v2.0'
+        }
+        validation: {
+          allowedAudiences: [
+            'api://${apiClientId}'
+            apiClientId
+          ]
+          defaultAuthorizationPolicy: {
+            allowedApplications: allowedCallerClientIds
+          }
+        }
+      }
+    }
+    login: {
+      tokenStore: {
+        enabled: false
+      }
+    }
+  }
+}
+
+output name string = site.name
+output defaultHostName string = site.properties.defaultHostName

@@ -1,0 +1,192 @@
+// Provisions the provisioning service for `azd up`: a resource group holding a Flex Consumption
+// function app (Node.js 22) with a user-assigned managed identity, its storage account (host,
+// Durable task hub, tables, bulk queue; identity access only), a Key Vault in RBAC mode with purge
+// protection, and Application Insights on a Log Analytics workspace. Connector settings, including
+// each connector's import schedule, come from the `connectors` parameter: adding a connector is a
+// parameter change. See infra/README.md.
+targetScope = 'subscription'
+
+@minLength(1)
+@maxLength(64)
+@description('azd environment name; also names the resource group and seeds the resource names.')
+param environmentName string
+
+@minLength(1)
+@description('Region of every resource; it must offer the Flex Consumption plan.')
+@metadata({
+  azd: {
+    type: 'location'
+  }
+})
+param location string
+
+@description('Resource group name; empty: rg-<environmentName>.')
+param resourceGroupName string = ''
+
+@description('''Connector settings, one object per connector, written into PROVISIONING_CONNECTORS.
+Secrets are given by Key Vault secret NAME (auth.tokenSecret, auth.passwordSecret, clientSecretName),
+never by value. Each connector's catalogue import runs on its own importSchedule (NCRONTAB, six fields).''')
+param connectors array = []
+
+@description('Queue of bulk provisioning requests; "<name>-poison" receives messages that failed 5 times.')
+@minLength(3)
+@maxLength(56)
+param bulkQueueName string = 'provisioning-requests'
+
+@description('Seconds a secret read from Key Vault is reused before it is read again (rotation delay).')
+@minValue(0)
+@maxValue(86400)
+param secretCacheSeconds int = 300
+
+@description('LOG_LEVEL of the app.')
+@allowed(['debug', 'info', 'warn', 'error'])
+param logLevel string = 'info'
+
+@description('Flex Consumption: upper bound of instances the app scales out to.')
+@minValue(40)
+@maxValue(1000)
+param maximumInstanceCount int = 100
+
+@description('Flex Consumption: memory per instance in MB.')
+@allowed([2048, 4096])
+param instanceMemoryMB int = 2048
+
+@description('Object ID of the operator (user or group) allowed to enter connector secrets; azd passes the signed-in user.')
+param operatorPrincipalId string = ''
+
+@description('Principal type of operatorPrincipalId.')
+@allowed(['User', 'Group', 'ServicePrincipal'])
+param operatorPrincipalType string = 'User'
+
+@description('Require an Entra ID token (App Service authentication) in addition to the function key.')
+param enableEntraAuth bool = false
+
+@description('With enableEntraAuth: client ID of the app registration that represents this API.')
+param apiClientId string = ''
+
+@description('With enableEntraAuth: client IDs of the callers allowed in (the governance workflow\'s identity).')
+param allowedCallerClientIds array = []
+
+// Node.js major version of the Flex Consumption runtime; must satisfy package.json engines.
+var nodeVersion = '22'
+
+var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+var tags = {
+  'azd-env-name': environmentName
+}
+var functionAppName = 'func-prov-${resourceToken}'
+var keyVaultName = 'kv-prov-${resourceToken}'
+// A deployment container name is at most 63 characters; the app name is cut so it always fits.
+var deploymentContainerName = 'app-package-${take(functionAppName, 32)}-${take(resourceToken, 7)}'
+
+// Every connector secret by name: bearer token, Basic password or Graph client secret.
+var connectorSecretNames = filter(
+  map(connectors, connector => connector.kind == 'graph' ? (connector.?clientSecretName ?? '') : (connector.?auth.?tokenSecret ?? (connector.?auth.?passwordSecret ?? ''))),
+  secretName => !empty(secretName)
+)
+
+resource rg 'Microsoft.Resources/resourceGroups@2021-04-01' = {
+  name: !empty(resourceGroupName) ? resourceGroupName : 'rg-${environmentName}'
+  location: location
+  tags: tags
+}
+
+module identity 'core/identity.bicep' = {
+  name: 'identity'
+  scope: rg
+  params: {
+    name: 'id-prov-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module storage 'core/storage.bicep' = {
+  name: 'storage'
+  scope: rg
+  params: {
+    name: 'stprov${resourceToken}'
+    location: location
+    tags: tags
+    deploymentContainerName: deploymentContainerName
+    bulkQueueName: bulkQueueName
+  }
+}
+
+module monitoring 'core/monitoring.bicep' = {
+  name: 'monitoring'
+  scope: rg
+  params: {
+    logAnalyticsName: 'log-prov-${resourceToken}'
+    applicationInsightsName: 'appi-prov-${resourceToken}'
+    location: location
+    tags: tags
+  }
+}
+
+module keyVault 'core/key-vault.bicep' = {
+  name: 'keyVault'
+  scope: rg
+  params: {
+    name: keyVaultName
+    location: location
+    tags: tags
+  }
+}
+
+module access 'app/access.bicep' = {
+  name: 'access'
+  scope: rg
+  params: {
+    appPrincipalId: identity.outputs.principalId
+    operatorPrincipalId: operatorPrincipalId
+    operatorPrincipalType: operatorPrincipalType
+    storageAccountName: storage.outputs.name
+    keyVaultName: keyVault.outputs.name
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+  }
+}
+
+module functionApp 'app/function-app.bicep' = {
+  name: 'functionApp'
+  scope: rg
+  params: {
+    name: functionAppName
+    planName: 'plan-prov-${resourceToken}'
+    location: location
+    tags: tags
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    storageAccountName: storage.outputs.name
+    storageBlobEndpoint: storage.outputs.blobEndpoint
+    deploymentContainerName: storage.outputs.deploymentContainerName
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    keyVaultUri: keyVault.outputs.uri
+    connectors: connectors
+    bulkQueueName: bulkQueueName
+    secretCacheSeconds: secretCacheSeconds
+    logLevel: logLevel
+    nodeVersion: nodeVersion
+    maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
+    enableEntraAuth: enableEntraAuth
+    apiClientId: apiClientId
+    allowedCallerClientIds: allowedCallerClientIds
+  }
+  // The host starts as soon as the site exists: its roles must be in place first, or the first
+  // start fails on storage and Key Vault.
+  dependsOn: [
+    access
+  ]
+}
+
+output AZURE_LOCATION string = location
+output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_RESOURCE_GROUP string = rg.name
+output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
+output FUNCTION_APP_URL string = 'https://${functionApp.outputs.defaultHostName}'
+output KEY_VAULT_NAME string = keyVault.outputs.name
+// One command per connector secret; it reads the value from a hidden prompt, so the value never
+// passes through Bicep, an output, an app setting or the shell history.
+#disable-next-line outputs-should-not-contain-secrets // secret names only, never values
+output CONNECTOR_SECRET_COMMANDS array = map(connectorSecretNames, secretName => 'read -rs SECRET_VALUE && az keyvault secret set --vault-name ${keyVaultName} --name ${secretName} --value "$SECRET_VALUE" --output none && unset SECRET_VALUE')

@@ -1,0 +1,28 @@
+import { randomUUID } from 'node:crypto';
+import type { InvocationContext } from '@azure/functions';
+import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
+import type { JobInput } from '../workflows/orchestrators/job-orchestrators';
+import type { ApiDeps } from './api-deps';
+
+/**
+ * The timer of a connector's `importSchedule`: starts its catalogue import job with the
+ * connector's `importOverwriteExisting` option.
+ */
+export function importTimerHandler(deps: ApiDeps, connector: string) {
+  return async (_timer: unknown, context: InvocationContext): Promise<string | undefined> => {
+    const settings = (await deps.services()).registry.settings(connector);
+    if (settings === undefined) return undefined;
+    const input: JobInput = {
+      jobId: randomUUID(),
+      type: settings.kind === 'scim' ? 'Import SCIM groups' : 'Import Directory Groups',
+      connector,
+      overwriteExisting: settings.importOverwriteExisting,
+      trigger: 'schedule',
+    };
+    await deps
+      .orchestrations(context)
+      .startNew(ORCHESTRATIONS.catalogueImport, jobInstanceId(input.jobId), input);
+    context.log(`scheduled ${input.type} job ${input.jobId} started for connector ${connector}`);
+    return input.jobId;
+  };
+}

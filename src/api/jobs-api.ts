@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { z } from 'zod';
+import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
+import type { JobInput, JobReport } from '../workflows/orchestrators/job-orchestrators';
+import type { ApiDeps } from './api-deps';
+import { problem, unknownConnector } from './http-problem';
+import { readJsonBody } from './read-body';
+import { describeProblems } from './request-schema';
+
+const importOptions = z.strictObject({ overwriteExisting: z.boolean().default(false) });
+
+/** `POST /api/connectors/{name}/imports`: starts a catalogue import job; 202 with the job URL. */
+export function startImportHandler(deps: ApiDeps) {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const name = request.params.name ?? '';
+    const services = await deps.services();
+    const settings = services.registry.settings(name);
+    if (settings === undefined) return unknownConnector(name);
+    const hasBody = (request.headers.get('content-length') ?? '0') !== '0';
+    let body: unknown = {};
+    if (hasBody) {
+      const read = await readJsonBody(request);
+      if ('response' in read) return read.response;
+      body = read.body;
+    }
+    const options = importOptions.safeParse(body);
+    if (!options.success) {
+      return problem(400, 'REQUEST_INVALID', 'invalid import options', {
+        problems: describeProblems(options.error),
+      });
+    }
+    return startJob(deps, request, context, ORCHESTRATIONS.catalogueImport, {
+      jobId: randomUUID(),
+      type: settings.kind === 'scim' ? 'Import SCIM groups' : 'Import Directory Groups',
+      connector: name,
+      overwriteExisting: options.data.overwriteExisting,
+      trigger: 'api',
+    });
+  };
+}
+
+/** `POST /api/connectors/{name}/compatibility-run`: the test run of a SCIM connector, as a job. */
+export function startCompatibilityRunHandler(deps: ApiDeps) {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const name = request.params.name ?? '';
+    const services = await deps.services();
+    const settings = services.registry.settings(name);
+    if (settings === undefined) return unknownConnector(name);
+    if (settings.kind !== 'scim') {
+      return problem(
+        400,
+        'OPERATION_NOT_SUPPORTED',
+        `connector "${name}" is not a SCIM connector: the compatibility run is for SCIM servers`,
+        { object: name },
+      );
+    }
+    return startJob(deps, request, context, ORCHESTRATIONS.compatibilityRun, {
+      jobId: randomUUID(),
+      type: 'Compatibility run',
+      connector: name,
+      trigger: 'api',
+    });
+  };
+}
+
+/** `GET /api/jobs/{id}`: the job's state, and its result once done. */
+export function getJobHandler(deps: ApiDeps) {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const id = request.params.id ?? '';
+    const state = z.uuid().safeParse(id).success
+      ? await deps.orchestrations(context).getStatus(jobInstanceId(id))
+      : undefined;
+    if (state === undefined) return problem(404, 'NOT_FOUND', `no job "${id}"`, { object: id });
+    const input = state.input as JobInput;
+    const report = (state.output as JobReport | null) ??
+      (state.customStatus as JobReport | null) ?? {
+        jobId: input.jobId,
+        type: input.type,
+        connector: input.connector,
+        trigger: input.trigger,
+        status: 'running',
+        startedAt: state.createdTime,
+      };
+    const failed = state.runtimeStatus === 'Failed' || state.runtimeStatus === 'Terminated';
+    return {
+      status: 200,
+      jsonBody: {
+        ...report,
+        ...(failed ? { status: 'failed' } : {}),
+        runtimeStatus: state.runtimeStatus,
+      },
+    };
+  };
+}
+
+async function startJob(
+  deps: ApiDeps,
+  request: HttpRequest,
+  context: InvocationContext,
+  orchestration: string,
+  input: JobInput,
+): Promise<HttpResponseInit> {
+  await deps.orchestrations(context).startNew(orchestration, jobInstanceId(input.jobId), input);
+  const statusUrl = new URL(`/api/jobs/${input.jobId}`, request.url).toString();
+  context.log(`${input.type} job ${input.jobId} started for connector ${input.connector}`);
+  return {
+    status: 202,
+    headers: { location: statusUrl },
+    jsonBody: { jobId: input.jobId, type: input.type, statusUrl },
+  };
+}

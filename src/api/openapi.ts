@@ -1,0 +1,264 @@
+import { z } from 'zod';
+import { provisioningRequestSchema } from './request-schema';
+
+const errorSchema = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: {
+          type: 'string',
+          description: 'Stable error code: match on this, not on the message',
+        },
+        message: { type: 'string' },
+        object: { type: 'string' },
+        problems: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { path: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+        details: { type: 'object' },
+      },
+    },
+  },
+};
+
+const stepSchema = {
+  type: 'object',
+  properties: {
+    index: { type: 'integer' },
+    action: { type: 'string' },
+    groups: { type: 'array', items: { type: 'string' } },
+    state: { enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] },
+    changes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          change: { type: 'string' },
+          groupId: { type: 'string' },
+          groupName: { type: 'string' },
+        },
+      },
+    },
+    notices: { type: 'array', items: { type: 'string' } },
+    error: {
+      type: 'object',
+      description:
+        'MEMBERSHIP_MISMATCH carries details.missing and details.unexpected ({id, name}[])',
+    },
+  },
+};
+
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const error = (description: string) => ({
+  description,
+  content: json({ $ref: '#/components/schemas/Error' }),
+});
+const name = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: 'Connector name',
+};
+
+/** `GET /api/openapi.json`: the inbound API (DESIGN: Inbound API), OpenAPI 3.1. */
+export function openApiDocument(): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Provisioning service',
+      version: '0.1.0',
+      description:
+        'Accounts and group memberships on SCIM 2.0 applications and Entra ID (Microsoft Graph v1.0). ' +
+        'Every call needs a function key: header x-functions-key or query parameter code.',
+    },
+    servers: [{ url: '/api' }],
+    security: [{ functionKeyHeader: [] }, { functionKeyQuery: [] }],
+    components: {
+      securitySchemes: {
+        functionKeyHeader: { type: 'apiKey', in: 'header', name: 'x-functions-key' },
+        functionKeyQuery: { type: 'apiKey', in: 'query', name: 'code' },
+      },
+      schemas: {
+        ProvisioningRequest: z.toJSONSchema(provisioningRequestSchema, {
+          io: 'input',
+          unrepresentable: 'any',
+        }),
+        Step: stepSchema,
+        Error: errorSchema,
+      },
+    },
+    paths: {
+      '/requests': {
+        post: {
+          summary: 'Submit a provisioning request (idempotent on requestId)',
+          requestBody: {
+            required: true,
+            content: json({ $ref: '#/components/schemas/ProvisioningRequest' }),
+          },
+          responses: {
+            202: { description: 'Started; Location is the status URL' },
+            200: {
+              description:
+                'This requestId was submitted before with the same content: nothing started',
+            },
+            400: error('Invalid request: every problem listed'),
+            404: error('Unknown connector'),
+            409: error('requestId already used for a different request'),
+            413: error('Body too large'),
+          },
+        },
+      },
+      '/requests/{id}': {
+        get: {
+          summary: 'The state of a request and of each of its steps',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            200: {
+              description: 'The request',
+              content: json({
+                type: 'object',
+                properties: {
+                  requestId: { type: 'string' },
+                  connector: { type: 'string' },
+                  accountId: { type: 'string' },
+                  status: { enum: ['pending', 'running', 'succeeded', 'failed'] },
+                  steps: { type: 'array', items: { $ref: '#/components/schemas/Step' } },
+                },
+              }),
+            },
+            404: error('No such request'),
+          },
+        },
+      },
+      '/connectors/{name}/status': {
+        post: {
+          summary: 'Check status (Graph: a token was obtained; ?probe=true adds probe reads)',
+          parameters: [name],
+          responses: {
+            200: { description: 'Findings' },
+            404: error('Unknown connector'),
+            502: error('Target failed'),
+          },
+        },
+      },
+      '/connectors/{name}/imports': {
+        post: {
+          summary:
+            'Start a catalogue import job ("Import SCIM groups" / "Import Directory Groups")',
+          parameters: [name],
+          requestBody: {
+            content: json({
+              type: 'object',
+              properties: { overwriteExisting: { type: 'boolean', default: false } },
+            }),
+          },
+          responses: {
+            202: { description: 'Job started; Location is the job URL' },
+            404: error('Unknown connector'),
+          },
+        },
+      },
+      '/connectors/{name}/compatibility-run': {
+        post: {
+          summary: 'Start the compatibility run of a SCIM connector (test account, cleaned up)',
+          parameters: [name],
+          responses: {
+            202: { description: 'Job started' },
+            400: error('Not a SCIM connector'),
+            404: error('Unknown connector'),
+          },
+        },
+      },
+      '/jobs/{id}': {
+        get: {
+          summary: 'A job and, once done, its result',
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+          ],
+          responses: { 200: { description: 'The job' }, 404: error('No such job') },
+        },
+      },
+      '/connectors/{name}/roles': {
+        get: {
+          summary: 'The imported role catalogue',
+          parameters: [
+            name,
+            { name: 'search', in: 'query', schema: { type: 'string' } },
+            { name: 'includeGone', in: 'query', schema: { type: 'boolean' } },
+          ],
+          responses: { 200: { description: 'Roles' }, 404: error('Unknown connector') },
+        },
+      },
+      '/connectors/{name}/groups': {
+        get: {
+          summary: 'Live group search on the target',
+          parameters: [
+            name,
+            { name: 'search', in: 'query', required: true, schema: { type: 'string' } },
+          ],
+          responses: {
+            200: { description: 'Groups' },
+            400: error('No search text'),
+            404: error('Unknown connector'),
+          },
+        },
+      },
+      '/connectors/{name}/accounts/{accountId}': {
+        get: {
+          summary:
+            'The account on the target: enabled, last logon, memberships (Graph: effective inherited)',
+          parameters: [
+            name,
+            { name: 'accountId', in: 'path', required: true, schema: { type: 'string' } },
+          ],
+          responses: {
+            200: { description: 'The account' },
+            404: error('Unknown connector or account'),
+          },
+        },
+      },
+      '/connectors/{name}/groups/{id}/structure': {
+        get: {
+          summary: 'Nested group structure (Graph): up to 500 groups and 32 levels',
+          parameters: [
+            name,
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          ],
+          responses: {
+            200: { description: 'The structure' },
+            400: error('No nested groups'),
+            404: error('Unknown connector'),
+          },
+        },
+      },
+      '/journal': {
+        get: {
+          summary: 'Effective changes, filtered and paged',
+          parameters: ['connector', 'accountId', 'from', 'to', 'limit', 'continuationToken'].map(
+            (q) => ({
+              name: q,
+              in: 'query',
+              schema: { type: q === 'limit' ? 'integer' : 'string' },
+            }),
+          ),
+          responses: {
+            200: { description: 'A page of journal entries' },
+            400: error('Invalid query'),
+          },
+        },
+      },
+    },
+  };
+}
+
+export function openApiHandler() {
+  const document = openApiDocument();
+  return async () => ({ status: 200, jsonBody: document });
+}

@@ -1,0 +1,115 @@
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import type { ProvisioningRequest } from '../domain/provisioning-request';
+import { initialSteps, type RequestReport } from '../domain/request-report';
+import { requestInstanceId } from '../workflows/names';
+import type { OrchestrationState } from '../workflows/orchestration-client';
+import type { ApiDeps } from './api-deps';
+import { errorResponse, problem, unknownConnector } from './http-problem';
+import { readJsonBody } from './read-body';
+import { requestIdSchema } from './request-schema';
+import { submitProvisioningRequest } from './submit-request';
+
+/**
+ * `POST /api/requests`: 202 with the request id and its status URL (Location); the same
+ * requestId again answers 200 with the same URL and runs nothing; 400 lists every
+ * problem; 404 for an unknown connector; 409 for a reused requestId with other content.
+ */
+export function submitRequestHandler(deps: ApiDeps) {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const read = await readJsonBody(request);
+    if ('response' in read) return read.response;
+    const services = await deps.services();
+    const outcome = await submitProvisioningRequest(
+      read.body,
+      services,
+      deps.orchestrations(context),
+      {
+        source: 'http',
+        now: deps.now(),
+      },
+    );
+    switch (outcome.kind) {
+      case 'invalid':
+        return problem(
+          400,
+          'REQUEST_INVALID',
+          `invalid request: ${outcome.problems.length} problem(s)`,
+          {
+            problems: outcome.problems,
+          },
+        );
+      case 'unknown connector':
+        return unknownConnector(outcome.connector);
+      case 'conflict':
+        return errorResponse(409, outcome.error);
+      case 'started':
+      case 'duplicate': {
+        const statusUrl = new URL(`/api/requests/${outcome.requestId}`, request.url).toString();
+        context.log(`provisioning request ${outcome.requestId}: ${outcome.kind}`);
+        return {
+          status: outcome.kind === 'started' ? 202 : 200,
+          headers: { location: statusUrl },
+          jsonBody: {
+            requestId: outcome.requestId,
+            statusUrl,
+            duplicate: outcome.kind === 'duplicate',
+          },
+        };
+      }
+    }
+  };
+}
+
+/** `GET /api/requests/{id}`: the request's status and every step's state. */
+export function getRequestHandler(deps: ApiDeps) {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const id = request.params.id ?? '';
+    if (!requestIdSchema.safeParse(id).success) {
+      return problem(404, 'NOT_FOUND', `no provisioning request "${id}"`, { object: id });
+    }
+    const state = await deps.orchestrations(context).getStatus(requestInstanceId(id));
+    if (state === undefined)
+      return problem(404, 'NOT_FOUND', `no provisioning request "${id}"`, { object: id });
+    return { status: 200, jsonBody: requestView(state) };
+  };
+}
+
+/** What a caller sees of a request: the orchestration's report, whatever its runtime state. */
+export function requestView(state: OrchestrationState): RequestReport & { runtimeStatus: string } {
+  const input = state.input as ProvisioningRequest;
+  const done = state.output as RequestReport | null | undefined;
+  const running = state.customStatus as RequestReport | null | undefined;
+  const base: RequestReport =
+    done?.steps !== undefined
+      ? done
+      : running?.steps !== undefined
+        ? running
+        : {
+            requestId: input.requestId,
+            connector: input.connector,
+            accountId: input.account.accountId,
+            status: 'pending',
+            steps: initialSteps(input.actions),
+          };
+  if (state.runtimeStatus === 'Failed' || state.runtimeStatus === 'Terminated') {
+    return {
+      ...base,
+      status: 'failed',
+      runtimeStatus: state.runtimeStatus,
+      steps: base.steps.map((step) =>
+        step.state === 'running' || step.state === 'pending'
+          ? {
+              ...step,
+              state: 'failed',
+              error: {
+                code: 'INTERNAL_ERROR',
+                message: `the orchestration ended: ${state.runtimeStatus}`,
+                retryable: false,
+              },
+            }
+          : step,
+      ),
+    };
+  }
+  return { ...base, runtimeStatus: state.runtimeStatus };
+}

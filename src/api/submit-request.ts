@@ -1,0 +1,99 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { SerializedError } from '../domain/errors';
+import type { ProvisioningRequest } from '../domain/provisioning-request';
+import { ORCHESTRATIONS, requestInstanceId } from '../workflows/names';
+import type { OrchestrationClient } from '../workflows/orchestration-client';
+import type { WorkflowServices } from '../workflows/workflow-services';
+import { describeProblems, provisioningRequestSchema } from './request-schema';
+
+export type SubmitOutcome =
+  | { kind: 'started' | 'duplicate'; requestId: string }
+  | { kind: 'invalid'; problems: { path: string; message: string }[] }
+  | { kind: 'unknown connector'; connector: string }
+  | { kind: 'conflict'; requestId: string; error: SerializedError };
+
+/**
+ * Validates a provisioning request and starts its orchestration, once per requestId: the
+ * same id with the same content is a duplicate (nothing runs again), with other content a
+ * conflict. A password goes into the SecretStore under a per-request name; the
+ * orchestration gets only that name (DESIGN invariant 5). Shared by `POST /api/requests`
+ * and the bulk queue.
+ */
+export async function submitProvisioningRequest(
+  body: unknown,
+  services: WorkflowServices,
+  orchestrations: OrchestrationClient,
+  context: { source: ProvisioningRequest['source']; now: Date },
+): Promise<SubmitOutcome> {
+  const parsed = provisioningRequestSchema.safeParse(body);
+  if (!parsed.success) return { kind: 'invalid', problems: describeProblems(parsed.error) };
+  const { password, requestId: given, ...rest } = parsed.data;
+  if (services.registry.settings(rest.connector) === undefined) {
+    return { kind: 'unknown connector', connector: rest.connector };
+  }
+  const requestId = given ?? randomUUID();
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify({ ...rest, requestId, password: password !== undefined }))
+    .digest('hex');
+  const instanceId = requestInstanceId(requestId);
+
+  const existing = await orchestrations.getStatus(instanceId);
+  if (existing !== undefined) return compareExisting(requestId, existing.input, fingerprint);
+
+  const passwordSecret = password === undefined ? undefined : transientSecretName();
+  if (passwordSecret !== undefined && password !== undefined) {
+    await services.secrets.set(passwordSecret, password);
+  }
+  const input: ProvisioningRequest = {
+    requestId,
+    connector: rest.connector,
+    account: rest.account,
+    actions: rest.actions.map((action) =>
+      'groups' in action
+        ? {
+            type: action.type,
+            groups: action.groups.map((g) => (typeof g === 'string' ? { name: g } : g)),
+          }
+        : { type: action.type },
+    ),
+    ...(passwordSecret === undefined ? {} : { passwordSecret }),
+    fingerprint,
+    source: context.source,
+    receivedAt: context.now.toISOString(),
+  };
+  const started = await orchestrations.startNew(
+    ORCHESTRATIONS.provisioningRequest,
+    instanceId,
+    input,
+  );
+  if (started === 'exists') {
+    // Lost a race with the same requestId: the winner has its own secret; ours is dropped.
+    if (passwordSecret !== undefined) await services.secrets.delete(passwordSecret);
+    const winner = await orchestrations.getStatus(instanceId);
+    return compareExisting(requestId, winner?.input, fingerprint);
+  }
+  return { kind: 'started', requestId };
+}
+
+function compareExisting(requestId: string, input: unknown, fingerprint: string): SubmitOutcome {
+  const known = (input as Partial<ProvisioningRequest> | undefined)?.fingerprint;
+  if (known === fingerprint) return { kind: 'duplicate', requestId };
+  return {
+    kind: 'conflict',
+    requestId,
+    error: {
+      code: 'REQUEST_CONFLICT',
+      message: `requestId "${requestId}" was already used for a different request`,
+      retryable: false,
+      object: requestId,
+    },
+  };
+}
+
+/**
+ * A fresh name per submission (Key Vault: letters, digits, dashes). Names are never
+ * reused: a deleted secret stays soft-deleted in a vault with purge protection.
+ */
+export function transientSecretName(): string {
+  return `request-password-${randomUUID()}`;
+}

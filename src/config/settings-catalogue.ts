@@ -1,0 +1,92 @@
+/**
+ * Every app setting the service reads, with where it is needed. The README's settings
+ * table, `local.settings.example.json` and the Bicep template are checked against this
+ * list in tests, so a new setting cannot be forgotten in one of them.
+ */
+export interface SettingDescription {
+  name: string;
+  /**
+   * `azure`: the deployed app cannot start without it. `optional`: has a default.
+   * `local`: read by the local host only.
+   */
+  need: 'azure' | 'optional' | 'local';
+  description: string;
+}
+
+export const SETTINGS: readonly SettingDescription[] = [
+  {
+    name: 'PROVISIONING_CONNECTORS',
+    need: 'azure',
+    description:
+      'JSON array of connector settings (kind scim or graph); secrets are named, never given',
+  },
+  {
+    name: 'SECRET_STORE',
+    need: 'azure',
+    description: '`keyvault` in Azure; `local` (the default) for the local host and tests',
+  },
+  {
+    name: 'KEY_VAULT_URL',
+    need: 'azure',
+    description: 'https URL of the Key Vault holding connector secrets and transient passwords',
+  },
+  {
+    name: 'SECRET_CACHE_SECONDS',
+    need: 'optional',
+    description: 'How long a secret read from Key Vault is reused (default 300): rotation delay',
+  },
+  {
+    name: 'AzureWebJobsStorage__accountName',
+    need: 'azure',
+    description:
+      'Storage account of the task hub, the tables and the bulk queue, reached with the managed identity',
+  },
+  {
+    name: 'AzureWebJobsStorage__credential',
+    need: 'azure',
+    description: '`managedidentity`: identity-based connection (no keys)',
+  },
+  {
+    name: 'AzureWebJobsStorage__clientId',
+    need: 'azure',
+    description: 'Client ID of the user-assigned managed identity used for storage',
+  },
+  {
+    name: 'AZURE_CLIENT_ID',
+    need: 'azure',
+    description:
+      'Client ID of the user-assigned managed identity used by DefaultAzureCredential (Key Vault, tables)',
+  },
+  {
+    name: 'AzureWebJobsStorage',
+    need: 'local',
+    description:
+      'Connection string (`UseDevelopmentStorage=true` for Azurite) when not using the identity-based settings',
+  },
+  {
+    name: 'BULK_QUEUE_NAME',
+    need: 'optional',
+    description:
+      'Storage queue of bulk provisioning requests (default provisioning-requests; poison queue <name>-poison)',
+  },
+  {
+    name: 'LOG_LEVEL',
+    need: 'optional',
+    description: 'debug, info (default), warn or error',
+  },
+  {
+    name: 'LOCAL_SECRETS',
+    need: 'local',
+    description: 'JSON object secret name -> value for SECRET_STORE=local (development only)',
+  },
+  {
+    name: 'LOCAL_HOST_PORT',
+    need: 'local',
+    description: 'Port of the local host on 127.0.0.1 (default 7071)',
+  },
+  {
+    name: 'LOCAL_HOST_API_KEY',
+    need: 'local',
+    description: 'API key the local host demands (random and printed at start when unset)',
+  },
+];

@@ -1,0 +1,53 @@
+import type { AccountProfile } from './account';
+
+/** The actions of a provisioning request, run in the order given (DESIGN: Inbound API). */
+export const ACTION_TYPES = [
+  'create',
+  'update',
+  'lock',
+  'unlock',
+  'setPassword',
+  'delete',
+  'grant',
+  'revoke',
+  'setMemberships',
+] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
+
+export const MEMBERSHIP_ACTIONS: readonly ActionType[] = ['grant', 'revoke', 'setMemberships'];
+
+/** A group as the governance workflow names it: by role name (catalogue or target) or by target id. */
+export type GroupSelector = { name: string } | { id: string };
+
+export type ProvisioningAction =
+  | { type: 'create' | 'update' | 'lock' | 'unlock' | 'setPassword' | 'delete' }
+  | { type: 'grant' | 'revoke' | 'setMemberships'; groups: GroupSelector[] };
+
+/**
+ * The orchestration input of a provisioning request. It holds no secret: a password
+ * travels as the name of a transient secret in the SecretStore (DESIGN invariant 5).
+ */
+export interface ProvisioningRequest {
+  requestId: string;
+  connector: string;
+  account: AccountProfile;
+  actions: ProvisioningAction[];
+  /** Name of the transient secret holding the request's password, when one was given. */
+  passwordSecret?: string;
+  /** Hash of the request as received (password excluded): a reused requestId must match it. */
+  fingerprint: string;
+  /** Where the request came from. */
+  source: 'http' | 'queue';
+  receivedAt: string;
+}
+
+export function isMembershipAction(
+  action: ProvisioningAction,
+): action is Extract<ProvisioningAction, { groups: GroupSelector[] }> {
+  return MEMBERSHIP_ACTIONS.includes(action.type);
+}
+
+/** "Sales" or "id 8f1c...": a selector as the operator wrote it, for messages. */
+export function describeSelector(selector: GroupSelector): string {
+  return 'id' in selector ? `id "${selector.id}"` : `"${selector.name}"`;
+}

@@ -1,0 +1,67 @@
+import type { SerializedError } from './errors';
+import type { JournalChange } from './journal-entry';
+import type { ActionType, ProvisioningAction } from './provisioning-request';
+
+/** The state of one step (DESIGN: GET /requests/{id}). */
+export type StepState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+export type RequestStatus = 'pending' | 'running' | 'succeeded' | 'failed';
+
+export interface StepChange {
+  change: JournalChange;
+  groupId?: string;
+  groupName?: string;
+}
+
+export interface StepReport {
+  index: number;
+  action: ActionType;
+  /** The groups the step names, as the request named them. */
+  groups?: string[];
+  state: StepState;
+  /** Effective changes only: what the journal records for this step. */
+  changes: StepChange[];
+  notices: string[];
+  /** On failure; MEMBERSHIP_MISMATCH carries `details.missing` and `details.unexpected`. */
+  error?: SerializedError;
+}
+
+/** What a provisioning orchestration publishes as custom status and returns as output. */
+export interface RequestReport {
+  requestId: string;
+  connector: string;
+  accountId: string;
+  status: RequestStatus;
+  steps: StepReport[];
+  startedAt?: string;
+  finishedAt?: string;
+}
+
+/** Every step pending: the report of a request that has not started yet. */
+export function initialSteps(actions: readonly ProvisioningAction[]): StepReport[] {
+  return actions.map((action, index) => ({
+    index,
+    action: action.type,
+    ...('groups' in action
+      ? { groups: action.groups.map((g) => ('id' in g ? `id:${g.id}` : g.name)) }
+      : {}),
+    state: 'pending',
+    changes: [],
+    notices: [],
+  }));
+}
+
+/** A failed step fails the request and skips the rest (issue 4: provisioning request). */
+export function skipRemaining(steps: StepReport[], failedIndex: number): StepReport[] {
+  return steps.map((step) =>
+    step.index > failedIndex && step.state === 'pending' ? { ...step, state: 'skipped' } : step,
+  );
+}
+
+/** The request's status from its steps. */
+export function requestStatus(steps: readonly StepReport[]): RequestStatus {
+  if (steps.some((step) => step.state === 'failed')) return 'failed';
+  if (steps.every((step) => step.state === 'succeeded' || step.state === 'skipped'))
+    return 'succeeded';
+  if (steps.every((step) => step.state === 'pending')) return 'pending';
+  return 'running';
+}

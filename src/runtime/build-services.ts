@@ -1,0 +1,69 @@
+import type { AppConfig, StorageConnection } from '../config/app-config';
+import { ProvisioningError } from '../domain/errors';
+import type { Logger } from '../domain/logger';
+import { createKeyVaultSecretStore } from '../secrets/key-vault-secret-store';
+import { LocalSecretStore } from '../secrets/local-secret-store';
+import type { SecretStore } from '../secrets/secret-store';
+import { BulkQueue } from '../store/bulk-queue';
+import { queueClient, tableClient } from '../store/storage-clients';
+import { TableAccountLeases } from '../store/table-account-leases';
+import { TableAccountLinks } from '../store/table-account-links';
+import { TableJournalStore } from '../store/table-journal-store';
+import { TableRoleCatalogue } from '../store/table-role-catalogue';
+import type { WorkflowServices } from '../workflows/workflow-services';
+import { ConnectorRegistry } from './connector-registry';
+
+/** Table names (infra/README.md lists them). */
+export const TABLES = {
+  journal: 'ProvisioningJournal',
+  catalogue: 'RoleCatalogue',
+  links: 'AccountLinks',
+  leases: 'AccountLeases',
+} as const;
+
+export interface BuildServicesOptions {
+  config: AppConfig;
+  logger: Logger;
+  /** Overrides the configured storage (the local host's Azurite). */
+  storage?: StorageConnection;
+  /** Overrides the configured secret store (the local host's sandbox secrets). */
+  secrets?: SecretStore;
+  /** CA certificates to trust by connector name (sandboxes with self-signed certificates). */
+  trustedCa?: Record<string, string>;
+}
+
+/**
+ * Builds the process's services once (DESIGN: src/runtime): connectors, secrets, the
+ * tables and the bulk queue. Tables and queues are created on first use.
+ */
+export function buildServices(options: BuildServicesOptions): WorkflowServices {
+  const { config, logger } = options;
+  const storage = options.storage ?? config.storage;
+  if (storage === undefined) {
+    throw new ProvisioningError(
+      'CONFIG_INVALID',
+      'setting AzureWebJobsStorage__accountName (or AzureWebJobsStorage): no storage account is configured',
+    );
+  }
+  const secrets = options.secrets ?? secretStoreFromConfig(config);
+  return {
+    registry: new ConnectorRegistry(config, secrets, logger, options.trustedCa),
+    secrets,
+    journal: new TableJournalStore(tableClient(storage, TABLES.journal)),
+    catalogue: new TableRoleCatalogue(tableClient(storage, TABLES.catalogue)),
+    links: new TableAccountLinks(tableClient(storage, TABLES.links)),
+    leases: new TableAccountLeases(tableClient(storage, TABLES.leases)),
+    bulkQueue: new BulkQueue(
+      queueClient(storage, config.bulkQueueName),
+      queueClient(storage, `${config.bulkQueueName}-poison`),
+    ),
+    logger,
+  };
+}
+
+/** Key Vault in Azure (managed identity), the local store for the local host and tests. */
+export function secretStoreFromConfig(config: AppConfig): SecretStore {
+  return config.secretStore.provider === 'keyvault'
+    ? createKeyVaultSecretStore(config.secretStore.vaultUrl, config.secretCacheMs)
+    : new LocalSecretStore(config.secretStore.values);
+}

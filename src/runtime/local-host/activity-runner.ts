@@ -1,0 +1,103 @@
+import type { InvocationContext } from '@azure/functions';
+import type { Logger } from '../../domain/logger';
+import { createInvocationContext } from './invocation-context';
+
+/** An activity handler as the driver calls it: the same function `df.app.activity` registers. */
+export type ActivityFunction = (input: unknown, context: InvocationContext) => Promise<unknown>;
+
+/** How an activity call ended, in the form its history event records it. */
+export type ActivityOutcome =
+  { ok: true; result: string } | { ok: false; reason: string; details: string };
+
+export interface ActivityJob {
+  instanceId: string;
+  name: string;
+  /** The input as JSON text (undefined when the orchestrator passed none). */
+  input: string | undefined;
+  done(outcome: ActivityOutcome): void;
+}
+
+/**
+ * Runs activity calls in-process with a concurrency limit, each with a fresh
+ * InvocationContext. Results travel as JSON text, as through the task hub.
+ */
+export class ActivityRunner {
+  private readonly queue: ActivityJob[] = [];
+  private running = 0;
+  private readonly drained: Array<() => void> = [];
+
+  constructor(
+    private readonly activities: Readonly<Record<string, ActivityFunction>>,
+    private readonly maxConcurrent: number,
+    private readonly logger: Logger,
+    private readonly onSettled: () => void,
+  ) {}
+
+  /** Whether an activity is registered under this name. */
+  has(name: string): boolean {
+    return Object.prototype.hasOwnProperty.call(this.activities, name);
+  }
+
+  /** Queued or running calls. */
+  get busy(): boolean {
+    return this.running > 0 || this.queue.length > 0;
+  }
+
+  enqueue(job: ActivityJob): void {
+    this.queue.push(job);
+    this.pump();
+  }
+
+  /** Resolves when no call is queued or running. */
+  drain(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  private pump(): void {
+    while (this.running < this.maxConcurrent) {
+      const job = this.queue.shift();
+      if (job === undefined) return;
+      this.running += 1;
+      void this.run(job).finally(() => {
+        this.running -= 1;
+        this.pump();
+        if (!this.busy) for (const resolve of this.drained.splice(0)) resolve();
+        this.onSettled();
+      });
+    }
+  }
+
+  private async run(job: ActivityJob): Promise<void> {
+    const activity = this.activities[job.name];
+    let outcome: ActivityOutcome;
+    try {
+      if (activity === undefined) throw new Error(`activity "${job.name}" is not registered`);
+      const context = createInvocationContext(job.name, this.logger, {
+        instanceId: job.instanceId,
+      });
+      const input: unknown = job.input === undefined ? undefined : JSON.parse(job.input);
+      const result = await activity(input, context);
+      // A function returning nothing reaches the orchestrator as null.
+      outcome = { ok: true, result: JSON.stringify(result) ?? 'null' };
+    } catch (error) {
+      outcome = activityFailure(job.name, error);
+    }
+    job.done(outcome);
+  }
+}
+
+/**
+ * A thrown error as the host records it: the message survives, the class, code and
+ * properties do not (platform-notes.md). The orchestrator sees
+ * `new Error(`${Reason} \n ${Details}`)` (TaskOrchestrationExecutor.setTaskValue); the
+ * stack stays out so that nothing but the message leaves the activity.
+ */
+export function activityFailure(name: string, error: unknown): ActivityOutcome {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    ok: false,
+    reason: `Activity function '${name}' failed: ${message}`,
+    details: JSON.stringify({ Message: message }),
+  };
+}

@@ -1,0 +1,79 @@
+import type { OrchestrationState, RuntimeStatus } from '../../workflows/orchestration-client';
+import type { HistoryEvent } from './history-events';
+import type { ReplayedAction } from './replayed-action';
+import type { RetryPolicy } from './retry-policy';
+
+/** An action the driver scheduled, with the episode that first produced it and its sequence id. */
+export interface RecordedAction {
+  action: ReplayedAction;
+  /** 0-based index of the episode (OrchestratorStarted) that produced it. */
+  episode: number;
+  /** Sequence id of its first task or timer (a retried activity uses more ids later). */
+  eventId: number;
+}
+
+/** The progress of one `callActivityWithRetry`, keyed by the id of its current attempt or timer. */
+export interface RetryProgress {
+  name: string;
+  input: string | undefined;
+  policy: RetryPolicy;
+  failedAttempts: number;
+  /** Waiting on the attempt's TaskCompleted/TaskFailed, or on the timer before the next attempt. */
+  phase: 'attempt' | 'timer';
+}
+
+/** Why an instance failed: its own code threw, or the driver (as the host) stopped it. */
+export interface InstanceFailure {
+  source: 'orchestrator' | 'host';
+  message: string;
+}
+
+/** Everything the driver keeps about one orchestration instance. */
+export interface DriverInstance {
+  instanceId: string;
+  name: string;
+  input: unknown;
+  inputJson: string | undefined;
+  runtimeStatus: RuntimeStatus;
+  output: unknown;
+  customStatus: unknown;
+  failure?: InstanceFailure;
+  createdAt: number;
+  updatedAt: number;
+  history: HistoryEvent[];
+  /** Events waiting for the next episode. */
+  inbox: HistoryEvent[];
+  actions: RecordedAction[];
+  retries: Map<number, RetryProgress>;
+  nextEventId: number;
+  episodes: number;
+  /** The latest OrchestratorStarted time: episode times never go backwards. */
+  lastEpisodeAt: number;
+  /** An episode is scheduled or running. */
+  episodeScheduled: boolean;
+}
+
+/** One instance as tests inspect it: its state, its full history and its scheduled actions. */
+export interface InstanceSnapshot extends OrchestrationState {
+  history: HistoryEvent[];
+  actions: RecordedAction[];
+}
+
+/** The public state of an instance (times as ISO strings from the driver clock). */
+export function toOrchestrationState(instance: DriverInstance): OrchestrationState {
+  return {
+    instanceId: instance.instanceId,
+    name: instance.name,
+    runtimeStatus: instance.runtimeStatus,
+    input: copy(instance.input),
+    output: copy(instance.output),
+    customStatus: copy(instance.customStatus),
+    createdTime: new Date(instance.createdAt).toISOString(),
+    lastUpdatedTime: new Date(instance.updatedAt).toISOString(),
+  };
+}
+
+/** A deep copy, so that callers cannot change what the driver recorded. */
+export function copy<T>(value: T): T {
+  return value === undefined ? value : structuredClone(value);
+}

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { bulkRequestHandler } from '../../api/bulk-request-handler';
+import type { ApiDeps } from '../../api/api-deps';
+import { importTimerHandler } from '../../api/import-timer';
+import { apiRoutes } from '../../api/routes';
+import { loadConfig, type AppConfig } from '../../config/app-config';
+import type { Logger } from '../../domain/logger';
+import { LocalSecretStore } from '../../secrets/local-secret-store';
+import { createActivityHandlers } from '../../workflows/activities';
+import { ORCHESTRATORS } from '../../workflows/orchestrators';
+import type { WorkflowServices } from '../../workflows/workflow-services';
+import { buildServices, secretStoreFromConfig } from '../build-services';
+import { startSandboxConnectors, type SandboxConnectors } from '../sandbox-connectors';
+import { startAzurite } from './azurite';
+import { createApiServer } from './http-adapter';
+import { scheduleImports } from './import-scheduler';
+import { OrchestrationDriver } from './orchestration-driver';
+import { QueuePoller } from './queue-poller';
+import type { DriverClock } from './virtual-clock';
+
+export interface LocalHostOptions {
+  /** The environment to read settings from (default: this process's). */
+  env?: Record<string, string | undefined>;
+  /** Overrides LOCAL_HOST_PORT (tests use 0). */
+  port?: number;
+  /** `real` for `npm start`; tests pass a virtual clock shared with the Graph sandbox. */
+  clock?: DriverClock;
+  /** Sandbox latency when sandboxes are started (benchmarks). */
+  sandboxLatencyMs?: number;
+  /** Bulk queue polling pause (default 1 s) and retry visibility (default 5 s). */
+  queuePollMs?: number;
+  queueVisibilitySeconds?: number;
+  logger: Logger;
+}
+
+export interface LocalHost {
+  /** e.g. http://127.0.0.1:7071 */
+  url: string;
+  apiKey: string;
+  config: AppConfig;
+  services: WorkflowServices;
+  driver: OrchestrationDriver;
+  poller: QueuePoller;
+  /** Present when no connector was configured. */
+  sandboxes?: SandboxConnectors;
+  importSchedules: { connector: string; next: Date | null }[];
+  close(): Promise<void>;
+}
+
+/**
+ * The local host (DESIGN: the local host): the same handlers, orchestrators and activities
+ * as in Azure, on 127.0.0.1, with Azurite in-process, the bulk queue polled like the
+ * trigger, import schedules run, orchestrations replayed through durable-functions' own
+ * executor, and the SCIM and Graph sandboxes when no connector is configured. One
+ * process; state is lost at exit.
+ */
+export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
+  const { logger } = options;
+  const clock = options.clock ?? 'real';
+  const now = () => (clock === 'real' ? Date.now() : clock.now());
+  let config = loadConfig(options.env ?? process.env);
+  const closers: (() => Promise<void> | void)[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer();
+  };
+  try {
+    let sandboxes: SandboxConnectors | undefined;
+    let secrets = secretStoreFromConfig(config);
+    if (config.connectors.length === 0) {
+      sandboxes = await startSandboxConnectors({
+        ...(options.sandboxLatencyMs === undefined ? {} : { latencyMs: options.sandboxLatencyMs }),
+        ...(clock === 'real' ? {} : { now }),
+      });
+      closers.push(() => sandboxes?.close());
+      config = { ...config, connectors: sandboxes.settings };
+      secrets = new LocalSecretStore({
+        ...(config.secretStore.provider === 'local' ? config.secretStore.values : {}),
+        ...sandboxes.secrets,
+      });
+    }
+    const azurite = await startAzurite();
+    closers.push(() => azurite.close());
+    const services = buildServices({
+      config,
+      logger,
+      storage: { kind: 'connectionString', connectionString: azurite.connectionString },
+      secrets,
+      ...(sandboxes === undefined ? {} : { trustedCa: sandboxes.trustedCa }),
+    });
+    closers.push(() => services.registry.close());
+    const provider = () => Promise.resolve(services);
+    const driver = new OrchestrationDriver({
+      orchestrators: ORCHESTRATORS,
+      activities: createActivityHandlers(provider) as Record<
+        string,
+        (input: unknown) => Promise<unknown>
+      >,
+      clock,
+      logger,
+    });
+    closers.push(() => driver.close());
+    const deps: ApiDeps = {
+      services: provider,
+      orchestrations: () => driver,
+      now: () => new Date(now()),
+    };
+
+    const apiKey = config.localHost.apiKey ?? randomBytes(24).toString('base64url');
+    const server = createApiServer(apiRoutes(deps), { apiKey, logger });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? config.localHost.port, '127.0.0.1', () => resolve());
+    });
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    const poller = new QueuePoller(services.bulkQueue, bulkRequestHandler(deps), {
+      intervalMs: options.queuePollMs ?? 1_000,
+      visibilityTimeoutSeconds: options.queueVisibilitySeconds ?? 5,
+      batchSize: 16,
+      logger,
+    });
+    poller.start();
+    closers.push(() => poller.stop());
+    const imports = scheduleImports(
+      config.connectors,
+      (name) => importTimerHandler(deps, name),
+      logger,
+    );
+    closers.push(() => imports.stop());
+
+    const port = (server.address() as AddressInfo).port;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      apiKey,
+      config,
+      services,
+      driver,
+      poller,
+      ...(sandboxes === undefined ? {} : { sandboxes }),
+      importSchedules: imports.schedules,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

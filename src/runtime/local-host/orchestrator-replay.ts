@@ -1,0 +1,120 @@
+import type { InvocationContext } from '@azure/functions';
+import type { OrchestrationHandler } from 'durable-functions';
+import { createOrchestrator } from 'durable-functions/lib/src/util/testingUtils';
+import type { HistoryEvent } from './history-events';
+import { toReplayedAction, type ReplayedAction } from './replayed-action';
+
+/** What one replay of an orchestrator over a history produced. */
+export interface ReplayOutcome {
+  status: 'running' | 'completed' | 'failed';
+  /** The cumulative action list: the sequence id of an action follows from its position. */
+  actions: ReplayedAction[];
+  /** The return value, JSON round-tripped (completed only). */
+  output?: unknown;
+  /** The error message the orchestrator failed with (failed only). */
+  error?: string;
+  /** The custom status as last set, JSON round-tripped; undefined when not set (or falsy, as in the library). */
+  customStatus?: unknown;
+}
+
+export interface ReplayRequest {
+  instanceId: string;
+  history: readonly HistoryEvent[];
+  input: unknown;
+  /** A fresh context for every replay: the library stores its `df` on it. */
+  context: InvocationContext;
+}
+
+/** Replays an orchestrator over a history through durable-functions' own executor. */
+export type Replayer = (request: ReplayRequest) => Promise<ReplayOutcome>;
+
+/** The label OrchestrationFailureError puts between its message and the executor state. */
+const OUT_OF_PROC_LABEL = '$OutOfProcData$:';
+
+/**
+ * Wraps an orchestrator generator in the library's real TaskOrchestrationExecutor
+ * (platform-notes.md, "Running orchestrations without the host"): schema V1
+ * (`upperSchemaVersion: 0`), so the actions come back as one flat cumulative list.
+ *
+ * @example
+ * const replay = createReplayer(myOrchestrator);
+ * const outcome = await replay({ instanceId, history, input, context: new InvocationContext() });
+ */
+export function createReplayer(handler: OrchestrationHandler): Replayer {
+  const orchestrator = createOrchestrator(handler);
+  return async ({ instanceId, history, input, context }) => {
+    const trigger = {
+      // A copy: the library turns Timestamp strings into Dates in place.
+      history: JSON.parse(JSON.stringify(history)) as unknown,
+      input,
+      instanceId,
+      isReplaying: false,
+      parentInstanceId: '',
+      upperSchemaVersion: 0,
+    };
+    let state: unknown;
+    try {
+      state = await orchestrator(trigger, context);
+    } catch (error) {
+      return failedOutcome(error);
+    }
+    try {
+      const record = asRecord(state);
+      const actions = flatActions(record.actions);
+      const customStatus = roundTrip(record.customStatus);
+      if (record.isDone === true) {
+        return { status: 'completed', actions, output: roundTrip(record.output), customStatus };
+      }
+      return { status: 'running', actions, customStatus };
+    } catch (error) {
+      // Output, custom status or an action the host could not take (not JSON-safe, unsupported).
+      return { status: 'failed', actions: [], error: errorMessage(error) };
+    }
+  };
+}
+
+/**
+ * The executor throws OrchestrationFailureError whose message is
+ * `<something>\n\n$OutOfProcData$:<state JSON>`; in 3.5.0 `<something>` is the boolean
+ * "orchestrator returned", so the real message is read from the state's `error`.
+ */
+function failedOutcome(error: unknown): ReplayOutcome {
+  const message = errorMessage(error);
+  const at = message.indexOf(OUT_OF_PROC_LABEL);
+  if (at < 0) return { status: 'failed', actions: [], error: message };
+  let state: Record<string, unknown>;
+  try {
+    state = asRecord(JSON.parse(message.slice(at + OUT_OF_PROC_LABEL.length)));
+  } catch {
+    return { status: 'failed', actions: [], error: message.slice(0, at).trim() };
+  }
+  return {
+    status: 'failed',
+    actions: [],
+    error:
+      typeof state.error === 'string' ? state.error : 'the orchestrator threw a non-Error value',
+    customStatus: roundTrip(state.customStatus),
+  };
+}
+
+function flatActions(actions: unknown): ReplayedAction[] {
+  if (!Array.isArray(actions)) return [];
+  return actions.flatMap((group: unknown) =>
+    Array.isArray(group) ? group.map((action: unknown) => toReplayedAction(action)) : [],
+  );
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+/** As the task hub stores it: JSON text, so non-JSON values change or vanish here as in Azure. */
+function roundTrip(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,27 @@
+import type { JournalEntry } from '../domain/journal-entry';
+
+export interface JournalQuery {
+  connector?: string;
+  accountId?: string;
+  /** ISO time, inclusive. */
+  from?: string;
+  /** ISO time, exclusive. */
+  to?: string;
+  /** Page size, 1-1000 (default 100). */
+  limit?: number;
+  /** From a previous page's answer. */
+  continuationToken?: string;
+}
+
+export interface JournalPage {
+  /** Ordered by connector, then time. */
+  entries: JournalEntry[];
+  continuationToken?: string;
+}
+
+/** The change journal (DESIGN: src/store): only effective changes, each written once. */
+export interface JournalStore {
+  /** Upserts by `key`: recording the same entries again changes nothing. */
+  record(entries: readonly JournalEntry[]): Promise<void>;
+  query(query: JournalQuery): Promise<JournalPage>;
+}

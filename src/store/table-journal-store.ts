@@ -1,0 +1,169 @@
+import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
+import { ProvisioningError } from '../domain/errors';
+import type { JournalChange, JournalEntry } from '../domain/journal-entry';
+import { EnsuredTable } from './ensured-table';
+import type { JournalPage, JournalQuery, JournalStore } from './journal-store';
+import { guardStorage } from './storage-failure';
+import { upsertInBatches } from './table-batches';
+import { encodeTableKey } from './table-key';
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
+
+interface JournalRow {
+  key: string;
+  connector: string;
+  accountId: string;
+  requestId: string;
+  step: number;
+  change: string;
+  groupId?: string;
+  groupName?: string;
+  at: string;
+}
+
+/**
+ * The change journal in Table Storage. PartitionKey is the connector, RowKey
+ * `<at as ISO>_<key>`: rows of a connector sort by time, and an entry recorded again (a
+ * replayed activity) lands on the same row (DESIGN invariant 1).
+ */
+export class TableJournalStore implements JournalStore {
+  private readonly table: EnsuredTable;
+
+  constructor(client: TableClient) {
+    this.table = new EnsuredTable(client);
+  }
+
+  /** Upserts the entries, 100 per transaction and partition; the same entries twice leave one row each. */
+  async record(entries: readonly JournalEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const rows = entries.map((entry) => ({
+      partitionKey: encodeTableKey(entry.connector),
+      rowKey: `${isoTime(entry.at, 'at')}_${entry.key}`,
+      ...toRow(entry),
+    }));
+    const client = await this.table.client();
+    await guardStorage('record journal entries', () => upsertInBatches(client, rows, 'Replace'));
+  }
+
+  /**
+   * One page of entries, ordered by connector then time. Filters are OData expressions
+   * with quoted, escaped values (the SDK's `odata` tag doubles single quotes). A page may
+   * hold fewer than `limit` entries only when it is the last one.
+   */
+  async query(query: JournalQuery): Promise<JournalPage> {
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+      throw new ProvisioningError(
+        'REQUEST_INVALID',
+        `limit must be a whole number from 1 to ${MAX_LIMIT}`,
+        {
+          object: 'limit',
+        },
+      );
+    }
+    const filter = journalFilter(query);
+    let continuationToken =
+      query.continuationToken === undefined ? undefined : fromPageToken(query.continuationToken);
+    const client = await this.table.client();
+    const entries: JournalEntry[] = [];
+    // The service may end a page early (and even send an empty one) with a token: read on
+    // until the page is full or the table is exhausted.
+    do {
+      const pages = client
+        .listEntities<JournalRow>({ queryOptions: filter === '' ? {} : { filter } })
+        .byPage({
+          maxPageSize: limit - entries.length,
+          ...(continuationToken === undefined ? {} : { continuationToken }),
+        });
+      const page = await guardStorage('read the journal', async () => {
+        const next = await pages.next();
+        return next.done === true ? undefined : next.value;
+      });
+      for (const row of page ?? []) entries.push(fromRow(row));
+      continuationToken = page?.continuationToken;
+    } while (entries.length < limit && continuationToken !== undefined);
+    return {
+      entries,
+      ...(continuationToken === undefined
+        ? {}
+        : { continuationToken: toPageToken(continuationToken) }),
+    };
+  }
+}
+
+function journalFilter(query: JournalQuery): string {
+  const clauses: string[] = [];
+  if (query.connector !== undefined) {
+    clauses.push(odata`PartitionKey eq ${encodeTableKey(query.connector)}`);
+  }
+  if (query.accountId !== undefined) clauses.push(odata`accountId eq ${query.accountId}`);
+  // RowKeys start with the entry's ISO time: a time range is a RowKey range.
+  if (query.from !== undefined) clauses.push(odata`RowKey ge ${isoTime(query.from, 'from')}`);
+  if (query.to !== undefined) clauses.push(odata`RowKey lt ${isoTime(query.to, 'to')}`);
+  return clauses.join(' and ');
+}
+
+/** One spelling of an instant, so that RowKeys sort by time. */
+function isoTime(value: string, field: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) {
+    throw new ProvisioningError('REQUEST_INVALID', `${field} must be an ISO 8601 time`, {
+      object: field,
+    });
+  }
+  return new Date(time).toISOString();
+}
+
+/*
+ * The SDK's token is standard base64 (with + / =): handed out as base64url so callers can
+ * put it in a query string as it is.
+ */
+function toPageToken(sdkToken: string): string {
+  return Buffer.from(sdkToken, 'base64').toString('base64url');
+}
+
+function fromPageToken(token: string): string {
+  const json = Buffer.from(token, 'base64url').toString('utf8');
+  try {
+    const parsed = JSON.parse(json) as { nextPartitionKey?: unknown };
+    if (typeof parsed.nextPartitionKey === 'string') return Buffer.from(json).toString('base64');
+  } catch {
+    // reported below
+  }
+  throw new ProvisioningError(
+    'REQUEST_INVALID',
+    'continuationToken is not a token of this journal',
+    {
+      object: 'continuationToken',
+    },
+  );
+}
+
+function toRow(entry: JournalEntry): JournalRow {
+  return {
+    key: entry.key,
+    connector: entry.connector,
+    accountId: entry.accountId,
+    requestId: entry.requestId,
+    step: entry.step,
+    change: entry.change,
+    ...(entry.groupId === undefined ? {} : { groupId: entry.groupId }),
+    ...(entry.groupName === undefined ? {} : { groupName: entry.groupName }),
+    at: entry.at,
+  };
+}
+
+function fromRow(row: TableEntityResult<JournalRow>): JournalEntry {
+  return {
+    key: row.key,
+    connector: row.connector,
+    accountId: row.accountId,
+    requestId: row.requestId,
+    step: row.step,
+    change: row.change as JournalChange,
+    ...(row.groupId === undefined ? {} : { groupId: row.groupId }),
+    ...(row.groupName === undefined ? {} : { groupName: row.groupName }),
+    at: row.at,
+  };
+}

@@ -1,0 +1,81 @@
+import type { AppliedMembershipChange, MembershipRead } from '../../connectors/connector';
+import { ProvisioningError } from '../../domain/errors';
+import type { GroupRef } from '../../domain/group';
+import { describeSelector } from '../../domain/provisioning-request';
+import type { ActivityResult } from '../activity-result';
+import { runActivity } from '../activity-result';
+import type { ServicesProvider } from '../workflow-services';
+import type {
+  ApplyMembershipChangesInput,
+  ConnectorInput,
+  ReadMembershipsInput,
+  ResolveGroupInput,
+} from './activity-inputs';
+import { connectorOf } from './connector-of';
+
+/** Membership activities: the steps of the spec's membership write procedure, one call each. */
+export function membershipActivities(services: ServicesProvider) {
+  return {
+    /**
+     * A group named by the request: the role catalogue first (no target call), then the
+     * target's `displayName eq` lookup.
+     */
+    async resolveGroup(input: ResolveGroupInput): Promise<ActivityResult<GroupRef>> {
+      return runActivity('resolveGroup', services, async (s) => {
+        const { connector: name, selector } = input;
+        if ('id' in selector) {
+          const role = await s.catalogue.get(name, selector.id);
+          return { id: selector.id, displayName: role?.targetName ?? selector.id };
+        }
+        const roles = await s.catalogue.findByName(name, selector.name);
+        if (roles.length > 1) {
+          throw new ProvisioningError(
+            'REQUEST_INVALID',
+            `group ${describeSelector(selector)} names ${roles.length} roles of connector "${name}" ` +
+              `(${roles.map((r) => r.groupId).join(', ')}): name the group by id`,
+            { object: selector.name },
+          );
+        }
+        const [role] = roles;
+        if (role !== undefined) return { id: role.groupId, displayName: role.targetName };
+        const group = await connectorOf(s, name).findGroup(selector.name);
+        if (group === undefined) {
+          throw new ProvisioningError(
+            'GROUP_NOT_FOUND',
+            `group ${describeSelector(selector)} not found in the role catalogue or on connector "${name}"`,
+            { object: selector.name },
+          );
+        }
+        return group;
+      });
+    },
+
+    /** The connector's managed groups: the present roles of its catalogue (setMemberships). */
+    async listManagedGroups(input: ConnectorInput): Promise<ActivityResult<GroupRef[]>> {
+      return runActivity('listManagedGroups', services, async (s) => {
+        const roles = await s.catalogue.list(input.connector);
+        return roles.map((role) => ({ id: role.groupId, displayName: role.targetName }));
+      });
+    },
+
+    /** Spec: Membership write procedure, steps 1 and 4 (one read, or one group for `named`). */
+    async readMemberships(input: ReadMembershipsInput): Promise<ActivityResult<MembershipRead>> {
+      return runActivity('readMemberships', services, (s) =>
+        connectorOf(s, input.connector).readMemberships(input.account, input.groupIds),
+      );
+    },
+
+    /** Spec: steps 2 and 3 for at most `membershipWriteBatchSize` groups: one write call. */
+    async applyMembershipChanges(
+      input: ApplyMembershipChangesInput,
+    ): Promise<ActivityResult<AppliedMembershipChange[]>> {
+      return runActivity('applyMembershipChanges', services, (s) =>
+        connectorOf(s, input.connector).applyMembershipPlan(
+          input.account,
+          { add: input.add, remove: input.remove, unchanged: [], expected: [] },
+          input.names,
+        ),
+      );
+    },
+  };
+}

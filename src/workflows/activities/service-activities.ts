@@ -1,0 +1,132 @@
+import type { ConnectorCapabilities, ConnectorKind } from '../../connectors/connector';
+import type { CompatibilityReport } from '../../connectors/scim/compatibility-run';
+import { runScimCompatibility } from '../../connectors/scim/compatibility-run';
+import { ProvisioningError } from '../../domain/errors';
+import type { GroupRef } from '../../domain/group';
+import type { LeaseResult } from '../../store/account-leases';
+import type { ImportPageCounts } from '../../store/role-catalogue';
+import type { ActivityResult } from '../activity-result';
+import { runActivity } from '../activity-result';
+import type { ServicesProvider } from '../workflow-services';
+import type {
+  ConnectorInput,
+  ImportCatalogueInput,
+  LeaseInput,
+  RecordJournalInput,
+} from './activity-inputs';
+import { connectorOf } from './connector-of';
+
+export interface ImportSummary extends ImportPageCounts {
+  groups: number;
+  pages: number;
+  markedGone: number;
+}
+
+/** How many imported groups are written to the catalogue at a time. */
+const IMPORT_CHUNK = 500;
+
+/** Activities on the service's own state: leases, the journal, the catalogue, jobs. */
+export function serviceActivities(services: ServicesProvider) {
+  return {
+    async describeConnector(
+      input: ConnectorInput,
+    ): Promise<ActivityResult<{ kind: ConnectorKind; capabilities: ConnectorCapabilities }>> {
+      return runActivity('describeConnector', services, async (s) => {
+        const connector = connectorOf(s, input.connector);
+        return { kind: connector.kind, capabilities: connector.capabilities };
+      });
+    },
+
+    async acquireAccountLease(input: LeaseInput): Promise<ActivityResult<LeaseResult>> {
+      return runActivity('acquireAccountLease', services, (s) =>
+        s.leases.acquire(input.connector, input.accountId, input.owner, input.nowMs, input.ttlMs),
+      );
+    },
+
+    async releaseAccountLease(
+      input: Omit<LeaseInput, 'nowMs' | 'ttlMs'>,
+    ): Promise<ActivityResult<null>> {
+      return runActivity('releaseAccountLease', services, async (s) => {
+        await s.leases.release(input.connector, input.accountId, input.owner);
+        return null;
+      });
+    },
+
+    /** Upserts by deterministic key: a retried or replayed step never duplicates an entry. */
+    async recordJournal(input: RecordJournalInput): Promise<ActivityResult<null>> {
+      return runActivity('recordJournal', services, async (s) => {
+        await s.journal.record(input.entries);
+        return null;
+      });
+    },
+
+    /**
+     * "Import SCIM groups" / "Import Directory Groups": the catalogue read page by page and
+     * written in chunks, then roles not seen are marked gone (never deleted). One activity:
+     * a page cursor cannot be carried between activities for every target, and re-running
+     * the whole import is idempotent.
+     */
+    async importCatalogue(input: ImportCatalogueInput): Promise<ActivityResult<ImportSummary>> {
+      return runActivity('importCatalogue', services, async (s) => {
+        const connector = connectorOf(s, input.connector);
+        const options = {
+          overwriteExisting: input.overwriteExisting,
+          jobId: input.jobId,
+          at: input.at,
+        };
+        const summary: ImportSummary = {
+          groups: 0,
+          pages: 0,
+          added: 0,
+          renamed: 0,
+          renameSkipped: 0,
+          unchanged: 0,
+          returned: 0,
+          markedGone: 0,
+        };
+        let chunk: GroupRef[] = [];
+        const flush = async () => {
+          if (chunk.length === 0) return;
+          const counts = await s.catalogue.applyImportPage(input.connector, chunk, options);
+          summary.added += counts.added;
+          summary.renamed += counts.renamed;
+          summary.renameSkipped += counts.renameSkipped;
+          summary.unchanged += counts.unchanged;
+          summary.returned += counts.returned;
+          summary.pages += 1;
+          chunk = [];
+        };
+        for await (const group of connector.importGroups()) {
+          summary.groups += 1;
+          chunk.push(group);
+          if (chunk.length >= IMPORT_CHUNK) await flush();
+        }
+        await flush();
+        summary.markedGone = await s.catalogue.markGone(input.connector, input.jobId, input.at);
+        s.logger.info(
+          `catalogue import of connector ${input.connector}: ${summary.groups} groups`,
+          {
+            connector: input.connector,
+            jobId: input.jobId,
+          },
+        );
+        return summary;
+      });
+    },
+
+    /** The compatibility run of connector A; it cleans up its test account itself. */
+    async runCompatibility(input: ConnectorInput): Promise<ActivityResult<CompatibilityReport>> {
+      return runActivity('runCompatibility', services, async (s) => {
+        const settings = s.registry.settings(input.connector);
+        if (settings?.kind !== 'scim') {
+          throw new ProvisioningError(
+            'OPERATION_NOT_SUPPORTED',
+            `connector "${input.connector}" is not a SCIM connector: the compatibility run is for SCIM servers`,
+            { object: input.connector },
+          );
+        }
+        return runScimCompatibility(settings, s.secrets, { logger: s.logger });
+      });
+    },
+  };
+}

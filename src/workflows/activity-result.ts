@@ -1,0 +1,72 @@
+import { isProvisioningError, type SerializedError } from '../domain/errors';
+import { silentLogger, type Logger } from '../domain/logger';
+import type { ServicesProvider, WorkflowServices } from './workflow-services';
+
+/**
+ * What an activity returns. Expected failures travel as data: error classes and codes do
+ * not survive the trip back to the orchestrator (platform-notes.md).
+ */
+export type ActivityResult<T> = { ok: true; value: T } | { ok: false; error: SerializedError };
+
+/** Marks the JSON of a retryable failure inside the message Durable hands to the orchestrator. */
+export const RETRYABLE_MARKER = 'PROVISIONING_ERROR:';
+
+/**
+ * Runs an activity body: non-retryable `ProvisioningError`s become data; retryable ones
+ * are thrown so that Durable retries the activity, carrying the serialized error in the
+ * message; anything else is a defect, logged and thrown as `INTERNAL_ERROR`.
+ */
+export async function runActivity<T>(
+  name: string,
+  services: ServicesProvider,
+  body: (services: WorkflowServices) => Promise<T>,
+): Promise<ActivityResult<T>> {
+  let logger: Logger = silentLogger;
+  try {
+    const built = await services();
+    logger = built.logger;
+    return { ok: true, value: await body(built) };
+  } catch (error) {
+    if (isProvisioningError(error)) {
+      if (!error.retryable) return { ok: false, error: error.toJSON() };
+      logger.warn(`activity ${name}: retryable failure ${error.code}`);
+      // No `cause`: only the serialized error, whose message is redacted, may reach the history.
+      // eslint-disable-next-line preserve-caught-error
+      throw new Error(`${RETRYABLE_MARKER}${JSON.stringify(error.toJSON())}`);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    logger.error(`activity ${name}: unexpected failure: ${message}`);
+    // eslint-disable-next-line preserve-caught-error -- as above
+    throw new Error(
+      `${RETRYABLE_MARKER}${JSON.stringify({
+        code: 'INTERNAL_ERROR',
+        message: `activity ${name} failed unexpectedly: ${message}`,
+        retryable: true,
+      } satisfies SerializedError)}`,
+    );
+  }
+}
+
+/**
+ * The error an orchestrator sees after Durable gave up retrying an activity: the
+ * serialized error when the activity marked one, else the plain message.
+ */
+export function errorFromActivityFailure(error: unknown, activity: string): SerializedError {
+  const message = error instanceof Error ? error.message : String(error);
+  const start = message.indexOf(RETRYABLE_MARKER);
+  if (start >= 0) {
+    const rest = message.slice(start + RETRYABLE_MARKER.length);
+    const end = rest.indexOf('$OutOfProcData$');
+    try {
+      return JSON.parse(end >= 0 ? rest.slice(0, end) : rest) as SerializedError;
+    } catch {
+      // fall through: the message was cut or changed on the way
+    }
+  }
+  const cut = message.indexOf('$OutOfProcData$');
+  return {
+    code: 'INTERNAL_ERROR',
+    message: `activity ${activity} failed: ${cut >= 0 ? message.slice(0, cut) : message}`,
+    retryable: false,
+  };
+}

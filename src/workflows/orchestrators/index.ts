@@ -1,0 +1,11 @@
+import type { OrchestrationHandler } from 'durable-functions';
+import { ORCHESTRATIONS } from '../names';
+import { catalogueImportOrchestrator, compatibilityRunOrchestrator } from './job-orchestrators';
+import { provisioningRequestOrchestrator } from './provisioning-request';
+
+/** Every orchestrator by name: registered in functions/ and replayed by the local host. */
+export const ORCHESTRATORS: Record<string, OrchestrationHandler> = {
+  [ORCHESTRATIONS.provisioningRequest]: provisioningRequestOrchestrator,
+  [ORCHESTRATIONS.catalogueImport]: catalogueImportOrchestrator,
+  [ORCHESTRATIONS.compatibilityRun]: compatibilityRunOrchestrator,
+};

@@ -1,0 +1,76 @@
+import type { OrchestrationContext } from 'durable-functions';
+import type { SerializedError } from '../../domain/errors';
+import { ACTIVITIES } from '../names';
+import { callActivity, type Step } from './activity-calls';
+
+/** Spec: job types of the catalogue import ("Import SCIM groups", "Import Directory Groups"). */
+export type JobType = 'Import SCIM groups' | 'Import Directory Groups' | 'Compatibility run';
+
+export interface JobInput {
+  jobId: string;
+  type: JobType;
+  connector: string;
+  /** Catalogue imports: the "Overwrite existing roles" option. */
+  overwriteExisting?: boolean;
+  trigger: 'api' | 'schedule';
+}
+
+export interface JobReport {
+  jobId: string;
+  type: JobType;
+  connector: string;
+  status: 'running' | 'succeeded' | 'failed';
+  overwriteExisting?: boolean;
+  trigger: JobInput['trigger'];
+  startedAt: string;
+  finishedAt?: string;
+  result?: unknown;
+  error?: SerializedError;
+}
+
+/** A catalogue import job: new groups added, renames per the overwrite option, gone groups marked. */
+export function* catalogueImportOrchestrator(context: OrchestrationContext): Step<JobReport> {
+  return yield* runJob(context, ACTIVITIES.importCatalogue, (input, at) => ({
+    connector: input.connector,
+    jobId: input.jobId,
+    overwriteExisting: input.overwriteExisting === true,
+    at,
+  }));
+}
+
+/** The compatibility run of connector A with a test account; it cleans up after itself. */
+export function* compatibilityRunOrchestrator(context: OrchestrationContext): Step<JobReport> {
+  return yield* runJob(context, ACTIVITIES.runCompatibility, (input) => ({
+    connector: input.connector,
+  }));
+}
+
+function* runJob(
+  context: OrchestrationContext,
+  activity: typeof ACTIVITIES.importCatalogue | typeof ACTIVITIES.runCompatibility,
+  activityInput: (input: JobInput, at: string) => unknown,
+): Step<JobReport> {
+  const input = context.df.getInput<JobInput>();
+  const startedAt = context.df.currentUtcDateTime.toISOString();
+  const report: JobReport = {
+    jobId: input.jobId,
+    type: input.type,
+    connector: input.connector,
+    status: 'running',
+    ...(input.overwriteExisting === undefined
+      ? {}
+      : { overwriteExisting: input.overwriteExisting }),
+    trigger: input.trigger,
+    startedAt,
+  };
+  context.df.setCustomStatus(report);
+  const result = yield* callActivity<unknown>(context, activity, activityInput(input, startedAt));
+  const done: JobReport = {
+    ...report,
+    status: result.ok ? 'succeeded' : 'failed',
+    finishedAt: context.df.currentUtcDateTime.toISOString(),
+    ...(result.ok ? { result: result.value } : { error: result.error }),
+  };
+  context.df.setCustomStatus({ ...done, result: undefined });
+  return done;
+}

@@ -1,0 +1,214 @@
+import type { OrchestrationContext } from 'durable-functions';
+import type { ConnectorCapabilities, ConnectorKind } from '../../connectors/connector';
+import type { TargetAccount } from '../../domain/account';
+import type { SerializedError } from '../../domain/errors';
+import { journalEntryKey, type JournalEntry } from '../../domain/journal-entry';
+import { isMembershipAction, type ProvisioningRequest } from '../../domain/provisioning-request';
+import {
+  initialSteps,
+  requestStatus,
+  skipRemaining,
+  type RequestReport,
+  type StepReport,
+} from '../../domain/request-report';
+import type { LeaseResult } from '../../store/account-leases';
+import { ACTIVITIES } from '../names';
+import { callActivity, waitFor, type Step } from './activity-calls';
+import { accountStep, currentAccount } from './account-step';
+import { membershipStep } from './membership-step';
+import type { RequestState, StepOutcome } from './step-outcome';
+
+/** A lease outlives any one step (the re-read loop is at most 30 s) and is renewed per step. */
+const LEASE_TTL_MS = 5 * 60_000;
+/** How long a request waits for another request on the same account before it fails. */
+const LEASE_WAIT_MS = 10 * 60_000;
+const LEASE_POLL_MS = 1_000;
+
+/**
+ * The provisioning request orchestration: the actions in order, each a step with a state
+ * published in custom status; a failed step fails the request and skips the rest. The
+ * account's lease keeps another request's membership writes from interleaving with this
+ * one's (DESIGN invariant 7). Effective changes are journaled after each step.
+ */
+export function* provisioningRequestOrchestrator(
+  context: OrchestrationContext,
+): Step<RequestReport> {
+  const request = context.df.getInput<ProvisioningRequest>();
+  const now = () => context.df.currentUtcDateTime.toISOString();
+  const report: RequestReport = {
+    requestId: request.requestId,
+    connector: request.connector,
+    accountId: request.account.accountId,
+    status: 'running',
+    steps: initialSteps(request.actions),
+    startedAt: now(),
+  };
+  const publish = () => context.df.setCustomStatus(JSON.parse(JSON.stringify(report)) as unknown);
+  const finish = (): RequestReport => {
+    report.status = requestStatus(report.steps);
+    report.finishedAt = now();
+    publish();
+    return report;
+  };
+  const failAt = (index: number, outcome: StepOutcome | { error: SerializedError }) => {
+    const step = report.steps[index] as StepReport;
+    report.steps[index] = {
+      ...step,
+      state: 'failed',
+      changes: 'changes' in outcome ? outcome.changes : [],
+      notices: 'notices' in outcome ? outcome.notices : [],
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    };
+    report.steps = skipRemaining(report.steps, index);
+  };
+  publish();
+
+  const described = yield* callActivity<{
+    kind: ConnectorKind;
+    capabilities: ConnectorCapabilities;
+  }>(context, ACTIVITIES.describeConnector, { connector: request.connector });
+  if (!described.ok) {
+    failAt(0, { error: described.error });
+    yield* discardPassword(context, request);
+    return finish();
+  }
+  const lease = {
+    connector: request.connector,
+    accountId: request.account.accountId,
+    owner: context.df.instanceId,
+  };
+  const taken = yield* takeLease(context, lease);
+  if (taken !== undefined) {
+    failAt(0, { error: taken });
+    yield* discardPassword(context, request);
+    return finish();
+  }
+
+  const state: RequestState = {
+    connector: request.connector,
+    accountId: request.account.accountId,
+    account: undefined,
+  };
+  const lastPasswordUse = request.actions
+    .map((a) => a.type)
+    .findLastIndex((t) => t === 'create' || t === 'setPassword');
+  let passwordDiscarded = request.passwordSecret === undefined;
+
+  for (const [index, action] of request.actions.entries()) {
+    report.steps[index] = { ...(report.steps[index] as StepReport), state: 'running' };
+    publish();
+    if (index > 0) {
+      const renewed = yield* takeLease(context, lease);
+      if (renewed !== undefined) {
+        failAt(index, { error: renewed });
+        break;
+      }
+    }
+    let outcome: StepOutcome;
+    if (isMembershipAction(action)) {
+      const account = state.account ?? undefined;
+      const found = account === undefined ? yield* lookUp(context, state) : account;
+      outcome =
+        'code' in found
+          ? { ok: false, changes: [], notices: [], error: found }
+          : yield* membershipStep(context, {
+              connector: request.connector,
+              account: found,
+              type: action.type,
+              groups: action.groups,
+              capabilities: described.value.capabilities,
+            });
+    } else {
+      outcome = yield* accountStep(context, state, {
+        request,
+        action: action.type,
+        lastPasswordUse: index === lastPasswordUse,
+        at: now(),
+      });
+      if (outcome.ok && index === lastPasswordUse) passwordDiscarded = true;
+    }
+
+    // Changes written before a failure are journaled too: nothing effective goes unrecorded.
+    if (outcome.changes.length > 0) {
+      const at = now();
+      const entries: JournalEntry[] = outcome.changes.map((change) => ({
+        key: journalEntryKey(request.requestId, index, change.change, change.groupId),
+        connector: request.connector,
+        accountId: request.account.accountId,
+        requestId: request.requestId,
+        step: index,
+        change: change.change,
+        ...(change.groupId === undefined ? {} : { groupId: change.groupId }),
+        ...(change.groupName === undefined ? {} : { groupName: change.groupName }),
+        at,
+      }));
+      const recorded = yield* callActivity<null>(context, ACTIVITIES.recordJournal, { entries });
+      if (!recorded.ok && outcome.ok) outcome = { ...outcome, ok: false, error: recorded.error };
+    }
+    if (!outcome.ok) {
+      failAt(index, outcome);
+      break;
+    }
+    report.steps[index] = {
+      ...report.steps[index],
+      state: 'succeeded',
+      changes: outcome.changes,
+      notices: outcome.notices,
+    };
+  }
+
+  yield* callActivity<null>(context, ACTIVITIES.releaseAccountLease, lease);
+  if (!passwordDiscarded) yield* discardPassword(context, request);
+  return finish();
+}
+
+/** Waits for the account's lease (polling on a durable timer); an error when it stays taken. */
+function* takeLease(
+  context: OrchestrationContext,
+  lease: { connector: string; accountId: string; owner: string },
+): Step<SerializedError | undefined> {
+  const deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
+  for (;;) {
+    const nowMs = context.df.currentUtcDateTime.getTime();
+    const result = yield* callActivity<LeaseResult>(context, ACTIVITIES.acquireAccountLease, {
+      ...lease,
+      nowMs,
+      ttlMs: LEASE_TTL_MS,
+    });
+    if (!result.ok) return result.error;
+    if (result.value.acquired) return undefined;
+    if (nowMs >= deadline) {
+      return {
+        code: 'ACCOUNT_BUSY',
+        message:
+          `account "${lease.accountId}" on connector "${lease.connector}" is still being changed by ` +
+          `${result.value.holder ?? 'another request'} after ${LEASE_WAIT_MS / 60_000} minutes`,
+        retryable: true,
+        object: lease.accountId,
+      };
+    }
+    yield* waitFor(context, LEASE_POLL_MS);
+  }
+}
+
+function* lookUp(
+  context: OrchestrationContext,
+  state: RequestState,
+): Step<TargetAccount | SerializedError> {
+  const found = yield* currentAccount(context, state);
+  if (!found.ok) return found.error;
+  if (found.value === null) {
+    return {
+      code: 'ACCOUNT_NOT_FOUND',
+      message: `account "${state.accountId}" not found on connector "${state.connector}"`,
+      retryable: false,
+      object: state.accountId,
+    };
+  }
+  return found.value;
+}
+
+function* discardPassword(context: OrchestrationContext, request: ProvisioningRequest): Step<void> {
+  if (request.passwordSecret === undefined) return;
+  yield* callActivity<null>(context, ACTIVITIES.discardSecret, { name: request.passwordSecret });
+}

@@ -1,0 +1,23 @@
+import type { Logger } from '../domain/logger';
+import type { ConnectorRegistry } from '../runtime/connector-registry';
+import type { SecretStore } from '../secrets/secret-store';
+import type { AccountLeaseStore } from '../store/account-leases';
+import type { AccountLinkStore } from '../store/account-links';
+import type { BulkQueue } from '../store/bulk-queue';
+import type { JournalStore } from '../store/journal-store';
+import type { RoleCatalogueStore } from '../store/role-catalogue';
+
+/** What activities and API handlers work with: built once per process (DESIGN: src/runtime). */
+export interface WorkflowServices {
+  registry: ConnectorRegistry;
+  secrets: SecretStore;
+  journal: JournalStore;
+  catalogue: RoleCatalogueStore;
+  links: AccountLinkStore;
+  leases: AccountLeaseStore;
+  bulkQueue: BulkQueue;
+  logger: Logger;
+}
+
+/** The process's services, built on first use (tables are created then). */
+export type ServicesProvider = () => Promise<WorkflowServices>;

@@ -1,0 +1,91 @@
+import type { Logger } from '../../src/domain/logger';
+import { startLocalHost, type LocalHost } from '../../src/runtime/local-host/local-host';
+import { VirtualClock } from '../../src/runtime/local-host/virtual-clock';
+import { requestInstanceId } from '../../src/workflows/names';
+
+export interface ApiAnswer {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** A local host on an ephemeral port with a virtual clock, and everything it said kept for inspection. */
+export interface TestHost {
+  host: LocalHost;
+  clock: VirtualClock;
+  logs: string[];
+  /** Every API answer body, as text: scanned for secrets. */
+  answers: string[];
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { key?: string | null; raw?: string },
+  ): Promise<ApiAnswer>;
+  /** Waits for the request's orchestration to end, then answers GET /api/requests/{id}. */
+  finished(requestId: string): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startTestHost(env: Record<string, string> = {}): Promise<TestHost> {
+  const clock = new VirtualClock(Date.parse('2026-11-22T08:00:00Z'));
+  const logs: string[] = [];
+  const record =
+    (level: string) =>
+    (message: string, properties?: Record<string, unknown>): void => {
+      logs.push(
+        `${level} ${message} ${properties === undefined ? '' : JSON.stringify(properties)}`,
+      );
+    };
+  const logger: Logger = {
+    debug: record('debug'),
+    info: record('info'),
+    warn: record('warn'),
+    error: record('error'),
+  };
+  const host = await startLocalHost({
+    env: { LOG_LEVEL: 'debug', ...env },
+    port: 0,
+    clock,
+    logger,
+    queuePollMs: 25,
+    queueVisibilitySeconds: 1,
+  });
+  const answers: string[] = [];
+  const api: TestHost['api'] = async (method, path, body, options = {}) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const key = options.key === undefined ? host.apiKey : options.key;
+    if (key !== null) headers['x-functions-key'] = key;
+    const response = await fetch(`${host.url}${path}`, {
+      method,
+      headers,
+      ...(options.raw !== undefined
+        ? { body: options.raw }
+        : body === undefined
+          ? {}
+          : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    answers.push(text);
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+  return {
+    host,
+    clock,
+    logs,
+    answers,
+    api,
+    finished: async (requestId) => {
+      await host.driver.waitFor(requestInstanceId(requestId), 60_000);
+      return (await api('GET', `/api/requests/${requestId}`)).body;
+    },
+    close: () => host.close(),
+  };
+}

@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GroupRef } from '../../../src/domain/group';
+import { tableClient } from '../../../src/store/storage-clients';
+import { TableRoleCatalogue } from '../../../src/store/table-role-catalogue';
+import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
+
+let storage: TestStorage;
+let catalogue: TableRoleCatalogue;
+
+beforeAll(async () => {
+  storage = await startTestStorage();
+  catalogue = new TableRoleCatalogue(tableClient(storage.connection, 'Roles'));
+});
+afterAll(() => storage.close());
+
+const T1 = '2025-04-01T08:00:00.000Z';
+const T2 = '2025-04-02T08:00:00.000Z';
+const T3 = '2025-04-03T08:00:00.000Z';
+const none = { added: 0, renamed: 0, renameSkipped: 0, unchanged: 0, returned: 0 };
+
+describe('TableRoleCatalogue', () => {
+  it('imports, renames per overwrite, marks missing groups gone and brings them back', async () => {
+    const first: GroupRef[] = [
+      { id: 'g/1', displayName: 'Sales' },
+      { id: 'g#2', displayName: 'Engineering' },
+      {
+        id: 'g?3',
+        displayName: 'Finance',
+        writable: false,
+        notWritableReason: 'dynamic membership',
+      },
+    ];
+    expect(
+      await catalogue.applyImportPage('imp', first, {
+        overwriteExisting: false,
+        jobId: 'job-1',
+        at: T1,
+      }),
+    ).toEqual({ ...none, added: 3 });
+    expect(await catalogue.markGone('imp', 'job-1', T1)).toBe(0);
+
+    // job-2: Sales renamed on the target (overwrite off), Finance missing.
+    const second: GroupRef[] = [
+      { id: 'g/1', displayName: 'Sales EMEA' },
+      { id: 'g#2', displayName: 'Engineering' },
+    ];
+    expect(
+      await catalogue.applyImportPage('imp', second, {
+        overwriteExisting: false,
+        jobId: 'job-2',
+        at: T2,
+      }),
+    ).toEqual({ ...none, renameSkipped: 1, unchanged: 1 });
+    expect(await catalogue.markGone('imp', 'job-2', T2)).toBe(1);
+
+    expect(await catalogue.get('imp', 'g/1')).toMatchObject({
+      displayName: 'Sales',
+      targetName: 'Sales EMEA',
+    });
+    expect(await catalogue.get('imp', 'g?3')).toMatchObject({
+      status: 'gone',
+      goneSince: T2,
+      writable: false,
+      notWritableReason: 'dynamic membership',
+      firstImportedAt: T1,
+    });
+    expect((await catalogue.list('imp')).map((role) => role.groupId)).toEqual(['g#2', 'g/1']);
+    expect(
+      (await catalogue.list('imp', { includeGone: true })).map((role) => role.displayName),
+    ).toEqual(['Engineering', 'Finance', 'Sales']);
+
+    // job-3 with overwrite: the skipped rename is applied and Finance returns, now writable.
+    const third: GroupRef[] = [...second, { id: 'g?3', displayName: 'Finance' }];
+    expect(
+      await catalogue.applyImportPage('imp', third, {
+        overwriteExisting: true,
+        jobId: 'job-3',
+        at: T3,
+      }),
+    ).toEqual({ ...none, renamed: 1, unchanged: 1, returned: 1 });
+    const finance = await catalogue.get('imp', 'g?3');
+    expect(finance).toMatchObject({ status: 'present', writable: true, lastSeenJobId: 'job-3' });
+    expect(finance).not.toHaveProperty('goneSince');
+    expect(finance).not.toHaveProperty('notWritableReason');
+    expect((await catalogue.get('imp', 'g/1'))?.displayName).toBe('Sales EMEA');
+  });
+
+  it('reports the same counts when a page is applied twice by the same job', async () => {
+    const page: GroupRef[] = [
+      { id: 'a', displayName: 'Alpha' },
+      { id: 'b', displayName: 'Beta' },
+    ];
+    const options = { overwriteExisting: false, jobId: 'job-r', at: T1 };
+    const first = await catalogue.applyImportPage('retry', page, options);
+    expect(await catalogue.applyImportPage('retry', page, options)).toEqual(first);
+    expect(first).toEqual({ ...none, added: 2 });
+    expect(await catalogue.list('retry')).toHaveLength(2);
+  });
+
+  it('imports a page larger than one transaction and one filter', async () => {
+    const groups = Array.from({ length: 150 }, (_, index) => ({
+      id: `grp-${String(index).padStart(3, '0')}`,
+      displayName: `Group ${index}`,
+    }));
+    expect(
+      await catalogue.applyImportPage('big', groups, {
+        overwriteExisting: false,
+        jobId: 'job-1',
+        at: T1,
+      }),
+    ).toEqual({ ...none, added: 150 });
+    expect(
+      await catalogue.applyImportPage('big', groups, {
+        overwriteExisting: false,
+        jobId: 'job-2',
+        at: T2,
+      }),
+    ).toEqual({ ...none, unchanged: 150 });
+    expect(await catalogue.markGone('big', 'job-2', T2)).toBe(0);
+  });
+
+  it('searches service and target names case-insensitively and finds roles by name', async () => {
+    await catalogue.applyImportPage(
+      'find',
+      [
+        { id: '1', displayName: 'sales EMEA' },
+        { id: '2', displayName: 'Support' },
+        { id: '3', displayName: "O'Brien's team" },
+      ],
+      { overwriteExisting: false, jobId: 'job-1', at: T1 },
+    );
+    await catalogue.applyImportPage('find', [{ id: '2', displayName: 'Presales' }], {
+      overwriteExisting: false,
+      jobId: 'job-2',
+      at: T2,
+    });
+    expect(
+      (await catalogue.list('find', { search: 'SALES' })).map((role) => role.displayName),
+    ).toEqual(['sales EMEA', 'Support']);
+    expect((await catalogue.findByName('find', 'PRESALES')).map((role) => role.groupId)).toEqual([
+      '2',
+    ]);
+    expect((await catalogue.findByName('find', 'support')).map((role) => role.groupId)).toEqual([
+      '2',
+    ]);
+    expect(
+      (await catalogue.findByName('find', "o'brien's TEAM")).map((role) => role.groupId),
+    ).toEqual(['3']);
+    expect(await catalogue.findByName('find', 'sales')).toEqual([]);
+    expect(await catalogue.list('other-connector')).toEqual([]);
+    expect(await catalogue.get('find', 'missing')).toBeUndefined();
+  });
+});
