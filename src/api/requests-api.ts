@@ -1,6 +1,6 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import type { ProvisioningRequest } from '../domain/provisioning-request';
-import { initialSteps, type RequestReport } from '../domain/request-report';
+import { initialSteps, skipRemaining, type RequestReport } from '../domain/request-report';
 import { requestInstanceId } from '../workflows/names';
 import type { OrchestrationState } from '../workflows/orchestration-client';
 import type { ApiDeps } from './api-deps';
@@ -92,23 +92,30 @@ export function requestView(state: OrchestrationState): RequestReport & { runtim
             steps: initialSteps(input.actions),
           };
   if (state.runtimeStatus === 'Failed' || state.runtimeStatus === 'Terminated') {
+    // The step that was running (or the first one, when none had started) failed with the
+    // orchestration; the steps after it were skipped, as after any failed step.
+    const unfinished = base.steps.find(
+      (step) => step.state === 'running' || step.state === 'pending',
+    );
+    const failedAt = unfinished?.index ?? -1;
+    const steps = base.steps.map((step) =>
+      step.index === failedAt
+        ? {
+            ...step,
+            state: 'failed' as const,
+            error: {
+              code: 'INTERNAL_ERROR' as const,
+              message: `the orchestration ended: ${state.runtimeStatus}`,
+              retryable: false,
+            },
+          }
+        : step,
+    );
     return {
       ...base,
       status: 'failed',
       runtimeStatus: state.runtimeStatus,
-      steps: base.steps.map((step) =>
-        step.state === 'running' || step.state === 'pending'
-          ? {
-              ...step,
-              state: 'failed',
-              error: {
-                code: 'INTERNAL_ERROR',
-                message: `the orchestration ended: ${state.runtimeStatus}`,
-                retryable: false,
-              },
-            }
-          : step,
-      ),
+      steps: failedAt < 0 ? steps : skipRemaining(steps, failedAt),
     };
   }
   return { ...base, runtimeStatus: state.runtimeStatus };

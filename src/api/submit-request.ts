@@ -31,6 +31,7 @@ export async function submitProvisioningRequest(
   if (services.registry.settings(rest.connector) === undefined) {
     return { kind: 'unknown connector', connector: rest.connector };
   }
+  const connector = services.registry.get(rest.connector);
   const requestId = given ?? randomUUID();
   const fingerprint = createHash('sha256')
     .update(JSON.stringify({ ...rest, requestId, password: password !== undefined }))
@@ -57,6 +58,7 @@ export async function submitProvisioningRequest(
         : { type: action.type },
     ),
     ...(passwordSecret === undefined ? {} : { passwordSecret }),
+    ...(connector === undefined ? {} : { capabilities: { ...connector.capabilities } }),
     fingerprint,
     source: context.source,
     receivedAt: context.now.toISOString(),

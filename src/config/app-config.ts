@@ -118,15 +118,16 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   };
 }
 
+/** As the Functions host reads a connection: the plain setting first, else its identity-based parts. */
 function readStorage(env: Record<string, string | undefined>): StorageConnection | undefined {
+  const connectionString = env[ENV.storageConnectionString];
+  if (connectionString !== undefined && connectionString !== '') {
+    return { kind: 'connectionString', connectionString };
+  }
   const accountName = env[ENV.storageAccountName];
   if (accountName !== undefined && accountName !== '') {
     const clientId = env[ENV.storageClientId];
     return { kind: 'identity', accountName, ...(clientId ? { clientId } : {}) };
-  }
-  const connectionString = env[ENV.storageConnectionString];
-  if (connectionString !== undefined && connectionString !== '') {
-    return { kind: 'connectionString', connectionString };
   }
   return undefined;
 }

@@ -36,6 +36,15 @@ export interface ProvisioningRequest {
   passwordSecret?: string;
   /** Hash of the request as received (password excluded): a reused requestId must match it. */
   fingerprint: string;
+  /**
+   * What the connector can do, as known when the request was accepted (so the orchestration
+   * needs no activity to ask). Absent: the orchestration asks the connector.
+   */
+  capabilities?: {
+    membershipVisibilityWindowMs: number;
+    membershipReadScope: 'all' | 'named';
+    membershipWriteBatchSize: number;
+  };
   /** Where the request came from. */
   source: 'http' | 'queue';
   receivedAt: string;

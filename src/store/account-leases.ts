@@ -5,6 +5,8 @@ export interface LeaseResult {
   holder?: string;
   /** ISO time the current lease ends. */
   expiresAt?: string;
+  /** The row's version when acquired: releasing with it takes one call. */
+  etag?: string;
 }
 
 /**
@@ -22,6 +24,9 @@ export interface AccountLeaseStore {
     nowMs: number,
     ttlMs: number,
   ): Promise<LeaseResult>;
-  /** Releases the lease if `owner` holds it; otherwise does nothing. */
-  release(connector: string, accountId: string, owner: string): Promise<void>;
+  /**
+   * Releases the lease if `owner` holds it; otherwise does nothing. With the `etag` of the
+   * owner's last acquire the release is one call.
+   */
+  release(connector: string, accountId: string, owner: string, etag?: string): Promise<void>;
 }

@@ -54,20 +54,28 @@ export class TableAccountLeases implements AccountLeaseStore {
       expiresAtMs,
       expiresAt: new Date(expiresAtMs).toISOString(),
     };
-    const taken: LeaseResult = { acquired: true, expiresAt: lease.expiresAt };
+    const taken = (etag: string | undefined): LeaseResult => ({
+      acquired: true,
+      expiresAt: lease.expiresAt,
+      ...(etag === undefined ? {} : { etag }),
+    });
+    // Most accounts have no lease row: try to create it first (one call on the common path).
+    const created = await this.attemptWrite(() => client.createEntity(lease), 409);
+    if (created !== false) return taken(created.etag);
 
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const current = await this.read(client, partitionKey, rowKey);
       if (current === undefined) {
-        if (await this.attempt(() => client.createEntity(lease), 409)) return taken;
+        const again = await this.attemptWrite(() => client.createEntity(lease), 409);
+        if (again !== false) return taken(again.etag);
         continue;
       }
       if (current.owner !== owner && current.expiresAtMs > nowMs) return heldBy(current);
-      const replaced = await this.attempt(
+      const replaced = await this.attemptWrite(
         () => client.updateEntity(lease, 'Replace', { etag: current.etag }),
         412,
       );
-      if (replaced) return taken;
+      if (replaced !== false) return taken(replaced.etag);
       // Lost the race: whoever replaced the row holds the lease now.
       const winner = await this.read(client, partitionKey, rowKey);
       if (winner === undefined) continue;
@@ -78,10 +86,21 @@ export class TableAccountLeases implements AccountLeaseStore {
     return { acquired: false };
   }
 
-  async release(connector: string, accountId: string, owner: string): Promise<void> {
+  async release(connector: string, accountId: string, owner: string, etag?: string): Promise<void> {
     const client = await this.table.client();
     const partitionKey = encodeTableKey(connector);
     const rowKey = encodeTableKey(accountId);
+    if (etag !== undefined) {
+      // The row as this owner last wrote it: one call; anything else falls back to a read.
+      try {
+        await client.deleteEntity(partitionKey, rowKey, { etag });
+        return;
+      } catch (error) {
+        const status = storageStatus(error);
+        if (status === 404) return;
+        if (status !== 412) throw storageFailure('release an account lease', error);
+      }
+    }
     const current = await this.read(client, partitionKey, rowKey);
     if (current?.owner !== owner) return;
     try {
@@ -113,11 +132,14 @@ export class TableAccountLeases implements AccountLeaseStore {
     }
   }
 
-  /** Runs a conditional write: true when it applied, false when it lost on `conflictStatus`. */
-  private async attempt(write: () => Promise<unknown>, conflictStatus: number): Promise<boolean> {
+  /** Runs a conditional write: its ETag when it applied, false when it lost on `conflictStatus`. */
+  private async attemptWrite(
+    write: () => Promise<{ etag?: string }>,
+    conflictStatus: number,
+  ): Promise<{ etag: string | undefined } | false> {
     try {
-      await write();
-      return true;
+      const response = await write();
+      return { etag: response.etag };
     } catch (error) {
       if (storageStatus(error) === conflictStatus) return false;
       throw storageFailure('take an account lease', error);

@@ -28,6 +28,11 @@ export async function upsertInBatches(
   }
   for (const rows of partitions.values()) {
     const all = [...rows.values()];
+    if (all.length === 1) {
+      // One row needs no transaction (a plain upsert is one lighter call).
+      await client.upsertEntity(all[0]!, mode);
+      continue;
+    }
     for (let start = 0; start < all.length; start += MAX_BATCH) {
       const actions: TransactionAction[] = all
         .slice(start, start + MAX_BATCH)

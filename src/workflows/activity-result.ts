@@ -55,12 +55,13 @@ export function errorFromActivityFailure(error: unknown, activity: string): Seri
   const message = error instanceof Error ? error.message : String(error);
   const start = message.indexOf(RETRYABLE_MARKER);
   if (start >= 0) {
-    const rest = message.slice(start + RETRYABLE_MARKER.length);
-    const end = rest.indexOf('$OutOfProcData$');
-    try {
-      return JSON.parse(end >= 0 ? rest.slice(0, end) : rest) as SerializedError;
-    } catch {
-      // fall through: the message was cut or changed on the way
+    const json = leadingJsonObject(message.slice(start + RETRYABLE_MARKER.length));
+    if (json !== undefined) {
+      try {
+        return JSON.parse(json) as SerializedError;
+      } catch {
+        // fall through: the message was cut or changed on the way
+      }
     }
   }
   const cut = message.indexOf('$OutOfProcData$');
@@ -69,4 +70,24 @@ export function errorFromActivityFailure(error: unknown, activity: string): Seri
     message: `activity ${activity} failed: ${cut >= 0 ? message.slice(0, cut) : message}`,
     retryable: false,
   };
+}
+
+/**
+ * The JSON object at the start of `text`, whatever the host appended after it (Durable adds
+ * the failure details, or `$OutOfProcData$`, after the message).
+ */
+function leadingJsonObject(text: string): string | undefined {
+  if (!text.startsWith('{')) return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{') depth++;
+    else if (char === '}' && --depth === 0) return text.slice(0, i + 1);
+  }
+  return undefined;
 }

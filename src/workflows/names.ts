@@ -17,6 +17,7 @@ export const ACTIVITIES = {
   setPassword: 'setPassword',
   deleteAccount: 'deleteAccount',
   discardSecret: 'discardSecret',
+  lookUpRoles: 'lookUpRoles',
   resolveGroup: 'resolveGroup',
   listManagedGroups: 'listManagedGroups',
   readMemberships: 'readMemberships',

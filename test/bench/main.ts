@@ -1,9 +1,11 @@
 import { runGraphBench } from './graph-bench';
 import { runScimBench } from './scim-bench';
+import { runServiceBench } from './service-bench';
 
 const BENCHES: Record<string, (print: (line: string) => void) => Promise<void>> = {
   scim: runScimBench,
   graph: runGraphBench,
+  service: runServiceBench,
 };
 
 async function main(names: string[]): Promise<void> {

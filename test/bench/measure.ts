@@ -3,16 +3,16 @@ export async function measure<T>(
   work: () => Promise<T>,
 ): Promise<{ value: T; wallMs: number; cpuMs: number; rssGrowthMb: number; peakRssMb: number }> {
   global.gc?.();
-  const baseline = process.memoryUsage().rss;
+  const baseline = process.memoryUsage.rss();
   let peak = baseline;
   const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 5);
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20);
   const started = performance.now();
   const cpu = process.cpuUsage();
   try {
     const value = await work();
-    peak = Math.max(peak, process.memoryUsage().rss);
+    peak = Math.max(peak, process.memoryUsage.rss());
     return {
       value,
       wallMs: performance.now() - started,

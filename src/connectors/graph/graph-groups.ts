@@ -8,8 +8,8 @@ import { ROLE_ASSIGNABLE_WRITE_PERMISSION } from './graph-permissions';
 import { odataString, segment } from './graph-urls';
 import { GROUP_SELECT, toGroupRef, type WritabilityOptions } from './group-writability';
 
-/** Up to this many single reads go out one by one (in parallel); more go as `$batch`. */
-export const SINGLE_CALL_LIMIT = 3;
+/** A single read or write goes out alone; two or more go as one `$batch` (one round trip, one call). */
+export const SINGLE_CALL_LIMIT = 1;
 
 /**
  * Spec: Import group catalogue ("Import Directory Groups"): GET /groups across every page,

@@ -111,16 +111,23 @@ export class GraphTokenProvider {
     };
   }
 
-  private application(): Promise<ConfidentialClientApplication> {
-    this.app ??= this.options.secrets.get(this.settings.clientSecretName).then((secret) => {
+  /**
+   * The MSAL application for the current client secret. The secret is read from the
+   * SecretStore on every acquisition (the store caches it), so a rotated secret is picked
+   * up within the store's cache time: a new secret builds a new application.
+   */
+  private async application(): Promise<ConfidentialClientApplication> {
+    const secret = await this.options.secrets.get(this.settings.clientSecretName);
+    if (this.app === undefined || secret !== this.clientSecret) {
+      if (this.app !== undefined) {
+        this.logger.info('client secret changed: token cache renewed', {
+          connector: this.settings.name,
+        });
+      }
       this.clientSecret = secret;
-      return new ConfidentialClientApplication(this.configuration(secret));
-    });
-    const app = this.app;
-    app.catch(() => {
-      if (this.app === app) this.app = undefined;
-    });
-    return app;
+      this.app = Promise.resolve(new ConfidentialClientApplication(this.configuration(secret)));
+    }
+    return this.app;
   }
 
   private configuration(clientSecret: string): Configuration {

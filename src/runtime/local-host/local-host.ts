@@ -4,7 +4,7 @@ import { bulkRequestHandler } from '../../api/bulk-request-handler';
 import type { ApiDeps } from '../../api/api-deps';
 import { importTimerHandler } from '../../api/import-timer';
 import { apiRoutes } from '../../api/routes';
-import { loadConfig, type AppConfig } from '../../config/app-config';
+import { loadConfig, type AppConfig, type StorageConnection } from '../../config/app-config';
 import type { Logger } from '../../domain/logger';
 import { LocalSecretStore } from '../../secrets/local-secret-store';
 import { createActivityHandlers } from '../../workflows/activities';
@@ -31,6 +31,12 @@ export interface LocalHostOptions {
   /** Bulk queue polling pause (default 1 s) and retry visibility (default 5 s). */
   queuePollMs?: number;
   queueVisibilitySeconds?: number;
+  /** Storage to use instead of an in-process Azurite (benchmarks run Azurite apart). */
+  storage?: StorageConnection;
+  /** CA certificates to trust by connector name (configured connectors on self-signed HTTPS). */
+  trustedCa?: Record<string, string>;
+  /** Activities run at once (default 64): above the connectors' own per-target limits. */
+  maxConcurrentActivities?: number;
   logger: Logger;
 }
 
@@ -79,14 +85,19 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         ...sandboxes.secrets,
       });
     }
-    const azurite = await startAzurite();
-    closers.push(() => azurite.close());
+    let storage = options.storage;
+    if (storage === undefined) {
+      const azurite = await startAzurite();
+      closers.push(() => azurite.close());
+      storage = { kind: 'connectionString', connectionString: azurite.connectionString };
+    }
+    const trustedCa = sandboxes?.trustedCa ?? options.trustedCa;
     const services = buildServices({
       config,
       logger,
-      storage: { kind: 'connectionString', connectionString: azurite.connectionString },
+      storage,
       secrets,
-      ...(sandboxes === undefined ? {} : { trustedCa: sandboxes.trustedCa }),
+      ...(trustedCa === undefined ? {} : { trustedCa }),
     });
     closers.push(() => services.registry.close());
     const provider = () => Promise.resolve(services);
@@ -98,6 +109,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       >,
       clock,
       logger,
+      maxConcurrentActivities: options.maxConcurrentActivities ?? 64,
     });
     closers.push(() => driver.close());
     const deps: ApiDeps = {

@@ -38,6 +38,9 @@ export interface SetPasswordInput extends AccountInput {
 export interface ResolveGroupInput extends ConnectorInput {
   selector: GroupSelector;
 }
+export interface LookUpRolesInput extends ConnectorInput {
+  selectors: GroupSelector[];
+}
 export interface ReadMembershipsInput extends AccountInput {
   groupIds: string[];
 }

@@ -8,6 +8,7 @@ import type { ServicesProvider } from '../workflow-services';
 import type {
   ApplyMembershipChangesInput,
   ConnectorInput,
+  LookUpRolesInput,
   ReadMembershipsInput,
   ResolveGroupInput,
 } from './activity-inputs';
@@ -17,27 +18,41 @@ import { connectorOf } from './connector-of';
 export function membershipActivities(services: ServicesProvider) {
   return {
     /**
-     * A group named by the request: the role catalogue first (no target call), then the
-     * target's `displayName eq` lookup.
+     * The groups a request names, looked up in the role catalogue with one read (no target
+     * call): a group named by id is taken as it is; a name found nowhere comes back null
+     * and is looked up on the target by `resolveGroup`.
      */
+    async lookUpRoles(input: LookUpRolesInput): Promise<ActivityResult<(GroupRef | null)[]>> {
+      return runActivity('lookUpRoles', services, async (s) => {
+        const roles = await s.catalogue.list(input.connector);
+        return input.selectors.map((selector) => {
+          if ('id' in selector) {
+            const role = roles.find((r) => r.groupId === selector.id);
+            return { id: selector.id, displayName: role?.targetName ?? selector.id };
+          }
+          const wanted = selector.name.toLowerCase();
+          const matches = roles.filter(
+            (r) => r.displayName.toLowerCase() === wanted || r.targetName.toLowerCase() === wanted,
+          );
+          if (matches.length > 1) {
+            throw new ProvisioningError(
+              'REQUEST_INVALID',
+              `group ${describeSelector(selector)} names ${matches.length} roles of connector ` +
+                `"${input.connector}" (${matches.map((r) => r.groupId).join(', ')}): name the group by id`,
+              { object: selector.name },
+            );
+          }
+          const [role] = matches;
+          return role === undefined ? null : { id: role.groupId, displayName: role.targetName };
+        });
+      });
+    },
+
+    /** A group the catalogue does not know, found on the target by `displayName eq` (one call). */
     async resolveGroup(input: ResolveGroupInput): Promise<ActivityResult<GroupRef>> {
       return runActivity('resolveGroup', services, async (s) => {
         const { connector: name, selector } = input;
-        if ('id' in selector) {
-          const role = await s.catalogue.get(name, selector.id);
-          return { id: selector.id, displayName: role?.targetName ?? selector.id };
-        }
-        const roles = await s.catalogue.findByName(name, selector.name);
-        if (roles.length > 1) {
-          throw new ProvisioningError(
-            'REQUEST_INVALID',
-            `group ${describeSelector(selector)} names ${roles.length} roles of connector "${name}" ` +
-              `(${roles.map((r) => r.groupId).join(', ')}): name the group by id`,
-            { object: selector.name },
-          );
-        }
-        const [role] = roles;
-        if (role !== undefined) return { id: role.groupId, displayName: role.targetName };
+        if ('id' in selector) return { id: selector.id, displayName: selector.id };
         const group = await connectorOf(s, name).findGroup(selector.name);
         if (group === undefined) {
           throw new ProvisioningError(

@@ -44,10 +44,10 @@ export function serviceActivities(services: ServicesProvider) {
     },
 
     async releaseAccountLease(
-      input: Omit<LeaseInput, 'nowMs' | 'ttlMs'>,
+      input: Omit<LeaseInput, 'nowMs' | 'ttlMs'> & { etag?: string },
     ): Promise<ActivityResult<null>> {
       return runActivity('releaseAccountLease', services, async (s) => {
-        await s.leases.release(input.connector, input.accountId, input.owner);
+        await s.leases.release(input.connector, input.accountId, input.owner, input.etag);
         return null;
       });
     },

@@ -143,20 +143,32 @@ export function* membershipStep(
   }
 }
 
-/** Resolves every named group at once; all that cannot be found are named in one error. */
+/**
+ * Resolves every named group: the role catalogue in one read, then the target for names
+ * the catalogue does not know; all that cannot be found are named in one error.
+ */
 function* resolveGroups(
   context: OrchestrationContext,
   connector: string,
   selectors: readonly GroupSelector[],
 ): Step<{ groups: GroupRef[] } | { error: SerializedError }> {
+  const known = yield* callActivity<(GroupRef | null)[]>(context, ACTIVITIES.lookUpRoles, {
+    connector,
+    selectors,
+  });
+  if (!known.ok) return { error: known.error };
+  const missing = selectors.filter((_, index) => known.value[index] === null);
   const results = yield* callActivities<GroupRef>(
     context,
     ACTIVITIES.resolveGroup,
-    selectors.map((selector) => ({ connector, selector })),
+    missing.map((selector) => ({ connector, selector })),
   );
   const failures = results.flatMap((result) => (result.ok ? [] : [result.error]));
   if (failures.length === 0) {
-    const groups = results.flatMap((result) => (result.ok ? [result.value] : []));
+    const groups = [
+      ...known.value.filter((group): group is GroupRef => group !== null),
+      ...results.flatMap((result) => (result.ok ? [result.value] : [])),
+    ];
     return { groups: [...new Map(groups.map((group) => [group.id, group])).values()] };
   }
   const [first] = failures;

@@ -18,7 +18,10 @@ import { accountStep, currentAccount } from './account-step';
 import { membershipStep } from './membership-step';
 import type { RequestState, StepOutcome } from './step-outcome';
 
-/** A lease outlives any one step (the re-read loop is at most 30 s) and is renewed per step. */
+/**
+ * A lease outlives any one step (the re-read loop is at most 30 s); it is renewed before a
+ * step once half of it has passed.
+ */
 const LEASE_TTL_MS = 5 * 60_000;
 /** How long a request waits for another request on the same account before it fails. */
 const LEASE_WAIT_MS = 10 * 60_000;
@@ -43,7 +46,8 @@ export function* provisioningRequestOrchestrator(
     steps: initialSteps(request.actions),
     startedAt: now(),
   };
-  const publish = () => context.df.setCustomStatus(JSON.parse(JSON.stringify(report)) as unknown);
+  // Steps are replaced, never changed in place: a shallow copy is a snapshot.
+  const publish = () => context.df.setCustomStatus({ ...report, steps: [...report.steps] });
   const finish = (): RequestReport => {
     report.status = requestStatus(report.steps);
     report.finishedAt = now();
@@ -63,10 +67,14 @@ export function* provisioningRequestOrchestrator(
   };
   publish();
 
-  const described = yield* callActivity<{
-    kind: ConnectorKind;
-    capabilities: ConnectorCapabilities;
-  }>(context, ACTIVITIES.describeConnector, { connector: request.connector });
+  const described =
+    request.capabilities === undefined
+      ? yield* callActivity<{ kind: ConnectorKind; capabilities: ConnectorCapabilities }>(
+          context,
+          ACTIVITIES.describeConnector,
+          { connector: request.connector },
+        )
+      : { ok: true as const, value: { capabilities: request.capabilities } };
   if (!described.ok) {
     failAt(0, { error: described.error });
     yield* discardPassword(context, request);
@@ -78,8 +86,10 @@ export function* provisioningRequestOrchestrator(
     owner: context.df.instanceId,
   };
   const taken = yield* takeLease(context, lease);
-  if (taken !== undefined) {
-    failAt(0, { error: taken });
+  let leaseTakenAt = context.df.currentUtcDateTime.getTime();
+  let leaseEtag = 'etag' in taken ? taken.etag : undefined;
+  if ('error' in taken) {
+    failAt(0, { error: taken.error });
     yield* discardPassword(context, request);
     return finish();
   }
@@ -97,12 +107,14 @@ export function* provisioningRequestOrchestrator(
   for (const [index, action] of request.actions.entries()) {
     report.steps[index] = { ...(report.steps[index] as StepReport), state: 'running' };
     publish();
-    if (index > 0) {
+    if (context.df.currentUtcDateTime.getTime() - leaseTakenAt > LEASE_TTL_MS / 2) {
+      leaseTakenAt = context.df.currentUtcDateTime.getTime();
       const renewed = yield* takeLease(context, lease);
-      if (renewed !== undefined) {
-        failAt(index, { error: renewed });
+      if ('error' in renewed) {
+        failAt(index, { error: renewed.error });
         break;
       }
+      leaseEtag = renewed.etag;
     }
     let outcome: StepOutcome;
     if (isMembershipAction(action)) {
@@ -157,7 +169,10 @@ export function* provisioningRequestOrchestrator(
     };
   }
 
-  yield* callActivity<null>(context, ACTIVITIES.releaseAccountLease, lease);
+  yield* callActivity<null>(context, ACTIVITIES.releaseAccountLease, {
+    ...lease,
+    ...(leaseEtag === undefined ? {} : { etag: leaseEtag }),
+  });
   if (!passwordDiscarded) yield* discardPassword(context, request);
   return finish();
 }
@@ -166,7 +181,7 @@ export function* provisioningRequestOrchestrator(
 function* takeLease(
   context: OrchestrationContext,
   lease: { connector: string; accountId: string; owner: string },
-): Step<SerializedError | undefined> {
+): Step<{ error: SerializedError } | { etag?: string }> {
   const deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
   for (;;) {
     const nowMs = context.df.currentUtcDateTime.getTime();
@@ -175,10 +190,12 @@ function* takeLease(
       nowMs,
       ttlMs: LEASE_TTL_MS,
     });
-    if (!result.ok) return result.error;
-    if (result.value.acquired) return undefined;
+    if (!result.ok) return { error: result.error };
+    if (result.value.acquired) {
+      return result.value.etag === undefined ? {} : { etag: result.value.etag };
+    }
     if (nowMs >= deadline) {
-      return {
+      const error: SerializedError = {
         code: 'ACCOUNT_BUSY',
         message:
           `account "${lease.accountId}" on connector "${lease.connector}" is still being changed by ` +
@@ -186,6 +203,7 @@ function* takeLease(
         retryable: true,
         object: lease.accountId,
       };
+      return { error };
     }
     yield* waitFor(context, LEASE_POLL_MS);
   }

@@ -46,6 +46,7 @@ describe('TableAccountLeases', () => {
     expect(await leases.acquire('hr', 'jdoe', 'first', NOW, TTL)).toEqual({
       acquired: true,
       expiresAt: '2025-06-01T12:01:00.000Z',
+      etag: expect.any(String),
     });
     expect(await leases.acquire('hr', 'jdoe', 'second', NOW + TTL - 1, TTL)).toMatchObject({
       acquired: false,
@@ -54,6 +55,7 @@ describe('TableAccountLeases', () => {
     expect(await leases.acquire('hr', 'jdoe', 'second', NOW + TTL, TTL)).toEqual({
       acquired: true,
       expiresAt: '2025-06-01T12:02:00.000Z',
+      etag: expect.any(String),
     });
     expect(await leases.acquire('hr', 'jdoe', 'first', NOW + TTL, TTL)).toMatchObject({
       acquired: false,
@@ -66,6 +68,7 @@ describe('TableAccountLeases', () => {
     expect(await leases.acquire('renew', 'jdoe', 'me', NOW + 30_000, TTL)).toEqual({
       acquired: true,
       expiresAt: '2025-06-01T12:01:30.000Z',
+      etag: expect.any(String),
     });
     expect(await leases.acquire('renew', 'jdoe', 'other', NOW + TTL, TTL)).toMatchObject({
       acquired: false,
@@ -84,5 +87,18 @@ describe('TableAccountLeases', () => {
       acquired: true,
     });
     await expect(leases.release('release', 'nobody-here', 'holder')).resolves.toBeUndefined();
+  });
+
+  it('releases with the ETag of the last acquire, and never frees a lease taken over since', async () => {
+    const mine = await leases.acquire('etag', 'jdoe', 'me', NOW, TTL);
+    await leases.release('etag', 'jdoe', 'me', mine.etag);
+    const theirs = await leases.acquire('etag', 'jdoe', 'them', NOW, TTL);
+    expect(theirs.acquired).toBe(true);
+    // A stale release (my old ETag) must leave their lease alone.
+    await leases.release('etag', 'jdoe', 'me', mine.etag);
+    expect(await leases.acquire('etag', 'jdoe', 'me', NOW, TTL)).toMatchObject({
+      acquired: false,
+      holder: 'them',
+    });
   });
 });

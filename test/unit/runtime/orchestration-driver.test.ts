@@ -185,6 +185,19 @@ describe('OrchestrationDriver: instances', () => {
     await expect(driver.verifyReplay('fail-1')).resolves.toBeUndefined();
   });
 
+  it('fails an instance that calls an activity nobody registered, as the host does', async () => {
+    const misnamed: OrchestrationHandler = function* (context) {
+      return (yield context.df.callActivity('doesNotExist', null)) as unknown;
+    };
+    const driver = driverWith({ orchestrators: { misnamed }, activities: {} });
+
+    await driver.startNew('misnamed', 'missing-1', null);
+    const state = await driver.waitFor('missing-1', WAIT_MS);
+
+    expect(state.runtimeStatus).toBe('Failed');
+    expect(state.output).toContain("The function 'doesNotExist' doesn't exist");
+  });
+
   it('shows the custom status while the instance runs', async () => {
     let release: () => void = () => undefined;
     let entered: () => void = () => undefined;
