@@ -7,7 +7,7 @@ export async function measure<T>(
   let peak = baseline;
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
-  }, 20);
+  }, 100);
   const started = performance.now();
   const cpu = process.cpuUsage();
   try {

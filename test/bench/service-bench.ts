@@ -12,8 +12,9 @@ const GROUPS = ['Engineering', 'Sales', 'Finance'];
 /**
  * Issue 4 benchmark: 1,000 requests through the bulk queue (create + grant of 3 groups),
  * half per connector, sandboxes at 20 ms latency, through the local host (queue poller,
- * replay driver, Azurite, real clock). The lower bound per target is its calls divided
- * by the connector's concurrency times the latency; both targets run side by side.
+ * replay driver, real clock). The sandboxes and Azurite run in a process of their own, as
+ * remote targets and storage would. The group catalogues are imported first, so groups
+ * are found without target calls.
  */
 export async function runServiceBench(print: (line: string) => void): Promise<void> {
   const deps = await startDependencies();
@@ -63,7 +64,10 @@ export async function runServiceBench(print: (line: string) => void): Promise<vo
     // Spec procedure minimum: SCIM create 1 + read 3 groups + 3 PATCH (verified by their answers);
     // Graph create 1 + read memberOf 1 + 1 $batch of 3 adds + 1 verification read.
     const minimum = { scim: 7, graph: 4 };
-    const bound = (Math.max(scimCalls, graphCalls) / concurrency) * LATENCY_MS;
+    // The issue's bound: all outbound calls / per-target concurrency x latency. Stricter: the
+    // busier target alone (both targets are served at the same time).
+    const bound = ((scimCalls + graphCalls) / concurrency) * LATENCY_MS;
+    const strictBound = (Math.max(scimCalls, graphCalls) / concurrency) * LATENCY_MS;
     print(
       `service: ${REQUESTS} requests via the bulk queue (create + grant 3 groups), ${LATENCY_MS} ms target latency; targets and Azurite in a separate process`,
     );
@@ -74,7 +78,10 @@ export async function runServiceBench(print: (line: string) => void): Promise<vo
       `  outbound calls per request: scim ${(scimCalls / perTarget).toFixed(2)} (minimum ${minimum.scim}), graph ${(graphCalls / perTarget).toFixed(2)} (minimum ${minimum.graph}, token requests included)`,
     );
     print(
-      `  lower bound (max target calls / concurrency ${concurrency} x ${LATENCY_MS} ms): ${(bound / 1000).toFixed(1)} s; ratio ${(run.wallMs / bound).toFixed(2)} (target <= 2)`,
+      `  lower bound (all ${scimCalls + graphCalls} calls / concurrency ${concurrency} x ${LATENCY_MS} ms): ${(bound / 1000).toFixed(1)} s; ratio ${(run.wallMs / bound).toFixed(2)} (target <= 2)`,
+    );
+    print(
+      `  stricter bound (busier target alone): ${(strictBound / 1000).toFixed(1)} s; ratio ${(run.wallMs / strictBound).toFixed(2)}`,
     );
     print(
       `  dependencies' process (targets + Azurite) cpu ${((after.cpuMs - before.cpuMs) / 1000).toFixed(1)} s`,

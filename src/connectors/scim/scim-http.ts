@@ -36,7 +36,6 @@ export const SCIM_MEDIA_TYPE = 'application/scim+json';
  */
 export class ScimHttp {
   readonly transport: HttpTransport;
-  private credentials: Promise<{ headers: Record<string, string>; secrets: string[] }> | undefined;
   private readonly transient = new Set<string>();
   private known: string[] = [];
 
@@ -83,12 +82,12 @@ export class ScimHttp {
     await this.transport.close();
   }
 
+  /**
+   * The credentials for one request, read from the SecretStore every time (the store
+   * caches them): a rotated token or password is used within the store's cache time.
+   */
   private resolveCredentials(): Promise<{ headers: Record<string, string>; secrets: string[] }> {
-    this.credentials ??= this.loadCredentials().catch((error: unknown) => {
-      this.credentials = undefined;
-      throw error;
-    });
-    return this.credentials;
+    return this.loadCredentials();
   }
 
   /** Spec: Authentication, connector A: Bearer, Basic or nothing; no other scheme. */
@@ -99,15 +98,21 @@ export class ScimHttp {
         return { headers: {}, secrets: [] };
       case 'bearer': {
         const token = await this.options.secrets.get(auth.tokenSecret);
-        this.known = [token];
+        this.remember(token);
         return { headers: { authorization: `Bearer ${token}` }, secrets: this.known };
       }
       case 'basic': {
         const password = await this.options.secrets.get(auth.passwordSecret);
         const encoded = Buffer.from(`${auth.username}:${password}`).toString('base64');
-        this.known = [password, encoded];
+        this.remember(password, encoded);
         return { headers: { authorization: `Basic ${encoded}` }, secrets: this.known };
       }
     }
+  }
+
+  /** Keeps the values to redact; a previous credential stays redacted after a rotation. */
+  private remember(...values: string[]): void {
+    if (values.every((value) => this.known.includes(value))) return;
+    this.known = [...new Set([...values, ...this.known])].slice(0, 8);
   }
 }

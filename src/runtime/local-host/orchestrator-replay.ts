@@ -44,8 +44,9 @@ export function createReplayer(handler: OrchestrationHandler): Replayer {
   const orchestrator = createOrchestrator(handler);
   return async ({ instanceId, history, input, context }) => {
     const trigger = {
-      // A copy: the library turns Timestamp strings into Dates in place.
-      history: JSON.parse(JSON.stringify(history)) as unknown,
+      // A copy: the library turns Timestamp strings into Dates in place. Events are flat
+      // (results and inputs are JSON strings), so copying each event is enough.
+      history: history.map((event) => ({ ...event })),
       input,
       instanceId,
       isReplaying: false,

@@ -36,18 +36,20 @@ export function toReplayedAction(raw: unknown): ReplayedAction {
   const action = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   switch (action.actionType) {
     case ACTION_TYPE.CallActivity:
-      return {
-        kind: 'activity',
-        name: String(action.functionName),
-        input: inputJson(action.input),
-      };
+      return lazyInput(
+        { kind: 'activity' as const, name: String(action.functionName), input: undefined },
+        action.input,
+      );
     case ACTION_TYPE.CallActivityWithRetry:
-      return {
-        kind: 'activityWithRetry',
-        name: String(action.functionName),
-        input: inputJson(action.input),
-        retry: toRetryPolicy(action.retryOptions),
-      };
+      return lazyInput(
+        {
+          kind: 'activityWithRetry' as const,
+          name: String(action.functionName),
+          input: undefined,
+          retry: toRetryPolicy(action.retryOptions),
+        },
+        action.input,
+      );
     case ACTION_TYPE.CreateTimer: {
       const fireAt = action.fireAt instanceof Date ? action.fireAt.getTime() : Number.NaN;
       return { kind: 'timer', fireAt, canceled: action.isCanceled === true };
@@ -58,6 +60,25 @@ export function toReplayedAction(raw: unknown): ReplayedAction {
         `the local orchestration driver does not run action type ${String(action.actionType)}`,
       );
   }
+}
+
+/**
+ * Serializes the input on first read only: every replay lists all actions so far, and only
+ * new ones (and the determinism check) need their input as text.
+ */
+function lazyInput<T extends { input: string | undefined }>(action: T, raw: unknown): T {
+  let text: string | undefined;
+  let done = false;
+  return Object.defineProperty(action, 'input', {
+    enumerable: true,
+    get: () => {
+      if (!done) {
+        text = inputJson(raw);
+        done = true;
+      }
+      return text;
+    },
+  });
 }
 
 /**

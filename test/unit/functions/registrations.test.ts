@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+const CONNECTORS = JSON.stringify([
+  {
+    name: 'hr-app',
+    kind: 'scim',
+    baseUrl: 'https://hr.example.com',
+    auth: { type: 'bearer', tokenSecret: 'hr-token' },
+    importSchedule: '0 0 2 * * *',
+  },
+]);
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  vi.resetModules();
+});
+
+describe('functions/index.ts (registrations, outside the Functions host)', () => {
+  it('registers every route, orchestrator, activity, the queue and the import timers', async () => {
+    vi.stubEnv('PROVISIONING_CONNECTORS', CONNECTORS);
+    const functions = await import('@azure/functions');
+    const durable = await import('durable-functions');
+    const http = vi.spyOn(functions.app, 'http');
+    const queue = vi.spyOn(functions.app, 'storageQueue');
+    const timer = vi.spyOn(functions.app, 'timer');
+    const orchestration = vi.spyOn(durable.app, 'orchestration');
+    const activity = vi.spyOn(durable.app, 'activity');
+    await import('../../../functions/index.js');
+    expect(http.mock.calls.map(([name]) => name)).toContain('submitRequest');
+    expect(http.mock.calls).toHaveLength(12);
+    expect(http.mock.calls.every(([, options]) => options.authLevel === 'function')).toBe(true);
+    expect(orchestration.mock.calls.map(([name]) => name).sort()).toEqual([
+      'catalogueImport',
+      'compatibilityRun',
+      'provisioningRequest',
+    ]);
+    expect(activity.mock.calls.length).toBeGreaterThanOrEqual(17);
+    expect(queue.mock.calls[0]?.[1]).toMatchObject({ queueName: 'provisioning-requests' });
+    expect(timer.mock.calls).toEqual([
+      ['import-hr-app', expect.objectContaining({ schedule: '0 0 2 * * *' })],
+    ]);
+  });
+
+  it('refuses to load with a bad setting, naming it (DESIGN invariant 6)', async () => {
+    vi.stubEnv('PROVISIONING_CONNECTORS', '[{"name":"hr-app","kind":"scim"}]');
+    await expect(import('../../../functions/index.js')).rejects.toThrow(
+      /connector "hr-app": setting "baseUrl"/,
+    );
+  });
+});

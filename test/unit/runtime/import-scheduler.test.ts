@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { connectorSettingsSchema } from '../../../src/config/connector-settings';
+import { silentLogger } from '../../../src/domain/logger';
+import { scheduleImports } from '../../../src/runtime/local-host/import-scheduler';
+
+const connector = (name: string, importSchedule?: string) =>
+  connectorSettingsSchema.parse({
+    name,
+    kind: 'scim',
+    baseUrl: 'http://127.0.0.1:1',
+    auth: { type: 'none' },
+    ...(importSchedule === undefined ? {} : { importSchedule }),
+  });
+
+describe('local host import schedules', () => {
+  it('runs the import timer of each connector with a schedule, and only those', async () => {
+    const fired: string[] = [];
+    const schedules = scheduleImports(
+      [connector('every-second', '* * * * * *'), connector('never')],
+      (name) => async () => {
+        fired.push(name);
+      },
+      silentLogger,
+    );
+    try {
+      expect(schedules.schedules.map((s) => s.connector)).toEqual(['every-second']);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(fired).toContain('every-second');
+      expect(fired).not.toContain('never');
+    } finally {
+      schedules.stop();
+    }
+  });
+});
