@@ -96,7 +96,11 @@ export function* membershipStep(
       ACTIVITIES.applyMembershipChanges,
       chunks,
     );
-    for (const result of results) if (result.ok) applied.push(...result.value);
+    for (const result of results) {
+      if (result.ok) applied.push(...result.value);
+      // A write call that failed in part says what it did write (details.applied): journaled too.
+      else applied.push(...partlyApplied(result.error));
+    }
     const failure = results.find((result) => !result.ok);
     if (failure !== undefined && !failure.ok) {
       return failed(failure.error, effectiveChanges(applied), notices);
@@ -211,6 +215,11 @@ function* readMemberships(
     read.notices.push(...result.value.notices);
   }
   return { read };
+}
+
+function partlyApplied(error: SerializedError): AppliedMembershipChange[] {
+  const applied = error.details?.applied;
+  return Array.isArray(applied) ? (applied as AppliedMembershipChange[]) : [];
 }
 
 function effectiveChanges(applied: readonly AppliedMembershipChange[]): StepChange[] {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ProvisioningError } from '../../../src/domain/errors';
 import { ACTIVITIES } from '../../../src/workflows/names';
 import {
   FINANCE,
@@ -158,6 +159,37 @@ describe('setMemberships: reconciliation against the managed groups', () => {
     expect(target.directGroups('ada@example.test')).toEqual([LEGAL.id]);
     expect(target.journal.map((entry) => [entry.change, entry.groupId])).toEqual([
       ['member removed', SALES.id],
+    ]);
+  });
+});
+
+describe('membership steps: a write call that fails in part', () => {
+  it('fails the step and still journals the changes the call says it made', async () => {
+    const { driver, target } = workbench();
+    target.addAccount('ada@example.test', []);
+    target.hooks[ACTIVITIES.applyMembershipChanges] = () => {
+      throw new ProvisioningError('GRAPH_REQUEST_REJECTED', 'group Ops refused the member', {
+        object: OPS.id,
+        details: {
+          applied: [{ groupId: SALES.id, groupName: 'Sales', change: 'added' }],
+        },
+      });
+    };
+
+    const report = await runRequest(
+      driver,
+      provisioningRequest('partial-1', [
+        { type: 'grant', groups: [{ name: 'Sales' }, { name: 'Ops' }] },
+      ]),
+    );
+
+    expect(stepStates(report)).toEqual(['failed']);
+    expect(report.steps[0]?.error?.code).toBe('GRAPH_REQUEST_REJECTED');
+    expect(report.steps[0]?.changes).toEqual([
+      { change: 'member added', groupId: SALES.id, groupName: 'Sales' },
+    ]);
+    expect(target.journal.map((entry) => [entry.change, entry.groupId])).toEqual([
+      ['member added', SALES.id],
     ]);
   });
 });
