@@ -3,13 +3,8 @@ import { handleGraphRequest } from './graph-endpoint.js';
 import type { GraphEndpointDeps } from './graph-endpoint.js';
 import type { GraphReply } from './graph-error.js';
 import type { LoopbackRequest } from './loopback-https-server.js';
-import {
-  handleTokenRequest,
-  isKnownTenant,
-  oauthError,
-  openIdConfiguration,
-} from './token-authority.js';
 import type { TokenAuthorityConfig } from './token-authority.js';
+import { serveTokenAuthority } from './token-authority-routes.js';
 
 export interface SandboxDispatcherDeps {
   authority: TokenAuthorityConfig;
@@ -17,10 +12,6 @@ export interface SandboxDispatcherDeps {
   stats: { tokenRequests: number; graphRequests: number };
   latencyMs(): number;
 }
-
-const TOKEN_PATH = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
-const OPENID_PATH = /^\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$/;
-const JWKS_PATH = /^\/([^/]+)\/discovery\/v2\.0\/keys$/;
 
 /**
  * Routes the sandbox's HTTPS requests: the token authority (token endpoint, OpenID
@@ -34,28 +25,8 @@ export function createSandboxDispatcher(
     const queryAt = request.url.indexOf('?');
     const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
     if (path === '/v1.0' || path.startsWith('/v1.0/')) return serveGraph(deps, request, path);
-    const token = TOKEN_PATH.exec(path);
-    if (token !== null && request.method === 'POST') {
-      deps.stats.tokenRequests += 1;
-      const authorization = request.headers.authorization;
-      return handleTokenRequest(
-        deps.authority,
-        decodeURIComponent(token[1]!),
-        new URLSearchParams(request.body),
-        authorization,
-      );
-    }
-    const openId = OPENID_PATH.exec(path);
-    if (openId !== null && request.method === 'GET') {
-      const tenant = decodeURIComponent(openId[1]!);
-      if (!isKnownTenant(deps.authority, tenant)) {
-        return oauthError(400, 'invalid_tenant', 90002, `Tenant '${tenant}' not found.`);
-      }
-      return { status: 200, body: openIdConfiguration(deps.authority.authority(), tenant) };
-    }
-    if (JWKS_PATH.test(path) && request.method === 'GET') {
-      return { status: 200, body: deps.authority.issuer.jwks() };
-    }
+    const authorityReply = serveTokenAuthority(deps.authority, deps.stats, request, path);
+    if (authorityReply !== undefined) return authorityReply;
     return {
       status: 404,
       body: { error: { code: 'NotFound', message: `The sandbox serves nothing at ${path}.` } },
