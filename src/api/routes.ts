@@ -1,5 +1,6 @@
 import type { HttpHandler, HttpMethod } from '@azure/functions';
 import type { ApiDeps } from './api-deps';
+import { guardHandler } from './guard-handler';
 import {
   accountViewHandler,
   groupSearchHandler,
@@ -22,6 +23,13 @@ export interface ApiRoute {
 
 /** Every HTTP route: registered by functions/ in Azure and served by the local host. */
 export function apiRoutes(deps: ApiDeps): ApiRoute[] {
+  return routes(deps).map((route) => ({
+    ...route,
+    handler: guardHandler(route.name, route.handler),
+  }));
+}
+
+function routes(deps: ApiDeps): ApiRoute[] {
   return [
     {
       name: 'submitRequest',
