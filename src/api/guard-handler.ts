@@ -1,6 +1,12 @@
-import type { HttpHandler, HttpResponseInit } from '@azure/functions';
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { isProvisioningError, type ErrorCode } from '../domain/errors';
 import { errorResponse, problem } from './http-problem';
+
+/** An API handler: what the routes serve, in Azure and on the local host. */
+export type ApiHandler = (
+  request: HttpRequest,
+  context: InvocationContext,
+) => Promise<HttpResponseInit>;
 
 const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   REQUEST_INVALID: 400,
@@ -20,8 +26,8 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
  * trying again may help; anything else is a 500 that says nothing of its cause (it may
  * hold what it should not) and is logged for the operator.
  */
-export function guardHandler(name: string, handler: HttpHandler): HttpHandler {
-  return async (request, context): Promise<HttpResponseInit> => {
+export function guardHandler(name: string, handler: ApiHandler): ApiHandler {
+  return async (request, context) => {
     try {
       return await handler(request, context);
     } catch (error) {

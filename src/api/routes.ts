@@ -1,6 +1,6 @@
-import type { HttpHandler, HttpMethod } from '@azure/functions';
+import type { HttpMethod } from '@azure/functions';
 import type { ApiDeps } from './api-deps';
-import { guardHandler } from './guard-handler';
+import { guardHandler, type ApiHandler } from './guard-handler';
 import {
   accountViewHandler,
   groupSearchHandler,
@@ -18,7 +18,7 @@ export interface ApiRoute {
   method: HttpMethod;
   /** Azure Functions route template, under /api. */
   route: string;
-  handler: HttpHandler;
+  handler: ApiHandler;
 }
 
 /** Every HTTP route: registered by functions/ in Azure and served by the local host. */

@@ -47,7 +47,7 @@ export function* provisioningRequestOrchestrator(
     startedAt: now(),
   };
   // Steps are replaced, never changed in place: a shallow copy is a snapshot.
-  const publish = () => context.df.setCustomStatus({ ...report, steps: [...report.steps] });
+  const publish = () => context.df.setCustomStatus(customStatusOf(report));
   const finish = (): RequestReport => {
     report.status = requestStatus(report.steps);
     report.finishedAt = now();
@@ -229,4 +229,29 @@ function* lookUp(
 function* discardPassword(context: OrchestrationContext, request: ProvisioningRequest): Step<void> {
   if (request.passwordSecret === undefined) return;
   yield* callActivity<null>(context, ACTIVITIES.discardSecret, { name: request.passwordSecret });
+}
+
+/** Changes listed per step in custom status; the output lists them all. */
+const CUSTOM_STATUS_CHANGES = 25;
+
+/**
+ * The report as custom status: Durable limits custom status to 16 KB, so a step with many
+ * changes (a large setMemberships) lists the first ones and says how many more there are.
+ */
+export function customStatusOf(report: RequestReport): RequestReport {
+  return {
+    ...report,
+    steps: report.steps.map((step) =>
+      step.changes.length <= CUSTOM_STATUS_CHANGES
+        ? step
+        : {
+            ...step,
+            changes: step.changes.slice(0, CUSTOM_STATUS_CHANGES),
+            notices: [
+              ...step.notices,
+              `${step.changes.length - CUSTOM_STATUS_CHANGES} more changes: listed when the request ends`,
+            ],
+          },
+    ),
+  };
 }
