@@ -63,11 +63,15 @@ export async function submitProvisioningRequest(
     source: context.source,
     receivedAt: context.now.toISOString(),
   };
-  const started = await orchestrations.startNew(
-    ORCHESTRATIONS.provisioningRequest,
-    instanceId,
-    input,
-  );
+  let started: 'started' | 'exists';
+  try {
+    started = await orchestrations.startNew(ORCHESTRATIONS.provisioningRequest, instanceId, input);
+  } catch (error) {
+    // Nothing started, so nothing will delete the password: delete it here (a retried
+    // submission stores it again under a new name).
+    if (passwordSecret !== undefined) await services.secrets.delete(passwordSecret);
+    throw error;
+  }
   if (started === 'exists') {
     // Lost a race with the same requestId: the winner has its own secret; ours is dropped.
     if (passwordSecret !== undefined) await services.secrets.delete(passwordSecret);

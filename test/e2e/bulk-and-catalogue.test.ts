@@ -191,6 +191,9 @@ describe('catalogue import jobs', () => {
     });
     expect(job).toMatchObject({ status: 'succeeded', result: { fits: true } });
     expect(job.result.points).toHaveLength(6);
+    // The test account's password (compatibility-run.ts: Cp-<16 characters>9!) is redacted in the evidence.
+    expect(JSON.stringify(job)).toContain('[redacted]');
+    expect(JSON.stringify(job)).not.toMatch(/Cp-[A-Za-z0-9_-]{16}9!/);
     const refused = await t.api('POST', '/api/connectors/graph-sandbox/compatibility-run');
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('OPERATION_NOT_SUPPORTED');
