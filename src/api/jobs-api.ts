@@ -17,14 +17,10 @@ export function startImportHandler(deps: ApiDeps) {
     const services = await deps.services();
     const settings = services.registry.settings(name);
     if (settings === undefined) return unknownConnector(name);
-    const hasBody = (request.headers.get('content-length') ?? '0') !== '0';
-    let body: unknown = {};
-    if (hasBody) {
-      const read = await readJsonBody(request);
-      if ('response' in read) return read.response;
-      body = read.body;
-    }
-    const options = importOptions.safeParse(body);
+    // The options are optional: an empty body (or none, chunked or not) means the defaults.
+    const read = await readJsonBody(request, { optional: true });
+    if ('response' in read) return read.response;
+    const options = importOptions.safeParse(read.body);
     if (!options.success) {
       return problem(400, 'REQUEST_INVALID', 'invalid import options', {
         problems: describeProblems(options.error),

@@ -7,12 +7,14 @@ import { MAX_BODY_BYTES, problem } from './http-problem';
  */
 export async function readJsonBody(
   request: HttpRequest,
+  options: { optional?: boolean } = {},
 ): Promise<{ body: unknown } | { response: HttpResponseInit }> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) return { response: tooLarge() };
   const text = await request.text();
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) return { response: tooLarge() };
   if (text.trim() === '') {
+    if (options.optional === true) return { body: {} };
     return {
       response: problem(400, 'REQUEST_INVALID', 'the request body is empty: send a JSON object'),
     };

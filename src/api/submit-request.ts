@@ -28,10 +28,8 @@ export async function submitProvisioningRequest(
   const parsed = provisioningRequestSchema.safeParse(body);
   if (!parsed.success) return { kind: 'invalid', problems: describeProblems(parsed.error) };
   const { password, requestId: given, ...rest } = parsed.data;
-  if (services.registry.settings(rest.connector) === undefined) {
-    return { kind: 'unknown connector', connector: rest.connector };
-  }
   const connector = services.registry.get(rest.connector);
+  if (connector === undefined) return { kind: 'unknown connector', connector: rest.connector };
   const requestId = given ?? randomUUID();
   const fingerprint = createHash('sha256')
     .update(JSON.stringify({ ...rest, requestId, password: password !== undefined }))
@@ -58,7 +56,7 @@ export async function submitProvisioningRequest(
         : { type: action.type },
     ),
     ...(passwordSecret === undefined ? {} : { passwordSecret }),
-    ...(connector === undefined ? {} : { capabilities: { ...connector.capabilities } }),
+    capabilities: { ...connector.capabilities },
     fingerprint,
     source: context.source,
     receivedAt: context.now.toISOString(),

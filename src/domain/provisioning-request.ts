@@ -36,11 +36,8 @@ export interface ProvisioningRequest {
   passwordSecret?: string;
   /** Hash of the request as received (password excluded): a reused requestId must match it. */
   fingerprint: string;
-  /**
-   * What the connector can do, as known when the request was accepted (so the orchestration
-   * needs no activity to ask). Absent: the orchestration asks the connector.
-   */
-  capabilities?: {
+  /** What the connector can do, as known when the request was accepted. */
+  capabilities: {
     membershipVisibilityWindowMs: number;
     membershipReadScope: 'all' | 'named';
     membershipWriteBatchSize: number;

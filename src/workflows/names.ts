@@ -7,7 +7,6 @@ export const ORCHESTRATIONS = {
 
 /** Activity names (STYLE: one module, never string literals scattered around). */
 export const ACTIVITIES = {
-  describeConnector: 'describeConnector',
   acquireAccountLease: 'acquireAccountLease',
   releaseAccountLease: 'releaseAccountLease',
   findAccount: 'findAccount',

@@ -1,9 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { HttpRequest, InvocationContext, type HttpResponseInit } from '@azure/functions';
+import { HttpRequest, type HttpResponseInit } from '@azure/functions';
 import { MAX_BODY_BYTES } from '../../api/http-problem';
 import type { ApiRoute } from '../../api/routes';
 import type { Logger } from '../../domain/logger';
+import { createInvocationContext } from './invocation-context';
 
 interface CompiledRoute {
   route: ApiRoute;
@@ -108,16 +109,7 @@ async function handle(
     params,
     body: { string: body },
   });
-  const context = new InvocationContext({
-    functionName: match.route.name,
-    logHandler: (level, ...args) => {
-      const message = args.map(String).join(' ');
-      if (level === 'error') options.logger.error(message);
-      else if (level === 'warning') options.logger.warn(message);
-      else if (level === 'debug' || level === 'trace') options.logger.debug(message);
-      else options.logger.info(message);
-    },
-  });
+  const context = createInvocationContext(match.route.name, options.logger);
   send(res, await match.route.handler(request, context));
 }
 

@@ -1,7 +1,8 @@
 import { Cron } from 'croner';
-import { InvocationContext } from '@azure/functions';
+import type { InvocationContext } from '@azure/functions';
 import type { ConnectorSettings } from '../../config/connector-settings';
 import type { Logger } from '../../domain/logger';
+import { createInvocationContext } from './invocation-context';
 
 type TimerHandler = (timer: unknown, context: InvocationContext) => Promise<unknown>;
 
@@ -18,7 +19,7 @@ export function scheduleImports(
     if (connector.importSchedule === undefined) return [];
     const handler = handlerFor(connector.name);
     const job = new Cron(connector.importSchedule, { timezone: 'UTC', protect: true }, async () => {
-      const context = new InvocationContext({ functionName: `import-${connector.name}` });
+      const context = createInvocationContext(`import-${connector.name}`, logger);
       try {
         await handler({ isPastDue: false, schedule: { adjustForDST: false } }, context);
       } catch (error) {

@@ -3,16 +3,19 @@ import { InvocationContext, type LogLevel } from '@azure/functions';
 import type { Logger, LogProperties } from '../../domain/logger';
 
 /**
- * A fresh InvocationContext for one activity call or one orchestrator replay, its log
- * lines routed to the driver's logger (as the host routes them to Application Insights).
+ * A fresh InvocationContext for one invocation on the local host (an HTTP call, a queue
+ * message, a timer, an activity call or an orchestrator replay), its log lines routed to
+ * the host's logger (as the Functions host routes them to Application Insights).
  */
 export function createInvocationContext(
   functionName: string,
   logger: Logger,
-  properties: LogProperties,
+  properties: LogProperties = {},
+  triggerMetadata?: Record<string, unknown>,
 ): InvocationContext {
   return new InvocationContext({
     functionName,
+    ...(triggerMetadata === undefined ? {} : { triggerMetadata }),
     invocationId: randomUUID(),
     logHandler: (level: LogLevel, ...args: unknown[]) => {
       const message = args.map((arg) => (typeof arg === 'string' ? arg : String(arg))).join(' ');

@@ -1,7 +1,8 @@
-import { InvocationContext } from '@azure/functions';
+import type { InvocationContext } from '@azure/functions';
 import { MAX_DEQUEUE_COUNT } from '../../api/bulk-request-handler';
 import type { Logger } from '../../domain/logger';
 import type { BulkQueue, ReceivedBulkMessage } from '../../store/bulk-queue';
+import { createInvocationContext } from './invocation-context';
 
 export interface QueuePollerOptions {
   /** Pause between empty polls. */
@@ -77,15 +78,12 @@ export class QueuePoller {
   }
 
   private async handle(message: ReceivedBulkMessage): Promise<void> {
-    const context = new InvocationContext({
-      functionName: 'bulkRequests',
-      triggerMetadata: { dequeueCount: message.dequeueCount, id: message.messageId },
-      logHandler: (level, ...args) => {
-        const text = args.map(String).join(' ');
-        if (level === 'error' || level === 'warning') this.options.logger.warn(text);
-        else this.options.logger.info(text);
-      },
-    });
+    const context = createInvocationContext(
+      'bulkRequests',
+      this.options.logger,
+      {},
+      { dequeueCount: message.dequeueCount, id: message.messageId },
+    );
     try {
       if (message.dequeueCount > MAX_DEQUEUE_COUNT) {
         await this.queue.sendPoison({

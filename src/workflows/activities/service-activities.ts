@@ -1,4 +1,3 @@
-import type { ConnectorCapabilities, ConnectorKind } from '../../connectors/connector';
 import type { CompatibilityReport } from '../../connectors/scim/compatibility-run';
 import { runScimCompatibility } from '../../connectors/scim/compatibility-run';
 import { ProvisioningError } from '../../domain/errors';
@@ -28,15 +27,6 @@ const IMPORT_CHUNK = 500;
 /** Activities on the service's own state: leases, the journal, the catalogue, jobs. */
 export function serviceActivities(services: ServicesProvider) {
   return {
-    async describeConnector(
-      input: ConnectorInput,
-    ): Promise<ActivityResult<{ kind: ConnectorKind; capabilities: ConnectorCapabilities }>> {
-      return runActivity('describeConnector', services, async (s) => {
-        const connector = connectorOf(s, input.connector);
-        return { kind: connector.kind, capabilities: connector.capabilities };
-      });
-    },
-
     async acquireAccountLease(input: LeaseInput): Promise<ActivityResult<LeaseResult>> {
       return runActivity('acquireAccountLease', services, (s) =>
         s.leases.acquire(input.connector, input.accountId, input.owner, input.nowMs, input.ttlMs),

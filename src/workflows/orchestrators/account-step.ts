@@ -4,7 +4,13 @@ import type { AccountChanges, TargetAccount } from '../../domain/account';
 import type { ProvisioningRequest } from '../../domain/provisioning-request';
 import { ACTIVITIES } from '../names';
 import { callActivity, type Step } from './activity-calls';
-import { failed, succeeded, type RequestState, type StepOutcome } from './step-outcome';
+import {
+  accountNotFound,
+  failed,
+  succeeded,
+  type RequestState,
+  type StepOutcome,
+} from './step-outcome';
 
 export type AccountAction = 'create' | 'update' | 'lock' | 'unlock' | 'setPassword' | 'delete';
 
@@ -50,12 +56,7 @@ export function* accountStep(
     if (action === 'delete') {
       return succeeded([], [`account "${state.accountId}" is absent: nothing to delete`]);
     }
-    return failed({
-      code: 'ACCOUNT_NOT_FOUND',
-      message: `account "${state.accountId}" not found on connector "${connector}"`,
-      retryable: false,
-      object: state.accountId,
-    });
+    return failed(accountNotFound(state));
   }
   const target = account.value;
   switch (action) {

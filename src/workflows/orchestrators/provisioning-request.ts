@@ -1,6 +1,4 @@
 import type { OrchestrationContext } from 'durable-functions';
-import type { ConnectorCapabilities, ConnectorKind } from '../../connectors/connector';
-import type { TargetAccount } from '../../domain/account';
 import type { SerializedError } from '../../domain/errors';
 import { journalEntryKey, type JournalEntry } from '../../domain/journal-entry';
 import { isMembershipAction, type ProvisioningRequest } from '../../domain/provisioning-request';
@@ -16,7 +14,7 @@ import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';
 import { accountStep, currentAccount } from './account-step';
 import { membershipStep } from './membership-step';
-import type { RequestState, StepOutcome } from './step-outcome';
+import { accountNotFound, failed, type RequestState, type StepOutcome } from './step-outcome';
 
 /**
  * A lease outlives any one step (the re-read loop is at most 30 s); it is renewed before a
@@ -67,19 +65,6 @@ export function* provisioningRequestOrchestrator(
   };
   publish();
 
-  const described =
-    request.capabilities === undefined
-      ? yield* callActivity<{ kind: ConnectorKind; capabilities: ConnectorCapabilities }>(
-          context,
-          ACTIVITIES.describeConnector,
-          { connector: request.connector },
-        )
-      : { ok: true as const, value: { capabilities: request.capabilities } };
-  if (!described.ok) {
-    failAt(0, { error: described.error });
-    yield* discardPassword(context, request);
-    return finish();
-  }
   const lease = {
     connector: request.connector,
     accountId: request.account.accountId,
@@ -118,17 +103,17 @@ export function* provisioningRequestOrchestrator(
     }
     let outcome: StepOutcome;
     if (isMembershipAction(action)) {
-      const account = state.account ?? undefined;
-      const found = account === undefined ? yield* lookUp(context, state) : account;
-      outcome =
-        'code' in found
-          ? { ok: false, changes: [], notices: [], error: found }
+      const found = yield* currentAccount(context, state);
+      outcome = !found.ok
+        ? failed(found.error)
+        : found.value === null
+          ? failed(accountNotFound(state))
           : yield* membershipStep(context, {
               connector: request.connector,
-              account: found,
+              account: found.value,
               type: action.type,
               groups: action.groups,
-              capabilities: described.value.capabilities,
+              capabilities: request.capabilities,
             });
     } else {
       outcome = yield* accountStep(context, state, {
@@ -207,23 +192,6 @@ function* takeLease(
     }
     yield* waitFor(context, LEASE_POLL_MS);
   }
-}
-
-function* lookUp(
-  context: OrchestrationContext,
-  state: RequestState,
-): Step<TargetAccount | SerializedError> {
-  const found = yield* currentAccount(context, state);
-  if (!found.ok) return found.error;
-  if (found.value === null) {
-    return {
-      code: 'ACCOUNT_NOT_FOUND',
-      message: `account "${state.accountId}" not found on connector "${state.connector}"`,
-      retryable: false,
-      object: state.accountId,
-    };
-  }
-  return found.value;
 }
 
 function* discardPassword(context: OrchestrationContext, request: ProvisioningRequest): Step<void> {

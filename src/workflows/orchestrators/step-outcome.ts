@@ -26,6 +26,16 @@ export function failed(
   return { ok: false, changes, notices, error };
 }
 
+/** The step's account is absent on the target. */
+export function accountNotFound(state: RequestState): SerializedError {
+  return {
+    code: 'ACCOUNT_NOT_FOUND',
+    message: `account "${state.accountId}" not found on connector "${state.connector}"`,
+    retryable: false,
+    object: state.accountId,
+  };
+}
+
 export function succeeded(changes: StepChange[] = [], notices: string[] = []): StepOutcome {
   return { ok: true, changes, notices };
 }

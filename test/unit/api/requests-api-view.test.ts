@@ -14,6 +14,11 @@ const input: ProvisioningRequest = {
   actions: [{ type: 'create' }, { type: 'grant', groups: [{ name: 'Sales' }] }, { type: 'lock' }],
   passwordSecret: 'request-pw-req-1',
   fingerprint: 'f',
+  capabilities: {
+    membershipVisibilityWindowMs: 0,
+    membershipReadScope: 'named',
+    membershipWriteBatchSize: 1,
+  },
   source: 'http',
   receivedAt: '2025-03-01T08:00:00.000Z',
 };

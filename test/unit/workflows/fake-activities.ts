@@ -78,6 +78,13 @@ export const TARGET_WRITES: readonly ActivityName[] = [
   ACTIVITIES.applyMembershipChanges,
 ];
 
+/** A Graph-like target's capabilities: what requests carry unless a test says otherwise. */
+export const FAKE_CAPABILITIES: ConnectorCapabilities = {
+  membershipVisibilityWindowMs: 30_000,
+  membershipReadScope: 'all',
+  membershipWriteBatchSize: 20,
+};
+
 /**
  * An in-memory target and service state behind fake activity handlers that return the
  * same `ActivityResult` shapes as src/workflows/activities (through the real
@@ -105,12 +112,7 @@ export class FakeTarget {
     this.clock = options.clock;
     this.connector = options.connector ?? 'hr';
     this.kind = options.kind ?? 'graph';
-    this.capabilities = {
-      membershipVisibilityWindowMs: 30_000,
-      membershipReadScope: 'all',
-      membershipWriteBatchSize: 20,
-      ...options.capabilities,
-    };
+    this.capabilities = { ...FAKE_CAPABILITIES, ...options.capabilities };
     this.memberships = new FakeMemberships(options.visibilityDelayMs ?? 0);
     for (const group of options.groups ?? []) this.groups.set(group.id, group);
     this.catalogue = [...(options.catalogue ?? [])];
@@ -145,10 +147,6 @@ export class FakeTarget {
   /** The handlers by activity name, as the driver takes them. */
   activities(): Record<ActivityName, ActivityFunction> {
     return {
-      describeConnector: this.handler(ACTIVITIES.describeConnector, (input: ConnectorInput) => {
-        this.requireConnector(input);
-        return { kind: this.kind, capabilities: this.capabilities };
-      }),
       acquireAccountLease: this.handler(ACTIVITIES.acquireAccountLease, (input: LeaseInput) =>
         this.acquire(input),
       ),

@@ -98,9 +98,11 @@ describe('membership step: the re-read loop on durable timers (spec: Membership 
 
     const report = await runRequest(
       driver,
-      provisioningRequest('verify-4', [
-        { type: 'grant', groups: [{ name: 'Sales' }, { name: 'Ops' }] },
-      ]),
+      provisioningRequest(
+        'verify-4',
+        [{ type: 'grant', groups: [{ name: 'Sales' }, { name: 'Ops' }] }],
+        { capabilities: target.capabilities },
+      ),
     );
 
     expect(stepStates(report)).toEqual(['succeeded']);
@@ -125,9 +127,11 @@ describe('membership step: the re-read loop on durable timers (spec: Membership 
 
     const report = await runRequest(
       driver,
-      provisioningRequest('verify-5', [
-        { type: 'setMemberships', groups: [{ name: 'Sales' }, { name: 'Finance' }] },
-      ]),
+      provisioningRequest(
+        'verify-5',
+        [{ type: 'setMemberships', groups: [{ name: 'Sales' }, { name: 'Finance' }] }],
+        { capabilities: target.capabilities },
+      ),
     );
 
     expect(stepStates(report)).toEqual(['succeeded']);

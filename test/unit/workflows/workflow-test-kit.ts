@@ -8,7 +8,7 @@ import { OrchestrationDriver } from '../../../src/runtime/local-host/orchestrati
 import { VirtualClock } from '../../../src/runtime/local-host/virtual-clock';
 import { ORCHESTRATIONS, requestInstanceId } from '../../../src/workflows/names';
 import { ORCHESTRATORS } from '../../../src/workflows/orchestrators';
-import { FakeTarget, type FakeTargetOptions } from './fake-activities';
+import { FAKE_CAPABILITIES, FakeTarget, type FakeTargetOptions } from './fake-activities';
 
 /** A fixed virtual start time. */
 export const START = Date.parse('2025-03-01T08:00:00.000Z');
@@ -60,6 +60,7 @@ export function provisioningRequest(
     account: { accountId: 'ada@example.test', displayName: 'Ada Lovelace' },
     actions,
     fingerprint: `fingerprint-${requestId}`,
+    capabilities: FAKE_CAPABILITIES,
     source: 'http',
     receivedAt: new Date(START).toISOString(),
     ...extra,

@@ -1,0 +1,55 @@
+import { HttpRequest, InvocationContext } from '@azure/functions';
+import { describe, expect, it } from 'vitest';
+import { startImportHandler } from '../../../src/api/jobs-api';
+import type { WorkflowServices } from '../../../src/workflows/workflow-services';
+
+function setUp() {
+  const started: unknown[] = [];
+  const handler = startImportHandler({
+    services: async () =>
+      ({
+        registry: {
+          settings: (name: string) => (name === 'hr' ? { name, kind: 'scim' } : undefined),
+        },
+      }) as unknown as WorkflowServices,
+    orchestrations: () => ({
+      startNew: async (_name, _id, input) => {
+        started.push(input);
+        return 'started';
+      },
+      getStatus: async () => undefined,
+    }),
+    now: () => new Date(),
+  });
+  // No content-length header: as a chunked request arrives.
+  const post = (body?: string) =>
+    handler(
+      new HttpRequest({
+        method: 'POST',
+        url: 'http://127.0.0.1/api/connectors/hr/imports',
+        params: { name: 'hr' },
+        ...(body === undefined ? {} : { body: { string: body } }),
+      }),
+      new InvocationContext(),
+    );
+  return { started, post };
+}
+
+describe('POST /api/connectors/{name}/imports', () => {
+  it('reads the options from a body sent without content-length', async () => {
+    const { started, post } = setUp();
+    expect((await post('{"overwriteExisting": true}')).status).toBe(202);
+    expect(started).toEqual([
+      expect.objectContaining({ type: 'Import SCIM groups', overwriteExisting: true }),
+    ]);
+  });
+
+  it('takes no body as the defaults, and refuses unknown options', async () => {
+    const { started, post } = setUp();
+    expect((await post()).status).toBe(202);
+    expect(started).toEqual([expect.objectContaining({ overwriteExisting: false })]);
+    const refused = await post('{"overwrite": true}');
+    expect(refused.status).toBe(400);
+    expect(started).toHaveLength(1);
+  });
+});
