@@ -134,3 +134,15 @@ export function outcomeOfRepeatedSighting(
     ? previousOutcome
     : current.outcome;
 }
+
+/**
+ * Whether a role answers to a name a request gives: its name in the service or on the
+ * target, compared without regard to case (names are how governance workflows know roles).
+ *
+ * @example
+ * roleAnswersTo({ displayName: 'Sales', targetName: 'Sales EMEA' } as CatalogueRole, 'sales emea'); // true
+ */
+export function roleAnswersTo(role: CatalogueRole, name: string): boolean {
+  const wanted = name.toLowerCase();
+  return role.displayName.toLowerCase() === wanted || role.targetName.toLowerCase() === wanted;
+}

@@ -13,8 +13,6 @@ export interface RoleCatalogueStore {
     options?: { search?: string; includeGone?: boolean },
   ): Promise<CatalogueRole[]>;
   get(connector: string, groupId: string): Promise<CatalogueRole | undefined>;
-  /** Present roles whose service name or target name equals `name` (case-insensitive). */
-  findByName(connector: string, name: string): Promise<CatalogueRole[]>;
   /** Applies one page of an import: new groups added, renames per `overwriteExisting`. */
   applyImportPage(
     connector: string,

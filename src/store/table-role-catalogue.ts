@@ -68,23 +68,6 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
     }
   }
 
-  async findByName(connector: string, name: string): Promise<CatalogueRole[]> {
-    const wanted = name.toLocaleLowerCase();
-    const roles = await this.readPartition(connector, false);
-    return roles
-      .filter(
-        (role) =>
-          role.displayName.toLocaleLowerCase() === wanted ||
-          role.targetName.toLocaleLowerCase() === wanted,
-      )
-      .sort(byName);
-  }
-
-  /**
-   * Reads the page's existing roles, applies the import rules (domain/catalogue-import.ts)
-   * and upserts the result, 100 per transaction. Applying the same page again for the same
-   * job reports the same counts.
-   */
   async applyImportPage(
     connector: string,
     groups: readonly GroupRef[],

@@ -1,4 +1,5 @@
 import type { AppliedMembershipChange, MembershipRead } from '../../connectors/connector';
+import { roleAnswersTo } from '../../domain/catalogue-import';
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { describeSelector } from '../../domain/provisioning-request';
@@ -30,10 +31,7 @@ export function membershipActivities(services: ServicesProvider) {
             const role = roles.find((r) => r.groupId === selector.id);
             return { id: selector.id, displayName: role?.targetName ?? selector.id };
           }
-          const wanted = selector.name.toLowerCase();
-          const matches = roles.filter(
-            (r) => r.displayName.toLowerCase() === wanted || r.targetName.toLowerCase() === wanted,
-          );
+          const matches = roles.filter((role) => roleAnswersTo(role, selector.name));
           if (matches.length > 1) {
             throw new ProvisioningError(
               'REQUEST_INVALID',

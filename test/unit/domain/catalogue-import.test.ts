@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   outcomeOfRepeatedSighting,
+  roleAnswersTo,
   reconcileImportedGroup,
   type CatalogueRole,
 } from '../../../src/domain/catalogue-import';
@@ -168,5 +169,17 @@ describe('outcomeOfRepeatedSighting', () => {
     expect(
       outcomeOfRepeatedSighting('added', 'job-1', { jobId: 'job-1', outcome: 'renamed' }),
     ).toBe('renamed');
+  });
+});
+
+describe('roleAnswersTo', () => {
+  const role = { displayName: 'Marketing', targetName: 'Brand & Marketing' } as CatalogueRole;
+
+  it.each(['marketing', 'MARKETING', 'brand & marketing'])('answers to %j', (name) => {
+    expect(roleAnswersTo(role, name)).toBe(true);
+  });
+
+  it.each(['Market', 'Brand', 'Marketing '])('does not answer to %j', (name) => {
+    expect(roleAnswersTo(role, name)).toBe(false);
   });
 });
