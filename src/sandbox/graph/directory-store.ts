@@ -1,5 +1,9 @@
+import { sameValue } from '../truth/same-value.js';
+import type { TruthChange } from '../truth/truth-event.js';
+import { TruthLog } from '../truth/truth-log.js';
 import { MembershipGraph } from './membership-graph.js';
 import { ReplicatedValue } from './replicated-value.js';
+import { userChangeKinds } from './user-change-events.js';
 
 export type DirectoryObjectKind = 'user' | 'group' | 'directoryRole' | 'administrativeUnit';
 
@@ -12,15 +16,24 @@ export interface ReadView {
   delayMs: number;
 }
 
+type ReplicatedUser = ReplicatedValue<DirectoryRecord | undefined>;
+
+const sameUser = (a: DirectoryRecord | undefined, b: DirectoryRecord | undefined): boolean =>
+  a !== undefined && b !== undefined && sameValue(a, b);
+
 /**
  * The sandbox's in-memory directory. Users are replicated values (create, PATCH and
  * delete reach readers after the delay); groups, directory roles and administrative
  * units are seeded only and visible at once. Writers always see the committed state.
+ * Every change made through the API (never seeding) goes to the truth log.
  */
 export class DirectoryStore {
   readonly memberships = new MembershipGraph();
-  private readonly users = new Map<string, ReplicatedValue<DirectoryRecord | undefined>>();
+  readonly truth = new TruthLog();
+  private readonly users = new Map<string, ReplicatedUser>();
   private readonly upnIndex = new Map<string, string>();
+  /** When a just-created user becomes visible to writes (graph-behaviour.md: "Except right after a create"). */
+  private readonly writableAt = new Map<string, number>();
   private readonly groups = new Map<string, DirectoryRecord>();
   private readonly roles = new Map<string, DirectoryRecord>();
   private readonly units = new Map<string, DirectoryRecord>();
@@ -89,12 +102,47 @@ export class DirectoryStore {
     return result;
   }
 
+  /** Whether this read sees the user (its properties, or whether it exists) other than committed. */
+  userIsStale(id: string | undefined, view: ReadView): boolean {
+    if (id === undefined) return false;
+    return this.users.get(id)?.isStaleAt(view.now, view.delayMs, sameUser) === true;
+  }
+
+  /** Whether this read sees the user exist when it does not, or the other way round. */
+  userExistenceIsStale(id: string, view: ReadView): boolean {
+    const value = this.users.get(id);
+    if (value === undefined) return false;
+    return (
+      (value.visibleAt(view.now, view.delayMs) === undefined) !== (value.committed === undefined)
+    );
+  }
+
+  /** Whether any user that `matches` in this read's view or in the committed state is stale. */
+  hasStaleUser(view: ReadView, matches: (user: DirectoryRecord) => boolean): boolean {
+    for (const value of this.users.values()) {
+      if (!value.isStaleAt(view.now, view.delayMs, sameUser)) continue;
+      const visible = value.visibleAt(view.now, view.delayMs);
+      const committed = value.committed;
+      if (
+        (visible !== undefined && matches(visible)) ||
+        (committed !== undefined && matches(committed))
+      )
+        return true;
+    }
+    return false;
+  }
+
   /** Committed user with this UPN (case-insensitive, as Entra ID compares them). */
   userIdByUpn(userPrincipalName: string): string | undefined {
     return this.upnIndex.get(userPrincipalName.toLowerCase());
   }
 
-  createUser(record: DirectoryRecord, at: number): void {
+  /** Whether a user created a moment ago is still unknown to writes at `now`. */
+  hiddenFromWrites(id: string, now: number): boolean {
+    return (this.writableAt.get(id) ?? -Infinity) > now;
+  }
+
+  createUser(record: DirectoryRecord, at: number, writableAt = at): void {
     let value = this.users.get(record.id);
     if (value === undefined) {
       value = new ReplicatedValue<DirectoryRecord | undefined>(undefined);
@@ -102,18 +150,23 @@ export class DirectoryStore {
     }
     value.write(record, at);
     this.upnIndex.set(upnKey(record), record.id);
+    if (writableAt > at) this.writableAt.set(record.id, writableAt);
+    this.recordUser('account created', record, at);
   }
 
   updateUser(id: string, changes: Record<string, unknown>, at: number): void {
     const value = this.users.get(id);
     const current = value?.committed;
     if (value === undefined || current === undefined) return;
+    const kinds = userChangeKinds(current, changes);
+    if (kinds.length === 0) return;
     const next: DirectoryRecord = { ...current, ...changes, id };
     value.write(next, at);
     if (upnKey(next) !== upnKey(current)) {
       this.upnIndex.delete(upnKey(current));
       this.upnIndex.set(upnKey(next), id);
     }
+    for (const kind of kinds) this.recordUser(kind, next, at);
   }
 
   /** Deletes a user and its memberships (graph-behaviour.md: DELETE /users/{id}). */
@@ -121,14 +174,48 @@ export class DirectoryStore {
     const value = this.users.get(id);
     const current = value?.committed;
     if (value === undefined || current === undefined) return;
+    const groupIds = this.groupIdsOf(id);
     value.write(undefined, at);
     this.upnIndex.delete(upnKey(current));
+    this.writableAt.delete(id);
     this.memberships.removeEverywhere(id, at);
+    this.recordUser('account deleted', current, at);
+    for (const groupId of groupIds) {
+      this.recordUser('member removed', current, at, { groupId, cascade: true });
+    }
   }
 
   deleteGroup(id: string, at: number): void {
-    if (!this.groups.delete(id)) return;
+    if (!this.groups.has(id)) return;
+    const memberUsers = this.memberships
+      .committedMembers(id)
+      .flatMap((memberId) => this.users.get(memberId)?.committed ?? []);
+    this.groups.delete(id);
     this.memberships.removeEverywhere(id, at);
+    for (const user of memberUsers) {
+      this.recordUser('member removed', user, at, { groupId: id, cascade: true });
+    }
+  }
+
+  /** Adds a direct member through the API; no change when it is one already. */
+  addMember(containerId: string, memberId: string, at: number): void {
+    if (this.memberships.isMember(containerId, memberId)) return;
+    this.memberships.add(containerId, memberId, at);
+    const user = this.users.get(memberId)?.committed;
+    if (user !== undefined) this.recordUser('member added', user, at, { groupId: containerId });
+  }
+
+  /** Removes a direct member through the API; no change when it is not one. */
+  removeMember(containerId: string, memberId: string, at: number): void {
+    if (!this.memberships.isMember(containerId, memberId)) return;
+    this.memberships.remove(containerId, memberId, at);
+    const user = this.users.get(memberId)?.committed;
+    if (user !== undefined) this.recordUser('member removed', user, at, { groupId: containerId });
+  }
+
+  /** Committed groups the object is a direct member of (not roles or administrative units). */
+  groupIdsOf(memberId: string): string[] {
+    return this.memberships.committedContainers(memberId).filter((id) => this.groups.has(id));
   }
 
   group(id: string): DirectoryRecord | undefined {
@@ -161,6 +248,15 @@ export class DirectoryStore {
     const unit = this.units.get(id);
     if (unit !== undefined) return { kind: 'administrativeUnit', record: unit };
     return undefined;
+  }
+
+  private recordUser(
+    change: TruthChange,
+    user: DirectoryRecord,
+    at: number,
+    membership: { groupId: string; cascade?: boolean } | undefined = undefined,
+  ): void {
+    this.truth.record({ at, change, accountId: upnKey(user), userId: user.id, ...membership });
   }
 }
 

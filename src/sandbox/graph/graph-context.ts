@@ -1,3 +1,4 @@
+import type { FaultDecider } from '../faults/fault-decider.js';
 import type { DirectoryStore, ReadView } from './directory-store.js';
 
 /** One Graph call, from HTTP or from a `$batch` sub-request, after the token was checked. */
@@ -28,6 +29,10 @@ export interface GraphContext {
   now(): number;
   /** A fresh view for one read: the clock and this read's replication delay. */
   readView(): ReadView;
+  /** Draws how long a user created now stays unknown to writes (ms). */
+  newObjectWriteLag(): number;
+  /** The fault plan's decisions and the count of every injected fault. */
+  readonly faults: FaultDecider;
   /** Users whose next GET reports `accountEnabled` as before the last PATCH. */
   readonly staleLockReads: Set<string>;
   /** `accountEnabled` of each user before its last PATCH. */

@@ -4,6 +4,7 @@ import { runBatch } from './batch-handler.js';
 import type { GraphCall, GraphContext } from './graph-context.js';
 import { GraphRequestError, toGraphErrorReply } from './graph-error.js';
 import type { GraphReply } from './graph-error.js';
+import { callFaultReply, throttledReply } from './graph-fault-replies.js';
 import { routeGraphCall } from './graph-router.js';
 import type { GraphSandboxRequestRecord } from './graph-sandbox-types.js';
 import { parseGraphTarget } from './graph-target.js';
@@ -31,7 +32,8 @@ export interface GraphHttpRequest {
 
 /**
  * Serves one Graph HTTP request: checks the bearer token (401), then runs the call or
- * the `$batch` of calls. The batch envelope itself is not throttled; each call is.
+ * the `$batch` of calls. The batch envelope itself is not throttled; each call is, by the
+ * request budget and by the fault plan (each sub-response its own 429, as Graph does).
  */
 export async function handleGraphRequest(
   deps: GraphEndpointDeps,
@@ -53,12 +55,11 @@ export async function handleGraphRequest(
       return runBatch(body, (sub) => {
         deps.stats.batchSubRequests += 1;
         const subTarget = parseGraphTarget(sub.url);
-        const reply = executeCall(deps, {
-          method: sub.method,
-          ...subTarget,
-          body: sub.body,
-          roles,
-        });
+        const reply = executeCall(
+          deps,
+          { method: sub.method, ...subTarget, body: sub.body, roles },
+          true,
+        );
         deps.record({
           method: sub.method,
           path: `/v1.0${subTarget.rawPath}`,
@@ -68,27 +69,22 @@ export async function handleGraphRequest(
         return reply;
       });
     }
-    return executeCall(deps, { method: request.method, ...target, body, roles });
+    return executeCall(deps, { method: request.method, ...target, body, roles }, false);
   } catch (error) {
     return errorReply(error, now);
   }
 }
 
-/** Runs one call against the budget and the router, turning errors into Graph replies. */
-function executeCall(deps: GraphEndpointDeps, call: GraphCall): GraphReply {
+/**
+ * Runs one call against the budget and the router, turning errors into Graph replies. A
+ * sub-request of a batch meets its own plan faults here; a direct call met them already.
+ */
+function executeCall(deps: GraphEndpointDeps, call: GraphCall, subRequest: boolean): GraphReply {
   const now = deps.context.now();
   const retryAfter = deps.budget.take(now);
-  if (retryAfter !== undefined) {
-    return toGraphErrorReply(
-      new GraphRequestError(
-        429,
-        'TooManyRequests',
-        `Your request is throttled temporarily. Please try after ${retryAfter} seconds.`,
-        { headers: { 'Retry-After': String(retryAfter) } },
-      ),
-      now,
-    );
-  }
+  if (retryAfter !== undefined) return throttledReply(retryAfter, now);
+  const fault = subRequest ? deps.context.faults.decideCall('sub-request') : undefined;
+  if (fault !== undefined && fault.kind !== 'reset') return callFaultReply(fault, now);
   try {
     return routeGraphCall(deps.context, call);
   } catch (error) {

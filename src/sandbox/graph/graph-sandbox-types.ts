@@ -1,3 +1,6 @@
+import type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
+import type { TruthEvent } from '../truth/truth-event.js';
+
 /** An app registration known to the sandbox's token authority. */
 export interface GraphSandboxClient {
   clientId: string;
@@ -8,6 +11,9 @@ export interface GraphSandboxClient {
 
 /** A replication delay in ms: fixed, or drawn per read from `[min, max]`. */
 export type ReplicationDelay = number | { min: number; max: number };
+
+/** How long a created user stays unknown to writes, in ms: fixed, or drawn per user from `[min, max]`. */
+export type NewObjectWriteLag = number | { min: number; max: number };
 
 /** A request budget: at most `limit` Graph requests per `windowMs`, then 429 with `Retry-After`. */
 export interface ThrottleSettings {
@@ -30,6 +36,15 @@ export interface GraphSandboxOptions {
   now?: () => number;
   /** A write becomes visible to reads only this long after it was committed (default 0). */
   replicationDelayMs?: ReplicationDelay;
+  /** Seed of the per-read replication delay draws when no fault plan is set (default fixed). */
+  replicationSeed?: number;
+  /**
+   * A created user answers writes naming it (PATCH, DELETE, member `$ref` add/remove,
+   * `members@odata.bind`) with 404 `Request_ResourceNotFound` for this long (default 0).
+   */
+  newObjectWriteLagMs?: NewObjectWriteLag;
+  /** Faults injected into Graph calls (never the token endpoint); default none. */
+  faults?: SandboxFaultPlan;
   /** Default true; false makes `$select=signInActivity` answer 403. */
   signInActivityLicensed?: boolean;
   /** Default: no throttling. */
@@ -99,6 +114,22 @@ export interface GraphSandbox {
   getUser(id: string): Record<string, unknown> | undefined;
   /** Committed direct members of a group (users and groups). */
   directMemberIds(groupId: string): string[];
+  /** Committed user holding this userPrincipalName (any case), never a replica's view. */
+  userIdByUpn(upn: string): string | undefined;
+  /** Committed groups the user is a direct member of (no roles or administrative units). */
+  groupIdsOf(userId: string): string[];
+  /** Changes committed through the API, in commit order (seeding records nothing). */
+  truthLog(): readonly TruthEvent[];
+  clearTruthLog(): void;
+  /**
+   * Sets or (undefined) removes the fault plan: its decisions, the replication delays and
+   * the write lags drawn from then on restart from its seed; the fault counts restart at 0.
+   */
+  setFaults(plan: SandboxFaultPlan | undefined): void;
+  /** Faults injected since the start or the last `setFaults` (the `throttle` budget not included). */
+  faultCounts(): Record<SandboxFaultKind, number>;
+  /** Applies to users created from now on. */
+  setNewObjectWriteLag(lag: NewObjectWriteLag): void;
   /** Replaces a client's permissions; tokens issued before keep their roles (as in Entra ID). */
   setClientRoles(clientId: string, roles: string[]): void;
   setReplicationDelay(d: ReplicationDelay): void;

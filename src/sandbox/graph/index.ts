@@ -9,9 +9,12 @@ export type {
   GraphSandboxClient,
   GraphSandboxOptions,
   GraphSandboxRequestRecord,
+  NewObjectWriteLag,
   ReplicationDelay,
   SandboxGroupSeed,
   SandboxSignInActivity,
   SandboxUserSeed,
   ThrottleSettings,
 } from './graph-sandbox-types.js';
+export type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
+export type { TruthChange, TruthEvent } from '../truth/truth-event.js';

@@ -12,6 +12,11 @@ export interface LoopbackRequest {
   body: string;
 }
 
+/** A reply, or (`resetConnection`) no reply at all: the socket is destroyed, as by a reset. */
+export interface LoopbackReply extends GraphReply {
+  resetConnection?: boolean;
+}
+
 export interface LoopbackHttpsServer {
   port: number;
   close(): Promise<void>;
@@ -25,7 +30,7 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
  */
 export async function startLoopbackHttpsServer(
   certificate: LoopbackCertificate,
-  handle: (request: LoopbackRequest) => Promise<GraphReply>,
+  handle: (request: LoopbackRequest) => Promise<LoopbackReply>,
 ): Promise<LoopbackHttpsServer> {
   const server = createServer({ key: certificate.key, cert: certificate.cert }, (req, res) => {
     void serve(req, res, handle);
@@ -51,9 +56,9 @@ export async function startLoopbackHttpsServer(
 async function serve(
   req: IncomingMessage,
   res: ServerResponse,
-  handle: (request: LoopbackRequest) => Promise<GraphReply>,
+  handle: (request: LoopbackRequest) => Promise<LoopbackReply>,
 ): Promise<void> {
-  let reply: GraphReply;
+  let reply: LoopbackReply;
   try {
     const body = await readBody(req);
     reply =
@@ -75,6 +80,10 @@ async function serve(
     };
   }
   if (res.destroyed) return;
+  if (reply.resetConnection === true) {
+    res.destroy();
+    return;
+  }
   const headers: Record<string, string> = { ...reply.headers };
   if (reply.body === undefined || reply.status === 204) {
     res.writeHead(reply.status, headers).end();

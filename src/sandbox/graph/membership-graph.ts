@@ -1,5 +1,11 @@
 import { ReplicatedValue } from './replicated-value.js';
 
+/** The clock and the replication delay of one read. */
+interface EdgeView {
+  now: number;
+  delayMs: number;
+}
+
 /**
  * Direct memberships (container -> member edges) with replication delay per edge, and a
  * reverse index so `memberOf` reads do not scan every container (20,000 groups seeded).
@@ -30,13 +36,20 @@ export class MembershipGraph {
     return this.collect(this.byContainer.get(containerId), (edge) => edge.committed);
   }
 
-  visibleMembers(containerId: string, view: { now: number; delayMs: number }): string[] {
+  /** Containers the object is a committed direct member of. */
+  committedContainers(memberId: string): string[] {
+    return [...(this.byMember.get(memberId) ?? [])].filter((containerId) =>
+      this.isMember(containerId, memberId),
+    );
+  }
+
+  visibleMembers(containerId: string, view: EdgeView): string[] {
     return this.collect(this.byContainer.get(containerId), (edge) =>
       edge.visibleAt(view.now, view.delayMs),
     );
   }
 
-  visibleContainers(memberId: string, view: { now: number; delayMs: number }): string[] {
+  visibleContainers(memberId: string, view: EdgeView): string[] {
     const result: string[] = [];
     for (const containerId of this.byMember.get(memberId) ?? []) {
       if (
@@ -46,6 +59,23 @@ export class MembershipGraph {
       }
     }
     return result;
+  }
+
+  /** Whether this read sees any member edge of the container other than committed. */
+  hasStaleMemberEdge(containerId: string, view: EdgeView): boolean {
+    for (const edge of this.byContainer.get(containerId)?.values() ?? []) {
+      if (edge.isStaleAt(view.now, view.delayMs)) return true;
+    }
+    return false;
+  }
+
+  /** Whether this read sees any edge from the member to a container other than committed. */
+  hasStaleContainerEdge(memberId: string, view: EdgeView): boolean {
+    for (const containerId of this.byMember.get(memberId) ?? []) {
+      const edge = this.byContainer.get(containerId)?.get(memberId);
+      if (edge?.isStaleAt(view.now, view.delayMs) === true) return true;
+    }
+    return false;
   }
 
   /** Removes every edge from and to an object that is being deleted. */

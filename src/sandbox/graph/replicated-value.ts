@@ -27,6 +27,16 @@ export class ReplicatedValue<T> {
     this.writes.length = 0;
   }
 
+  /**
+   * Whether a reader at `now` with this delay sees a state other than the committed one
+   * (graph-behaviour.md: a read can show a state older than the truth).
+   */
+  isStaleAt(now: number, delayMs: number, same: (a: T, b: T) => boolean = Object.is): boolean {
+    const visible = this.visibleAt(now, delayMs);
+    const committed = this.committed;
+    return !Object.is(visible, committed) && !same(visible, committed);
+  }
+
   visibleAt(now: number, delayMs: number): T {
     for (let i = this.writes.length - 1; i >= 0; i -= 1) {
       const write = this.writes[i]!;

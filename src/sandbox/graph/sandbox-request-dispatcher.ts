@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleGraphRequest } from './graph-endpoint.js';
 import type { GraphEndpointDeps } from './graph-endpoint.js';
-import type { GraphReply } from './graph-error.js';
-import type { LoopbackRequest } from './loopback-https-server.js';
+import { callFaultReply, gatewayTimeoutReply } from './graph-fault-replies.js';
+import type { LoopbackReply, LoopbackRequest } from './loopback-https-server.js';
 import type { TokenAuthorityConfig } from './token-authority.js';
 import { serveTokenAuthority } from './token-authority-routes.js';
 
@@ -13,14 +13,18 @@ export interface SandboxDispatcherDeps {
   latencyMs(): number;
 }
 
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const RESET: LoopbackReply = { status: 0, resetConnection: true };
+
 /**
  * Routes the sandbox's HTTPS requests: the token authority (token endpoint, OpenID
- * configuration, keys) and Graph under `/v1.0`, which alone gets the latency and the
- * request log (entries in order of arrival, status filled in when answered).
+ * configuration, keys) and Graph under `/v1.0`, which alone gets the latency, the fault
+ * plan and the request log (entries in order of arrival, status filled in when answered;
+ * 0 for a destroyed socket).
  */
 export function createSandboxDispatcher(
   deps: SandboxDispatcherDeps,
-): (request: LoopbackRequest) => Promise<GraphReply> {
+): (request: LoopbackRequest) => Promise<LoopbackReply> {
   return async (request) => {
     const queryAt = request.url.indexOf('?');
     const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
@@ -38,18 +42,40 @@ async function serveGraph(
   deps: SandboxDispatcherDeps,
   request: LoopbackRequest,
   path: string,
-): Promise<GraphReply> {
+): Promise<LoopbackReply> {
   deps.stats.graphRequests += 1;
   const entry = { method: request.method, path, status: 0 };
   deps.graph.record(entry);
-  const reply = await handleGraphRequest(deps.graph, {
+  const reply = await answerGraph(deps.graph, request, path);
+  const latency = deps.latencyMs();
+  if (latency > 0) await sleep(latency);
+  entry.status = reply.status;
+  return reply;
+}
+
+/**
+ * The fault plan around one Graph request (graph-behaviour.md: Errors and throttling,
+ * Eventual consistency): a fault before anything is done (for `$batch`, only a reset or a
+ * server error of the envelope; its sub-requests meet their own), or, after a write was
+ * applied, its answer lost.
+ */
+async function answerGraph(
+  deps: GraphEndpointDeps,
+  request: LoopbackRequest,
+  path: string,
+): Promise<LoopbackReply> {
+  const faults = deps.context.faults;
+  const fault = faults.decideCall(path === '/v1.0/$batch' ? 'envelope' : 'call');
+  if (fault?.kind === 'reset') return RESET;
+  if (fault !== undefined) return callFaultReply(fault, deps.context.now());
+  const reply = await handleGraphRequest(deps, {
     method: request.method,
     target: request.url.slice('/v1.0'.length),
     authorization: request.headers.authorization,
     body: request.body,
   });
-  const latency = deps.latencyMs();
-  if (latency > 0) await sleep(latency);
-  entry.status = reply.status;
-  return reply;
+  if (!WRITE_METHODS.has(request.method) || reply.status >= 300) return reply;
+  const lost = faults.decideLostAnswer();
+  if (lost === undefined) return reply;
+  return lost === 'reset' ? RESET : gatewayTimeoutReply(deps.context.now());
 }

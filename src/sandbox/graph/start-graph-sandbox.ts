@@ -1,4 +1,7 @@
 import { ProvisioningError } from '../../domain/errors.js';
+import { FaultDecider } from '../faults/fault-decider.js';
+import type { SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
+import { drawInRange, seededStream } from '../faults/seeded-stream.js';
 import { AccessTokenIssuer } from './access-token-issuer.js';
 import { DirectoryStore } from './directory-store.js';
 import type { ReadView } from './directory-store.js';
@@ -23,15 +26,17 @@ import { SandboxSeeder } from './sandbox-seeder.js';
 import { createSeededRandom } from './seeded-random.js';
 import { openIdConfiguration } from './token-authority.js';
 
-function checkDelay(delay: ReplicationDelay): ReplicationDelay {
+function checkDelay(delay: ReplicationDelay, name = 'replication delay'): ReplicationDelay {
   const ok =
     typeof delay === 'number'
       ? delay >= 0
       : delay.min >= 0 && delay.max >= delay.min && Number.isFinite(delay.max);
-  if (!ok)
-    throw new ProvisioningError('REQUEST_INVALID', 'replication delay must be >= 0 and min <= max');
+  if (!ok) throw new ProvisioningError('REQUEST_INVALID', `${name} must be >= 0 and min <= max`);
   return delay;
 }
+
+/** The seed of replication draws when neither a fault plan nor `replicationSeed` gives one. */
+const DEFAULT_REPLICATION_SEED = 0x5eed;
 
 /** Keeps the request log bounded when the sandbox serves a long-running local host. */
 const MAX_LOGGED_REQUESTS = 100_000;
@@ -62,7 +67,18 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
   ]);
   const tenantId = options.tenantId ?? DEFAULT_SANDBOX_TENANT_ID;
   const now = options.now ?? Date.now;
-  const random = createSeededRandom(0x5eed);
+  const faults = new FaultDecider(now);
+  const ownSeed = options.replicationSeed ?? DEFAULT_REPLICATION_SEED;
+  let replicationRandom = createSeededRandom(ownSeed);
+  let lagRandom = seededStream(ownSeed, 'new object lag');
+  const setFaults = (plan: SandboxFaultPlan | undefined): void => {
+    faults.configure(plan);
+    replicationRandom =
+      plan === undefined ? createSeededRandom(ownSeed) : seededStream(plan.seed, 'replication');
+    lagRandom = seededStream(plan?.seed ?? ownSeed, 'new object lag');
+  };
+  setFaults(options.faults);
+  let newObjectWriteLag = checkDelay(options.newObjectWriteLagMs ?? 0, 'new object write lag');
   const clients = new Map<string, GraphSandboxClient>();
   for (const client of options.clients ?? [DEFAULT_SANDBOX_CLIENT]) {
     clients.set(client.clientId, { ...client, roles: [...client.roles] });
@@ -82,12 +98,12 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
     },
     graphEndpoint: () => origin,
     now,
-    readView: (): ReadView => {
-      const delay = replicationDelay;
-      const delayMs =
-        typeof delay === 'number' ? delay : delay.min + random() * (delay.max - delay.min);
-      return { now: now(), delayMs };
-    },
+    readView: (): ReadView => ({
+      now: now(),
+      delayMs: drawInRange(replicationDelay, replicationRandom),
+    }),
+    newObjectWriteLag: () => drawInRange(newObjectWriteLag, lagRandom),
+    faults,
     staleLockReads: new Set(),
     accountEnabledBeforePatch: new Map(),
   };
@@ -144,6 +160,15 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
       return user === undefined ? undefined : structuredClone(user);
     },
     directMemberIds: (groupId) => store.memberships.committedMembers(groupId),
+    userIdByUpn: (upn) => store.userIdByUpn(upn),
+    groupIdsOf: (userId) => store.groupIdsOf(userId),
+    truthLog: () => store.truth.list(),
+    clearTruthLog: () => store.truth.clear(),
+    setFaults,
+    faultCounts: () => faults.counts(),
+    setNewObjectWriteLag: (lag) => {
+      newObjectWriteLag = checkDelay(lag, 'new object write lag');
+    },
     setClientRoles: (clientId, roles) => {
       const client = clients.get(clientId);
       if (client === undefined) {

@@ -1,6 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { parseProjection } from './attribute-projection.js';
 import { checkCredentials } from './check-credentials.js';
+import { applyFaultPlan } from './fault-plan-middleware.js';
 import { redactSecrets } from './redact-secrets.js';
 import { shapeBody } from './response-shaping.js';
 import type { SandboxState } from './sandbox-state.js';
@@ -16,18 +17,17 @@ function record(state: SandboxState) {
     const method = req.method;
     const path = req.path;
     const query = Object.fromEntries(queryOf(req));
-    res.on('finish', () => {
+    const push = (status: number) => {
       // body-parser sets `{}` on bodiless requests; record only what was actually sent.
       const sent =
         req.get('transfer-encoding') !== undefined || Number(req.get('content-length')) > 0;
       const body: unknown = sent ? req.body : undefined;
-      state.requests.push({
-        method,
-        path,
-        query,
-        body: redactSecrets(body),
-        status: res.statusCode,
-      });
+      state.requests.push({ method, path, query, body: redactSecrets(body), status });
+    };
+    res.on('finish', () => push(res.statusCode));
+    // A destroyed socket (an injected reset) never finishes: recorded with status 0.
+    res.on('close', () => {
+      if (!res.writableFinished) push(0);
     });
     next();
   };
@@ -130,8 +130,9 @@ function handleErrors(error: unknown, _req: Request, res: Response, _next: NextF
 }
 
 /**
- * The sandbox's express application: recording, latency, injected faults and authentication
- * in front of the SCIM routes, then response shaping and SCIM error bodies (RFC 7644 §3.12).
+ * The sandbox's express application: recording, latency, injected faults (queued bursts,
+ * then the seeded plan) and authentication in front of the SCIM routes, then response
+ * shaping and SCIM error bodies (RFC 7644 §3.12).
  */
 export function createScimApp(state: SandboxState): Express {
   const app = express();
@@ -142,6 +143,7 @@ export function createScimApp(state: SandboxState): Express {
   app.use(shapeResponses(state));
   app.use(delay(state));
   app.use(injectFaults(state));
+  app.use(applyFaultPlan(state));
   app.use(authenticate(state));
   if (state.baseUrlPath !== state.prefix) {
     // The status check falls back to the base URL when /ServiceProviderConfig is missing (spec).

@@ -6,3 +6,5 @@ export type {
   ScimSandboxAuth,
   ScimSandboxOptions,
 } from './types.js';
+export type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
+export type { TruthChange, TruthEvent } from '../truth/truth-event.js';

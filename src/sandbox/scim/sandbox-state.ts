@@ -1,5 +1,7 @@
+import type { FaultDecider } from '../faults/fault-decider.js';
 import type { FaultInjector } from './fault-injector.js';
 import type { ScimStore } from './scim-store.js';
+import type { ScimTruthRecorder } from './scim-truth.js';
 import type { RecordedRequest, ScimQuirks, ScimSandboxAuth } from './types.js';
 
 /** Everything one sandbox's request handlers share. */
@@ -12,7 +14,12 @@ export interface SandboxState {
   /** Path part of `baseUrl` (`''` for the origin). */
   baseUrlPath: string;
   store: ScimStore;
+  /** Bursts queued by `injectThrottle` / `injectServerErrors`. */
   faults: FaultInjector;
+  /** The seeded fault plan, and the count of the faults it injected. */
+  plan: FaultDecider;
+  /** Records committed changes in the sandbox's truth log. */
+  truth: ScimTruthRecorder;
   quirks: ScimQuirks;
   requests: RecordedRequest[];
 }

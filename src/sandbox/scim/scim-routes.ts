@@ -110,7 +110,11 @@ function notImplemented(_req: Request, res: Response, next: NextFunction): void 
 export function scimRoutes(state: SandboxState): Router {
   declareScimmyResources();
   const router = Router();
-  const context: SandboxContext = { store: state.store, quirks: () => state.quirks };
+  const context: SandboxContext = {
+    store: state.store,
+    truth: state.truth,
+    quirks: () => state.quirks,
+  };
 
   router.get('/', (_req, res) => {
     res.json({ service: 'SCIM 2.0 sandbox', endpoint: state.endpoint });
@@ -138,7 +142,11 @@ export function scimRoutes(state: SandboxState): Router {
     '/Groups/:id',
     route((req, res) => {
       if (state.quirks.ignorePatchOps === true) return ignoredPatch('Group', state)(req, res);
+      const before = state.store.getGroup(idParam(req));
       const patched = patchGroup(state.store, idParam(req), req.body, state.quirks);
+      if (patched !== undefined) {
+        state.truth.membersChanged(idParam(req), before?.members, patched.members);
+      }
       if (patched === undefined || state.quirks.patchNoContent === true) {
         res.status(204).end();
         return;

@@ -138,16 +138,32 @@ export class ScimStore {
     return resource;
   }
 
-  /** Deletes a user and its memberships by SCIM id; false when absent. */
+  /**
+   * Groups whose members name the user, by its id or its userName (any case, as userName is
+   * caseExact=false): member values may be either (connector setting `memberValue`). A
+   * value naming no user matches only itself.
+   */
+  groupIdsOf(userIdOrUserName: string): string[] {
+    const names = this.memberValueMatcher(userIdOrUserName);
+    const result: string[] = [];
+    for (const [groupId, group] of this.groups) {
+      const members = group.members as ScimMember[] | undefined;
+      if (members?.some((m) => names(m.value)) === true) result.push(groupId);
+    }
+    return result;
+  }
+
+  /** Deletes a user and its memberships (by id or userName) by SCIM id; false when absent. */
   deleteUser(id: string): boolean {
     const record = this.users.get(id);
     if (record === undefined) return false;
+    const names = this.memberValueMatcher(id);
     this.users.delete(id);
     this.userIdByName.delete(String(record.resource.userName).toLowerCase());
     for (const [groupId, group] of this.groups) {
       const members = group.members as ScimMember[] | undefined;
-      if (members?.some((m) => m.value === id)) {
-        const rest = members.filter((m) => m.value !== id);
+      if (members?.some((m) => names(m.value))) {
+        const rest = members.filter((m) => !names(m.value));
         this.groups.set(groupId, { ...group, members: rest.length > 0 ? rest : undefined });
       }
     }
@@ -160,6 +176,16 @@ export class ScimStore {
     this.groups.delete(id);
     this.groupIdByName.delete(String(group.displayName).toLowerCase());
     return true;
+  }
+
+  private memberValueMatcher(userIdOrUserName: string): (value: string) => boolean {
+    const id = this.isUserId(userIdOrUserName)
+      ? userIdOrUserName
+      : this.findUserId(userIdOrUserName);
+    const user = id === undefined ? undefined : this.users.get(id)?.resource;
+    if (id === undefined || user === undefined) return (value) => value === userIdOrUserName;
+    const userName = String(user.userName).toLowerCase();
+    return (value) => value === id || value.toLowerCase() === userName;
   }
 
   private build(

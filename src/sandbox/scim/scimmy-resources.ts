@@ -4,11 +4,13 @@ import { checkMemberValues } from './member-values.js';
 import { scimError } from './scim-error.js';
 import { parseScimFilter } from './scim-filter.js';
 import { GROUP_SCHEMA, type ScimResource, type ScimStore, USER_SCHEMA } from './scim-store.js';
+import type { ScimTruthRecorder } from './scim-truth.js';
 import type { ScimQuirks } from './types.js';
 
 /** What SCIMMYRouters' `context` hands every handler: the storage of the sandbox serving the request. */
 export interface SandboxContext {
   store: ScimStore;
+  truth: ScimTruthRecorder;
   quirks(): ScimQuirks;
 }
 
@@ -59,12 +61,21 @@ export function declareScimmyResources(): void {
       request.id === undefined
         ? list(ctx.store.listUsers(), request, ctx, USER_SCHEMA)
         : requireFound(ctx.store.getUser(request.id), request.id),
-    ingress: (request: ScimmyRequest, instance: { password?: unknown }, ctx: SandboxContext) =>
-      structuredClone(ctx.store.putUser(request.id, plain(instance))),
+    // SCIMMY hands PATCH here too, with the patched user: `password` is set only when the
+    // request wrote one, as reads never return it.
+    ingress: (request: ScimmyRequest, instance: { password?: unknown }, ctx: SandboxContext) => {
+      const before = request.id === undefined ? undefined : ctx.store.getUser(request.id);
+      const stored = ctx.store.putUser(request.id, plain(instance));
+      ctx.truth.userWritten(before, stored, instance.password !== undefined);
+      return structuredClone(stored);
+    },
     degress: (request: ScimmyRequest, ctx: SandboxContext) => {
-      if (request.id === undefined || !ctx.store.deleteUser(request.id)) {
+      const user = request.id === undefined ? undefined : ctx.store.getUser(request.id);
+      const groupIds = request.id === undefined ? [] : ctx.store.groupIdsOf(request.id);
+      if (request.id === undefined || user === undefined || !ctx.store.deleteUser(request.id)) {
         throw scimError(404, null, `Resource ${request.id ?? ''} not found`);
       }
+      ctx.truth.userDeleted(user, groupIds);
     },
   });
   SCIMMY.Resources.declare(SCIMMY.Resources.Group, {
@@ -75,12 +86,17 @@ export function declareScimmyResources(): void {
     ingress: (request: ScimmyRequest, instance: unknown, ctx: SandboxContext) => {
       const attributes = plain(instance);
       checkMemberValues(attributes.members, ctx.store, ctx.quirks());
-      return structuredClone(ctx.store.putGroup(request.id, attributes));
+      const before = request.id === undefined ? undefined : ctx.store.getGroup(request.id);
+      const stored = ctx.store.putGroup(request.id, attributes);
+      ctx.truth.membersChanged(String(stored.id), before?.members, stored.members);
+      return structuredClone(stored);
     },
     degress: (request: ScimmyRequest, ctx: SandboxContext) => {
-      if (request.id === undefined || !ctx.store.deleteGroup(request.id)) {
+      const group = request.id === undefined ? undefined : ctx.store.getGroup(request.id);
+      if (request.id === undefined || group === undefined || !ctx.store.deleteGroup(request.id)) {
         throw scimError(404, null, `Resource ${request.id ?? ''} not found`);
       }
+      ctx.truth.groupDeleted(request.id, group.members);
     },
   });
 }

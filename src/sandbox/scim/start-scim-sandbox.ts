@@ -1,9 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { ProvisioningError } from '../../domain/errors.js';
+import { FaultDecider } from '../faults/fault-decider.js';
+import { TruthLog } from '../truth/truth-log.js';
 import { createScimApp } from './create-scim-app.js';
 import { FaultInjector } from './fault-injector.js';
 import type { SandboxState } from './sandbox-state.js';
 import { ScimStore } from './scim-store.js';
+import { ScimTruthRecorder } from './scim-truth.js';
 import type { ScimSandbox, ScimSandboxOptions } from './types.js';
 
 const SCIM_V2 = '/scim/v2';
@@ -26,16 +29,22 @@ function normalisePrefix(prefix: string | undefined): string {
  */
 export async function startScimSandbox(options: ScimSandboxOptions = {}): Promise<ScimSandbox> {
   const prefix = normalisePrefix(options.prefix);
+  const now = options.now ?? Date.now;
+  const store = new ScimStore();
+  const truthLog = new TruthLog();
   const state: SandboxState = {
     auth: options.auth ?? { type: 'none' },
     prefix,
     endpoint: '',
     baseUrlPath: prefix.endsWith(SCIM_V2) ? prefix.slice(0, -SCIM_V2.length) : prefix,
-    store: new ScimStore(),
+    store,
     faults: new FaultInjector(),
+    plan: new FaultDecider(now),
+    truth: new ScimTruthRecorder(store, truthLog, now),
     quirks: { ...options.quirks },
     requests: [],
   };
+  state.plan.configure(options.faults);
   const app = createScimApp(state);
   const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
@@ -43,7 +52,6 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   state.endpoint = `${origin}${prefix}`;
-  const { store } = state;
 
   const userId = (idOrUserName: string): string | undefined =>
     store.getUser(idOrUserName) !== undefined ? idOrUserName : store.findUserId(idOrUserName);
@@ -125,6 +133,21 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
         });
       }
       store.setLastLogon(id, iso);
+    },
+    groupIdsOf(userIdOrUserName) {
+      return store.groupIdsOf(userIdOrUserName);
+    },
+    truthLog() {
+      return truthLog.list();
+    },
+    clearTruthLog() {
+      truthLog.clear();
+    },
+    setFaults(plan) {
+      state.plan.configure(plan);
+    },
+    faultCounts() {
+      return state.plan.counts();
     },
     close() {
       return new Promise<void>((resolve, reject) => {

@@ -1,3 +1,6 @@
+import type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
+import type { TruthEvent } from '../truth/truth-event.js';
+
 /** How the sandbox authenticates callers (spec: Authentication, connector A). */
 export type ScimSandboxAuth =
   | { type: 'none' }
@@ -45,6 +48,10 @@ export interface ScimSandboxOptions {
   /** Path of the SCIM endpoints; default `/scim/v2`; may be `''`. */
   prefix?: string;
   quirks?: ScimQuirks;
+  /** Seeded faults injected into every call; default none. */
+  faults?: SandboxFaultPlan;
+  /** Clock in ms for truth-log times and fault storms (default `Date.now`). */
+  now?: () => number;
 }
 
 /** One request as the sandbox saw it; never holds a credential (passwords in bodies are redacted). */
@@ -89,5 +96,20 @@ export interface ScimSandbox {
   getGroup(idOrDisplayName: string): Record<string, unknown> | undefined;
   /** Sets the last logon a user reports under `quirks.lastLogonAttribute`. */
   setLastLogon(userName: string, iso: string): void;
+  /**
+   * Ids of the groups whose members name the user, by its SCIM id or its userName (member
+   * values may be either); for a value naming no user, the groups holding that value.
+   */
+  groupIdsOf(userIdOrUserName: string): string[];
+  /** Changes committed through the API, in commit order (seeding records nothing). */
+  truthLog(): readonly TruthEvent[];
+  clearTruthLog(): void;
+  /**
+   * Sets or (undefined) removes the seeded fault plan, applied after the bursts of
+   * `injectThrottle`/`injectServerErrors`; decisions restart from its seed, counts from 0.
+   */
+  setFaults(plan: SandboxFaultPlan | undefined): void;
+  /** Faults the plan injected since the start or the last `setFaults` (bursts not included). */
+  faultCounts(): Record<SandboxFaultKind, number>;
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { compileODataFilter } from '../odata-filter.js';
 import { GRAPH_PERMISSIONS, requireAnyRole } from '../permissions.js';
 import { collectionReply, jsonReply } from './graph-replies.js';
 import { mixedCollectionReply } from './mixed-collection.js';
+import { noteStaleRead } from './write-visibility.js';
 
 const FILTERABLE_GROUP_PROPERTIES = [
   'id',
@@ -64,12 +65,13 @@ export function listGroupMembers(
   requireAnyRole(call.roles, GRAPH_PERMISSIONS.readGroups);
   if (context.store.group(groupId) === undefined) throw resourceNotFound(groupId);
   const view = context.readView();
-  return mixedCollectionReply(
+  const members = context.store.memberships.visibleMembers(groupId, view);
+  noteStaleRead(
     context,
-    call,
-    context.store.memberships.visibleMembers(groupId, view),
-    view,
+    context.store.memberships.hasStaleMemberEdge(groupId, view) ||
+      members.some((memberId) => context.store.userIsStale(memberId, view)),
   );
+  return mixedCollectionReply(context, call, members, view);
 }
 
 /** `GET /groups/{id}/memberOf`: parent groups, directory roles and administrative units. */
@@ -81,6 +83,7 @@ export function listGroupMemberOf(
   requireAnyRole(call.roles, GRAPH_PERMISSIONS.readGroups);
   if (context.store.group(groupId) === undefined) throw resourceNotFound(groupId);
   const view = context.readView();
+  noteStaleRead(context, context.store.memberships.hasStaleContainerEdge(groupId, view));
   return mixedCollectionReply(
     context,
     call,

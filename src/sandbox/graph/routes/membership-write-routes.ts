@@ -4,6 +4,7 @@ import { GraphRequestError, resourceNotFound } from '../graph-error.js';
 import type { GraphReply } from '../graph-error.js';
 import { GRAPH_PERMISSIONS, hasAnyRole, requireAnyRole } from '../permissions.js';
 import { noContent } from './graph-replies.js';
+import { requireVisibleToWrites } from './write-visibility.js';
 
 const MAX_BIND_REFERENCES = 20;
 
@@ -97,8 +98,9 @@ export function addMemberReference(
   writableGroup(context, call, groupId);
   const body = call.body as Record<string, unknown> | null | undefined;
   const memberId = referencedMember(context, groupId, body?.['@odata.id']);
+  requireVisibleToWrites(context, memberId);
   if (context.store.memberships.isMember(groupId, memberId)) throw alreadyExists();
-  context.store.memberships.add(groupId, memberId, context.now());
+  context.store.addMember(groupId, memberId, context.now());
   return noContent();
 }
 
@@ -110,6 +112,7 @@ export function removeMemberReference(
   memberId: string,
 ): GraphReply {
   writableGroup(context, call, groupId);
+  requireVisibleToWrites(context, memberId);
   if (!context.store.memberships.isMember(groupId, memberId)) {
     throw new GraphRequestError(
       404,
@@ -117,7 +120,7 @@ export function removeMemberReference(
       "One or more removed object references do not exist for the following modified properties: 'members'.",
     );
   }
-  context.store.memberships.remove(groupId, memberId, context.now());
+  context.store.removeMember(groupId, memberId, context.now());
   return noContent();
 }
 
@@ -178,9 +181,10 @@ export function bindMembers(context: GraphContext, call: GraphCall, groupId: str
     );
   }
   const memberIds = references.map((reference) => referencedMember(context, groupId, reference));
+  for (const id of memberIds) requireVisibleToWrites(context, id);
   if (memberIds.some((id) => context.store.memberships.isMember(groupId, id)))
     throw alreadyExists();
   const now = context.now();
-  for (const id of new Set(memberIds)) context.store.memberships.add(groupId, id, now);
+  for (const id of new Set(memberIds)) context.store.addMember(groupId, id, now);
   return noContent();
 }

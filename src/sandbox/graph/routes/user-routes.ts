@@ -10,6 +10,7 @@ import { GRAPH_PERMISSIONS, requireAnyRole } from '../permissions.js';
 import { validateNewUser, validateUserChanges } from '../user-validation.js';
 import { collectionReply, jsonReply, noContent } from './graph-replies.js';
 import { mixedCollectionReply } from './mixed-collection.js';
+import { noteStaleRead, requireVisibleToWrites } from './write-visibility.js';
 
 const FILTERABLE_USER_PROPERTIES = [
   'id',
@@ -65,8 +66,10 @@ export function listUsers(context: GraphContext, call: GraphCall): GraphReply {
     query.filter === undefined
       ? undefined
       : compileODataFilter(query.filter, FILTERABLE_USER_PROPERTIES, 'User');
-  const users = context.store.visibleUsers(context.readView());
+  const view = context.readView();
+  const users = context.store.visibleUsers(view);
   const found = matches === undefined ? users : users.filter(matches);
+  noteStaleRead(context, context.store.hasStaleUser(view, matches ?? (() => true)));
   const page = pageOf(found, query, {
     graphEndpoint: context.graphEndpoint(),
     path: call.rawPath,
@@ -95,6 +98,11 @@ export function getUser(context: GraphContext, call: GraphCall, idOrUpn: string)
   const id = context.store.resolveVisibleUserId(idOrUpn, view);
   let user: DirectoryRecord | undefined =
     id === undefined ? undefined : context.store.visibleUser(id, view);
+  const committedId = context.store.resolveUserId(idOrUpn);
+  noteStaleRead(
+    context,
+    context.store.userIsStale(id, view) || context.store.userIsStale(committedId, view),
+  );
   if (id === undefined || user === undefined) throw resourceNotFound(idOrUpn);
   if (context.staleLockReads.has(id) && context.accountEnabledBeforePatch.has(id)) {
     context.staleLockReads.delete(id);
@@ -119,7 +127,7 @@ export function createUser(context: GraphContext, call: GraphCall): GraphReply {
     id: randomUUID(),
     createdDateTime: new Date(now).toISOString(),
   };
-  context.store.createUser(user, now);
+  context.store.createUser(user, now, now + context.newObjectWriteLag());
   return jsonReply(201, {
     '@odata.context': `${context.graphEndpoint()}/v1.0/$metadata#users/$entity`,
     ...shapeDirectoryObject('user', user, undefined, { withType: false, readable: true }),
@@ -132,6 +140,7 @@ export function updateUser(context: GraphContext, call: GraphCall, idOrUpn: stri
   const id = context.store.resolveUserId(idOrUpn);
   const current = id === undefined ? undefined : context.store.committedUser(id);
   if (id === undefined || current === undefined) throw resourceNotFound(idOrUpn);
+  requireVisibleToWrites(context, id, idOrUpn);
   const changes = validateUserChanges(call.body, context.settings.verifiedDomains);
   const upn = changes['userPrincipalName'];
   if (typeof upn === 'string') {
@@ -148,6 +157,7 @@ export function deleteUser(context: GraphContext, call: GraphCall, idOrUpn: stri
   requireAnyRole(call.roles, GRAPH_PERMISSIONS.writeUsers);
   const id = context.store.resolveUserId(idOrUpn);
   if (id === undefined) throw resourceNotFound(idOrUpn);
+  requireVisibleToWrites(context, id, idOrUpn);
   context.store.deleteUser(id, context.now());
   return noContent();
 }
@@ -161,6 +171,12 @@ export function listUserMemberOf(
   requireAnyRole(call.roles, GRAPH_PERMISSIONS.readUserMemberOf);
   const view = context.readView();
   const id = context.store.resolveVisibleUserId(idOrUpn, view);
+  const committedId = context.store.resolveUserId(idOrUpn);
+  const stale = (userId: string | undefined) =>
+    userId !== undefined &&
+    (context.store.userExistenceIsStale(userId, view) ||
+      context.store.memberships.hasStaleContainerEdge(userId, view));
+  noteStaleRead(context, stale(id) || (committedId !== id && stale(committedId)));
   if (id === undefined || context.store.visibleUser(id, view) === undefined)
     throw resourceNotFound(idOrUpn);
   return mixedCollectionReply(

@@ -1,0 +1,6 @@
+export { FaultDecider } from './fault-decider.js';
+export type { CallFault, CallScope, LostAnswer } from './fault-decider.js';
+export { SANDBOX_FAULT_KINDS, checkFaultPlan } from './sandbox-fault-plan.js';
+export type { SandboxFaultKind, SandboxFaultPlan } from './sandbox-fault-plan.js';
+export { seededStream } from './seeded-stream.js';
+export type { TruthChange, TruthEvent } from '../truth/index.js';

@@ -1,0 +1,3 @@
+export { TruthLog } from './truth-log.js';
+export { sameValue } from './same-value.js';
+export type { TruthChange, TruthEvent } from './truth-event.js';
