@@ -42,6 +42,11 @@ const transportSettings = {
   concurrency: z.int().min(1).max(64).default(8),
   timeoutMs: z.int().min(100).max(300_000).default(30_000),
   maxRetries: z.int().min(0).max(10).default(4),
+  /**
+   * How long one call may wait in all while the target throttles (429, Retry-After) before
+   * the step fails with TARGET_THROTTLED saying how long it waited.
+   */
+  maxThrottleWaitSeconds: z.int().min(1).max(3600).default(120),
 };
 
 const scimAuth = z.discriminatedUnion('type', [

@@ -1,3 +1,4 @@
+import { chunk } from '../../domain/chunk';
 import { ProvisioningError } from '../../domain/errors';
 import { backoffDelay } from '../http/backoff';
 import { parseRetryAfter } from '../http/retry-after';
@@ -18,31 +19,25 @@ export interface BatchRequest {
 
 export interface BatchResponse extends GraphAnswer {
   id: string;
+  /**
+   * An earlier send of this sub-request may have been applied without an answer saying so
+   * (the envelope's answer was lost, or a round answered it 503/504).
+   */
+  maybeAppliedBefore: boolean;
 }
 
 export interface BatchOptions {
   sleep: (ms: number) => Promise<void>;
   now: () => number;
-  /** Rounds of re-sending throttled sub-requests. */
+  /** Rounds of re-sending sub-requests answered 503/504. */
   maxRetries: number;
+  /** How long throttled sub-requests may wait in all before their 429 is the answer (default 120 s). */
+  maxThrottleWaitMs?: number;
   random?: () => number;
 }
 
-const TRANSIENT = new Set([429, 503, 504]);
+const FAILED = new Set([503, 504]);
 const BACKOFF = { baseDelayMs: 200, maxDelayMs: 10_000 };
-
-/**
- * Groups requests into envelopes of at most `size`.
- *
- * @example
- * chunk([1, 2, 3], 2); // [[1, 2], [3]]
- */
-export function chunk<T>(items: readonly T[], size: number = BATCH_LIMIT): T[][] {
-  const chunks: T[][] = [];
-  for (let start = 0; start < items.length; start += size)
-    chunks.push(items.slice(start, start + size));
-  return chunks;
-}
 
 /** The `POST /$batch` body: JSON sub-requests carry their content type (graph-behaviour.md). */
 export function toBatchEnvelope(requests: readonly BatchRequest[]): { requests: unknown[] } {
@@ -87,6 +82,7 @@ export function readBatchResponses(
         headers,
         body: response.body,
         describe: `${request.method} ${root}${request.url} (in $batch)`,
+        maybeAppliedBefore: false,
       },
     ];
   });
@@ -94,9 +90,10 @@ export function readBatchResponses(
 
 /**
  * Sends sub-requests as JSON `$batch` envelopes of up to 20, in parallel (the transport's
- * pool keeps the concurrency limit). Each sub-response has its own status: throttled ones
- * (429, 503, 504) are re-sent alone after their `Retry-After`, up to `maxRetries` rounds
- * (graph-behaviour.md: Batching). Returns the last answer for every request, by id.
+ * gate keeps the concurrency limit). Each sub-response has its own status (graph-behaviour.md:
+ * Batching): a throttled one (429) pauses every caller of the target for its `Retry-After`
+ * and is re-sent alone for as long as the throttle wait allows; one answered 503/504 is
+ * re-sent up to `maxRetries` rounds. Returns the last answer for every request, by id.
  */
 export async function sendBatch(
   http: GraphHttp,
@@ -106,32 +103,49 @@ export async function sendBatch(
 ): Promise<Map<string, BatchResponse>> {
   const results = new Map<string, BatchResponse>();
   const byId = new Map(requests.map((request) => [request.id, request]));
+  const maybeApplied = new Set<string>();
+  const maxThrottleWaitMs = options.maxThrottleWaitMs ?? 120_000;
+  let throttledWaitMs = 0;
+  let failedRounds = 0;
   let pending = [...requests];
   for (let round = 0; pending.length > 0; round++) {
     const answers = await Promise.all(
-      chunk(pending).map(async (part) => {
+      chunk(pending, BATCH_LIMIT).map(async (part) => {
         const result = await http.expect(
           { method: 'POST', path: '/$batch', json: toBatchEnvelope(part) },
           [200],
           context,
         );
+        if (result.maybeAppliedBefore) for (const request of part) maybeApplied.add(request.id);
+        throttledWaitMs += result.throttledWaitMs;
         return readBatchResponses(result.body, part, http.root);
       }),
     );
-    let waitMs = 0;
-    const again: BatchRequest[] = [];
+    let throttleMs = 0;
+    let failedMs = 0;
+    const throttled: BatchRequest[] = [];
+    const failed: BatchRequest[] = [];
     const answered = new Set<string>();
     for (const response of answers.flat()) {
-      results.set(response.id, response);
       answered.add(response.id);
+      results.set(response.id, {
+        ...response,
+        maybeAppliedBefore: maybeApplied.has(response.id),
+        throttledWaitMs,
+        throttledAnswers: round + 1,
+      });
       const request = byId.get(response.id);
-      if (!TRANSIENT.has(response.status) || request === undefined) continue;
-      again.push(request);
+      if (request === undefined) continue;
       const hinted = parseRetryAfter(response.headers['retry-after'], options.now());
-      waitMs = Math.max(
-        waitMs,
-        hinted ?? backoffDelay(round, BACKOFF, options.random ?? Math.random),
-      );
+      const backoff = backoffDelay(round, BACKOFF, options.random ?? Math.random);
+      if (response.status === 429) {
+        throttled.push(request);
+        throttleMs = Math.max(throttleMs, hinted ?? backoff);
+      } else if (FAILED.has(response.status)) {
+        failed.push(request);
+        failedMs = Math.max(failedMs, hinted ?? backoff);
+        if (hinted === undefined) maybeApplied.add(response.id);
+      }
     }
     const unanswered = pending.filter((request) => !answered.has(request.id));
     if (unanswered.length > 0) {
@@ -140,9 +154,19 @@ export async function sendBatch(
         `POST ${http.root}/$batch answered no sub-response for ${unanswered.map((r) => `${r.method} ${r.url}`).join(', ')}`,
       );
     }
-    if (again.length === 0 || round >= options.maxRetries) break;
-    await options.sleep(waitMs);
-    pending = again;
+    pending = [];
+    if (throttled.length > 0 && throttledWaitMs + throttleMs <= maxThrottleWaitMs) {
+      // The target throttles the app, not this envelope: every caller of the target waits.
+      http.throttle(throttleMs);
+      throttledWaitMs += throttleMs;
+      pending.push(...throttled);
+    }
+    if (failed.length > 0 && failedRounds < options.maxRetries) {
+      failedRounds++;
+      pending.push(...failed);
+    }
+    if (pending.length === 0) break;
+    if (pending.length > throttled.length || throttled.length === 0) await options.sleep(failedMs);
   }
   return results;
 }

@@ -1,4 +1,5 @@
 import { ProvisioningError, type ErrorCode } from '../../domain/errors';
+import { throttledFor } from '../http/throttled-for';
 import { isRecord } from './graph-objects';
 import { permissionFor, type GraphTask } from './graph-permissions';
 
@@ -9,6 +10,9 @@ export interface GraphAnswer {
   body: unknown;
   /** Method and URL, for the message. */
   describe: string;
+  /** How long the call waited for the target's throttling, and how many 429s it met. */
+  throttledWaitMs?: number;
+  throttledAnswers?: number;
 }
 
 export interface GraphErrorContext {
@@ -59,10 +63,12 @@ export function mapGraphError(answer: GraphAnswer, context: GraphErrorContext): 
   const said = error.message === undefined ? '' : `: ${error.message}`;
   const message =
     `connector "${context.connector}": ${answer.describe} for ${context.subject} answered ` +
-    `${answer.status}${error.code === undefined ? '' : ` ${error.code}`}${said}${hint}`;
+    `${answer.status}${error.code === undefined ? '' : ` ${error.code}`}${said}${hint}` +
+    (answer.status === 429 ? throttledFor(answer) : '');
   const retryAfter = answer.headers['retry-after'];
   return new ProvisioningError(code, message, {
-    retryable: [429, 500, 502, 503, 504].includes(answer.status),
+    // A 429 is returned once the call has waited as long as it may: trying again at once won't do.
+    retryable: [500, 502, 503, 504].includes(answer.status),
     status: answer.status,
     object: context.object,
     details: {
@@ -70,6 +76,7 @@ export function mapGraphError(answer: GraphAnswer, context: GraphErrorContext): 
       ...(error.detailCodes.length === 0 ? {} : { graphDetailCodes: error.detailCodes }),
       ...(code === 'GRAPH_PERMISSION_MISSING' ? { permission } : {}),
       ...(retryAfter === undefined ? {} : { retryAfter }),
+      ...(answer.status === 429 ? { throttledWaitMs: answer.throttledWaitMs ?? 0 } : {}),
     },
   });
 }
@@ -103,7 +110,7 @@ function classify(
     case 409:
       return { code: 'GRAPH_CONFLICT', hint: '' };
     case 429:
-      return { code: 'TARGET_THROTTLED', hint: ' (still throttled after the retries allowed)' };
+      return { code: 'TARGET_THROTTLED', hint: '' };
     case 500:
     case 502:
     case 503:

@@ -135,7 +135,12 @@ export async function writabilityOptions(context: GraphContext): Promise<Writabi
 }
 
 export function batchOptions(context: GraphContext) {
-  return { sleep: context.sleep, now: context.now, maxRetries: context.settings.maxRetries };
+  return {
+    sleep: context.sleep,
+    now: context.now,
+    maxRetries: context.settings.maxRetries,
+    maxThrottleWaitMs: context.settings.maxThrottleWaitSeconds * 1000,
+  };
 }
 
 async function listGroups(

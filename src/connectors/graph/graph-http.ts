@@ -38,6 +38,11 @@ export class GraphHttp {
     return /^https?:\/\//i.test(path) ? path : `${this.root}${path}${graphQuery(query)}`;
   }
 
+  /** Every caller of this Graph endpoint waits `ms` (a throttled `$batch` sub-request said so). */
+  throttle(ms: number): void {
+    this.transport.throttle(ms);
+  }
+
   /** Sends a call and returns any answer; only network failures throw. */
   async send(call: GraphCall): Promise<HttpResult> {
     const url = this.url(call.path, call.query);

@@ -1,6 +1,7 @@
 import { isProvisioningError, type ErrorCode } from '../../domain/errors';
 import type { GroupLink, NestedGroupRelation } from '../../domain/nested-groups';
-import { chunk, sendBatch, type BatchRequest } from './graph-batch';
+import { chunk } from '../../domain/chunk';
+import { BATCH_LIMIT, sendBatch, type BatchRequest } from './graph-batch';
 import { groupErrorContext, type GraphContext } from './graph-context';
 import { mapGraphError } from './graph-error-mapper';
 import { readPage } from './graph-http';
@@ -63,7 +64,7 @@ export async function readLevel(
       method: 'GET',
       url: `${neighbourPath(id, relation)}${query}`,
     }));
-    const envelopes = chunk(batch).length;
+    const envelopes = chunk(batch, BATCH_LIMIT).length;
     roundTrips += Math.ceil(envelopes / context.settings.concurrency);
     const answers = await branch(() =>
       sendBatch(context.http, batch, batchOptions(context), errors('$batch')),

@@ -4,6 +4,7 @@ import { silentLogger, type Logger } from '../../domain/logger';
 import { backoffDelay, type BackoffPolicy } from './backoff';
 import { describeUrl, redactSecrets } from './redact';
 import { parseRetryAfter } from './retry-after';
+import { ThrottleGate } from './throttle-gate';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -25,6 +26,16 @@ export interface HttpResult {
   headers: Record<string, string>;
   /** Parsed JSON when the answer is JSON (any `*json` type, or a body that parses), else undefined. */
   body: unknown;
+  /**
+   * An earlier attempt of this call may have been applied by the target although no answer
+   * said so (it ended in a 502/503/504 or a network error after the request may have been
+   * sent): an "already in place" now may be this call's own doing.
+   */
+  maybeAppliedBefore: boolean;
+  /** How long this call waited because the target throttled (its own 429s and the gate's pauses). */
+  throttledWaitMs: number;
+  /** How many 429 answers this call met. */
+  throttledAnswers: number;
   /** The raw text, redacted of every known secret. */
   text: string;
   /** The call as it may appear in a message: method and URL without credentials. */
@@ -44,6 +55,8 @@ export interface TransportStats {
   attempts: number;
   retries: number;
   throttled: number;
+  /** Milliseconds calls waited because the target throttled. */
+  throttledWaitMs: number;
 }
 
 export interface TransportOptions {
@@ -56,6 +69,11 @@ export interface TransportOptions {
   backoff?: BackoffPolicy;
   /** A Retry-After longer than this is not waited for in-process: the throttled answer is returned. */
   maxRetryAfterMs?: number;
+  /**
+   * How long one call may wait in all for a throttling target (429s, Retry-After pauses)
+   * before its 429 is returned (the mappers make it TARGET_THROTTLED). Default 120 s.
+   */
+  maxThrottleWaitMs?: number;
   /** Headers that authenticate a call, asked for on every attempt (tokens may be refreshed). */
   authorize?: () => Promise<Record<string, string>>;
   /** Secret values to strip from anything the target says back. */
@@ -71,6 +89,15 @@ export interface TransportOptions {
 }
 
 const RETRYABLE_STATUSES = new Set([429, 503, 504]);
+/** Network failures that happen before a request is sent: it cannot have been applied. */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 const DEFAULT_BACKOFF: BackoffPolicy = { baseDelayMs: 200, maxDelayMs: 10_000 };
 
 const TIMEOUT_CODES = new Set([
@@ -86,7 +113,9 @@ const TIMEOUT_CODES = new Set([
  * honoured. Answers of any other status are returned for the connector's error mapper.
  */
 export class HttpTransport {
-  readonly stats: TransportStats = { attempts: 0, retries: 0, throttled: 0 };
+  readonly stats: TransportStats = { attempts: 0, retries: 0, throttled: 0, throttledWaitMs: 0 };
+  /** The target's throttle gate: every attempt of every call of this worker passes it. */
+  readonly gate: ThrottleGate;
   private readonly pools = new Map<string, Pool>();
   private readonly options: Required<
     Omit<TransportOptions, 'authorize' | 'secrets' | 'ca' | 'logger' | 'observer'>
@@ -97,17 +126,25 @@ export class HttpTransport {
     this.options = {
       backoff: DEFAULT_BACKOFF,
       maxRetryAfterMs: 120_000,
+      maxThrottleWaitMs: 120_000,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       random: Math.random,
       now: Date.now,
       ...options,
       logger: options.logger ?? silentLogger,
     };
+    this.gate = new ThrottleGate({
+      maxConcurrency: this.options.concurrency,
+      now: this.options.now,
+      sleep: this.options.sleep,
+    });
   }
 
   /**
-   * Sends one call, retrying what may be retried. Throws only `TARGET_UNREACHABLE` or
-   * `TARGET_TIMEOUT` (network level); every HTTP answer is returned.
+   * Sends one call through the target's gate, retrying what may be retried: 429 for as long
+   * as the call's throttle wait stays under `maxThrottleWaitMs` (Retry-After pauses every
+   * caller of the target), 503/504 and network errors up to `maxRetries` times. Throws only
+   * `TARGET_UNREACHABLE` or `TARGET_TIMEOUT` (network level); every HTTP answer is returned.
    *
    * @example
    * const res = await transport.send({ method: 'GET', url: 'https://scim.example/scim/v2/Users' });
@@ -115,9 +152,23 @@ export class HttpTransport {
   async send(call: HttpCall): Promise<HttpResult> {
     const url = typeof call.url === 'string' ? new URL(call.url) : call.url;
     const describe = `${call.method} ${describeUrl(url)}`;
-    const { maxRetries } = this.options;
+    const { maxRetries, now } = this.options;
+    const progress = { maybeApplied: false, throttledWaitMs: 0, throttledAnswers: 0 };
+    const finish = (result: HttpResult): HttpResult => {
+      this.stats.throttledWaitMs += progress.throttledWaitMs;
+      return {
+        ...result,
+        maybeAppliedBefore: progress.maybeApplied,
+        throttledWaitMs: progress.throttledWaitMs,
+        throttledAnswers: progress.throttledAnswers,
+      };
+    };
+    let failures = 0;
     for (let attempt = 0; ; attempt++) {
       this.stats.attempts++;
+      const entered = now();
+      const leave = await this.gate.enter();
+      progress.throttledWaitMs += now() - entered;
       let result: HttpResult | undefined;
       let failure: unknown;
       try {
@@ -125,29 +176,50 @@ export class HttpTransport {
       } catch (error) {
         // Our own errors (a secret that cannot be read, a token that cannot be had) are not
         // network trouble: they pass through unchanged.
-        if (isProvisioningError(error)) throw error;
+        if (isProvisioningError(error)) {
+          leave('failed');
+          throw error;
+        }
         failure = error;
       }
-      const canRetry = attempt < maxRetries;
       if (result !== undefined) {
-        if (!RETRYABLE_STATUSES.has(result.status) || !canRetry) return result;
-        if (result.status === 429) this.stats.throttled++;
-        const hinted = parseRetryAfter(result.headers['retry-after'], this.options.now());
-        if (hinted !== undefined && hinted > this.options.maxRetryAfterMs) return result;
-        const wait = hinted ?? backoffDelay(attempt, this.options.backoff, this.options.random);
-        this.options.logger.warn('transient answer, retrying', {
-          target: this.options.target,
-          call: describe,
-          status: result.status,
-          waitMs: wait,
-        });
-        this.stats.retries++;
-        await this.options.sleep(wait);
+        const status = result.status;
+        const hinted = parseRetryAfter(result.headers['retry-after'], now());
+        const throttled = status === 429 || (status === 503 && hinted !== undefined);
+        leave(throttled ? 'throttled' : status >= 500 ? 'failed' : 'ok');
+        if (!RETRYABLE_STATUSES.has(status)) return finish(result);
+        if (status === 429) {
+          this.stats.throttled++;
+          progress.throttledAnswers++;
+          const wait =
+            hinted ??
+            backoffDelay(progress.throttledAnswers - 1, this.options.backoff, this.options.random);
+          if (progress.throttledWaitMs + wait > this.options.maxThrottleWaitMs)
+            return finish(result);
+          this.retrying(describe, status, wait);
+          // The target is throttling this worker, not this call: every caller waits.
+          this.gate.pause(wait);
+          continue;
+        }
+        // A gateway that gave up (503 without Retry-After, 504) may have passed the request on.
+        if (hinted === undefined) progress.maybeApplied = true;
+        if (failures >= maxRetries) return finish(result);
+        if (hinted !== undefined && hinted > this.options.maxRetryAfterMs) return finish(result);
+        failures++;
+        const wait =
+          hinted ?? backoffDelay(failures - 1, this.options.backoff, this.options.random);
+        this.retrying(describe, status, wait);
+        if (throttled) this.gate.pause(wait);
+        else await this.options.sleep(wait);
         continue;
       }
-      const networkError = this.toNetworkError(failure, describe);
-      if (call.retry === false || !canRetry) throw networkError;
-      const wait = backoffDelay(attempt, this.options.backoff, this.options.random);
+      leave('failed');
+      const sent = mayHaveBeenSent(failure);
+      const networkError = this.toNetworkError(failure, describe, progress.maybeApplied || sent);
+      if (call.retry === false || failures >= maxRetries) throw networkError;
+      progress.maybeApplied ||= sent;
+      failures++;
+      const wait = backoffDelay(failures - 1, this.options.backoff, this.options.random);
       this.options.logger.warn('network error, retrying', {
         target: this.options.target,
         call: describe,
@@ -157,6 +229,21 @@ export class HttpTransport {
       this.stats.retries++;
       await this.options.sleep(wait);
     }
+  }
+
+  /** The target throttled a call answered inside another envelope ($batch): every caller waits. */
+  throttle(retryAfterMs: number): void {
+    this.gate.pause(retryAfterMs);
+  }
+
+  private retrying(describe: string, status: number, waitMs: number): void {
+    this.options.logger.warn('transient answer, retrying', {
+      target: this.options.target,
+      call: describe,
+      status,
+      waitMs,
+    });
+    this.stats.retries++;
   }
 
   async close(): Promise<void> {
@@ -234,19 +321,32 @@ export class HttpTransport {
       text,
       describe,
       attempts,
+      maybeAppliedBefore: false,
+      throttledWaitMs: 0,
+      throttledAnswers: 0,
     };
   }
 
-  private toNetworkError(error: unknown, describe: string): ProvisioningError {
+  private toNetworkError(
+    error: unknown,
+    describe: string,
+    maybeApplied: boolean,
+  ): ProvisioningError {
     const code = errorCode(error);
     const timedOut = code !== undefined && TIMEOUT_CODES.has(code);
     const reason = code ?? (error instanceof Error ? error.name : 'unknown error');
     return new ProvisioningError(
       timedOut ? 'TARGET_TIMEOUT' : 'TARGET_UNREACHABLE',
       `${this.options.target}: ${describe} ${timedOut ? 'timed out' : 'failed'} (${reason})`,
-      { retryable: true, object: this.options.target },
+      { retryable: true, object: this.options.target, details: { maybeApplied } },
     );
   }
+}
+
+/** Whether a network failure may have come after the request reached the target. */
+function mayHaveBeenSent(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === undefined || !NOT_SENT_CODES.has(code);
 }
 
 function clip(text: string): string {

@@ -1,5 +1,6 @@
 import { ProvisioningError, type ErrorCode } from '../../domain/errors';
 import type { HttpResult } from '../http/transport';
+import { throttledFor } from '../http/throttled-for';
 
 export interface ScimErrorContext {
   connector: string;
@@ -46,12 +47,14 @@ const BY_SCIM_TYPE: Record<string, ErrorCode> = {
 export function mapScimError(result: HttpResult, context: ScimErrorContext): ProvisioningError {
   const scimType = readScimType(result.body);
   const code = codeFor(result, scimType, context);
-  const retryable = [429, 500, 502, 503, 504].includes(result.status);
+  // A 429 is returned once the call has waited as long as it may: trying again at once won't do.
+  const retryable = [500, 502, 503, 504].includes(result.status);
   const said = readDetail(result);
   const message =
     `connector "${context.connector}": ${result.describe} for ${context.subject} ` +
     `answered ${result.status}${scimType === undefined ? '' : ` ${scimType}`}` +
-    (said === '' ? '' : `: ${said}`);
+    (said === '' ? '' : `: ${said}`) +
+    (result.status === 429 ? throttledFor(result) : '');
   return new ProvisioningError(code, message, {
     retryable,
     status: result.status,

@@ -14,6 +14,7 @@ export interface ScimHttpOptions {
   logger?: Logger;
   observer?: (exchange: HttpExchange) => void;
   sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
 }
 
 export interface ScimCall {
@@ -47,12 +48,14 @@ export class ScimHttp {
       target: settings.name,
       timeoutMs: settings.timeoutMs,
       maxRetries: settings.maxRetries,
+      maxThrottleWaitMs: settings.maxThrottleWaitSeconds * 1000,
       concurrency: settings.concurrency,
       authorize: async () => (await this.resolveCredentials()).headers,
       secrets: () => [...this.known, ...this.transient],
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       ...(options.observer === undefined ? {} : { observer: options.observer }),
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+      ...(options.now === undefined ? {} : { now: options.now }),
     });
   }
 

@@ -164,4 +164,87 @@ describe('HttpTransport', () => {
     expect((await t.send({ method: 'GET', url: `${server.url}/c` })).body).toBeUndefined();
     await t.close();
   });
+
+  it('reports a call whose earlier attempt may have been applied (a gateway 504), and not after a 429', async () => {
+    scripts.set('/lost', [{ status: 504 }, { status: 200, body: '{}' }]);
+    scripts.set('/throttled-once', [
+      { status: 429, headers: { 'retry-after': '0' } },
+      { status: 200, body: '{}' },
+    ]);
+    const t = transport();
+    const lost = await t.send({ method: 'POST', url: `${server.url}/lost`, json: {} });
+    const throttled = await t.send({
+      method: 'POST',
+      url: `${server.url}/throttled-once`,
+      json: {},
+    });
+    await t.close();
+    expect(lost).toMatchObject({ status: 200, maybeAppliedBefore: true });
+    expect(throttled).toMatchObject({
+      status: 200,
+      maybeAppliedBefore: false,
+      throttledAnswers: 1,
+    });
+  });
+
+  it('says whether a failed call may have reached the target: a refused connection did not', async () => {
+    const closed = await startTestServer(() => undefined);
+    const url = closed.url;
+    await closed.close();
+    const t = transport({ maxRetries: 1 });
+    await expect(t.send({ method: 'POST', url: `${url}/x`, json: {} })).rejects.toMatchObject({
+      code: 'TARGET_UNREACHABLE',
+      details: { maybeApplied: false },
+    });
+    await t.close();
+  });
+
+  it('returns the 429 once the call has waited as long as it may, saying how long', async () => {
+    scripts.set('/always-throttled', [{ status: 429, headers: { 'retry-after': '1' } }]);
+    const t = transport({ maxThrottleWaitMs: 2_500 });
+    const result = await t.send({ method: 'GET', url: `${server.url}/always-throttled` });
+    await t.close();
+    expect(result.status).toBe(429);
+    expect(result.throttledAnswers).toBe(3);
+    expect(result.throttledWaitMs).toBeGreaterThanOrEqual(2_000);
+  });
+});
+
+describe('HttpTransport: one throttle gate for every caller of a target', () => {
+  it('20 callers against a budget of 5 calls per 2 s: none fails, few answers are 429', async () => {
+    // Real time sped up 20 times for the transport and the target alike.
+    const scale = 20;
+    const started = performance.now();
+    const now = () => Math.floor((performance.now() - started) * scale);
+    const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms / scale));
+    const stamps: number[] = [];
+    let throttled = 0;
+    const budget = await startTestServer((_req, res) => {
+      const at = now();
+      while (stamps.length > 0 && stamps[0]! <= at - 2_000) stamps.shift();
+      stamps.push(at); // answered 429 or not, a call counts (graph-behaviour.md)
+      if (stamps.length > 5) {
+        throttled++;
+        res.writeHead(429, { 'retry-after': '2' }).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+    const t = transport({ concurrency: 8, now, sleep, maxThrottleWaitMs: 600_000 });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async (_, caller) => {
+        const answers = [];
+        for (let call = 0; call < 3; call++) {
+          answers.push(await t.send({ method: 'GET', url: `${budget.url}/c${caller}-${call}` }));
+        }
+        return answers;
+      }),
+    );
+    await t.close();
+    await budget.close();
+    const statuses = results.flat().map((result) => result.status);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    // Without the shared gate each caller bounced off alone: hundreds of 429s for 60 calls.
+    expect(throttled).toBeLessThan(60);
+  });
 });

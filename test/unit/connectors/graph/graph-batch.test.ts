@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { chunk } from '../../../../src/domain/chunk';
 import {
-  chunk,
+  BATCH_LIMIT,
   readBatchResponses,
   sendBatch,
   toBatchEnvelope,
@@ -19,9 +20,16 @@ interface SubAnswer {
   body?: unknown;
 }
 
-/** A transport that answers `$batch` envelopes with `answer(sub-request, round)`. */
-function fakeGraph(answer: (request: { id: string; url: string }, round: number) => SubAnswer) {
+/**
+ * A transport that answers `$batch` envelopes with `answer(sub-request, round)`; `lost` says
+ * which rounds' envelopes met a lost answer before (the transport's `maybeAppliedBefore`).
+ */
+function fakeGraph(
+  answer: (request: { id: string; url: string }, round: number) => SubAnswer,
+  lost: (round: number) => boolean = () => false,
+) {
   const envelopes: { id: string; url: string }[][] = [];
+  const pauses: number[] = [];
   const transport = {
     send: async (call: HttpCall): Promise<HttpResult> => {
       const requests = (call.json as { requests: { id: string; url: string }[] }).requests;
@@ -35,10 +43,14 @@ function fakeGraph(answer: (request: { id: string; url: string }, round: number)
         text: '',
         describe: 'POST /$batch',
         attempts: 1,
+        maybeAppliedBefore: lost(round),
+        throttledWaitMs: 0,
+        throttledAnswers: 0,
       };
     },
+    throttle: (ms: number) => void pauses.push(ms),
   } as unknown as HttpTransport;
-  return { http: new GraphHttp('https://graph.example', transport), envelopes };
+  return { http: new GraphHttp('https://graph.example', transport), envelopes, pauses };
 }
 
 const context = {
@@ -60,7 +72,7 @@ function requests(count: number): BatchRequest[] {
 
 describe('batch building', () => {
   it('chunks by 20', () => {
-    expect(chunk(requests(45)).map((part) => part.length)).toEqual([20, 20, 5]);
+    expect(chunk(requests(45), BATCH_LIMIT).map((part) => part.length)).toEqual([20, 20, 5]);
   });
 
   it('gives sub-requests with a body their JSON content type', () => {
@@ -116,9 +128,9 @@ describe('sendBatch', () => {
     expect([...answers.values()].every((answer) => answer.status === 204)).toBe(true);
   });
 
-  it('re-sends only the throttled sub-requests, after their Retry-After', async () => {
+  it('re-sends only the throttled sub-requests, after pausing every caller for the longest Retry-After', async () => {
     const waits: number[] = [];
-    const { http, envelopes } = fakeGraph((request, round) =>
+    const { http, envelopes, pauses } = fakeGraph((request, round) =>
       round === 1 && (request.id === '3' || request.id === '7')
         ? { status: 429, headers: { 'Retry-After': request.id === '3' ? '2' : '5' } }
         : { status: 204 },
@@ -133,20 +145,50 @@ describe('sendBatch', () => {
       ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'],
       ['3', '7'],
     ]);
-    expect(waits).toEqual([5000]);
+    expect(pauses).toEqual([5000]);
+    expect(waits).toEqual([]);
     expect(answers.get('7')?.status).toBe(204);
   });
 
-  it('returns the last throttled answer when the retries run out', async () => {
+  it('returns the last throttled answer once the throttle wait is spent', async () => {
     const { http, envelopes } = fakeGraph(() => ({ status: 429, headers: { 'retry-after': '1' } }));
     const answers = await sendBatch(
       http,
       requests(2),
-      { sleep: async () => undefined, now: () => 0, maxRetries: 2 },
+      { sleep: async () => undefined, now: () => 0, maxRetries: 0, maxThrottleWaitMs: 2_500 },
       context,
     );
     expect(envelopes).toHaveLength(3);
     expect(answers.get('0')?.status).toBe(429);
+  });
+
+  it('says which sub-requests an earlier send may have applied (a lost envelope, a 503)', async () => {
+    const { http } = fakeGraph(
+      (request, round) => (round === 1 && request.id === '1' ? { status: 503 } : { status: 204 }),
+      (round) => round === 1,
+    );
+    const answers = await sendBatch(
+      http,
+      requests(3),
+      { sleep: async () => undefined, now: () => 0, maxRetries: 2 },
+      context,
+    );
+    expect([...answers.values()].map((a) => [a.id, a.status, a.maybeAppliedBefore])).toEqual([
+      ['0', 204, true],
+      ['1', 204, true],
+      ['2', 204, true],
+    ]);
+    const { http: clean } = fakeGraph((request, round) =>
+      round === 1 && request.id === '1' ? { status: 503 } : { status: 204 },
+    );
+    const second = await sendBatch(
+      clean,
+      requests(2),
+      { sleep: async () => undefined, now: () => 0, maxRetries: 2 },
+      context,
+    );
+    expect(second.get('0')?.maybeAppliedBefore).toBe(false);
+    expect(second.get('1')?.maybeAppliedBefore).toBe(true);
   });
 
   it('refuses an answer that leaves a sub-request out', async () => {
@@ -158,6 +200,9 @@ describe('sendBatch', () => {
         text: '',
         describe: 'POST /$batch',
         attempts: 1,
+        maybeAppliedBefore: false,
+        throttledWaitMs: 0,
+        throttledAnswers: 0,
       }),
     } as unknown as HttpTransport;
     const http = new GraphHttp('https://graph.example', transport);

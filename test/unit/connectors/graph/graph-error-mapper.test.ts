@@ -54,13 +54,18 @@ describe('mapGraphError', () => {
     expect(error.message).toContain('User.Read.All');
   });
 
-  it('429 after the retries is retryable TARGET_THROTTLED with the Retry-After', () => {
+  it('429 once the throttle wait is spent: TARGET_THROTTLED, not retried, saying how long it waited', () => {
     const error = mapGraphError(
-      answer(429, 'TooManyRequests', 'slow down', { 'retry-after': '7' }),
+      {
+        ...answer(429, 'TooManyRequests', 'slow down', { 'retry-after': '7' }),
+        throttledWaitMs: 121_000,
+        throttledAnswers: 9,
+      },
       context,
     );
-    expect(error).toMatchObject({ code: 'TARGET_THROTTLED', retryable: true, status: 429 });
-    expect(error.details).toMatchObject({ retryAfter: '7' });
+    expect(error).toMatchObject({ code: 'TARGET_THROTTLED', retryable: false, status: 429 });
+    expect(error.details).toMatchObject({ retryAfter: '7', throttledWaitMs: 121_000 });
+    expect(error.message).toContain('throttled: waited 121 s over 9 answers 429');
   });
 
   it('404 means what the call was about', () => {

@@ -21,8 +21,21 @@ function pagedTransport(pages: Record<string, unknown>) {
             text: '',
             describe: `GET ${url}`,
             attempts: 1,
+            maybeAppliedBefore: false,
+            throttledWaitMs: 0,
+            throttledAnswers: 0,
           }
-        : { status: 200, headers: {}, body, text: '', describe: `GET ${url}`, attempts: 1 };
+        : {
+            status: 200,
+            headers: {},
+            body,
+            text: '',
+            describe: `GET ${url}`,
+            attempts: 1,
+            maybeAppliedBefore: false,
+            throttledWaitMs: 0,
+            throttledAnswers: 0,
+          };
     },
   } as unknown as HttpTransport;
   return { transport, urls };

@@ -54,6 +54,9 @@ function contextFor(members: Record<string, object[]>, hidden: string[]) {
         text: '',
         describe: `${call.method} ${url}`,
         attempts: 1,
+        maybeAppliedBefore: false,
+        throttledWaitMs: 0,
+        throttledAnswers: 0,
       };
     },
   } as unknown as HttpTransport;

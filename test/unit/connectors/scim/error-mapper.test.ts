@@ -14,6 +14,9 @@ function answer(
     text: body === undefined ? '' : JSON.stringify(body),
     describe,
     attempts: 1,
+    maybeAppliedBefore: false,
+    throttledWaitMs: status === 429 ? 125_000 : 0,
+    throttledAnswers: status === 429 ? 14 : 0,
   };
 }
 
@@ -36,7 +39,7 @@ describe('mapScimError', () => {
     [404, undefined, 'ACCOUNT_NOT_FOUND', false],
     [409, 'uniqueness', 'SCIM_UNIQUENESS_CONFLICT', false],
     [409, undefined, 'SCIM_UNIQUENESS_CONFLICT', false],
-    [429, undefined, 'TARGET_THROTTLED', true],
+    [429, undefined, 'TARGET_THROTTLED', false],
     [500, undefined, 'TARGET_UNAVAILABLE', true],
     [503, undefined, 'TARGET_UNAVAILABLE', true],
   ])('%i %s -> %s (retryable %s)', (status, scimType, code, retryable) => {
@@ -48,6 +51,12 @@ describe('mapScimError', () => {
     expect(error.retryable).toBe(retryable);
     expect(error.status).toBe(status);
     expect(error.object).toBe('jdoe');
+  });
+
+  it('says how long a throttled call waited before its 429 became the answer', () => {
+    const error = mapScimError(answer(429), context);
+    expect(error.message).toContain('throttled: waited 125 s over 14 answers 429');
+    expect(error.message).toContain('maxThrottleWaitSeconds');
   });
 
   it('maps 405/501 on PATCH to SCIM_PATCH_UNSUPPORTED', () => {
