@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli/**', 'test/bench/**', 'src/runtime/**'],
+    files: ['src/cli/**', 'test/bench/**', 'test/faults/main.ts', 'src/runtime/**'],
     rules: { 'no-console': 'off' },
   },
   {

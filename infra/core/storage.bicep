@@ -27,6 +27,7 @@ var tableNames = [
   'RoleCatalogue'
   'AccountLinks'
   'AccountLeases'
+  'WriteIntents'
 ]
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {

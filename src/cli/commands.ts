@@ -155,7 +155,8 @@ export async function provisionCommand(
   args: CommandArgs,
   print: Print,
 ): Promise<number> {
-  const connector = ctx.connector(connectorArg(args));
+  const connector = connectorArg(args);
+  ctx.settings(connector);
   const accountId = requiredPositional(args, 1, 'account ID');
   const text = (name: string) => {
     const value = args.values[name];
@@ -166,10 +167,17 @@ export async function provisionCommand(
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-  print(`Provisioning account "${accountId}" on "${connector.name}":`);
-  await provision(
-    connector,
+  print(`Provisioning account "${accountId}" on "${connector}":`);
+  const service = await ctx.service();
+  if (service.ephemeralStorage) {
+    print(
+      '  (journal and account records in an in-process Azurite: set AzureWebJobsStorage to keep them)',
+    );
+  }
+  const report = await provision(
+    ctx,
     {
+      connector,
       profile: {
         accountId,
         ...(text('display-name') === undefined ? {} : { displayName: text('display-name') }),
@@ -184,7 +192,7 @@ export async function provisionCommand(
     },
     print,
   );
-  return 0;
+  return report.status === 'succeeded' ? 0 : 1;
 }
 
 /** `structure <connector> <group name>`: the nested group structure (Graph). */

@@ -1,7 +1,6 @@
 import type { ScimConnectorSettings } from '../config/connector-settings';
 import type { Connector } from '../connectors/connector';
 import { formatCompatibilityReport, runScimCompatibility } from '../connectors/scim';
-import { isProvisioningError } from '../domain/errors';
 import type { CliContext } from './cli-context';
 import { accountCommand, formatStatus, type Print } from './commands';
 import { provision } from './provision';
@@ -36,16 +35,15 @@ export async function demoCommand(ctx: CliContext, print: Print): Promise<number
   const graph = ctx.connector('graph-sandbox');
   await walkThrough(ctx, graph, `demo.user.${Date.now().toString(36)}`, print);
   print('\nA group whose members Graph will not write is refused before any write:');
-  try {
-    await provision(
-      graph,
-      { profile: { accountId: 'megan.bowen' }, grant: ['All Staff (dynamic)'] },
-      print,
-    );
-  } catch (error) {
-    if (!isProvisioningError(error)) throw error;
-    print(`  refused      ${error.code}: ${error.message}`);
-  }
+  await provision(
+    ctx,
+    {
+      connector: graph.name,
+      profile: { accountId: 'megan.bowen@contoso.example' },
+      grant: ['All Staff (dynamic)'],
+    },
+    print,
+  );
   print('\nDone. Try: npm run cli -- help');
   return 0;
 }
@@ -70,10 +68,15 @@ async function walkThrough(
   const [first, second] = names;
   if (first === undefined || second === undefined) return;
   print(`\n3. Provisioning "${accountId}": create, grant ${first} and ${second}`);
-  const profile = { accountId, displayName: 'Demo User', givenName: 'Demo', familyName: 'User' };
-  await provision(connector, { profile, create: true, grant: [first, second] }, print);
+  const profile = { accountId, displayName: 'Demo User' };
+  const on = connector.name;
+  await provision(ctx, { connector: on, profile, create: true, grant: [first, second] }, print);
   print(`\n4. Revoke ${second}, grant ${first} again (already held: no change), lock`);
-  await provision(connector, { profile, grant: [first], revoke: [second], lock: true }, print);
+  await provision(
+    ctx,
+    { connector: on, profile, grant: [first], revoke: [second], lock: true },
+    print,
+  );
 
   print('\n5. The account as the target has it');
   const found = await connector.findAccount(accountId);
@@ -86,7 +89,7 @@ async function walkThrough(
   }
 
   print('\n6. Clean-up');
-  await provision(connector, { profile, delete: true }, print);
+  await provision(ctx, { connector: on, profile, delete: true }, print);
 }
 
 async function compatibility(

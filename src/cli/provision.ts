@@ -1,13 +1,16 @@
+import { submitProvisioningRequest } from '../api/submit-request';
 import type { Connector } from '../connectors/connector';
-import { changeMemberships } from '../connectors/membership-change';
-import type { AccountProfile, TargetAccount } from '../domain/account';
 import { ProvisioningError } from '../domain/errors';
-import { describeGroup, type GroupRef } from '../domain/group';
+import type { GroupRef } from '../domain/group';
+import type { RequestReport } from '../domain/request-report';
+import { requestInstanceId } from '../workflows/names';
+import type { CliContext } from './cli-context';
 
+/** What `provision` asks for: the actions in this order. */
 export interface ProvisionRequest {
-  profile: AccountProfile;
+  connector: string;
+  profile: { accountId: string; displayName?: string; email?: string };
   create?: boolean;
-  password?: string;
   /** Group display names. */
   grant?: string[];
   revoke?: string[];
@@ -16,82 +19,73 @@ export interface ProvisionRequest {
   delete?: boolean;
 }
 
+/** How long the CLI waits for a request (a lease held by another request may take 10 minutes). */
+const WAIT_MS = 15 * 60_000;
+
 /**
- * Runs a provisioning request's actions in order against one connector and reports each
- * step: the CLI's stand-in for the orchestration, on the same connector methods.
+ * Runs a provisioning request through the service itself, exactly as `POST /api/requests`
+ * does: the account's lease, the step machines, the journal and the service's record of the
+ * account. Prints each step's state, changes and notices; returns the report.
  */
 export async function provision(
-  connector: Connector,
+  ctx: CliContext,
   request: ProvisionRequest,
   print: (line: string) => void,
-): Promise<TargetAccount | undefined> {
-  const { accountId } = request.profile;
-  let account = await connector.findAccount(accountId);
-  if (request.create === true) {
-    const created = await connector.createAccount(request.profile, request.password);
-    account = created.account;
-    print(`  create       ${created.outcome} account "${accountId}" (id ${account.id})`);
-  }
-  const required = (): TargetAccount => {
-    if (account === undefined) {
-      throw new ProvisioningError(
-        'ACCOUNT_NOT_FOUND',
-        `account "${accountId}" not found on connector "${connector.name}"`,
-        {
-          object: accountId,
-        },
-      );
-    }
-    return account;
-  };
-  if ((request.grant?.length ?? 0) + (request.revoke?.length ?? 0) > 0) {
-    const grant = await resolveGroups(connector, request.grant ?? []);
-    const revoke = await resolveGroups(connector, request.revoke ?? []);
-    const outcome = await changeMemberships(connector, required(), {
-      grant: grant.map((group) => group.id),
-      revoke: revoke.map((group) => group.id),
-    });
-    for (const group of [...grant, ...revoke]) outcome.names[group.id] ??= group.displayName;
-    for (const change of outcome.changes) {
-      print(
-        `  membership   ${change.change} ${describeGroup({ id: change.groupId, displayName: change.groupName })}`,
-      );
-    }
-    for (const id of outcome.plan.unchanged) {
-      print(
-        `  membership   unchanged ${describeGroup({ id, displayName: outcome.names[id] ?? id })} (already as requested)`,
-      );
-    }
-    for (const id of outcome.alreadyInPlace) {
-      print(
-        `  membership   unchanged ${describeGroup({ id, displayName: outcome.names[id] ?? id })} (the target had it already)`,
-      );
-    }
-    print(
-      `  verify       ${outcome.verificationReads === 0 ? 'confirmed by the write answers' : `confirmed after ${outcome.verificationReads} read(s)`}`,
+): Promise<RequestReport> {
+  const service = await ctx.service();
+  const actions = [
+    ...(request.create === true ? [{ type: 'create' }] : []),
+    ...((request.grant ?? []).length > 0 ? [{ type: 'grant', groups: request.grant }] : []),
+    ...((request.revoke ?? []).length > 0 ? [{ type: 'revoke', groups: request.revoke }] : []),
+    ...(request.lock === true ? [{ type: 'lock' }] : []),
+    ...(request.unlock === true ? [{ type: 'unlock' }] : []),
+    ...(request.delete === true ? [{ type: 'delete' }] : []),
+  ];
+  const submitted = await submitProvisioningRequest(
+    { connector: request.connector, account: request.profile, actions },
+    service.services,
+    service.driver,
+    { source: 'cli', now: new Date() },
+  );
+  if (submitted.kind === 'invalid') {
+    throw new ProvisioningError(
+      'REQUEST_INVALID',
+      `the request is invalid: ${submitted.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
     );
-    for (const notice of outcome.notices) print(`  notice       ${notice}`);
   }
-  if (request.lock === true) {
-    await connector.setEnabled(required(), false);
-    print(`  lock         account locked`);
-  }
-  if (request.unlock === true) {
-    await connector.setEnabled(required(), true);
-    print(`  unlock       account unlocked`);
-  }
-  if (request.delete === true) {
-    const outcome = await connector.deleteAccount(required());
-    print(
-      `  delete       ${outcome === 'deleted' ? 'account deleted' : 'account was already absent'}`,
+  if (submitted.kind === 'unknown connector') {
+    throw new ProvisioningError(
+      'CONNECTOR_NOT_FOUND',
+      `unknown connector "${submitted.connector}"`,
+      {
+        object: submitted.connector,
+      },
     );
-    account = undefined;
   }
-  return account;
+  if (submitted.kind === 'conflict') {
+    throw new ProvisioningError(submitted.error.code, submitted.error.message);
+  }
+  const state = await service.driver.waitFor(requestInstanceId(submitted.requestId), WAIT_MS);
+  const report = state.output as RequestReport;
+  for (const line of describeReport(report)) print(line);
+  return report;
 }
 
-function resolveGroups(connector: Connector, names: string[]): Promise<GroupRef[]> {
-  return Promise.all(names.map((name) => findGroupByName(connector, name)));
+/** A report as the CLI prints it: one line per step, then its changes, notices and error. */
+export function describeReport(report: RequestReport): string[] {
+  const lines = [`  request ${report.requestId}: ${report.status}`];
+  for (const step of report.steps) {
+    const groups = step.groups === undefined ? '' : ` ${step.groups.join(', ')}`;
+    lines.push(`  ${`${step.action}${groups}`.padEnd(28)} ${step.state}`);
+    for (const change of step.changes) {
+      lines.push(
+        `      ${change.change}${change.groupName === undefined ? '' : ` ${change.groupName}`}`,
+      );
+    }
+    for (const notice of step.notices) lines.push(`      notice: ${notice}`);
+    if (step.error !== undefined) lines.push(`      ${step.error.code}: ${step.error.message}`);
+  }
+  return lines;
 }
 
 /** The group with this display name, or GROUP_NOT_FOUND naming it and the connector. */

@@ -1,7 +1,23 @@
 import type { AccountChanges, AccountProfile, TargetAccount } from '../domain/account';
+import type { ConnectorCapabilities } from '../domain/capabilities';
 import type { GroupRef } from '../domain/group';
 import type { GroupStructure, InheritedMembershipsResult } from '../domain/nested-groups';
-import type { MembershipPlan } from '../domain/membership-plan';
+import type {
+  CreateAccountAnswer,
+  DeleteAccountAnswer,
+  MembershipRead,
+  MembershipWriteAnswer,
+  SetEnabledAnswer,
+} from '../domain/target-answers';
+
+export type {
+  ConnectorCapabilities,
+  CreateAccountAnswer,
+  DeleteAccountAnswer,
+  MembershipRead,
+  MembershipWriteAnswer,
+  SetEnabledAnswer,
+};
 
 export type ConnectorKind = 'scim' | 'graph';
 
@@ -21,12 +37,6 @@ export interface StatusResult {
   findings: StatusFinding[];
 }
 
-export interface CreateAccountResult {
-  account: TargetAccount;
-  /** `adopted`: the account existed already and is the same account (409 then lookup). */
-  outcome: 'created' | 'adopted';
-}
-
 export interface LastLogonResult {
   status: 'found' | 'none found' | 'not available';
   /** ISO time, when found. */
@@ -35,56 +45,13 @@ export interface LastLogonResult {
   detail?: string;
 }
 
-/** The direct memberships of one account as read from the target. */
-export interface MembershipRead {
-  /** IDs of the groups the account is a direct member of (within the scope asked for). */
-  groupIds: string[];
-  /** Display names of the groups seen or asked for, by ID, for messages and the journal. */
-  names: Record<string, string>;
-  /** Things the operator should know: a group whose members could not be read, a fallback used. */
-  notices: string[];
-}
-
-export interface AppliedMembershipChange {
-  groupId: string;
-  groupName: string;
-  change: 'added' | 'removed';
-  /**
-   * What the write's own answer showed: true/false when the answer carried the group's
-   * members, undefined when it did not (the change is then verified by a read).
-   */
-  confirmedByWrite?: boolean;
-  /**
-   * The target said the membership was already as requested ("already a member", "not a
-   * member"): the step is done, but this is no effective change and is not journaled.
-   */
-  alreadyInPlace?: boolean;
-}
-
-/** What the connector's target can do, so that callers never branch on the connector kind. */
-export interface ConnectorCapabilities {
-  /**
-   * How long memberships may take to become visible after a write; the re-read loop runs
-   * for at most this long (spec: Membership write procedure, step 5: 30 s for Graph).
-   */
-  membershipVisibilityWindowMs: number;
-  /**
-   * `all`: a membership read returns every direct group of the account, so unexpected
-   * groups can be named. `named`: only the groups asked about can be read.
-   */
-  membershipReadScope: 'all' | 'named';
-  /**
-   * How many membership changes one write call can carry: 1 where each group is its own
-   * PATCH (SCIM), 20 where a `$batch` envelope carries them (Graph). Orchestrations give
-   * each activity at most this many, so an activity makes one call.
-   */
-  membershipWriteBatchSize: number;
-}
-
 /**
- * The Connector port (DESIGN: src/connectors). Methods that act on an account take the
- * account as found on the target. Every method is idempotent where the spec allows it
- * (invariant 4): "already a member", "not a member", "already deleted" count as done.
+ * The Connector port (DESIGN: src/connectors). Methods that act on an account take it by the
+ * target's id. Every write is idempotent where the spec allows it (invariant 4) and says
+ * what the target answered: "already a member", "not a member", "already deleted" are
+ * answers, not failures, and the step machines decide from them what was effective
+ * (invariant 9). Reads may lag writes; no method waits for replication: waiting is the
+ * step machines' (durable timers).
  */
 export interface Connector {
   readonly name: string;
@@ -98,16 +65,25 @@ export interface Connector {
   checkStatus(options?: { probe?: boolean }): Promise<StatusResult>;
   /** Every account on the target, page by page: memory does not grow with their number. */
   listAccounts(): AsyncIterable<TargetAccount>;
-  /** Looks the account up by its account ID; undefined when absent. */
+  /** Looks the account up by its account ID (a read: it may lag); undefined when absent. */
   findAccount(accountId: string): Promise<TargetAccount | undefined>;
-  /** Creates the account enabled; adopts an existing account with the same account ID. */
-  createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountResult>;
+  /**
+   * Reads the account by the target's id (a read: it may lag), with the profile attributes
+   * the target reads back; undefined when the read does not find it.
+   */
+  readAccount(account: TargetAccount): Promise<TargetAccount | undefined>;
+  /**
+   * Creates the account enabled. A taken account ID is adopted when a read shows the
+   * existing account, or answered `exists` when reads do not show it yet.
+   */
+  createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountAnswer>;
+  /** ACCOUNT_NOT_FOUND when the target does not know the account (a new one may not be visible yet). */
   updateAccount(account: TargetAccount, changes: AccountChanges): Promise<void>;
   setPassword(account: TargetAccount, password: string): Promise<void>;
-  /** Lock (false) or unlock (true). */
-  setEnabled(account: TargetAccount, enabled: boolean): Promise<void>;
-  /** Deletes the account; `absent` when it was already gone. */
-  deleteAccount(account: TargetAccount): Promise<'deleted' | 'absent'>;
+  /** Lock (false) or unlock (true): one write, no read-back (the step machine reads back). */
+  setEnabled(account: TargetAccount, enabled: boolean): Promise<SetEnabledAnswer>;
+  /** Deletes the account; `absent` when the target did not have it. */
+  deleteAccount(account: TargetAccount): Promise<DeleteAccountAnswer>;
 
   /** The group catalogue, page by page: memory does not grow with its size. */
   importGroups(): AsyncIterable<GroupRef>;
@@ -118,18 +94,19 @@ export interface Connector {
 
   /**
    * Reads the account's direct memberships: all of them, or with scope `named` only
-   * among `groupIds` (spec: read the current members before writing).
+   * among `groupIds` (spec: read the current members before writing). A read: it may lag.
    */
   readMemberships(account: TargetAccount, groupIds: readonly string[]): Promise<MembershipRead>;
   /**
-   * Writes a plan's removals, then its additions (spec: steps 2 and 3). Refuses groups
-   * whose members cannot be written before any write.
+   * Writes removals, then additions (spec: steps 2 and 3), one answer per change. Refuses
+   * groups whose members cannot be written before any write. A failure after some writes
+   * carries their answers in `details.written`.
    */
-  applyMembershipPlan(
+  writeMemberships(
     account: TargetAccount,
-    plan: MembershipPlan,
+    changes: { add: readonly string[]; remove: readonly string[] },
     names: Record<string, string>,
-  ): Promise<AppliedMembershipChange[]>;
+  ): Promise<MembershipWriteAnswer[]>;
 
   readLastLogon(account: TargetAccount): Promise<LastLogonResult>;
 

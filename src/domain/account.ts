@@ -19,6 +19,8 @@ export interface TargetAccount {
   accountId: string;
   displayName?: string;
   enabled: boolean;
+  /** The profile attributes as the target shows them, those it can read back (read-back of an update). */
+  profile?: AccountChanges;
 }
 
 /** The part of a profile an update may change: everything but the account ID. */

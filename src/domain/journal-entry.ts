@@ -44,3 +44,51 @@ export function journalEntryKey(
     .digest('hex')
     .slice(0, 32);
 }
+
+/** What a step changed, as its report lists it (before it is stamped into journal entries). */
+export interface EffectiveChange {
+  change: JournalChange;
+  groupId?: string;
+  groupName?: string;
+}
+
+/**
+ * The journal entries of one step's effective changes, stamped with the orchestration's
+ * time: keyed by request, step and change, so a replay or retry upserts the same entries.
+ *
+ * @example
+ * journalEntriesOf({ requestId: 'r1', connector: 'hr', accountId: 'ada' }, 0, [{ change: 'account created' }], at);
+ */
+export function journalEntriesOf(
+  request: { requestId: string; connector: string; accountId: string },
+  step: number,
+  changes: readonly EffectiveChange[],
+  at: string,
+): JournalEntry[] {
+  return changes.map((change) => ({
+    key: journalEntryKey(request.requestId, step, change.change, change.groupId),
+    connector: request.connector,
+    accountId: request.accountId,
+    requestId: request.requestId,
+    step,
+    change: change.change,
+    ...(change.groupId === undefined ? {} : { groupId: change.groupId }),
+    ...(change.groupName === undefined ? {} : { groupName: change.groupName }),
+    at,
+  }));
+}
+
+/**
+ * The key under which a write operation records its intent before writing: the same
+ * request, step and write always give the same key, so a second run of the same write (a
+ * retried activity) finds the first one's record (DESIGN invariant 1).
+ *
+ * @example
+ * intentKey('req-1', 2, 'writeMemberships', 'r0', 'g-1,g-2');
+ */
+export function intentKey(requestId: string, step: number, ...parts: string[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([requestId, step, ...parts]))
+    .digest('hex')
+    .slice(0, 40);
+}

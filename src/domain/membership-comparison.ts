@@ -1,3 +1,6 @@
+import type { SerializedError } from './errors';
+import { describeGroup } from './group';
+
 export interface MembershipComparison {
   /** Expected but not seen. */
   missing: string[];
@@ -25,4 +28,36 @@ export function compareMemberships(
   const missing = [...want].filter((id) => !seen.has(id));
   const unexpected = [...seen].filter((id) => !want.has(id));
   return { missing, unexpected, matches: missing.length === 0 && unexpected.length === 0 };
+}
+
+/**
+ * The failed step of spec step 6 (Membership write procedure): names the missing and the
+ * unexpected groups, with their names where known.
+ */
+export function membershipMismatch(
+  connectorName: string,
+  accountId: string,
+  comparison: MembershipComparison,
+  names: Record<string, string>,
+  elapsedMs: number,
+): SerializedError {
+  const describe = (id: string) => describeGroup({ id, displayName: names[id] ?? id });
+  const parts = [
+    comparison.missing.length > 0 ? `missing: ${comparison.missing.map(describe).join(', ')}` : '',
+    comparison.unexpected.length > 0
+      ? `unexpected: ${comparison.unexpected.map(describe).join(', ')}`
+      : '',
+  ].filter((part) => part !== '');
+  return {
+    code: 'MEMBERSHIP_MISMATCH',
+    message:
+      `connector "${connectorName}": memberships of account "${accountId}" still differ ` +
+      `from the expected state after ${Math.round(elapsedMs / 1000)} s (${parts.join('; ')})`,
+    retryable: false,
+    object: accountId,
+    details: {
+      missing: comparison.missing.map((id) => ({ id, name: names[id] ?? id })),
+      unexpected: comparison.unexpected.map((id) => ({ id, name: names[id] ?? id })),
+    },
+  };
 }

@@ -1,58 +1,80 @@
-import { ProvisioningError } from './errors';
+import type { GroupRef } from './group';
 
-export interface MembershipRequest {
-  /** Group IDs the account must be a direct member of afterwards. */
-  grant: readonly string[];
-  /** Group IDs the account must not be a direct member of afterwards. */
-  revoke: readonly string[];
-}
+export type MembershipAction = 'grant' | 'revoke' | 'setMemberships';
 
-export interface MembershipPlan {
-  /** Effective additions: granted groups the account is not yet in. */
+/**
+ * What a membership step writes and then verifies. Every group the request names is
+ * written: a read may plan and report, but never cancel a write (DESIGN invariant 9).
+ */
+export interface MembershipWritePlan {
+  /** Granted groups (setMemberships: the wanted ones): always written. */
   add: string[];
-  /** Effective removals: revoked groups the account is in now. */
+  /** Revoked groups: always written. */
   remove: string[];
-  /** Requested changes that are already true: they reach no target and no journal. */
-  unchanged: string[];
   /**
-   * The direct memberships expected after the writes: the current ones, less the
-   * removals, plus the additions. Groups the request does not name keep their state
-   * (spec: "What the service does" 6).
+   * setMemberships: writable managed groups the account must leave. Removed when a read or
+   * the service's record shows the account in one, and again when a re-read finds one.
    */
-  expected: string[];
+  removeIfPresent: string[];
+  /** The groups the step verifies, and whether the account must be a direct member of each. */
+  expected: Record<string, boolean>;
+  /** Managed groups whose members the service may not write: left alone (setMemberships). */
+  leftAlone: GroupRef[];
+  /** Named groups whose members the service may not write: the step fails before any write. */
+  refused: GroupRef[];
 }
 
 /**
- * Plans a membership change from the account's current direct groups and a request:
- * only real changes are planned (spec 5), and a group named both to grant and to revoke
- * is refused.
+ * Plans a membership step (spec: Membership write procedure, steps 2 and 3). Only the
+ * named groups are touched by grant and revoke; setMemberships reconciles the connector's
+ * writable managed groups only (spec 6: groups the request does not name stay untouched).
  *
  * @example
- * planMembershipChange(['a', 'b'], { grant: ['b', 'c'], revoke: ['a', 'z'] });
- * // { add: ['c'], remove: ['a'], unchanged: ['b', 'z'], expected: ['b', 'c'] }
+ * planMembershipWrites('grant', [{ id: 'g1', displayName: 'Sales' }], []);
+ * // { add: ['g1'], remove: [], removeIfPresent: [], expected: { g1: true }, leftAlone: [], refused: [] }
  */
-export function planMembershipChange(
-  current: Iterable<string>,
-  request: MembershipRequest,
-): MembershipPlan {
-  const grant = unique(request.grant);
-  const revoke = unique(request.revoke);
-  const both = grant.filter((id) => revoke.includes(id));
-  if (both.length > 0) {
-    throw new ProvisioningError(
-      'REQUEST_INVALID',
-      `group ${both.map((id) => `"${id}"`).join(', ')} is both granted and revoked in one request`,
-      { object: both.join(', ') },
-    );
+export function planMembershipWrites(
+  action: MembershipAction,
+  named: readonly GroupRef[],
+  managed: readonly GroupRef[],
+): MembershipWritePlan {
+  const ids = unique(named.map((group) => group.id));
+  const refused = named.filter((group) => group.writable === false);
+  const expected: Record<string, boolean> = {};
+  if (action !== 'setMemberships') {
+    for (const id of ids) expected[id] = action === 'grant';
+    return {
+      add: action === 'grant' ? ids : [],
+      remove: action === 'revoke' ? ids : [],
+      removeIfPresent: [],
+      expected,
+      leftAlone: [],
+      refused,
+    };
   }
-  const now = new Set(current);
-  const add = grant.filter((id) => !now.has(id));
-  const remove = revoke.filter((id) => now.has(id));
-  const unchanged = [...grant.filter((id) => now.has(id)), ...revoke.filter((id) => !now.has(id))];
-  const expected = new Set(now);
-  for (const id of remove) expected.delete(id);
-  for (const id of add) expected.add(id);
-  return { add, remove, unchanged, expected: [...expected] };
+  const wanted = new Set(ids);
+  const leftAlone = managed.filter((group) => group.writable === false && !wanted.has(group.id));
+  const removeIfPresent = unique(
+    managed
+      .filter((group) => group.writable !== false && !wanted.has(group.id))
+      .map((group) => group.id),
+  );
+  for (const id of ids) expected[id] = true;
+  for (const id of removeIfPresent) expected[id] = false;
+  return { add: ids, remove: [], removeIfPresent, expected, leftAlone, refused };
+}
+
+/**
+ * The removals a setMemberships writes: the managed groups to leave that a read showed the
+ * account in, or that the service itself granted (a lagging read may not show them yet).
+ */
+export function removalsToWrite(
+  plan: MembershipWritePlan,
+  seen: ReadonlySet<string>,
+  assigned: readonly string[],
+): string[] {
+  const held = new Set(assigned);
+  return [...plan.remove, ...plan.removeIfPresent.filter((id) => seen.has(id) || held.has(id))];
 }
 
 function unique(ids: readonly string[]): string[] {

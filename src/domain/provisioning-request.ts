@@ -1,4 +1,5 @@
 import type { AccountProfile } from './account';
+import type { ConnectorCapabilities } from './capabilities';
 
 /** The actions of a provisioning request, run in the order given (DESIGN: Inbound API). */
 export const ACTION_TYPES = [
@@ -37,13 +38,9 @@ export interface ProvisioningRequest {
   /** Hash of the request as received (password excluded): a reused requestId must match it. */
   fingerprint: string;
   /** What the connector can do, as known when the request was accepted. */
-  capabilities: {
-    membershipVisibilityWindowMs: number;
-    membershipReadScope: 'all' | 'named';
-    membershipWriteBatchSize: number;
-  };
+  capabilities: ConnectorCapabilities;
   /** Where the request came from. */
-  source: 'http' | 'queue';
+  source: 'http' | 'queue' | 'cli';
   receivedAt: string;
 }
 

@@ -1,16 +1,13 @@
 import type { SerializedError } from './errors';
-import type { JournalChange } from './journal-entry';
+import type { EffectiveChange } from './journal-entry';
 import type { ActionType, ProvisioningAction } from './provisioning-request';
 
 /** The state of one step (DESIGN: GET /requests/{id}). */
 export type StepState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
 export type RequestStatus = 'pending' | 'running' | 'succeeded' | 'failed';
 
-export interface StepChange {
-  change: JournalChange;
-  groupId?: string;
-  groupName?: string;
-}
+/** An effective change of a step, as its report lists it. */
+export type StepChange = EffectiveChange;
 
 export interface StepReport {
   index: number;

@@ -10,8 +10,10 @@ import { TableAccountLeases } from '../store/table-account-leases';
 import { TableAccountLinks } from '../store/table-account-links';
 import { TableJournalStore } from '../store/table-journal-store';
 import { TableRoleCatalogue } from '../store/table-role-catalogue';
+import { TableWriteIntents } from '../store/table-write-intents';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import { ConnectorRegistry } from './connector-registry';
+import type { ConnectorDependencies } from './create-connector';
 
 /** Table names (infra/README.md lists them). */
 export const TABLES = {
@@ -19,6 +21,7 @@ export const TABLES = {
   catalogue: 'RoleCatalogue',
   links: 'AccountLinks',
   leases: 'AccountLeases',
+  intents: 'WriteIntents',
 } as const;
 
 export interface BuildServicesOptions {
@@ -30,6 +33,10 @@ export interface BuildServicesOptions {
   secrets?: SecretStore;
   /** CA certificates to trust by connector name (sandboxes with self-signed certificates). */
   trustedCa?: Record<string, string>;
+  /** A registry built already (the CLI's); default one built from the config. */
+  registry?: ConnectorRegistry;
+  /** The clock connectors wait on (real time sped up in fault suites and benchmarks). */
+  clock?: ConnectorDependencies['clock'];
 }
 
 /**
@@ -47,12 +54,15 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
   }
   const secrets = options.secrets ?? secretStoreFromConfig(config);
   return {
-    registry: new ConnectorRegistry(config, secrets, logger, options.trustedCa),
+    registry:
+      options.registry ??
+      new ConnectorRegistry(config, secrets, logger, options.trustedCa, options.clock),
     secrets,
     journal: new TableJournalStore(tableClient(storage, TABLES.journal)),
     catalogue: new TableRoleCatalogue(tableClient(storage, TABLES.catalogue)),
     links: new TableAccountLinks(tableClient(storage, TABLES.links)),
     leases: new TableAccountLeases(tableClient(storage, TABLES.leases)),
+    intents: new TableWriteIntents(tableClient(storage, TABLES.intents)),
     bulkQueue: new BulkQueue(
       queueClient(storage, config.bulkQueueName),
       queueClient(storage, `${config.bulkQueueName}-poison`),

@@ -3,7 +3,7 @@ import type { ConnectorSettings } from '../config/connector-settings';
 import type { Connector } from '../connectors/connector';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
-import { createConnector } from './create-connector';
+import { createConnector, type ConnectorDependencies } from './create-connector';
 
 /** The connectors of this process, each built once and kept (DESIGN: src/runtime). */
 export class ConnectorRegistry {
@@ -14,6 +14,7 @@ export class ConnectorRegistry {
     readonly secrets: SecretStore,
     private readonly logger?: Logger,
     private readonly trustedCa?: Record<string, string>,
+    private readonly clock?: ConnectorDependencies['clock'],
   ) {}
 
   /** The validated settings of the named connector, or undefined. */
@@ -35,6 +36,7 @@ export class ConnectorRegistry {
       secrets: this.secrets,
       ...(this.logger === undefined ? {} : { logger: this.logger }),
       ...(this.trustedCa === undefined ? {} : { trustedCa: this.trustedCa }),
+      ...(this.clock === undefined ? {} : { clock: this.clock }),
     });
     this.built.set(name, connector);
     return connector;

@@ -10,6 +10,8 @@ export interface ConnectorDependencies {
   logger?: Logger;
   /** Extra CA certificates to trust, by connector name (sandboxes with self-signed certificates). */
   trustedCa?: Record<string, string>;
+  /** The clock retries and throttling wait on (real time sped up in fault suites and benchmarks). */
+  clock?: { now(): number; sleep(ms: number): Promise<void> };
 }
 
 /** Builds one connector from validated settings: once per process (DESIGN: src/runtime). */
@@ -22,6 +24,7 @@ export function createConnector(
       return new ScimConnector(settings, {
         secrets: deps.secrets,
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+        ...clockDeps(deps.clock),
       });
     case 'graph': {
       const ca = deps.trustedCa?.[settings.name];
@@ -29,7 +32,15 @@ export function createConnector(
         secrets: deps.secrets,
         ...(deps.logger === undefined ? {} : { logger: deps.logger }),
         ...(ca === undefined ? {} : { ca }),
+        ...clockDeps(deps.clock),
       });
     }
   }
+}
+
+/** A clock's functions, bound: connectors call them unbound. */
+function clockDeps(clock: ConnectorDependencies['clock']) {
+  return clock === undefined
+    ? {}
+    : { sleep: (ms: number) => clock.sleep(ms), now: () => clock.now() };
 }

@@ -15,6 +15,11 @@ export interface SandboxConnectors {
   trustedCa: Record<string, string>;
   scim: ScimSandbox;
   graph: GraphSandbox;
+  /** The seeded groups' ids by display name, on each sandbox. */
+  scimGroups: Record<string, string>;
+  graphGroups: Record<string, string>;
+  /** The Graph sandbox's dynamic group, whose members the service may not write. */
+  graphDynamicGroup: string;
   describe(): string[];
   close(): Promise<void>;
 }
@@ -22,7 +27,7 @@ export interface SandboxConnectors {
 export interface SandboxConnectorOptions {
   /** Latency of both sandboxes (benchmarks). */
   latencyMs?: number;
-  /** The Graph sandbox's clock (tests share a virtual clock with the replay driver). */
+  /** The sandboxes' clock (tests share a virtual or sped-up clock with the replay driver). */
   now?: () => number;
 }
 
@@ -42,12 +47,13 @@ export async function startSandboxConnectors(
   const token = randomBytes(24).toString('base64url');
   const scim = await startScimSandbox({
     auth: { type: 'bearer', token },
+    ...(options.now === undefined ? {} : { now: options.now }),
     quirks: {
       lastLogonAttribute: 'lastLogin',
       ...(options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs }),
     },
   });
-  scim.seedGroups(DEMO_GROUPS.map((displayName) => ({ displayName })));
+  const scimGroups = scim.seedGroups(DEMO_GROUPS.map((displayName) => ({ displayName })));
   scim.seedUsers([
     { userName: 'existing.user', displayName: 'Existing User', lastLogon: '2026-11-20T08:15:00Z' },
   ]);
@@ -63,7 +69,7 @@ export async function startSandboxConnectors(
     graph.addUser({ userPrincipalName: `${name}@contoso.example`, displayName: name }),
   );
   const graphGroups = DEMO_GROUPS.map((displayName) => graph.addGroup({ displayName }));
-  graph.addGroup({
+  const dynamic = graph.addGroup({
     displayName: 'All Staff (dynamic)',
     groupTypes: ['DynamicMembership'],
     membershipRule: 'user.accountEnabled -eq true',
@@ -95,6 +101,11 @@ export async function startSandboxConnectors(
     trustedCa: { 'graph-sandbox': graph.ca },
     scim,
     graph,
+    scimGroups: Object.fromEntries(scimGroups.map((group) => [group.displayName, group.id])),
+    graphGroups: Object.fromEntries(
+      graphGroups.map((group, index) => [DEMO_GROUPS[index]!, group.id]),
+    ),
+    graphDynamicGroup: dynamic.id,
     describe: () => [
       `scim-sandbox: SCIM 2.0 sandbox at ${scim.endpoint} (bearer auth)`,
       `graph-sandbox: Microsoft Graph v1.0 sandbox at ${graph.graphEndpoint}/v1.0, token authority ${graph.authority}/${graph.tenantId} (HTTPS, self-signed)`,

@@ -30,4 +30,15 @@ export class LocalSecretStore implements SecretStore {
   async delete(name: string): Promise<void> {
     this.values.delete(name);
   }
+
+  /**
+   * The names of the secrets held now, never their values: lets a test or the local host see
+   * which transient secrets are still there.
+   *
+   * @example
+   * new LocalSecretStore({ 'scim-token': 't' }).names(); // ['scim-token']
+   */
+  names(): string[] {
+    return [...this.values.keys()];
+  }
 }

@@ -1,16 +1,17 @@
-/** Account ID in the service <-> the target's own id (DESIGN: src/store). */
-export interface AccountLink {
-  connector: string;
-  accountId: string;
-  targetId: string;
-  /** ISO time the link was made or last confirmed. */
-  linkedAt: string;
-}
+import type { AccountRecord, AccountRecordUpdate } from '../domain/account-record';
+
+/**
+ * Account ID in the service <-> the target's own id, with what the service last wrote for
+ * the account (DESIGN: src/store; the record's model is in src/domain/account-record.ts).
+ */
+export type AccountLink = AccountRecord;
 
 export interface AccountLinkStore {
   get(connector: string, accountId: string): Promise<AccountLink | undefined>;
   /** Upsert. */
   put(link: AccountLink): Promise<void>;
+  /** Applies a step's update to the record (creates, changes or removes it). */
+  update(connector: string, accountId: string, update: AccountRecordUpdate): Promise<void>;
   /** Removing an absent link is not an error. */
   remove(connector: string, accountId: string): Promise<void>;
 }

@@ -1,3 +1,5 @@
+import { STEP_OPS } from '../domain/step-ops';
+
 /** Orchestrator names: registered in functions/ and started by the API, never as literals elsewhere. */
 export const ORCHESTRATIONS = {
   provisioningRequest: 'provisioningRequest',
@@ -5,23 +7,17 @@ export const ORCHESTRATIONS = {
   compatibilityRun: 'compatibilityRun',
 } as const;
 
-/** Activity names (STYLE: one module, never string literals scattered around). */
+/**
+ * Activity names (STYLE: one module, never string literals scattered around): the step
+ * machines' operations (src/domain/step-ops.ts), each an activity of the same name, and the
+ * activities on the service's own state.
+ */
 export const ACTIVITIES = {
+  ...STEP_OPS,
   acquireAccountLease: 'acquireAccountLease',
   releaseAccountLease: 'releaseAccountLease',
-  findAccount: 'findAccount',
-  createAccount: 'createAccount',
-  updateAccount: 'updateAccount',
-  setAccountEnabled: 'setAccountEnabled',
-  setPassword: 'setPassword',
-  deleteAccount: 'deleteAccount',
   discardSecret: 'discardSecret',
-  lookUpRoles: 'lookUpRoles',
-  resolveGroup: 'resolveGroup',
-  listManagedGroups: 'listManagedGroups',
-  readMemberships: 'readMemberships',
-  applyMembershipChanges: 'applyMembershipChanges',
-  recordJournal: 'recordJournal',
+  recordStep: 'recordStep',
   importCatalogue: 'importCatalogue',
   runCompatibility: 'runCompatibility',
 } as const;

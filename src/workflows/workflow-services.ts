@@ -6,6 +6,7 @@ import type { AccountLinkStore } from '../store/account-links';
 import type { BulkQueue } from '../store/bulk-queue';
 import type { JournalStore } from '../store/journal-store';
 import type { RoleCatalogueStore } from '../store/role-catalogue';
+import type { WriteIntentStore } from '../store/write-intents';
 
 /** What activities and API handlers work with: built once per process (DESIGN: src/runtime). */
 export interface WorkflowServices {
@@ -15,6 +16,7 @@ export interface WorkflowServices {
   catalogue: RoleCatalogueStore;
   links: AccountLinkStore;
   leases: AccountLeaseStore;
+  intents: WriteIntentStore;
   bulkQueue: BulkQueue;
   logger: Logger;
 }

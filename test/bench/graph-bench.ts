@@ -1,6 +1,5 @@
 import { graphConnectorSchema } from '../../src/config/connector-settings';
 import { createGraphConnector, type GraphConnector } from '../../src/connectors/graph';
-import { planMembershipChange } from '../../src/domain/membership-plan';
 import { LocalSecretStore } from '../../src/secrets';
 import {
   DEFAULT_SANDBOX_CLIENT,
@@ -92,17 +91,18 @@ async function membershipBench(
   for (const groupId of revoke) sandbox.addMember(groupId, id);
   const account = { id, accountId: upn, enabled: true };
   const current = await graph.readMemberships(account, []);
-  const plan = planMembershipChange(current.groupIds, { grant, revoke });
   sandbox.clearRequests();
   const {
     result: applied,
     wallMs,
     peakRssMb,
-  } = await measure(() => graph.applyMembershipPlan(account, plan, current.names));
+  } = await measure(() =>
+    graph.writeMemberships(account, { add: grant, remove: revoke }, current.names),
+  );
   const envelopes = classifyEnvelopes(sandbox);
   print(
     `graph (2) grant 40 + revoke 10 (${applied.length} changes): ${envelopes.writes} HTTP calls for the writes ` +
-      `with $batch (target <= 3) vs ${plan.add.length + plan.remove.length} with one call per change; ` +
+      `with $batch (target <= 3) vs ${grant.length + revoke.length} with one call per change; ` +
       `plus ${envelopes.reads} $batch call(s) reading writability first; wall ${fmt(wallMs)}, peak RSS ${peakRssMb.toFixed(0)} MB`,
   );
 }

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { scimConnectorSchema } from '../../src/config/connector-settings';
-import { changeMemberships } from '../../src/connectors/membership-change';
+import { createdAccount, runMembership } from '../support/membership-procedure';
 import { ScimConnector } from '../../src/connectors/scim/scim-connector';
 import { LocalSecretStore } from '../../src/secrets/local-secret-store';
 import type { ScimQuirks } from '../../src/sandbox/scim';
@@ -111,17 +111,14 @@ async function grantMemberships(print: (line: string) => void): Promise<void> {
   try {
     const accounts = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        connector.createAccount({ accountId: `bench.user.${i}` }),
+        createdAccount(connector, { accountId: `bench.user.${i}` }),
       ),
     );
     await sandbox.requests();
     const result = await measure(() =>
       Promise.all(
-        accounts.map(({ account }) =>
-          changeMemberships(connector, account, {
-            grant: sandbox.groupIds.slice(0, 50),
-            revoke: [],
-          }),
+        accounts.map((account) =>
+          runMembership(connector, account, 'grant', sandbox.groupIds.slice(0, 50)),
         ),
       ),
     );

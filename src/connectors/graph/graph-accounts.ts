@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import { ProvisioningError } from '../../domain/errors';
-import type { CreateAccountResult } from '../connector';
+import type { CreateAccountAnswer, DeleteAccountAnswer } from '../connector';
 import {
   accountErrorContext,
   errorContext,
@@ -12,6 +12,7 @@ import { mapGraphError, readGraphError } from './graph-error-mapper';
 import { isRecord } from './graph-objects';
 import {
   toGraphUser,
+  profileSelect,
   toGraphUserChanges,
   toPasswordProfile,
   toTargetAccount,
@@ -19,9 +20,6 @@ import {
   USER_SELECT,
 } from './graph-user-payload';
 import { odataString, segment } from './graph-urls';
-
-/** Re-reads after an ObjectConflict: the existing account may not be visible yet (eventual consistency). */
-const ADOPTION_READ_DELAYS_MS = [500, 1_000, 2_000];
 
 /** Spec: Read accounts (GET /users), across all result pages (connector B rule 2), page by page. */
 export async function* listAccounts(context: GraphContext): AsyncGenerator<TargetAccount> {
@@ -60,21 +58,45 @@ export async function findAccount(
   );
   const lower = upn.toLowerCase();
   return users
-    .map(toTargetAccount)
+    .map((user) => toTargetAccount(user))
     .find((account) => account !== undefined && account.accountId.toLowerCase() === lower);
+}
+
+/**
+ * Spec: Read accounts: the account by its object id (GET /users/{id}), with the profile
+ * properties an update writes; undefined when the read answers 404 (gone, or a new
+ * account a replica does not show yet: graph-behaviour.md, Eventual consistency).
+ */
+export async function readAccount(
+  context: GraphContext,
+  account: TargetAccount,
+): Promise<TargetAccount | undefined> {
+  const { mapping } = context.settings;
+  const result = await context.http.expect(
+    {
+      method: 'GET',
+      path: `/users/${segment(account.id)}`,
+      query: { $select: profileSelect(mapping) },
+    },
+    [200, 404],
+    accountErrorContext(context, 'readAccounts', account),
+  );
+  if (result.status === 404 || !isRecord(result.body)) return undefined;
+  return toTargetAccount(result.body, mapping);
 }
 
 /**
  * Spec: Create account (POST /users), enabled. An existing account with the same UPN
  * (graph-behaviour.md: 400 with `details[].code` ObjectConflict) is looked up and adopted
- * (DESIGN invariant 4). Without a password, a random one is set that nobody knows: Graph
- * requires a passwordProfile, and the user must change it at first sign-in anyway.
+ * (DESIGN invariant 4), or answered `exists` when reads do not show it yet: the step
+ * machine looks again on its timer. Without a password, a random one is set that nobody
+ * knows: Graph requires a passwordProfile, and the user must change it at first sign-in.
  */
 export async function createAccount(
   context: GraphContext,
   profile: AccountProfile,
   password?: string,
-): Promise<CreateAccountResult> {
+): Promise<CreateAccountAnswer> {
   const upn = toUserPrincipalName(profile.accountId, context.settings.upnDomain);
   const secret = password ?? generatePassword();
   const body = toGraphUser(profile, upn, secret, context.settings.mapping);
@@ -93,18 +115,19 @@ export async function createAccount(
         },
       );
     }
-    return { account, outcome: 'created' };
+    return { outcome: 'created', account, maybeOurs: result.maybeAppliedBefore };
   }
   const error = readGraphError(result.body);
   if (result.status === 400 && error.detailCodes.includes('ObjectConflict')) {
-    const existing = await readExisting(context, upn);
-    if (existing !== undefined) {
-      context.logger.info('account exists already, adopted', {
-        connector: context.settings.name,
-        accountId: upn,
-      });
-      return { account: existing, outcome: 'adopted' };
-    }
+    const existing = await findAccount(context, upn);
+    const maybeOurs = result.maybeAppliedBefore;
+    context.logger.info('account exists already', {
+      connector: context.settings.name,
+      accountId: upn,
+    });
+    return existing === undefined
+      ? { outcome: 'exists', maybeOurs }
+      : { outcome: 'adopted', account: existing, maybeOurs };
   }
   throw mapGraphError(result, errors);
 }
@@ -131,17 +154,23 @@ export async function setPassword(
   );
 }
 
-/** Spec: Delete account (DELETE /users/{id}); `absent` when it was gone already. */
+/**
+ * Spec: Delete account (DELETE /users/{id}); `absent` when Graph answered 404 (a write: it
+ * sees the truth, though a user created a moment ago may 404 too, graph-behaviour.md).
+ */
 export async function deleteAccount(
   context: GraphContext,
   account: TargetAccount,
-): Promise<'deleted' | 'absent'> {
+): Promise<DeleteAccountAnswer> {
   const result = await context.http.expect(
     { method: 'DELETE', path: `/users/${segment(account.id)}` },
     [204, 200, 404],
     accountErrorContext(context, 'writeAccounts', account),
   );
-  return result.status === 404 ? 'absent' : 'deleted';
+  return {
+    outcome: result.status === 404 ? 'absent' : 'deleted',
+    maybeOurs: result.maybeAppliedBefore,
+  };
 }
 
 /** PATCH /users/{id} (graph-behaviour.md: 204, no body). */
@@ -155,19 +184,6 @@ export async function patchUser(
     [204, 200],
     accountErrorContext(context, 'writeAccounts', account),
   );
-}
-
-async function readExisting(
-  context: GraphContext,
-  upn: string,
-): Promise<TargetAccount | undefined> {
-  for (let attempt = 0; ; attempt++) {
-    const found = await findAccount(context, upn);
-    if (found !== undefined) return found;
-    const delay = ADOPTION_READ_DELAYS_MS[attempt];
-    if (delay === undefined) return undefined;
-    await context.sleep(delay);
-  }
 }
 
 const PASSWORD_SETS = [

@@ -2,16 +2,17 @@ import type { GraphConnectorSettings } from '../../config/connector-settings';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import type { GroupRef } from '../../domain/group';
 import { silentLogger, type Logger } from '../../domain/logger';
-import type { MembershipPlan } from '../../domain/membership-plan';
 import type { NestedGroupLimits } from '../../domain/nested-groups';
 import type { SecretStore } from '../../secrets/secret-store';
 import type {
-  AppliedMembershipChange,
   Connector,
   ConnectorCapabilities,
-  CreateAccountResult,
+  CreateAccountAnswer,
+  DeleteAccountAnswer,
   LastLogonResult,
   MembershipRead,
+  MembershipWriteAnswer,
+  SetEnabledAnswer,
   StatusFinding,
   StatusResult,
 } from '../connector';
@@ -43,9 +44,12 @@ export interface GraphConnectorDeps {
   now?: () => number;
 }
 
-/** Spec: Membership write procedure, step 5: memberships may take up to 30 s to show. */
+/**
+ * Spec: Membership write procedure, step 5: memberships may take up to 30 s to show; the
+ * same window is given to new accounts and account changes (graph-behaviour.md).
+ */
 export const GRAPH_CAPABILITIES: ConnectorCapabilities = {
-  membershipVisibilityWindowMs: 30_000,
+  visibilityWindowMs: 30_000,
   membershipReadScope: 'all',
   // graph-behaviour.md: a $batch envelope carries at most 20 requests.
   membershipWriteBatchSize: 20,
@@ -79,6 +83,7 @@ export class GraphConnector implements Connector {
       target: settings.name,
       timeoutMs: settings.timeoutMs,
       maxRetries: settings.maxRetries,
+      maxThrottleWaitMs: settings.maxThrottleWaitSeconds * 1000,
       concurrency: settings.concurrency,
       authorize: () => tokens.authorizationHeader(),
       secrets: () => [...tokens.knownSecrets(), ...transientSecrets],
@@ -121,7 +126,11 @@ export class GraphConnector implements Connector {
     return accounts.findAccount(this.context, accountId);
   }
 
-  createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountResult> {
+  readAccount(account: TargetAccount): Promise<TargetAccount | undefined> {
+    return accounts.readAccount(this.context, account);
+  }
+
+  createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountAnswer> {
     return accounts.createAccount(this.context, profile, password);
   }
 
@@ -133,11 +142,11 @@ export class GraphConnector implements Connector {
     return accounts.setPassword(this.context, account, password);
   }
 
-  setEnabled(account: TargetAccount, enabled: boolean): Promise<void> {
+  setEnabled(account: TargetAccount, enabled: boolean): Promise<SetEnabledAnswer> {
     return setEnabled(this.context, account, enabled);
   }
 
-  deleteAccount(account: TargetAccount): Promise<'deleted' | 'absent'> {
+  deleteAccount(account: TargetAccount): Promise<DeleteAccountAnswer> {
     return accounts.deleteAccount(this.context, account);
   }
 
@@ -158,12 +167,12 @@ export class GraphConnector implements Connector {
     return memberships.readMemberships(this.context, account);
   }
 
-  applyMembershipPlan(
+  writeMemberships(
     account: TargetAccount,
-    plan: MembershipPlan,
+    changes: { add: readonly string[]; remove: readonly string[] },
     names: Record<string, string>,
-  ): Promise<AppliedMembershipChange[]> {
-    return memberships.applyMembershipPlan(this.context, account, plan, names);
+  ): Promise<MembershipWriteAnswer[]> {
+    return memberships.writeMemberships(this.context, account, changes, names);
   }
 
   readLastLogon(account: TargetAccount): Promise<LastLogonResult> {

@@ -1,8 +1,8 @@
 import type { TargetAccount } from '../../domain/account';
-import { isProvisioningError, ProvisioningError } from '../../domain/errors';
+import { ProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
-import type { MembershipPlan } from '../../domain/membership-plan';
-import type { AppliedMembershipChange, MembershipRead } from '../connector';
+import type { MembershipWriteOutcome } from '../../domain/target-answers';
+import type { MembershipRead, MembershipWriteAnswer } from '../connector';
 import { sendBatch, type BatchRequest } from './graph-batch';
 import { accountErrorContext, errorContext, type GraphContext } from './graph-context';
 import { mapGraphError, readGraphError, type GraphAnswer } from './graph-error-mapper';
@@ -25,15 +25,13 @@ export async function readMemberships(
   context: GraphContext,
   account: TargetAccount,
 ): Promise<MembershipRead> {
-  const objects = await readWhileReplicating(context, () =>
-    context.http.list(
-      {
-        method: 'GET',
-        path: `/users/${segment(account.id)}/memberOf`,
-        query: { $select: 'id,displayName', $top: context.settings.pageSize },
-      },
-      accountErrorContext(context, 'readAccountGroups', account),
-    ),
+  const objects = await context.http.list(
+    {
+      method: 'GET',
+      path: `/users/${segment(account.id)}/memberOf`,
+      query: { $select: 'id,displayName', $top: context.settings.pageSize },
+    },
+    accountErrorContext(context, 'readAccountGroups', account),
   );
   const groups = objects.filter(isGroupObject).map(toGroupLink);
   return {
@@ -43,46 +41,25 @@ export async function readMemberships(
   };
 }
 
-/** Re-reads after a 404: a user just created may not be visible yet (graph-behaviour.md). */
-export const NEW_ACCOUNT_READ_DELAYS_MS = [500, 1_000, 2_000];
-
-async function readWhileReplicating<T>(context: GraphContext, read: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await read();
-    } catch (error) {
-      const delay = NEW_ACCOUNT_READ_DELAYS_MS[attempt];
-      if (
-        !isProvisioningError(error) ||
-        error.code !== 'ACCOUNT_NOT_FOUND' ||
-        delay === undefined
-      ) {
-        throw error;
-      }
-      await context.sleep(delay);
-    }
-  }
-}
-
 /** graph-behaviour.md: remove is `DELETE .../members/{uid}/$ref`; without `/$ref` Graph deletes the USER. */
 export function memberRefPath(groupId: string, userId: string): string {
   return `/groups/${segment(groupId)}/members/${segment(userId)}/$ref`;
 }
 
 /**
- * Spec: Membership write procedure, steps 2 and 3. Every group of the plan is read first
- * and a group whose members Graph will not write is refused before any write
- * (`GRAPH_GROUP_NOT_WRITABLE`). Then removals, then additions: one call each for a few,
- * JSON `$batch` for more. "Already a member" and "not a member" count as done (DESIGN
- * invariant 4); the re-read of step 4 is what confirms every change.
+ * Spec: Membership write procedure, steps 2 and 3. Every group is read first and a group
+ * whose members Graph will not write is refused before any write (`GROUP_NOT_WRITABLE`).
+ * Then removals, then additions: one call for one change, JSON `$batch` for more. Each
+ * change gets Graph's own answer (DESIGN invariant 9): 204 applied; "already exist" on add
+ * and 404 on remove already so; 404 on add: Graph does not know the member (yet).
  */
-export async function applyMembershipPlan(
+export async function writeMemberships(
   context: GraphContext,
   account: TargetAccount,
-  plan: MembershipPlan,
+  changes: { add: readonly string[]; remove: readonly string[] },
   names: Record<string, string>,
-): Promise<AppliedMembershipChange[]> {
-  const ids = [...plan.remove, ...plan.add];
+): Promise<MembershipWriteAnswer[]> {
+  const ids = [...changes.remove, ...changes.add];
   if (ids.length === 0) return [];
   const groups = await readGroupsById(context, ids);
   const options = await writabilityOptions(context);
@@ -99,7 +76,7 @@ export async function applyMembershipPlan(
         `${describeGroup({ id: entry.id, displayName: nameOf(entry.id) })}: ${entry.reason}`,
     );
     throw new ProvisioningError(
-      'GRAPH_GROUP_NOT_WRITABLE',
+      'GROUP_NOT_WRITABLE',
       `connector "${context.settings.name}": Graph does not let the service write the members of ` +
         `${list.join('; ')}. Nothing was written for account "${account.accountId}"`,
       {
@@ -114,13 +91,13 @@ export async function applyMembershipPlan(
       },
     );
   }
-  const removals = plan.remove.map((id, index) =>
+  const removals = changes.remove.map((id, index) =>
     writeRequest(context, account, id, 'removed', `r${index}`),
   );
-  const additions = plan.add.map((id, index) =>
+  const additions = changes.add.map((id, index) =>
     writeRequest(context, account, id, 'added', `a${index}`),
   );
-  const applied: AppliedMembershipChange[] = [];
+  const written: MembershipWriteAnswer[] = [];
   const useBatch = ids.length > SINGLE_CALL_LIMIT;
   for (const writes of [removals, additions]) {
     if (writes.length === 0) continue;
@@ -132,11 +109,12 @@ export async function applyMembershipPlan(
       const answer = answers.get(write.request.id)!;
       const outcome = writeOutcome(answer, write.change);
       if (outcome !== undefined) {
-        applied.push({
+        written.push({
           groupId: write.groupId,
           groupName: nameOf(write.groupId),
           change: write.change,
-          ...(outcome === 'already' ? { alreadyInPlace: true } : {}),
+          outcome,
+          maybeOurs: answer.maybeAppliedBefore === true,
         });
       } else {
         failures.push(
@@ -144,9 +122,9 @@ export async function applyMembershipPlan(
         );
       }
     }
-    if (failures.length > 0) throw withApplied(failures, applied);
+    if (failures.length > 0) throw withWritten(failures, written);
   }
-  return applied;
+  return written;
 }
 
 interface PlannedWrite {
@@ -177,27 +155,31 @@ function writeRequest(
 /**
  * graph-behaviour.md: 204 is written; an add answered 400 Request_BadRequest is "already a
  * member" and a remove answered 404 Request_ResourceNotFound or 400 Request_BadRequest is
- * "not a member" (the group itself was read just before): done, but no effective change.
+ * "not a member"; an add answered 404 names a member Graph does not know: the group itself
+ * was read just before, and a user created a moment ago may 404 to writes for a while.
  * Anything else is a failure. Keyed on status and code only.
  */
 export function writeOutcome(
   answer: Pick<GraphAnswer, 'status' | 'body'>,
   change: 'added' | 'removed',
-): 'written' | 'already' | undefined {
-  if (answer.status === 204 || answer.status === 200) return 'written';
+): MembershipWriteOutcome | undefined {
+  if (answer.status === 204 || answer.status === 200) return 'applied';
   const code = readGraphError(answer.body).code;
-  const already =
-    change === 'added'
-      ? answer.status === 400 && code === 'Request_BadRequest'
-      : (answer.status === 404 && code === 'Request_ResourceNotFound') ||
-        (answer.status === 400 && code === 'Request_BadRequest');
-  return already ? 'already' : undefined;
+  if (change === 'added') {
+    if (answer.status === 400 && code === 'Request_BadRequest') return 'already';
+    if (answer.status === 404 && code === 'Request_ResourceNotFound') return 'accountNotFound';
+    return undefined;
+  }
+  const notAMember =
+    (answer.status === 404 && code === 'Request_ResourceNotFound') ||
+    (answer.status === 400 && code === 'Request_BadRequest');
+  return notAMember ? 'already' : undefined;
 }
 
 async function sendOneByOne(
   context: GraphContext,
   writes: PlannedWrite[],
-): Promise<Map<string, GraphAnswer>> {
+): Promise<Map<string, GraphAnswer & { maybeAppliedBefore?: boolean }>> {
   const answers = await Promise.all(
     writes.map(async ({ request }) => {
       const result = await context.http.send({
@@ -214,7 +196,7 @@ async function sendOneByOne(
 async function sendAsBatch(
   context: GraphContext,
   writes: PlannedWrite[],
-): Promise<Map<string, GraphAnswer>> {
+): Promise<Map<string, GraphAnswer & { maybeAppliedBefore?: boolean }>> {
   return sendBatch(
     context.http,
     writes.map((write) => write.request),
@@ -223,10 +205,7 @@ async function sendAsBatch(
   );
 }
 
-/**
- * The group was read just before the write, so a 404 on an add means the member: a user
- * created moments ago that Graph does not see yet (graph-behaviour.md, Eventual consistency).
- */
+/** The error context of one membership write: a 404 on a remove means the group is missing. */
 function writeErrorContext(
   context: GraphContext,
   account: TargetAccount,
@@ -234,27 +213,19 @@ function writeErrorContext(
   name: string,
 ) {
   const group = describeGroup({ id: write.groupId, displayName: name });
-  return write.change === 'added'
-    ? errorContext(
-        context,
-        'writeMemberships',
-        `account "${account.accountId}" in group ${group}`,
-        account.accountId,
-        'ACCOUNT_NOT_FOUND',
-      )
-    : errorContext(
-        context,
-        'writeMemberships',
-        `account "${account.accountId}" in group ${group}`,
-        write.groupId,
-        'GROUP_NOT_FOUND',
-      );
+  return errorContext(
+    context,
+    'writeMemberships',
+    `account "${account.accountId}" in group ${group}`,
+    write.groupId,
+    'GROUP_NOT_FOUND',
+  );
 }
 
-/** The first failure, carrying every change already written: the journal must still get them. */
-function withApplied(
+/** The first failure, carrying the answers to every write that got one: the journal must still get them. */
+function withWritten(
   failures: ProvisioningError[],
-  applied: AppliedMembershipChange[],
+  written: MembershipWriteAnswer[],
 ): ProvisioningError {
   const first = failures[0]!;
   const more = failures.length > 1 ? ` (and ${failures.length - 1} more failed write(s))` : '';
@@ -264,7 +235,7 @@ function withApplied(
     ...(first.object === undefined ? {} : { object: first.object }),
     details: {
       ...first.details,
-      applied,
+      written,
       failed: failures.map((failure) => ({ code: failure.code, object: failure.object })),
     },
     cause: first,

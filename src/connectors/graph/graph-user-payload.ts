@@ -112,8 +112,23 @@ export function toPasswordProfile(password: string): GraphObject {
   return { password, forceChangePasswordNextSignIn: true };
 }
 
-/** A user as the service sees it; undefined when the object is not a usable user. */
-export function toTargetAccount(user: GraphObject): TargetAccount | undefined {
+/**
+ * The properties a read of one account asks for: those of every account read, plus the
+ * profile properties an update writes (read back to confirm it) and the Mapping's.
+ */
+export function profileSelect(mapping: Record<string, string>): string {
+  const mapped = Object.keys(mapping).filter((property) => !MANAGED_PROPERTIES.has(property));
+  return [...new Set([...USER_SELECT.split(','), 'givenName', 'surname', ...mapped])].join(',');
+}
+
+/**
+ * A user as the service sees it; undefined when the object is not a usable user. With a
+ * Mapping, the profile as Graph shows it (what an update wrote, for its read-back).
+ */
+export function toTargetAccount(
+  user: GraphObject,
+  mapping?: Record<string, string>,
+): TargetAccount | undefined {
   const id = readString(user, 'id');
   const upn = readString(user, 'userPrincipalName');
   if (id === undefined || upn === undefined) return undefined;
@@ -123,7 +138,27 @@ export function toTargetAccount(user: GraphObject): TargetAccount | undefined {
     accountId: upn,
     ...(displayName === undefined ? {} : { displayName }),
     enabled: user.accountEnabled !== false,
+    ...(mapping === undefined ? {} : { profile: readProfile(user, mapping) }),
   };
+}
+
+function readProfile(user: GraphObject, mapping: Record<string, string>): AccountChanges {
+  const attributes: Record<string, SimpleValue> = {};
+  for (const [property, key] of Object.entries(mapping)) {
+    const value = user[property];
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      attributes[key] = value;
+    }
+  }
+  const profile: AccountChanges = {};
+  const displayName = readString(user, 'displayName');
+  const givenName = readString(user, 'givenName');
+  const familyName = readString(user, 'surname');
+  if (displayName !== undefined) profile.displayName = displayName;
+  if (givenName !== undefined) profile.givenName = givenName;
+  if (familyName !== undefined) profile.familyName = familyName;
+  if (Object.keys(attributes).length > 0) profile.attributes = attributes;
+  return profile;
 }
 
 function nameAttributes(source: Pick<AccountProfile, 'givenName' | 'familyName'>): GraphObject {

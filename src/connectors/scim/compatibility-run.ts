@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { ScimConnectorSettings } from '../../config/connector-settings';
 import type { TargetAccount } from '../../domain/account';
-import { isProvisioningError } from '../../domain/errors';
+import { isProvisioningError, ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import type { Logger } from '../../domain/logger';
+import { membershipStep } from '../../domain/membership-step';
+import { newAccountHandle } from '../../domain/step-context';
+import { driveAsync } from '../../domain/step-machine';
 import type { SecretStore } from '../../secrets/secret-store';
+import { directIo } from '../direct-io';
 import type { HttpExchange } from '../http/transport';
-import { changeMemberships } from '../membership-change';
 import {
   authHolds,
   authNote,
@@ -148,7 +151,10 @@ export async function runScimCompatibility(
         email: `${testAccount}@example.invalid`,
       }),
     );
-    account = created.value?.account;
+    account =
+      created.value === undefined || created.value.outcome === 'exists'
+        ? undefined
+        : created.value.account;
     if (created.value !== undefined) {
       check(1, true, 'POST /scim/v2/Users created the test account', created.evidence);
       check(2, authHolds(settings), authNote(settings), created.evidence);
@@ -200,12 +206,12 @@ export async function runScimCompatibility(
     if (account !== undefined && group !== undefined) {
       const [member, target] = [account, group];
       const grant = await step(`grant group "${target.displayName}"`, () =>
-        changeMemberships(connector, member, { grant: [target.id], revoke: [] }),
+        changeMembership(connector, member, 'grant', target.id),
       );
       judgeMembership(grant.error, grant.evidence, 'add', check);
       if (grant.error === undefined) {
         const revoke = await step(`revoke group "${target.displayName}"`, () =>
-          changeMemberships(connector, member, { grant: [], revoke: [target.id] }),
+          changeMembership(connector, member, 'revoke', target.id),
         );
         judgeMembership(revoke.error, revoke.evidence, 'remove', check);
       } else skip(`revoke group "${target.displayName}"`, 'the grant failed');
@@ -273,6 +279,42 @@ export async function runScimCompatibility(
   };
 }
 
+/**
+ * Grants or revokes one group through the service's own membership procedure (the step
+ * machine production runs), directly on the connector: a failure comes back as its error.
+ */
+async function changeMembership(
+  connector: ScimConnector,
+  account: TargetAccount,
+  action: 'grant' | 'revoke',
+  groupId: string,
+): Promise<void> {
+  const handle = newAccountHandle();
+  handle.account = account;
+  handle.seen = true;
+  const outcome = await driveAsync(
+    membershipStep({
+      requestId: 'compatibility-run',
+      step: 0,
+      connector: connector.name,
+      accountId: account.accountId,
+      capabilities: connector.capabilities,
+      handle,
+      action,
+      groups: [{ id: groupId }],
+    }),
+    directIo(connector),
+  );
+  if (!outcome.ok && outcome.error !== undefined) {
+    const { error } = outcome;
+    throw new ProvisioningError(error.code, error.message, {
+      retryable: error.retryable,
+      ...(error.object === undefined ? {} : { object: error.object }),
+      ...(error.details === undefined ? {} : { details: error.details }),
+    });
+  }
+}
+
 /** A piece of the group name for the `co` search: the middle of it, so `sw`/`ew` would not do. */
 function searchText(name: string): string {
   if (name.length <= 3) return name;
@@ -306,7 +348,7 @@ async function removeTestAccount(
       detail: gone ? '' : 'the account can still be found after DELETE',
     });
     return gone
-      ? `test account "${testAccount}" removed (${outcome})`
+      ? `test account "${testAccount}" removed (${outcome.outcome})`
       : `test account "${testAccount}" still exists after DELETE: remove it by hand`;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

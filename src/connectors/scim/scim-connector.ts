@@ -1,18 +1,19 @@
 import type { ScimConnectorSettings } from '../../config/connector-settings';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
-import { ProvisioningError, isProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { readScimLastLogon } from '../../domain/last-logon';
-import type { MembershipPlan } from '../../domain/membership-plan';
 import type {
-  AppliedMembershipChange,
   Connector,
   ConnectorCapabilities,
-  CreateAccountResult,
+  CreateAccountAnswer,
+  DeleteAccountAnswer,
   LastLogonResult,
   MembershipRead,
+  MembershipWriteAnswer,
+  SetEnabledAnswer,
   StatusResult,
 } from '../connector';
+import { mapScimError } from './error-mapper';
 import { attributeFilter } from './filter';
 import { interpretListResponse } from './list-response';
 import { readAllPages } from './pager';
@@ -29,9 +30,9 @@ import { fromScimUser, readBoolean, toReplaceOperations, toScimUser } from './us
  */
 export class ScimConnector implements Connector {
   readonly kind = 'scim' as const;
-  /** SCIM servers answer consistently: a membership read confirms at once or never. */
+  /** SCIM servers answer consistently: a read confirms a write at once or never. */
   readonly capabilities: ConnectorCapabilities = {
-    membershipVisibilityWindowMs: 0,
+    visibilityWindowMs: 0,
     membershipReadScope: 'named',
     membershipWriteBatchSize: 1,
   };
@@ -93,28 +94,39 @@ export class ScimConnector implements Connector {
     return match === undefined ? undefined : fromScimUser(match);
   }
 
+  /** Spec: Read accounts by the server's id (`GET /Users/{id}`); undefined on 404. */
+  async readAccount(account: TargetAccount): Promise<TargetAccount | undefined> {
+    const result = await this.http.send({
+      method: 'GET',
+      url: scimUrl(this.settings.baseUrl, 'Users', account.id),
+      accept: [200, 404],
+      context: this.accountContext(account.accountId),
+    });
+    return result.status === 404 ? undefined : fromScimUser(result.body, this.settings.mapping);
+  }
+
   /**
    * Spec: Create account. A 409 `uniqueness` adopts the existing account when its userName
-   * is the account ID (invariant 4: an activity may run twice).
+   * is the account ID (invariant 4: an activity may run twice; scim-interop.md).
    */
-  async createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountResult> {
-    const url = scimUrl(this.settings.baseUrl, 'Users');
-    try {
-      const result = await this.http.send({
-        method: 'POST',
-        url,
-        json: toScimUser(profile, this.settings.mapping, password),
-        accept: [200, 201],
-        context: this.accountContext(profile.accountId),
-        ...(password === undefined ? {} : { transientSecrets: [password] }),
-      });
-      return { account: fromScimUser(result.body), outcome: 'created' };
-    } catch (error) {
-      if (!isProvisioningError(error) || error.code !== 'SCIM_UNIQUENESS_CONFLICT') throw error;
-      const existing = await this.findAccount(profile.accountId);
-      if (existing === undefined) throw error;
-      return { account: existing, outcome: 'adopted' };
+  async createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountAnswer> {
+    const result = await this.http.send({
+      method: 'POST',
+      url: scimUrl(this.settings.baseUrl, 'Users'),
+      json: toScimUser(profile, this.settings.mapping, password),
+      accept: [200, 201, 409],
+      context: this.accountContext(profile.accountId),
+      ...(password === undefined ? {} : { transientSecrets: [password] }),
+    });
+    const maybeOurs = result.maybeAppliedBefore;
+    if (result.status !== 409) {
+      return { outcome: 'created', account: fromScimUser(result.body), maybeOurs };
     }
+    const existing = await this.findAccount(profile.accountId);
+    if (existing === undefined) {
+      throw mapScimError(result, this.accountContext(profile.accountId));
+    }
+    return { outcome: 'adopted', account: existing, maybeOurs };
   }
 
   /** Spec: Change account: PATCH `replace`. */
@@ -129,29 +141,28 @@ export class ScimConnector implements Connector {
     await this.patchUser(account, passwordPatch(password), [password]);
   }
 
-  /** Spec: Lock / unlock: PATCH on `active`; a returned resource must show the new state. */
-  async setEnabled(account: TargetAccount, enabled: boolean): Promise<void> {
+  /**
+   * Spec: Lock / unlock: PATCH on `active`. An answer with the resource shows the state the
+   * server holds now (200); a 204 shows nothing, and the step machine reads back.
+   */
+  async setEnabled(account: TargetAccount, enabled: boolean): Promise<SetEnabledAnswer> {
     const result = await this.patchUser(account, activePatch(enabled));
     const seen = readBoolean((result.body as Record<string, unknown> | undefined)?.active);
-    if (seen !== undefined && seen !== enabled) {
-      throw new ProvisioningError(
-        'ACCOUNT_STATE_NOT_CONFIRMED',
-        `connector "${this.name}": account "${account.accountId}" should be ` +
-          `${enabled ? 'unlocked (active true)' : 'locked (active false)'} but the server answered active ${String(seen)}`,
-        { object: account.accountId, details: { expected: enabled, seen } },
-      );
-    }
+    return seen === undefined ? {} : { seen };
   }
 
-  /** Spec: Delete account. An absent account counts as deleted (invariant 4). */
-  async deleteAccount(account: TargetAccount): Promise<'deleted' | 'absent'> {
+  /** Spec: Delete account; `absent` when the server answered 404 (invariant 4). */
+  async deleteAccount(account: TargetAccount): Promise<DeleteAccountAnswer> {
     const result = await this.http.send({
       method: 'DELETE',
       url: scimUrl(this.settings.baseUrl, 'Users', account.id),
       accept: [200, 204, 404],
       context: this.accountContext(account.accountId),
     });
-    return result.status === 404 ? 'absent' : 'deleted';
+    return {
+      outcome: result.status === 404 ? 'absent' : 'deleted',
+      maybeOurs: result.maybeAppliedBefore,
+    };
   }
 
   /**
@@ -194,12 +205,12 @@ export class ScimConnector implements Connector {
     return this.memberships.read(account, groupIds);
   }
 
-  applyMembershipPlan(
+  writeMemberships(
     account: TargetAccount,
-    plan: MembershipPlan,
+    changes: { add: readonly string[]; remove: readonly string[] },
     names: Record<string, string>,
-  ): Promise<AppliedMembershipChange[]> {
-    return this.memberships.apply(account, plan, names);
+  ): Promise<MembershipWriteAnswer[]> {
+    return this.memberships.write(account, changes, names);
   }
 
   /** Spec: Last-logon value, connector A. */

@@ -2,10 +2,9 @@ import type { ScimConnectorSettings } from '../../config/connector-settings';
 import type { TargetAccount } from '../../domain/account';
 import { ProvisioningError, isProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
-import type { MembershipPlan } from '../../domain/membership-plan';
-import type { AppliedMembershipChange, MembershipRead } from '../connector';
+import type { MembershipRead, MembershipWriteAnswer } from '../connector';
 import type { HttpResult } from '../http/transport';
-import type { ScimErrorContext } from './error-mapper';
+import { mapScimError, readScimType, type ScimErrorContext } from './error-mapper';
 import { quoteFilterValue } from './filter';
 import { interpretListResponse } from './list-response';
 import { addMemberPatch, removeMemberPatch } from './patch-op';
@@ -44,19 +43,32 @@ export class ScimMemberships {
     };
   }
 
-  /** Removals first, then additions (spec: Membership write procedure, steps 2 and 3). */
-  async apply(
+  /**
+   * Removals first, then additions (spec: Membership write procedure, steps 2 and 3), one
+   * PATCH per group. A failure after other writes got their answers carries those answers
+   * (`details.written`): the journal must still get what was written.
+   */
+  async write(
     account: TargetAccount,
-    plan: MembershipPlan,
+    changes: { add: readonly string[]; remove: readonly string[] },
     names: Record<string, string>,
-  ): Promise<AppliedMembershipChange[]> {
-    const removed = await Promise.all(
-      plan.remove.map((id) => this.writeOne(account, id, names[id] ?? id, 'removed')),
-    );
-    const added = await Promise.all(
-      plan.add.map((id) => this.writeOne(account, id, names[id] ?? id, 'added')),
-    );
-    return [...removed, ...added];
+  ): Promise<MembershipWriteAnswer[]> {
+    const written: MembershipWriteAnswer[] = [];
+    for (const [ids, change] of [
+      [changes.remove, 'removed'],
+      [changes.add, 'added'],
+    ] as const) {
+      const results = await Promise.allSettled(
+        ids.map((id) => this.writeOne(account, id, names[id] ?? id, change)),
+      );
+      const failures: unknown[] = [];
+      for (const result of results) {
+        if (result.status === 'fulfilled') written.push(result.value);
+        else failures.push(result.reason);
+      }
+      if (failures.length > 0) throw withWritten(failures[0], written);
+    }
+    return written;
   }
 
   private async readOne(account: TargetAccount, groupId: string): Promise<GroupMembership> {
@@ -108,41 +120,47 @@ export class ScimMemberships {
     return page.resources.some((resource) => resource.id === groupId);
   }
 
+  /**
+   * One PATCH on the group's `members`, judged by its own answer (DESIGN invariant 9): 409
+   * on add and `noTarget` on remove say it was already so; 200 with the members shows the
+   * result; 200/204 otherwise only acknowledge.
+   */
   private async writeOne(
     account: TargetAccount,
     groupId: string,
     groupName: string,
     change: 'added' | 'removed',
-  ): Promise<AppliedMembershipChange> {
+  ): Promise<MembershipWriteAnswer> {
     const value = this.memberValue(account);
     const body =
       change === 'added'
         ? addMemberPatch(value)
         : removeMemberPatch(value, this.settings.memberRemoveStyle);
-    const result = await this.http
-      .send({
-        method: 'PATCH',
-        url: scimUrl(this.settings.baseUrl, 'Groups', groupId),
-        json: body,
-        // 409 on add / 400 noTarget on remove: already in the wanted state (invariant 4).
-        accept: change === 'added' ? [200, 204, 409] : [200, 204],
-        context: this.groupContext(groupId, groupName, account.accountId),
-      })
-      .catch((error: unknown) => {
-        const notAMember =
-          change === 'removed' &&
-          isProvisioningError(error) &&
-          error.details?.scimType === 'noTarget';
-        if (notAMember) return undefined;
-        throw error;
-      });
-    const applied: AppliedMembershipChange = { groupId, groupName, change };
-    // 409 on add, noTarget on remove: the server says it was already so (invariant 4).
-    if (result === undefined || result.status === 409) return { ...applied, alreadyInPlace: true };
-    if (result.status !== 200) return applied;
-    const members = readMemberValues((result.body ?? {}) as Record<string, unknown>);
-    if (members === undefined) return applied;
-    return { ...applied, confirmedByWrite: members.includes(value) === (change === 'added') };
+    const context = this.groupContext(groupId, groupName, account.accountId);
+    const result = await this.http.send({
+      method: 'PATCH',
+      url: scimUrl(this.settings.baseUrl, 'Groups', groupId),
+      json: body,
+      accept: change === 'added' ? [200, 204, 409] : [200, 204, 400],
+      context,
+    });
+    const answer = { groupId, groupName, change, maybeOurs: result.maybeAppliedBefore };
+    if (result.status === 400) {
+      if (readScimType(result.body) !== 'noTarget') throw mapScimError(result, context);
+      return { ...answer, outcome: 'already' };
+    }
+    if (result.status === 409) return { ...answer, outcome: 'already' };
+    const members =
+      result.status === 200
+        ? readMemberValues((result.body ?? {}) as Record<string, unknown>)
+        : undefined;
+    return {
+      ...answer,
+      outcome: 'acknowledged',
+      ...(members === undefined
+        ? {}
+        : { confirmedByWrite: members.includes(value) === (change === 'added') }),
+    };
   }
 
   private groupContext(groupId: string, name: string, accountId?: string): ScimErrorContext {
@@ -165,5 +183,17 @@ export function readMemberValues(group: Record<string, unknown>): string[] | und
   return members.flatMap((member: unknown) => {
     const value = (member as { value?: unknown } | null)?.value;
     return typeof value === 'string' ? [value] : [];
+  });
+}
+
+/** The first failure, carrying the answers every other write got. */
+function withWritten(failure: unknown, written: MembershipWriteAnswer[]): unknown {
+  if (!isProvisioningError(failure)) return failure;
+  return new ProvisioningError(failure.code, failure.message, {
+    retryable: failure.retryable,
+    ...(failure.status === undefined ? {} : { status: failure.status }),
+    ...(failure.object === undefined ? {} : { object: failure.object }),
+    details: { ...failure.details, written },
+    cause: failure,
   });
 }

@@ -66,8 +66,11 @@ export function toReplaceOperations(
   return ops;
 }
 
-/** Reads a SCIM user leniently (booleans as strings, missing `active` = active, RFC 7643 §4.1.1). */
-export function fromScimUser(resource: unknown): TargetAccount {
+/**
+ * Reads a SCIM user leniently (booleans as strings, missing `active` = active, RFC 7643
+ * §4.1.1). With a Mapping, also the profile as the server shows it (an update's read-back).
+ */
+export function fromScimUser(resource: unknown, mapping?: AttributeMapping): TargetAccount {
   if (typeof resource !== 'object' || resource === null) {
     throw new ProvisioningError('TARGET_RESPONSE_INVALID', 'the server answered without a user');
   }
@@ -83,7 +86,42 @@ export function fromScimUser(resource: unknown): TargetAccount {
     accountId: user.userName,
     ...(typeof user.displayName === 'string' ? { displayName: user.displayName } : {}),
     enabled: readBoolean(user.active) ?? true,
+    ...(mapping === undefined ? {} : { profile: readProfile(user, mapping) }),
   };
+}
+
+function readProfile(user: Record<string, unknown>, mapping: AttributeMapping): AccountChanges {
+  const profile: AccountChanges = {};
+  const name = isObject(user.name) ? user.name : {};
+  if (typeof user.displayName === 'string') profile.displayName = user.displayName;
+  if (typeof name.givenName === 'string') profile.givenName = name.givenName;
+  if (typeof name.familyName === 'string') profile.familyName = name.familyName;
+  const emails = Array.isArray(user.emails) ? user.emails.filter(isObject) : [];
+  const email = emails.find((entry) => readBoolean(entry.primary) === true) ?? emails[0];
+  if (typeof email?.value === 'string') profile.email = email.value;
+  const attributes: Record<string, SimpleValue> = {};
+  for (const [attribute, key] of Object.entries(mapping)) {
+    const value = readAttribute(user, attribute);
+    if (value !== undefined) attributes[key] = value;
+  }
+  if (Object.keys(attributes).length > 0) profile.attributes = attributes;
+  return profile;
+}
+
+/** `title`, or `urn:...:User:employeeNumber` from its extension's object (RFC 7643 §3.3). */
+function readAttribute(user: Record<string, unknown>, attribute: string): SimpleValue | undefined {
+  const colon = attribute.lastIndexOf(':');
+  const holder =
+    attribute.startsWith('urn:') && colon >= 0 ? user[attribute.slice(0, colon)] : user;
+  const key = attribute.startsWith('urn:') && colon >= 0 ? attribute.slice(colon + 1) : attribute;
+  const value = isObject(holder) ? holder[key] : undefined;
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? value
+    : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function readBoolean(value: unknown): boolean | undefined {

@@ -7,17 +7,15 @@ import { apiRoutes } from '../../api/routes';
 import { loadConfig, type AppConfig, type StorageConnection } from '../../config/app-config';
 import type { Logger } from '../../domain/logger';
 import { LocalSecretStore } from '../../secrets/local-secret-store';
-import { createActivityHandlers } from '../../workflows/activities';
-import { ORCHESTRATORS } from '../../workflows/orchestrators';
 import type { WorkflowServices } from '../../workflows/workflow-services';
-import { buildServices, secretStoreFromConfig } from '../build-services';
+import { secretStoreFromConfig } from '../build-services';
 import { startSandboxConnectors, type SandboxConnectors } from '../sandbox-connectors';
-import { startAzurite } from './azurite';
+import { startServiceRuntime } from '../service-runtime';
 import { createApiServer } from './http-adapter';
 import { scheduleImports } from './import-scheduler';
-import { OrchestrationDriver } from './orchestration-driver';
+import type { OrchestrationDriver } from './orchestration-driver';
 import { QueuePoller } from './queue-poller';
-import type { DriverClock } from './virtual-clock';
+import { clockNow, type DriverClock } from './virtual-clock';
 
 export interface LocalHostOptions {
   /** The environment to read settings from (default: this process's). */
@@ -31,7 +29,7 @@ export interface LocalHostOptions {
   /** Bulk queue polling pause (default 1 s) and retry visibility (default 5 s). */
   queuePollMs?: number;
   queueVisibilitySeconds?: number;
-  /** Storage to use instead of an in-process Azurite (benchmarks run Azurite apart). */
+  /** Storage to use (benchmarks run Azurite apart); default the configured one, else an in-process Azurite. */
   storage?: StorageConnection;
   /** CA certificates to trust by connector name (configured connectors on self-signed HTTPS). */
   trustedCa?: Record<string, string>;
@@ -64,7 +62,7 @@ export interface LocalHost {
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
   const { logger } = options;
   const clock = options.clock ?? 'real';
-  const now = () => (clock === 'real' ? Date.now() : clock.now());
+  const now = () => clockNow(clock);
   let config = loadConfig(options.env ?? process.env);
   const closers: (() => Promise<void> | void)[] = [];
   const close = async () => {
@@ -85,33 +83,19 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         ...sandboxes.secrets,
       });
     }
-    let storage = options.storage;
-    if (storage === undefined) {
-      const azurite = await startAzurite();
-      closers.push(() => azurite.close());
-      storage = { kind: 'connectionString', connectionString: azurite.connectionString };
-    }
     const trustedCa = sandboxes?.trustedCa ?? options.trustedCa;
-    const services = buildServices({
+    const runtime = await startServiceRuntime({
       config,
       logger,
-      storage,
       secrets,
+      ...(options.storage === undefined ? {} : { storage: options.storage }),
       ...(trustedCa === undefined ? {} : { trustedCa }),
-    });
-    closers.push(() => services.registry.close());
-    const provider = () => Promise.resolve(services);
-    const driver = new OrchestrationDriver({
-      orchestrators: ORCHESTRATORS,
-      activities: createActivityHandlers(provider) as Record<
-        string,
-        (input: unknown) => Promise<unknown>
-      >,
       clock,
-      logger,
       maxConcurrentActivities: options.maxConcurrentActivities ?? 64,
     });
-    closers.push(() => driver.close());
+    closers.push(() => runtime.close());
+    const { services, driver } = runtime;
+    const provider = () => Promise.resolve(services);
     const deps: ApiDeps = {
       services: provider,
       orchestrations: () => driver,

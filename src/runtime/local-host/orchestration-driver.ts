@@ -15,7 +15,7 @@ import { createReplayer, type Replayer } from './orchestrator-replay';
 import { verifyInstanceReplay } from './replay-verification';
 import { runEpisode, type EpisodeResult, type EpisodeWork } from './orchestration-episode';
 import { TimerSchedule, type PendingTimer } from './timer-schedule';
-import type { DriverClock } from './virtual-clock';
+import { clockNow, flowingClock, type DriverClock, type VirtualClockPort } from './virtual-clock';
 
 export interface OrchestrationDriverOptions {
   orchestrators: Record<string, OrchestrationHandler>;
@@ -45,6 +45,8 @@ export class OrchestrationDriver implements OrchestrationClient {
   private readonly instances = new Map<string, DriverInstance>();
   private readonly replayers = new Map<string, Replayer>();
   private readonly clock: DriverClock;
+  /** The virtual clock, when the driver runs on one (time moves only when advanced). */
+  private readonly virtual: VirtualClockPort | undefined;
   private readonly autoAdvance: boolean;
   private readonly logger: Logger;
   private readonly runner: ActivityRunner;
@@ -59,7 +61,9 @@ export class OrchestrationDriver implements OrchestrationClient {
 
   constructor(private readonly options: OrchestrationDriverOptions) {
     this.clock = options.clock ?? 'real';
-    this.autoAdvance = this.clock !== 'real' && (options.autoAdvance ?? true);
+    this.virtual =
+      flowingClock(this.clock) === undefined ? (this.clock as VirtualClockPort) : undefined;
+    this.autoAdvance = this.virtual !== undefined && (options.autoAdvance ?? true);
     this.logger = options.logger ?? silentLogger;
     this.runner = new ActivityRunner(
       options.activities,
@@ -68,8 +72,7 @@ export class OrchestrationDriver implements OrchestrationClient {
       () => this.scheduleSettle(),
     );
     this.timers = new TimerSchedule(this.clock, (timer) => this.onTimerFired(timer));
-    this.unsubscribe =
-      this.clock === 'real' ? undefined : this.clock.onAdvance?.((now) => this.timers.fireDue(now));
+    this.unsubscribe = this.virtual?.onAdvance?.((now) => this.timers.fireDue(now));
   }
 
   /** Starts an instance unless one with this id exists, whatever its state (then `exists`). */
@@ -211,7 +214,7 @@ export class OrchestrationDriver implements OrchestrationClient {
   }
 
   private now(): number {
-    return this.clock === 'real' ? Date.now() : this.clock.now();
+    return clockNow(this.clock);
   }
 
   private replayer(name: string): Replayer {
@@ -281,7 +284,7 @@ export class OrchestrationDriver implements OrchestrationClient {
         timerId: item.eventId,
         fireAt: item.fireAt,
       });
-      if (this.clock !== 'real') this.timers.fireDue(this.clock.now());
+      if (this.virtual !== undefined) this.timers.fireDue(this.virtual.now());
       return;
     }
     this.runner.enqueue({
@@ -361,16 +364,16 @@ export class OrchestrationDriver implements OrchestrationClient {
   /** Auto-advance and idle detection, once nothing else can happen. */
   private settle(): void {
     if (this.runner.busy || this.pendingEpisodes > 0) return;
-    if (!this.closed && this.autoAdvance && this.clock !== 'real') {
+    if (!this.closed && this.autoAdvance && this.virtual !== undefined) {
       const earliest = this.timers.earliest();
       if (earliest !== undefined) {
-        this.clock.advanceTo(earliest);
-        this.timers.fireDue(this.clock.now());
+        this.virtual.advanceTo(earliest);
+        this.timers.fireDue(this.virtual.now());
         this.scheduleSettle();
         return;
       }
     }
-    if (!this.closed && this.clock === 'real' && this.timers.size > 0) return;
+    if (!this.closed && this.virtual === undefined && this.timers.size > 0) return;
     this.rejectStalled();
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }

@@ -1,4 +1,4 @@
-import type { DriverClock } from './virtual-clock';
+import { flowingClock, type DriverClock, type FlowingClock } from './virtual-clock';
 
 /** A durable timer the driver waits on. */
 export interface PendingTimer {
@@ -11,17 +11,21 @@ export interface PendingTimer {
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /**
- * The durable timers of all instances. With the real clock each timer is a setTimeout that
- * fires no earlier than its fire time; with a virtual clock timers fire when the clock
+ * The durable timers of all instances. With a flowing clock (the real one, or real time sped
+ * up) each timer is a setTimeout that fires no earlier than its fire time; with a virtual
+ * clock timers fire when the clock
  * reaches them (`fireDue`, called on every advance).
  */
 export class TimerSchedule {
   private readonly timers = new Map<string, PendingTimer & { handle?: NodeJS.Timeout }>();
+  private readonly flowing: FlowingClock | undefined;
 
   constructor(
-    private readonly clock: DriverClock,
+    clock: DriverClock,
     private readonly onFire: (timer: PendingTimer) => void,
-  ) {}
+  ) {
+    this.flowing = flowingClock(clock);
+  }
 
   get size(): number {
     return this.timers.size;
@@ -31,7 +35,7 @@ export class TimerSchedule {
   add(timer: PendingTimer): void {
     const entry: PendingTimer & { handle?: NodeJS.Timeout } = { ...timer };
     this.timers.set(key(timer.instanceId, timer.timerId), entry);
-    if (this.clock === 'real') this.arm(entry);
+    if (this.flowing !== undefined) this.arm(entry, this.flowing);
   }
 
   /** Cancels one timer of an instance, or all of them. */
@@ -72,11 +76,11 @@ export class TimerSchedule {
     this.timers.clear();
   }
 
-  private arm(timer: PendingTimer & { handle?: NodeJS.Timeout }): void {
-    const delay = Math.min(Math.max(0, timer.fireAt - Date.now()), MAX_TIMEOUT_MS);
+  private arm(timer: PendingTimer & { handle?: NodeJS.Timeout }, clock: FlowingClock): void {
+    const delay = Math.min(Math.ceil(clock.realMs(timer.fireAt - clock.now())), MAX_TIMEOUT_MS);
     timer.handle = setTimeout(() => {
       // setTimeout may run a millisecond early: a durable timer never fires before its time.
-      if (Date.now() < timer.fireAt) this.arm(timer);
+      if (clock.now() < timer.fireAt) this.arm(timer, clock);
       else this.fire(timer);
     }, delay);
   }

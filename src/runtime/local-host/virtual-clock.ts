@@ -8,8 +8,8 @@ export interface VirtualClockPort {
   onAdvance?(listener: (now: number) => void): () => void;
 }
 
-/** The driver's clock: the real one (timers on setTimeout) or a virtual one. */
-export type DriverClock = 'real' | VirtualClockPort;
+/** The driver's clock: the real one, real time sped up (timers on setTimeout), or a virtual one. */
+export type DriverClock = 'real' | FlowingClock | VirtualClockPort;
 
 /**
  * A virtual clock for tests and demos: time moves only when advanced, by the test or by
@@ -52,4 +52,66 @@ export class VirtualClock implements VirtualClockPort {
       this.listeners.delete(listener);
     };
   }
+}
+
+/** A clock whose time passes by itself: the real one, or real time sped up (tests, benchmarks). */
+export interface FlowingClock {
+  readonly flowing: true;
+  /** Milliseconds since the epoch, on this clock. */
+  now(): number;
+  /** Real milliseconds until `ms` of this clock have passed. */
+  realMs(ms: number): number;
+  /** Waits `ms` of this clock. */
+  sleep(ms: number): Promise<void>;
+}
+
+/** The real clock. */
+export const REAL_CLOCK: FlowingClock = {
+  flowing: true,
+  now: () => Date.now(),
+  realMs: (ms) => ms,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+};
+
+/**
+ * Real time sped up `scale` times: a fault suite or a benchmark runs the same shape of
+ * waits (Retry-After, replication lag, the 30 s re-read window) in a fraction of the time,
+ * with every part (driver, sandboxes, transports) on this one clock.
+ *
+ * @example
+ * const clock = new ScaledClock(20); // 30 s of this clock pass in 1.5 s
+ */
+export class ScaledClock implements FlowingClock {
+  readonly flowing = true as const;
+  private readonly realStart = performance.now();
+
+  constructor(
+    readonly scale: number,
+    private readonly startMs: number = Date.now(),
+  ) {
+    if (!(scale > 0)) throw new RangeError(`ScaledClock: scale ${scale} must be > 0`);
+  }
+
+  now(): number {
+    return Math.floor(this.startMs + (performance.now() - this.realStart) * this.scale);
+  }
+
+  realMs(ms: number): number {
+    return Math.max(0, ms / this.scale);
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, this.realMs(ms)));
+  }
+}
+
+/** The flowing clock a driver clock stands for; undefined for a virtual clock. */
+export function flowingClock(clock: DriverClock): FlowingClock | undefined {
+  if (clock === 'real') return REAL_CLOCK;
+  return 'flowing' in clock ? clock : undefined;
+}
+
+/** The time of any driver clock. */
+export function clockNow(clock: DriverClock): number {
+  return clock === 'real' ? Date.now() : clock.now();
 }

@@ -1,11 +1,19 @@
 import type { TargetAccount } from '../../domain/account';
-import type { CreateAccountResult } from '../../connectors/connector';
+import { isLinked, wasDeleted } from '../../domain/account-record';
+import { isProvisioningError } from '../../domain/errors';
+import type {
+  CreateAccountAnswer,
+  DeleteAccountAnswer,
+  SetEnabledAnswer,
+} from '../../domain/target-answers';
+import type { AccountLookup } from '../../domain/step-ops';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
-import type { ServicesProvider } from '../workflow-services';
+import type { ServicesProvider, WorkflowServices } from '../workflow-services';
 import type {
   AccountInput,
   CreateAccountInput,
+  DeleteAccountInput,
   FindAccountInput,
   SetEnabledInput,
   SetPasswordInput,
@@ -14,36 +22,64 @@ import type {
 import { connectorOf } from './connector-of';
 
 /**
- * Account activities: one target call each (plus the link row), idempotent: create
- * adopts the same account, delete of an absent account is done (DESIGN invariant 4).
+ * Account activities: one target call each (a lookup: the record and one or two reads).
+ * Idempotent (DESIGN invariant 4). A write whose retry must tell its own earlier attempt
+ * from someone else's change records its intent first (DESIGN invariant 1).
  */
 export function accountActivities(services: ServicesProvider) {
   return {
-    async findAccount(input: FindAccountInput): Promise<ActivityResult<TargetAccount | null>> {
+    /**
+     * The service's record of the account and the account as a read shows it: by the
+     * target's id when there is a record, else (or when that read finds nothing) by its
+     * account ID.
+     */
+    async findAccount(input: FindAccountInput): Promise<ActivityResult<AccountLookup>> {
       return runActivity('findAccount', services, async (s) => {
-        const account = await connectorOf(s, input.connector).findAccount(input.accountId);
+        const connector = connectorOf(s, input.connector);
+        const stored = await s.links.get(input.connector, input.accountId);
+        const record = isLinked(stored) ? stored : null;
+        let account: TargetAccount | undefined;
+        if (record !== null) {
+          account = await connector.readAccount({
+            id: record.targetId,
+            accountId: input.accountId,
+            enabled: record.enabled ?? true,
+          });
+        }
+        account ??= await connector.findAccount(input.accountId);
+        // A lagging read may still show an object the service deleted: it is not the account.
+        if (account !== undefined && wasDeleted(stored, account.id)) account = undefined;
+        return { account: account ?? null, record };
+      });
+    },
+
+    /** The account by the target's id, as a read shows it now; null when the read finds nothing. */
+    async readAccount(input: AccountInput): Promise<ActivityResult<TargetAccount | null>> {
+      return runActivity('readAccount', services, async (s) => {
+        const account = await connectorOf(s, input.connector).readAccount(input.account);
         return account ?? null;
       });
     },
 
-    async createAccount(input: CreateAccountInput): Promise<ActivityResult<CreateAccountResult>> {
+    async createAccount(input: CreateAccountInput): Promise<ActivityResult<CreateAccountAnswer>> {
       return runActivity('createAccount', services, async (s) => {
         const connector = connectorOf(s, input.connector);
+        const tried = await s.intents.claim(input.intentKey);
         const password =
           input.passwordSecret === undefined
             ? undefined
-            : await s.secrets.get(input.passwordSecret);
-        const result = await connector.createAccount(input.profile, password);
-        await s.links.put({
-          connector: input.connector,
-          accountId: result.account.accountId,
-          targetId: result.account.id,
-          linkedAt: input.at,
-        });
+            : await passwordOf(s, input.passwordSecret, tried && input.discardAfterUse === true);
+        const answer = await connector.createAccount(input.profile, password);
         if (input.discardAfterUse === true && input.passwordSecret !== undefined) {
           await s.secrets.delete(input.passwordSecret);
         }
-        return result;
+        const maybeOurs = answer.maybeOurs || tried;
+        if (answer.outcome === 'adopted') {
+          // The account ID is taken, but a lagging read may show the object deleted before.
+          const stored = await s.links.get(input.connector, input.profile.accountId);
+          if (wasDeleted(stored, answer.account.id)) return { outcome: 'exists', maybeOurs };
+        }
+        return { ...answer, maybeOurs };
       });
     },
 
@@ -54,27 +90,29 @@ export function accountActivities(services: ServicesProvider) {
       });
     },
 
-    async setAccountEnabled(input: SetEnabledInput): Promise<ActivityResult<null>> {
-      return runActivity('setAccountEnabled', services, async (s) => {
-        await connectorOf(s, input.connector).setEnabled(input.account, input.enabled);
-        return null;
-      });
+    async setAccountEnabled(input: SetEnabledInput): Promise<ActivityResult<SetEnabledAnswer>> {
+      return runActivity('setAccountEnabled', services, (s) =>
+        connectorOf(s, input.connector).setEnabled(input.account, input.enabled),
+      );
     },
 
     async setPassword(input: SetPasswordInput): Promise<ActivityResult<null>> {
       return runActivity('setPassword', services, async (s) => {
-        const password = await s.secrets.get(input.passwordSecret);
+        const tried = await s.intents.claim(input.intentKey);
+        const password = await passwordOf(s, input.passwordSecret, tried && input.discardAfterUse);
+        // An earlier run set the password and then deleted the secret: done.
+        if (password === undefined) return null;
         await connectorOf(s, input.connector).setPassword(input.account, password);
         if (input.discardAfterUse) await s.secrets.delete(input.passwordSecret);
         return null;
       });
     },
 
-    async deleteAccount(input: AccountInput): Promise<ActivityResult<'deleted' | 'absent'>> {
+    async deleteAccount(input: DeleteAccountInput): Promise<ActivityResult<DeleteAccountAnswer>> {
       return runActivity('deleteAccount', services, async (s) => {
-        const outcome = await connectorOf(s, input.connector).deleteAccount(input.account);
-        await s.links.remove(input.connector, input.account.accountId);
-        return outcome;
+        const tried = await s.intents.claim(input.intentKey);
+        const answer = await connectorOf(s, input.connector).deleteAccount(input.account);
+        return { ...answer, maybeOurs: answer.maybeOurs || tried };
       });
     },
 
@@ -86,4 +124,25 @@ export function accountActivities(services: ServicesProvider) {
       });
     },
   };
+}
+
+/**
+ * The request's password from the secret store. An earlier run of the same write that was
+ * to discard the secret deletes it only after its write succeeded: when this run finds the
+ * secret gone, that write was done (undefined), and Durable's at-least-once runs stay
+ * idempotent (DESIGN invariant 4).
+ */
+async function passwordOf(
+  services: WorkflowServices,
+  name: string,
+  discardedByEarlierRun: boolean,
+): Promise<string | undefined> {
+  try {
+    return await services.secrets.get(name);
+  } catch (error) {
+    if (discardedByEarlierRun && isProvisioningError(error) && error.code === 'SECRET_NOT_FOUND') {
+      return undefined;
+    }
+    throw error;
+  }
 }

@@ -1,58 +1,32 @@
-import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
-import type { JournalEntry } from '../../domain/journal-entry';
-import type { GroupSelector } from '../../domain/provisioning-request';
+export type {
+  AccountInput,
+  ConnectorInput,
+  CreateAccountInput,
+  DeleteAccountInput,
+  FindAccountInput,
+  LookUpRolesInput,
+  ReadMembershipsInput,
+  RecordStepInput,
+  ResolveGroupInput,
+  SetEnabledInput,
+  SetPasswordInput,
+  UpdateAccountInput,
+  WriteMembershipsInput,
+} from '../../domain/step-ops';
 
-/** Activity inputs: JSON, and never a secret (DESIGN: src/workflows; invariant 5). */
-export interface ConnectorInput {
+/**
+ * Inputs of the activities on the service's own state (the step machines' operations are
+ * in src/domain/step-ops.ts). JSON, and never a secret (DESIGN invariant 5).
+ */
+export interface LeaseInput {
   connector: string;
-}
-export interface LeaseInput extends ConnectorInput {
   accountId: string;
   owner: string;
   nowMs: number;
   ttlMs: number;
 }
-export interface FindAccountInput extends ConnectorInput {
-  accountId: string;
-}
-export interface CreateAccountInput extends ConnectorInput {
-  profile: AccountProfile;
-  /** Name of the transient password secret; the secret stays for later steps unless `discardAfterUse`. */
-  passwordSecret?: string;
-  discardAfterUse?: boolean;
-  at: string;
-}
-export interface AccountInput extends ConnectorInput {
-  account: TargetAccount;
-}
-export interface UpdateAccountInput extends AccountInput {
-  changes: AccountChanges;
-}
-export interface SetEnabledInput extends AccountInput {
-  enabled: boolean;
-}
-export interface SetPasswordInput extends AccountInput {
-  passwordSecret: string;
-  discardAfterUse: boolean;
-}
-export interface ResolveGroupInput extends ConnectorInput {
-  selector: GroupSelector;
-}
-export interface LookUpRolesInput extends ConnectorInput {
-  selectors: GroupSelector[];
-}
-export interface ReadMembershipsInput extends AccountInput {
-  groupIds: string[];
-}
-export interface ApplyMembershipChangesInput extends AccountInput {
-  add: string[];
-  remove: string[];
-  names: Record<string, string>;
-}
-export interface RecordJournalInput {
-  entries: JournalEntry[];
-}
-export interface ImportCatalogueInput extends ConnectorInput {
+export interface ImportCatalogueInput {
+  connector: string;
   jobId: string;
   overwriteExisting: boolean;
   at: string;

@@ -1,17 +1,17 @@
-import type { AppliedMembershipChange, MembershipRead } from '../../connectors/connector';
-import { roleAnswersTo } from '../../domain/catalogue-import';
+import { roleAnswersTo, type CatalogueRole } from '../../domain/catalogue-import';
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { describeSelector } from '../../domain/provisioning-request';
+import type { MembershipRead, MembershipWriteAnswer } from '../../domain/target-answers';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
 import type { ServicesProvider } from '../workflow-services';
 import type {
-  ApplyMembershipChangesInput,
   ConnectorInput,
   LookUpRolesInput,
   ReadMembershipsInput,
   ResolveGroupInput,
+  WriteMembershipsInput,
 } from './activity-inputs';
 import { connectorOf } from './connector-of';
 
@@ -20,8 +20,9 @@ export function membershipActivities(services: ServicesProvider) {
   return {
     /**
      * The groups a request names, looked up in the role catalogue with one read (no target
-     * call): a group named by id is taken as it is; a name found nowhere comes back null
-     * and is looked up on the target by `resolveGroup`.
+     * call), with whether their members may be written: a group named by id is taken as it
+     * is; a name found nowhere comes back null and is looked up on the target by
+     * `resolveGroup`.
      */
     async lookUpRoles(input: LookUpRolesInput): Promise<ActivityResult<(GroupRef | null)[]>> {
       return runActivity('lookUpRoles', services, async (s) => {
@@ -29,7 +30,9 @@ export function membershipActivities(services: ServicesProvider) {
         return input.selectors.map((selector) => {
           if ('id' in selector) {
             const role = roles.find((r) => r.groupId === selector.id);
-            return { id: selector.id, displayName: role?.targetName ?? selector.id };
+            return role === undefined
+              ? { id: selector.id, displayName: selector.id }
+              : groupOf(role);
           }
           const matches = roles.filter((role) => roleAnswersTo(role, selector.name));
           if (matches.length > 1) {
@@ -41,7 +44,7 @@ export function membershipActivities(services: ServicesProvider) {
             );
           }
           const [role] = matches;
-          return role === undefined ? null : { id: role.groupId, displayName: role.targetName };
+          return role === undefined ? null : groupOf(role);
         });
       });
     },
@@ -67,7 +70,7 @@ export function membershipActivities(services: ServicesProvider) {
     async listManagedGroups(input: ConnectorInput): Promise<ActivityResult<GroupRef[]>> {
       return runActivity('listManagedGroups', services, async (s) => {
         const roles = await s.catalogue.list(input.connector);
-        return roles.map((role) => ({ id: role.groupId, displayName: role.targetName }));
+        return roles.map(groupOf);
       });
     },
 
@@ -78,17 +81,32 @@ export function membershipActivities(services: ServicesProvider) {
       );
     },
 
-    /** Spec: steps 2 and 3 for at most `membershipWriteBatchSize` groups: one write call. */
-    async applyMembershipChanges(
-      input: ApplyMembershipChangesInput,
-    ): Promise<ActivityResult<AppliedMembershipChange[]>> {
-      return runActivity('applyMembershipChanges', services, (s) =>
-        connectorOf(s, input.connector).applyMembershipPlan(
+    /**
+     * Spec: steps 2 and 3 for at most `membershipWriteBatchSize` groups: one write call. The
+     * intent is recorded first, so that a second run of this very write (the first one's
+     * answer lost) counts an "already in place" as its own change (DESIGN invariant 1).
+     */
+    async writeMemberships(
+      input: WriteMembershipsInput,
+    ): Promise<ActivityResult<MembershipWriteAnswer[]>> {
+      return runActivity('writeMemberships', services, async (s) => {
+        const tried = await s.intents.claim(input.intentKey);
+        const answers = await connectorOf(s, input.connector).writeMemberships(
           input.account,
-          { add: input.add, remove: input.remove, unchanged: [], expected: [] },
+          { add: input.add, remove: input.remove },
           input.names,
-        ),
-      );
+        );
+        return answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }));
+      });
     },
+  };
+}
+
+function groupOf(role: CatalogueRole): GroupRef {
+  return {
+    id: role.groupId,
+    displayName: role.targetName,
+    writable: role.writable,
+    ...(role.notWritableReason === undefined ? {} : { notWritableReason: role.notWritableReason }),
   };
 }

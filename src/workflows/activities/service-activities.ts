@@ -11,7 +11,7 @@ import type {
   ConnectorInput,
   ImportCatalogueInput,
   LeaseInput,
-  RecordJournalInput,
+  RecordStepInput,
 } from './activity-inputs';
 import { connectorOf } from './connector-of';
 
@@ -42,10 +42,17 @@ export function serviceActivities(services: ServicesProvider) {
       });
     },
 
-    /** Upserts by deterministic key: a retried or replayed step never duplicates an entry. */
-    async recordJournal(input: RecordJournalInput): Promise<ActivityResult<null>> {
-      return runActivity('recordJournal', services, async (s) => {
-        await s.journal.record(input.entries);
+    /**
+     * A step's effective changes and what the service's record of the account learns,
+     * written together: journal entries upsert by deterministic key, so a retried or
+     * replayed step never duplicates one (DESIGN invariant 1).
+     */
+    async recordStep(input: RecordStepInput): Promise<ActivityResult<null>> {
+      return runActivity('recordStep', services, async (s) => {
+        if (input.entries.length > 0) await s.journal.record(input.entries);
+        if (input.record !== undefined) {
+          await s.links.update(input.connector, input.accountId, input.record);
+        }
         return null;
       });
     },

@@ -1,6 +1,9 @@
 import type { OrchestrationContext } from 'durable-functions';
+import { applyRecordUpdate, isEmptyRecordUpdate } from '../../domain/account-record';
+import { accountStep } from '../../domain/account-step';
 import type { SerializedError } from '../../domain/errors';
-import { journalEntryKey, type JournalEntry } from '../../domain/journal-entry';
+import { journalEntriesOf } from '../../domain/journal-entry';
+import { membershipStep } from '../../domain/membership-step';
 import { isMembershipAction, type ProvisioningRequest } from '../../domain/provisioning-request';
 import {
   initialSteps,
@@ -9,12 +12,12 @@ import {
   type RequestReport,
   type StepReport,
 } from '../../domain/request-report';
+import { newAccountHandle, type StepContext } from '../../domain/step-context';
+import type { StepOutcome } from '../../domain/step-outcome';
 import type { LeaseResult } from '../../store/account-leases';
 import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';
-import { accountStep, currentAccount } from './account-step';
-import { membershipStep } from './membership-step';
-import { accountNotFound, failed, type RequestState, type StepOutcome } from './step-outcome';
+import { driveMachine } from './drive-machine';
 
 /**
  * A lease outlives any one step (the re-read loop is at most 30 s); it is renewed before a
@@ -23,13 +26,23 @@ import { accountNotFound, failed, type RequestState, type StepOutcome } from './
 const LEASE_TTL_MS = 5 * 60_000;
 /** How long a request waits for another request on the same account before it fails. */
 const LEASE_WAIT_MS = 10 * 60_000;
-const LEASE_POLL_MS = 1_000;
 
 /**
- * The provisioning request orchestration: the actions in order, each a step with a state
- * published in custom status; a failed step fails the request and skips the rest. The
- * account's lease keeps another request's membership writes from interleaving with this
- * one's (DESIGN invariant 7). Effective changes are journaled after each step.
+ * The wait before the next poll of a taken lease: every second at first (most requests hold
+ * an account for seconds), then longer, up to 15 s: a ten-minute wait stays a short history,
+ * which every replay of the orchestration reads again.
+ */
+export function leasePollDelay(poll: number): number {
+  return poll < 10 ? 1_000 : Math.min(15_000, Math.round(1_000 * 1.5 ** (poll - 9)));
+}
+
+/**
+ * The provisioning request orchestration: the actions in order, each a step machine of
+ * src/domain (account actions, the membership write procedure) driven on activities and
+ * durable timers, with its state published in custom status; a failed step fails the
+ * request and skips the rest. The account's lease keeps another request's writes from
+ * interleaving with this one's (DESIGN invariant 7). Each step's effective changes and what
+ * the service's record of the account learns are written together once the step ends.
  */
 export function* provisioningRequestOrchestrator(
   context: OrchestrationContext,
@@ -65,11 +78,9 @@ export function* provisioningRequestOrchestrator(
   };
   publish();
 
-  const lease = {
-    connector: request.connector,
-    accountId: request.account.accountId,
-    owner: context.df.instanceId,
-  };
+  const { connector } = request;
+  const { accountId } = request.account;
+  const lease = { connector, accountId, owner: context.df.instanceId };
   const taken = yield* takeLease(context, lease);
   let leaseTakenAt = context.df.currentUtcDateTime.getTime();
   let leaseEtag = 'etag' in taken ? taken.etag : undefined;
@@ -79,11 +90,7 @@ export function* provisioningRequestOrchestrator(
     return finish();
   }
 
-  const state: RequestState = {
-    connector: request.connector,
-    accountId: request.account.accountId,
-    account: undefined,
-  };
+  const handle = newAccountHandle();
   const lastPasswordUse = request.actions
     .map((a) => a.type)
     .findLastIndex((t) => t === 'create' || t === 'setPassword');
@@ -101,45 +108,48 @@ export function* provisioningRequestOrchestrator(
       }
       leaseEtag = renewed.etag;
     }
-    let outcome: StepOutcome;
-    if (isMembershipAction(action)) {
-      const found = yield* currentAccount(context, state);
-      outcome = !found.ok
-        ? failed(found.error)
-        : found.value === null
-          ? failed(accountNotFound(state))
-          : yield* membershipStep(context, {
-              connector: request.connector,
-              account: found.value,
-              type: action.type,
-              groups: action.groups,
-              capabilities: request.capabilities,
-            });
-    } else {
-      outcome = yield* accountStep(context, state, {
-        request,
-        action: action.type,
-        lastPasswordUse: index === lastPasswordUse,
-        at: now(),
-      });
-      if (outcome.ok && index === lastPasswordUse) passwordDiscarded = true;
+    const step: StepContext = {
+      requestId: request.requestId,
+      step: index,
+      connector,
+      accountId,
+      capabilities: request.capabilities,
+      handle,
+    };
+    let outcome = yield* driveMachine(
+      context,
+      isMembershipAction(action)
+        ? membershipStep({ ...step, action: action.type, groups: action.groups })
+        : accountStep({
+            ...step,
+            action: action.type,
+            profile: request.account,
+            ...(request.passwordSecret === undefined
+              ? {}
+              : { passwordSecret: request.passwordSecret }),
+            lastPasswordUse: index === lastPasswordUse,
+          }),
+    );
+    if (outcome.ok && index === lastPasswordUse) passwordDiscarded = true;
+    if (outcome.record !== undefined) {
+      handle.record =
+        applyRecordUpdate(handle.record ?? undefined, connector, accountId, outcome.record) ?? null;
     }
 
-    // Changes written before a failure are journaled too: nothing effective goes unrecorded.
-    if (outcome.changes.length > 0) {
-      const at = now();
-      const entries: JournalEntry[] = outcome.changes.map((change) => ({
-        key: journalEntryKey(request.requestId, index, change.change, change.groupId),
-        connector: request.connector,
-        accountId: request.account.accountId,
-        requestId: request.requestId,
-        step: index,
-        change: change.change,
-        ...(change.groupId === undefined ? {} : { groupId: change.groupId }),
-        ...(change.groupName === undefined ? {} : { groupName: change.groupName }),
-        at,
-      }));
-      const recorded = yield* callActivity<null>(context, ACTIVITIES.recordJournal, { entries });
+    // Changes written before a failure are recorded too: nothing effective goes unrecorded.
+    const record = outcome.record;
+    if (outcome.changes.length > 0 || (record !== undefined && !isEmptyRecordUpdate(record))) {
+      const recorded = yield* callActivity<null>(context, ACTIVITIES.recordStep, {
+        connector,
+        accountId,
+        entries: journalEntriesOf(
+          { requestId: request.requestId, connector, accountId },
+          index,
+          outcome.changes,
+          now(),
+        ),
+        ...(record === undefined ? {} : { record }),
+      });
       if (!recorded.ok && outcome.ok) outcome = { ...outcome, ok: false, error: recorded.error };
     }
     if (!outcome.ok) {
@@ -168,7 +178,7 @@ function* takeLease(
   lease: { connector: string; accountId: string; owner: string },
 ): Step<{ error: SerializedError } | { etag?: string }> {
   const deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
-  for (;;) {
+  for (let poll = 0; ; poll++) {
     const nowMs = context.df.currentUtcDateTime.getTime();
     const result = yield* callActivity<LeaseResult>(context, ACTIVITIES.acquireAccountLease, {
       ...lease,
@@ -190,7 +200,7 @@ function* takeLease(
       };
       return { error };
     }
-    yield* waitFor(context, LEASE_POLL_MS);
+    yield* waitFor(context, Math.min(leasePollDelay(poll), Math.max(1_000, deadline - nowMs)));
   }
 }
 

@@ -48,23 +48,56 @@ describe('the CLI against its own sandboxes (nothing configured)', () => {
     for (const secret of secrets) expect(scim.text + graph.text).not.toContain(secret);
   });
 
-  it('provision creates, grants by group name, revokes and locks, and account shows it', async () => {
+  it('provision runs through the service: creates, grants by group name, revokes and locks, journaled', async () => {
     const created = await run(provisionCommand, ['scim-sandbox', 'cli.user'], {
       create: true,
       grant: 'Sales,Finance',
     });
-    expect(created.text).toContain('created account "cli.user"');
-    expect(created.text).toMatch(/added Sales/);
-    expect(created.text).toMatch(/added Finance/);
+    expect(created.code, created.text).toBe(0);
+    expect(created.text).toMatch(/request .+: succeeded/);
+    expect(created.text).toMatch(/member added Sales/);
+    expect(created.text).toMatch(/member added Finance/);
     const changed = await run(provisionCommand, ['scim-sandbox', 'cli.user'], {
       grant: 'Sales',
       revoke: 'Finance',
       lock: true,
     });
-    expect(changed.text).toMatch(/removed Finance/);
-    expect(changed.text).toMatch(/unchanged Sales \(.+\) \(already as requested\)/);
+    expect(changed.code, changed.text).toBe(0);
+    expect(changed.text).toMatch(/member removed Finance/);
+    expect(changed.text).toMatch(/already as requested, nothing changed: Sales/);
+    // The truth on the target, and the journal and account record the service kept.
+    const { scim } = ctx.sandboxes!;
+    expect(scim.getUser('cli.user')?.active).toBe(false);
+    expect(scim.groupIdsOf('cli.user')).toEqual([scim.getGroup('Sales')?.id]);
+    const service = await ctx.service();
+    const journal = await service.services.journal.query({
+      connector: 'scim-sandbox',
+      accountId: 'cli.user',
+    });
+    expect(
+      journal.entries
+        .map((e) => `${e.change}${e.groupName === undefined ? '' : ` ${e.groupName}`}`)
+        .sort(),
+    ).toEqual([
+      'account created',
+      'account locked',
+      'member added Finance',
+      'member added Sales',
+      'member removed Finance',
+    ]);
+    const record = await service.services.links.get('scim-sandbox', 'cli.user');
+    expect(record).toMatchObject({ enabled: false, assignedGroups: [scim.getGroup('Sales')?.id] });
     const shown = await run(accountCommand, ['scim-sandbox', 'cli.user']);
     expect(shown.text).toContain('locked');
+  });
+
+  it('provision fails with a non-zero code naming the problem', async () => {
+    const failed = await run(provisionCommand, ['scim-sandbox', 'cli.user'], {
+      grant: 'No Such Group',
+    });
+    expect(failed.code).toBe(1);
+    expect(failed.text).toContain('GROUP_NOT_FOUND');
+    expect(failed.text).toContain('No Such Group');
   });
 
   it('import reads the catalogue and marks groups Graph will not let us write', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GraphConnector } from '../../../src/connectors/graph';
+import { runAccountAction } from '../../support/membership-procedure';
 import {
   ADMIN,
   failureOf,
@@ -103,7 +104,7 @@ describe('accounts', () => {
       { accountId: 'José.Nuñez', displayName: 'José Nuñez', attributes: {} },
       'Initial-Passw0rd!',
     );
-    expect(created.outcome).toBe('created');
+    if (created.outcome !== 'created') throw new Error(`not created: ${created.outcome}`);
     expect(created.account).toMatchObject({
       accountId: 'José.Nuñez@contoso.example',
       enabled: true,
@@ -173,38 +174,44 @@ describe('accounts', () => {
     expect(harness.sandbox.getUser(id)?.passwordProfile).toMatchObject({
       password: 'Changed-Passw0rd!',
     });
-    expect(await graph.deleteAccount(account!)).toBe('deleted');
+    expect((await graph.deleteAccount(account!)).outcome).toBe('deleted');
     expect(harness.sandbox.getUser(id)).toBeUndefined();
-    expect(await graph.deleteAccount(account!)).toBe('absent');
+    expect((await graph.deleteAccount(account!)).outcome).toBe('absent');
     expect(await graph.findAccount('cycle')).toBeUndefined();
   });
 });
 
-describe('lock and unlock with read-back', () => {
-  it('locks; a read-back that still shows the old state is read again', async () => {
+describe('lock and unlock: one PATCH, then the step reads back on its timer', () => {
+  it('locks; a read-back that still shows the old state is read again a second later', async () => {
     const { id } = harness.sandbox.addUser({ userPrincipalName: 'lock1@contoso.example' });
     const account = (await graph.findAccount('lock1'))!;
     harness.sandbox.failNextLockReadBack(id);
     harness.sandbox.clearRequests();
-    await graph.setEnabled(account, false);
+    const started = harness.clock.now();
+    const outcome = await runAccountAction(graph, account, 'lock', harness.clock);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account locked' }] });
     expect(harness.sandbox.getUser(id)?.accountEnabled).toBe(false);
+    expect(requestLines(harness.sandbox).filter((line) => line.startsWith('PATCH'))).toHaveLength(
+      1,
+    );
     expect(requestLines(harness.sandbox).filter((line) => line.startsWith('GET'))).toHaveLength(2);
+    expect(harness.clock.now() - started).toBe(1_000);
   });
 
-  it('not confirmed after the re-reads -> an error naming expected and seen state', async () => {
+  it('not confirmed within 30 s -> an error naming the expected and the seen state', async () => {
     harness.sandbox.addUser({ userPrincipalName: 'lock2@contoso.example' });
     const account = (await graph.findAccount('lock2'))!;
     harness.sandbox.setReplicationDelay(60_000);
     const started = harness.clock.now();
-    const error = await failureOf(graph.setEnabled(account, false));
-    expect(error).toMatchObject({
+    const outcome = await runAccountAction(graph, account, 'lock', harness.clock);
+    expect(outcome.error).toMatchObject({
       code: 'ACCOUNT_STATE_NOT_CONFIRMED',
-      details: { expected: false, seen: true, reads: 5 },
+      details: { expected: false, seen: true, reads: 9 },
     });
-    expect(error.message).toContain(
-      'expected accountEnabled=false (locked), read back accountEnabled=true (unlocked)',
-    );
-    expect(harness.clock.now() - started).toBe(3_750);
+    expect(outcome.error?.message).toContain('expected locked, read back unlocked');
+    expect(harness.clock.now() - started).toBe(30_000);
+    // The PATCH went out and the truth is locked: the failure says the read did not show it.
+    expect(outcome.changes).toEqual([{ change: 'account locked' }]);
   });
 
   it('unlocks', async () => {
@@ -214,8 +221,24 @@ describe('lock and unlock with read-back', () => {
     });
     const account = (await graph.findAccount('lock3'))!;
     expect(account.enabled).toBe(false);
-    await graph.setEnabled(account, true);
+    const outcome = await runAccountAction(graph, account, 'unlock', harness.clock);
+    expect(outcome.ok).toBe(true);
     expect(harness.sandbox.getUser(id)?.accountEnabled).toBe(true);
+  });
+
+  it('reads back an update: the profile Graph shows after the PATCH', async () => {
+    harness.sandbox.addUser({ userPrincipalName: 'update1@contoso.example', displayName: 'Old' });
+    const account = (await graph.findAccount('update1'))!;
+    harness.sandbox.setReplicationDelay(3_000);
+    const outcome = await runAccountAction(graph, account, 'update', harness.clock, {
+      accountId: account.accountId,
+      displayName: 'New Name',
+      givenName: 'New',
+    });
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account updated' }] });
+    expect(await graph.readAccount(account)).toMatchObject({
+      profile: { displayName: 'New Name', givenName: 'New' },
+    });
   });
 });
 

@@ -4,7 +4,11 @@ import {
   type GraphConnectorSettings,
 } from '../../../src/config/connector-settings';
 import { createGraphConnector, type GraphConnector } from '../../../src/connectors/graph';
-import type { Clock } from '../../../src/connectors/membership-change';
+import type { Connector } from '../../../src/connectors/connector';
+import type { TargetAccount } from '../../../src/domain/account';
+import type { MembershipAction } from '../../../src/domain/membership-plan';
+import type { StepOutcome } from '../../../src/domain/step-outcome';
+import { runMembership as runProcedure } from '../../support/membership-procedure';
 import { LocalSecretStore } from '../../../src/secrets';
 import { DEFAULT_SANDBOX_CLIENT, startGraphSandbox } from '../../../src/sandbox/graph';
 import type {
@@ -21,7 +25,7 @@ export const ADMIN = DEFAULT_SANDBOX_CLIENT;
  * (retries, read-backs) and the membership loop: a sleep moves it on at once, so a 30 s
  * window passes without waiting.
  */
-export class VirtualClock implements Clock {
+export class VirtualClock {
   private current = Date.parse('2026-01-05T09:00:00Z');
   readonly sleeps: number[] = [];
 
@@ -109,4 +113,15 @@ export async function failureOf(call: Promise<unknown>): Promise<ProvisioningErr
     throw error;
   }
   throw new Error('expected the call to fail, it succeeded');
+}
+
+/** The service's membership procedure on a connector, on the harness's virtual clock. */
+export function runMembership(
+  harness: Harness,
+  connector: Connector,
+  account: TargetAccount,
+  action: MembershipAction,
+  groupIds: readonly string[],
+): Promise<StepOutcome> {
+  return runProcedure(connector, account, action, groupIds, harness.clock);
 }

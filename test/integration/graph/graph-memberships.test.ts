@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TargetAccount } from '../../../src/domain/account';
 import type { GraphConnector } from '../../../src/connectors/graph';
-import { changeMemberships } from '../../../src/connectors/membership-change';
-import { ADMIN, failureOf, requestLines, startHarness, type Harness } from './graph-harness';
+import { ADMIN, requestLines, runMembership, startHarness, type Harness } from './graph-harness';
 
 /** Reads everything, writes accounts, but may not write memberships. */
 const READ_ONLY = {
@@ -69,18 +68,14 @@ describe('reading direct memberships', () => {
   });
 });
 
-describe('membership write procedure', () => {
+describe('membership write procedure (the step machine, directly on the connector)', () => {
   it('grants and revokes only what the request names; other groups stay', async () => {
     const { account, inGroups, free } = await seed(2, 2);
-    const outcome = await changeMemberships(
-      graph,
-      account,
-      { grant: [free[0]!], revoke: [inGroups[0]!] },
-      harness.clock,
-    );
-    expect(outcome.changes.map((change) => [change.change, change.groupName])).toEqual([
-      ['removed', `In0 ${userCount}`],
-      ['added', `Free0 ${userCount}`],
+    const revoked = await runMembership(harness, graph, account, 'revoke', [inGroups[0]!]);
+    const granted = await runMembership(harness, graph, account, 'grant', [free[0]!]);
+    expect([...revoked.changes, ...granted.changes].map((c) => [c.change, c.groupName])).toEqual([
+      ['member removed', `In0 ${userCount}`],
+      ['member added', `Free0 ${userCount}`],
     ]);
     expect(harness.sandbox.directMemberIds(inGroups[1]!)).toContain(account.id);
     expect(harness.sandbox.directMemberIds(free[0]!)).toContain(account.id);
@@ -89,7 +84,8 @@ describe('membership write procedure', () => {
 
   it('removes with /$ref only: the user survives', async () => {
     const { account, inGroups } = await seed(2, 0);
-    await changeMemberships(graph, account, { grant: [], revoke: inGroups }, harness.clock);
+    const outcome = await runMembership(harness, graph, account, 'revoke', inGroups);
+    expect(outcome.ok).toBe(true);
     const deletes = requestLines(harness.sandbox).filter((line) => line.startsWith('DELETE'));
     expect(deletes).toHaveLength(2);
     expect(deletes.every((line) => line.replace(' (batch)', '').endsWith('/$ref'))).toBe(true);
@@ -100,14 +96,10 @@ describe('membership write procedure', () => {
     const { account, free } = await seed(1, 2);
     harness.sandbox.setReplicationDelay(5_000);
     const started = harness.clock.now();
-    const outcome = await changeMemberships(
-      graph,
-      account,
-      { grant: free, revoke: [] },
-      harness.clock,
-    );
+    const outcome = await runMembership(harness, graph, account, 'grant', free);
     const elapsed = harness.clock.now() - started;
-    expect(outcome.verificationReads).toBeGreaterThan(1);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.notices.join(' ')).toMatch(/verified after \d+ reads/);
     expect(elapsed).toBeGreaterThanOrEqual(5_000);
     expect(elapsed).toBeLessThan(30_000);
   });
@@ -119,12 +111,8 @@ describe('membership write procedure', () => {
       { accountId: `fresh${userCount}` },
       'Fresh-Passw0rd!',
     );
-    const outcome = await changeMemberships(
-      graph,
-      created.account,
-      { grant: free, revoke: [] },
-      harness.clock,
-    );
+    if (created.outcome === 'exists') throw new Error('expected a new account');
+    const outcome = await runMembership(harness, graph, created.account, 'grant', free);
     expect(outcome.changes).toHaveLength(1);
     expect(harness.sandbox.directMemberIds(free[0]!)).toContain(created.account.id);
   });
@@ -133,13 +121,13 @@ describe('membership write procedure', () => {
     const { account, free } = await seed(1, 2);
     harness.sandbox.setReplicationDelay(45_000);
     const started = harness.clock.now();
-    const error = await failureOf(
-      changeMemberships(graph, account, { grant: free, revoke: [] }, harness.clock),
-    );
-    expect(error).toMatchObject({ code: 'MEMBERSHIP_MISMATCH' });
-    expect(error.message).toContain(`missing: Free0 ${userCount} (${free[0]})`);
-    expect(error.message).toContain(`Free1 ${userCount} (${free[1]})`);
+    const outcome = await runMembership(harness, graph, account, 'grant', free);
+    expect(outcome.error).toMatchObject({ code: 'MEMBERSHIP_MISMATCH' });
+    expect(outcome.error?.message).toContain(`missing: Free0 ${userCount} (${free[0]})`);
+    expect(outcome.error?.message).toContain(`Free1 ${userCount} (${free[1]})`);
     expect(harness.clock.now() - started).toBe(30_000);
+    // The writes went out: the step still reports them as effective changes.
+    expect(outcome.changes).toHaveLength(2);
   });
 
   it('refuses a dynamic group before any write, naming it', async () => {
@@ -149,94 +137,80 @@ describe('membership write procedure', () => {
       groupTypes: ['DynamicMembership'],
       membershipRule: 'user.department -eq "Sales"',
     }).id;
-    const error = await failureOf(
-      changeMemberships(graph, account, { grant: [free[0]!, dynamic], revoke: [] }, harness.clock),
+    const outcome = await runMembership(harness, graph, account, 'grant', [free[0]!, dynamic]);
+    expect(outcome.error).toMatchObject({ code: 'GROUP_NOT_WRITABLE', object: dynamic });
+    expect(outcome.error?.message).toContain(
+      `All Sales (dynamic) (${dynamic}): dynamic membership`,
     );
-    expect(error).toMatchObject({ code: 'GRAPH_GROUP_NOT_WRITABLE', object: dynamic });
-    expect(error.message).toContain(`All Sales (dynamic) (${dynamic}): dynamic membership`);
     expect(memberWrites()).toEqual([]);
     expect(harness.sandbox.directMemberIds(free[0]!)).not.toContain(account.id);
   });
 
-  it('sends many writes as $batch: 8 grants and 2 revokes in one write request', async () => {
-    const { account, inGroups, free } = await seed(2, 8);
-    const outcome = await changeMemberships(
-      graph,
-      account,
-      { grant: free, revoke: inGroups },
-      harness.clock,
-    );
-    expect(outcome.changes).toHaveLength(10);
+  it('sends many writes as $batch: 8 grants in one write request', async () => {
+    const { account, free } = await seed(0, 8);
+    const outcome = await runMembership(harness, graph, account, 'grant', free);
+    expect(outcome.changes).toHaveLength(8);
     const lines = requestLines(harness.sandbox);
-    // One envelope for the writability reads, one for the removals, one for the additions.
-    expect(lines.filter((line) => line === 'POST /v1.0/$batch')).toHaveLength(3);
-    expect(memberWrites()).toHaveLength(10);
+    // One envelope for the writability reads, one for the additions.
+    expect(lines.filter((line) => line === 'POST /v1.0/$batch')).toHaveLength(2);
+    expect(memberWrites()).toHaveLength(8);
     expect(memberWrites().every((line) => line.endsWith('/$ref (batch)'))).toBe(true);
     for (const groupId of free)
       expect(harness.sandbox.directMemberIds(groupId)).toContain(account.id);
   });
 
-  it('"already a member" and "not a member" count as done', async () => {
+  it('answers "already a member" and "not a member" as already so', async () => {
     const { account, inGroups, free } = await seed(1, 1);
-    const plan = {
-      add: [inGroups[0]!],
-      remove: [free[0]!],
-      unchanged: [],
-      expected: [inGroups[0]!],
-    };
-    const applied = await graph.applyMembershipPlan(account, plan, {});
-    expect(applied.map((change) => change.change)).toEqual(['removed', 'added']);
-    expect(applied.every((change) => change.alreadyInPlace === true)).toBe(true);
+    const answers = await graph.writeMemberships(
+      account,
+      { add: [inGroups[0]!], remove: [free[0]!] },
+      {},
+    );
+    expect(answers.map((a) => [a.change, a.outcome])).toEqual([
+      ['removed', 'already'],
+      ['added', 'already'],
+    ]);
   });
 
-  it('a grant repeated while the first still replicates is done, but not an effective change', async () => {
+  it('a grant repeated while the first still replicates is written again, but is no effective change', async () => {
     const { account, free } = await seed(0, 1);
     harness.sandbox.setReplicationDelay(3_000);
-    const plan = { add: free, remove: [], unchanged: [], expected: free };
-    const first = await graph.applyMembershipPlan(account, plan, {});
-    expect(first[0]?.alreadyInPlace).toBeUndefined();
-    const again = await changeMemberships(
-      graph,
-      account,
-      { grant: free, revoke: [] },
-      harness.clock,
-    );
-    expect(again.plan.add).toEqual(free);
+    const first = await graph.writeMemberships(account, { add: free, remove: [] }, {});
+    expect(first[0]?.outcome).toBe('applied');
+    const again = await runMembership(harness, graph, account, 'grant', free);
+    expect(again.ok).toBe(true);
     expect(again.changes).toEqual([]);
-    expect(again.alreadyInPlace).toEqual(free);
-    expect(again.verificationReads).toBeGreaterThan(1);
+    expect(again.notices.join(' ')).toContain('already as requested');
+    expect(memberWrites()).toHaveLength(2);
   });
 
   it('a missing permission is a clear error naming the permission', async () => {
     const { account, free } = await seed(0, 1);
-    const error = await failureOf(
-      changeMemberships(
-        harness.connector({ client: READ_ONLY }),
-        account,
-        { grant: free, revoke: [] },
-        harness.clock,
-      ),
+    const outcome = await runMembership(
+      harness,
+      harness.connector({ client: READ_ONLY }),
+      account,
+      'grant',
+      free,
     );
-    expect(error).toMatchObject({
+    expect(outcome.error).toMatchObject({
       code: 'GRAPH_PERMISSION_MISSING',
       details: { permission: 'GroupMember.ReadWrite.All' },
     });
-    expect(error.message).toContain('needs the application permission GroupMember.ReadWrite.All');
+    expect(outcome.error?.message).toContain(
+      'needs the application permission GroupMember.ReadWrite.All',
+    );
   });
 
   it('survives a throttling burst, honouring Retry-After, in single calls and in $batch', async () => {
-    const { account, inGroups, free } = await seed(2, 6);
+    const { account, free } = await seed(0, 6);
     harness.sandbox.setThrottle({ limit: 3, windowMs: 1_000, retryAfterSeconds: 2 });
     harness.clock.sleeps.length = 0;
-    const outcome = await changeMemberships(
-      graph,
-      account,
-      { grant: free, revoke: inGroups },
-      harness.clock,
-    );
-    expect(outcome.changes).toHaveLength(8);
+    const outcome = await runMembership(harness, graph, account, 'grant', free);
+    expect(outcome.ok, JSON.stringify(outcome.error)).toBe(true);
+    expect(outcome.changes).toHaveLength(6);
     expect(harness.sandbox.requests.some((request) => request.status === 429)).toBe(true);
-    expect(harness.clock.sleeps).toContain(2_000);
+    expect(harness.clock.sleeps.some((ms) => ms >= 1_000)).toBe(true);
     for (const groupId of free)
       expect(harness.sandbox.directMemberIds(groupId)).toContain(account.id);
   });

@@ -19,6 +19,7 @@ describe('TableAccountLinks', () => {
       accountId: 'a/b#c?d',
       targetId: 't-1',
       linkedAt: '2025-05-01T00:00:00.000Z',
+      assignedGroups: [],
     };
     expect(await links.get('hr', 'a/b#c?d')).toBeUndefined();
     await links.put(link);
@@ -31,6 +32,45 @@ describe('TableAccountLinks', () => {
 
     await links.remove('hr', 'a/b#c?d');
     expect(await links.get('hr', 'a/b#c?d')).toBeUndefined();
+  });
+
+  it("keeps what the service last wrote, and applies a step's update to it", async () => {
+    const at = '2026-11-23T08:00:00.000Z';
+    await links.update('hr', 'ada', { link: { targetId: 'u-1', linkedAt: at, createdAt: at } });
+    await links.update('hr', 'ada', {
+      enabled: { value: false, at },
+      granted: ['g-2', 'g-1'],
+    });
+    await links.update('hr', 'ada', { revoked: ['g-2'] });
+    expect(await links.get('hr', 'ada')).toEqual({
+      connector: 'hr',
+      accountId: 'ada',
+      targetId: 'u-1',
+      linkedAt: at,
+      createdAt: at,
+      enabled: false,
+      enabledAt: at,
+      assignedGroups: ['g-1'],
+    });
+    // Deleted: the link goes, the deleted object is remembered (a lagging read may show it).
+    await links.update('hr', 'ada', { removed: { targetId: 'u-1', at } });
+    expect(await links.get('hr', 'ada')).toEqual({
+      connector: 'hr',
+      accountId: 'ada',
+      targetId: '',
+      linkedAt: at,
+      assignedGroups: [],
+      deletedTargetIds: [{ id: 'u-1', at }],
+    });
+    // Created again: linked to the new object, the deleted one still remembered.
+    await links.update('hr', 'ada', { link: { targetId: 'u-2', linkedAt: at, createdAt: at } });
+    expect(await links.get('hr', 'ada')).toMatchObject({
+      targetId: 'u-2',
+      deletedTargetIds: [{ id: 'u-1', at }],
+    });
+    // An update without a link for an unknown account keeps nothing.
+    await links.update('hr', 'bob', { granted: ['g-1'] });
+    expect(await links.get('hr', 'bob')).toBeUndefined();
   });
 
   it('removes an absent link without complaint', async () => {

@@ -23,7 +23,7 @@ function setUp() {
       settings: (name: string) => (name === 'hr' ? { name } : undefined),
       get: () => ({
         capabilities: {
-          membershipVisibilityWindowMs: 0,
+          visibilityWindowMs: 0,
           membershipReadScope: 'named',
           membershipWriteBatchSize: 1,
         },

@@ -15,7 +15,7 @@ const input: ProvisioningRequest = {
   passwordSecret: 'request-pw-req-1',
   fingerprint: 'f',
   capabilities: {
-    membershipVisibilityWindowMs: 0,
+    visibilityWindowMs: 0,
     membershipReadScope: 'named',
     membershipWriteBatchSize: 1,
   },

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestReport, StepChange } from '../../../src/domain/request-report';
-import { customStatusOf } from '../../../src/workflows/orchestrators/provisioning-request';
+import {
+  customStatusOf,
+  leasePollDelay,
+} from '../../../src/workflows/orchestrators/provisioning-request';
 
 const changes = (count: number): StepChange[] =>
   Array.from({ length: count }, (_, i) => ({
@@ -36,5 +39,19 @@ describe('custom status of a provisioning request', () => {
   it('keeps a small step as it is', () => {
     const small = report(3);
     expect(customStatusOf(small)).toEqual(small);
+  });
+});
+
+describe('lease polls', () => {
+  it('poll every second at first, then back off to at most 15 s', () => {
+    const delays = Array.from({ length: 20 }, (_, poll) => leasePollDelay(poll));
+    expect(delays.slice(0, 10)).toEqual(Array(10).fill(1_000));
+    expect(delays[10]).toBe(1_500);
+    expect(Math.max(...delays)).toBe(15_000);
+    // Ten minutes of waiting take some 50 polls, not 600.
+    let waited = 0;
+    let polls = 0;
+    while (waited < 10 * 60_000) waited += leasePollDelay(polls++);
+    expect(polls).toBeLessThan(60);
   });
 });

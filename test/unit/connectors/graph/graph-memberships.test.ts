@@ -6,18 +6,18 @@ import { readRoles } from '../../../../src/connectors/graph/token-provider';
 const graphError = (code: string) => ({ error: { code, message: 'any text' } });
 
 describe('writeOutcome', () => {
-  it('a 204 is written', () => {
-    expect(writeOutcome({ status: 204, body: undefined }, 'added')).toBe('written');
-    expect(writeOutcome({ status: 204, body: undefined }, 'removed')).toBe('written');
+  it('a 204 is applied: the write itself changed it', () => {
+    expect(writeOutcome({ status: 204, body: undefined }, 'added')).toBe('applied');
+    expect(writeOutcome({ status: 204, body: undefined }, 'removed')).toBe('applied');
   });
 
-  it('"already a member" (400 Request_BadRequest) on add is done, but no effective change', () => {
+  it('"already a member" (400 Request_BadRequest) on add says it was already so', () => {
     expect(writeOutcome({ status: 400, body: graphError('Request_BadRequest') }, 'added')).toBe(
       'already',
     );
   });
 
-  it('"not a member" (404 Request_ResourceNotFound or 400 Request_BadRequest) on remove is done, but no effective change', () => {
+  it('"not a member" (404 Request_ResourceNotFound or 400 Request_BadRequest) on remove says it was already so', () => {
     expect(
       writeOutcome({ status: 404, body: graphError('Request_ResourceNotFound') }, 'removed'),
     ).toBe('already');
@@ -26,10 +26,13 @@ describe('writeOutcome', () => {
     );
   });
 
-  it('anything else is a failure', () => {
+  it('a 404 on add names a member Graph does not know (yet): a new account may 404 to writes', () => {
     expect(
       writeOutcome({ status: 404, body: graphError('Request_ResourceNotFound') }, 'added'),
-    ).toBeUndefined();
+    ).toBe('accountNotFound');
+  });
+
+  it('anything else is a failure', () => {
     expect(
       writeOutcome({ status: 403, body: graphError('Authorization_RequestDenied') }, 'added'),
     ).toBeUndefined();

@@ -1,0 +1,171 @@
+/**
+ * The service's own record of an account on a connector (DESIGN invariant 9): the link
+ * between the account ID and the target's object id, and what the service last wrote. A
+ * replica's read may lag; this record does not, so together they tell whether a change was
+ * effective.
+ */
+export interface AccountRecord {
+  connector: string;
+  accountId: string;
+  /** The target's own id of the account; '' once the service deleted it (see `deletedTargetIds`). */
+  targetId: string;
+  /** ISO time the link was made or last confirmed. */
+  linkedAt: string;
+  /** ISO time the service created the account: until the visibility window has passed, a "not found" is lag. */
+  createdAt?: string;
+  /** The enabled state the service last set (created enabled, locked, unlocked), and when. */
+  enabled?: boolean;
+  enabledAt?: string;
+  /** Direct groups the service has granted and not revoked since (`setMemberships` sets them). */
+  assignedGroups: string[];
+  /**
+   * The service's latest membership writes by group, kept for an hour: until the visibility
+   * window has passed, a write of the service says more about a membership than a read.
+   */
+  groupWrites?: Record<string, { member: boolean; at: string }>;
+  /**
+   * Objects the service deleted for this account ID in the last hour: a lagging read may
+   * still show one, and it must not be taken for the account (created again since).
+   */
+  deletedTargetIds?: { id: string; at: string }[];
+}
+
+/** How long the record keeps a membership write: far beyond any replication delay. */
+const GROUP_WRITES_KEPT_MS = 60 * 60_000;
+
+/** A change to the record, decided by a step and written with its journal entries. */
+export interface AccountRecordUpdate {
+  /** Link (or re-link) the account ID to this target id at `linkedAt`. */
+  link?: { targetId: string; linkedAt: string; createdAt?: string };
+  enabled?: { value: boolean; at: string };
+  /** Groups granted (added to the assigned set) and revoked (removed from it), at `groupsAt`. */
+  granted?: string[];
+  revoked?: string[];
+  groupsAt?: string;
+  /** The service deleted the account (this object) at `at`: the link is dropped. */
+  removed?: { targetId: string; at: string };
+}
+
+/**
+ * The record after an update; undefined when the account is gone or was never linked.
+ *
+ * @example
+ * applyRecordUpdate(undefined, 'hr', 'ada', { link: { targetId: 'u1', linkedAt: t } });
+ * // { connector: 'hr', accountId: 'ada', targetId: 'u1', linkedAt: t, assignedGroups: [] }
+ */
+export function applyRecordUpdate(
+  record: AccountRecord | undefined,
+  connector: string,
+  accountId: string,
+  update: AccountRecordUpdate,
+): AccountRecord | undefined {
+  if (update.removed !== undefined) return tombstone(record, connector, accountId, update.removed);
+  let next: AccountRecord | undefined = record?.targetId === '' ? undefined : record;
+  if (update.link !== undefined) {
+    const relinked = next !== undefined && next.targetId !== update.link.targetId;
+    next = {
+      ...(relinked || next === undefined ? { assignedGroups: [] } : next),
+      ...(record?.deletedTargetIds === undefined
+        ? {}
+        : { deletedTargetIds: record.deletedTargetIds }),
+      connector,
+      accountId,
+      targetId: update.link.targetId,
+      linkedAt: update.link.linkedAt,
+      ...(update.link.createdAt === undefined ? {} : { createdAt: update.link.createdAt }),
+    };
+    if (relinked) {
+      delete next.enabled;
+      delete next.enabledAt;
+      if (update.link.createdAt === undefined) delete next.createdAt;
+    }
+  }
+  // Nothing to link: a deleted account's record stays as it is.
+  if (next === undefined) return record?.targetId === '' ? record : undefined;
+  const assigned = new Set(next.assignedGroups);
+  for (const id of update.revoked ?? []) assigned.delete(id);
+  for (const id of update.granted ?? []) assigned.add(id);
+  return {
+    ...next,
+    ...(update.enabled === undefined
+      ? {}
+      : { enabled: update.enabled.value, enabledAt: update.enabled.at }),
+    assignedGroups: [...assigned].sort(),
+    ...groupWritesAfter(next.groupWrites, update),
+  };
+}
+
+/** The record of an account the service deleted: no link, the deleted object remembered for an hour. */
+function tombstone(
+  record: AccountRecord | undefined,
+  connector: string,
+  accountId: string,
+  removed: { targetId: string; at: string },
+): AccountRecord {
+  const keptFrom = Date.parse(removed.at) - GROUP_WRITES_KEPT_MS;
+  return {
+    connector,
+    accountId,
+    targetId: '',
+    linkedAt: removed.at,
+    assignedGroups: [],
+    deletedTargetIds: [
+      ...(record?.deletedTargetIds ?? []).filter(
+        (deleted) => Date.parse(deleted.at) >= keptFrom && deleted.id !== removed.targetId,
+      ),
+      { id: removed.targetId, at: removed.at },
+    ],
+  };
+}
+
+/** Whether the record links the account ID to a target object (not only remembers deleted ones). */
+export function isLinked(record: AccountRecord | null | undefined): record is AccountRecord {
+  return record !== null && record !== undefined && record.targetId !== '';
+}
+
+/** Whether the service deleted this object for the account ID within the last hour. */
+export function wasDeleted(record: AccountRecord | null | undefined, targetId: string): boolean {
+  return (record?.deletedTargetIds ?? []).some((deleted) => deleted.id === targetId);
+}
+
+function groupWritesAfter(
+  writes: AccountRecord['groupWrites'],
+  update: AccountRecordUpdate,
+): Pick<AccountRecord, 'groupWrites'> {
+  const at = update.groupsAt;
+  if (at === undefined) return writes === undefined ? {} : { groupWrites: writes };
+  const keptFrom = Date.parse(at) - GROUP_WRITES_KEPT_MS;
+  const next: Record<string, { member: boolean; at: string }> = {};
+  for (const [id, write] of Object.entries(writes ?? {})) {
+    if (Date.parse(write.at) >= keptFrom) next[id] = write;
+  }
+  for (const id of update.revoked ?? []) next[id] = { member: false, at };
+  for (const id of update.granted ?? []) next[id] = { member: true, at };
+  return { groupWrites: next };
+}
+
+/**
+ * Whether the service wrote this membership less than `windowMs` before `nowMs`, and what:
+ * until then its write, not a read, tells the state (DESIGN invariant 9).
+ */
+export function recentGroupWrite(
+  record: AccountRecord | null | undefined,
+  groupId: string,
+  nowMs: number,
+  windowMs: number,
+): boolean | undefined {
+  const write = record?.groupWrites?.[groupId];
+  if (write === undefined || nowMs - Date.parse(write.at) >= windowMs) return undefined;
+  return write.member;
+}
+
+/** Whether an update changes nothing. */
+export function isEmptyRecordUpdate(update: AccountRecordUpdate): boolean {
+  return (
+    update.link === undefined &&
+    update.enabled === undefined &&
+    (update.granted ?? []).length === 0 &&
+    (update.revoked ?? []).length === 0 &&
+    update.removed === undefined
+  );
+}

@@ -1,0 +1,308 @@
+import type { AccountProfile, TargetAccount } from './account';
+import type { AccountRecordUpdate } from './account-record';
+import { resolveAccount } from './account-lookup';
+import { enabledChangeIsEffective } from './effective-change';
+import type { SerializedError } from './errors';
+import { intentKey } from './journal-entry';
+import { describeReads, readBack, writePatiently } from './patient-io';
+import { changesOf, compareProfile, hasChanges } from './profile-read-back';
+import { call, now, wait, type Machine } from './step-machine';
+import { STEP_OPS, type AccountLookup } from './step-ops';
+import { accountNotFound, iso, mayBeLag, type StepContext } from './step-context';
+import { failed, succeeded, type StepOutcome } from './step-outcome';
+import type { CreateAccountAnswer, DeleteAccountAnswer, SetEnabledAnswer } from './target-answers';
+import { delayWithin } from './visibility';
+
+export type AccountAction = 'create' | 'update' | 'lock' | 'unlock' | 'setPassword' | 'delete';
+
+export interface AccountStepInput extends StepContext {
+  action: AccountAction;
+  profile: AccountProfile;
+  /** Name of the request's transient password secret, when it has one. */
+  passwordSecret?: string;
+  /** This step is the last one that uses the password: it deletes the secret. */
+  lastPasswordUse: boolean;
+}
+
+/**
+ * One account action (spec: States and transitions). Every write is sent, whatever a read
+ * said before; whether it was effective comes from the write's answer or, for lock and
+ * unlock, from the read before weighed against the service's record; success is declared
+ * after a read shows the new state (DESIGN invariant 9).
+ */
+export function* accountStep(input: AccountStepInput): Machine<StepOutcome> {
+  if (input.action === 'create') return yield* createAccount(input);
+  const resolved = yield* resolveAccount(input);
+  if ('error' in resolved) return failed(resolved.error);
+  const { account } = resolved;
+  let outcome: StepOutcome;
+  if (account === null) {
+    outcome =
+      input.action === 'delete'
+        ? succeeded([], [`account "${input.accountId}" is absent: nothing to delete`])
+        : failed(accountNotFound(input));
+  } else {
+    switch (input.action) {
+      case 'update':
+        outcome = yield* updateAccount(input, account);
+        break;
+      case 'lock':
+      case 'unlock':
+        outcome = yield* setEnabled(input, account, input.action === 'unlock');
+        break;
+      case 'setPassword':
+        outcome = yield* setPassword(input, account);
+        break;
+      case 'delete':
+        outcome = yield* deleteAccount(input, account);
+        break;
+    }
+  }
+  return resolved.record === undefined ? outcome : withLink(outcome, resolved.record);
+}
+
+function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
+  const created = yield* call<CreateAccountAnswer>(STEP_OPS.createAccount, {
+    connector: input.connector,
+    profile: input.profile,
+    ...(input.passwordSecret === undefined
+      ? {}
+      : { passwordSecret: input.passwordSecret, discardAfterUse: input.lastPasswordUse }),
+    intentKey: intentKey(input.requestId, input.step, STEP_OPS.createAccount),
+  });
+  if (!created.ok) return failed(created.error);
+  const answer = created.value;
+  // The account exists from the answer on: the visibility window counts from there.
+  const answeredAt = yield* now();
+  let account: TargetAccount;
+  if (answer.outcome === 'exists') {
+    const shown = yield* readUntilShown(input, answeredAt);
+    if ('error' in shown) return failed(shown.error);
+    account = shown.account;
+  } else {
+    account = answer.account;
+  }
+  const ours = answer.outcome === 'created' || answer.maybeOurs;
+  const at = iso(answeredAt);
+  input.handle.account = account;
+  input.handle.seen = true;
+  input.handle.seenAt = answeredAt;
+  const record: AccountRecordUpdate = {
+    link: { targetId: account.id, linkedAt: at, ...(ours ? { createdAt: at } : {}) },
+    ...(ours ? { enabled: { value: true, at } } : {}),
+  };
+  if (ours) return succeeded([{ change: 'account created' }], [], record);
+  return succeeded(
+    [],
+    [`account "${input.accountId}" existed already and was adopted (id ${account.id})`],
+    record,
+  );
+}
+
+/**
+ * The target refused a second account with this ID, but reads do not show the first one
+ * yet (replication): looked up again on the timer, within the visibility window.
+ */
+function* readUntilShown(
+  input: AccountStepInput,
+  started: number,
+): Machine<{ account: TargetAccount } | { error: SerializedError }> {
+  const deadline = started + input.capabilities.visibilityWindowMs;
+  for (let round = 0; ; round++) {
+    const at = yield* now();
+    const delay = delayWithin(round, at, deadline);
+    if (delay <= 0) {
+      return {
+        error: accountNotFound(
+          input,
+          `: the target refused to create it again (it exists), but no read showed it within ` +
+            `${Math.round(input.capabilities.visibilityWindowMs / 1000)} s`,
+        ),
+      };
+    }
+    yield* wait(delay);
+    const found = yield* call<AccountLookup>(STEP_OPS.findAccount, {
+      connector: input.connector,
+      accountId: input.accountId,
+    });
+    if (!found.ok) return { error: found.error };
+    if (found.value.account !== null) return { account: found.value.account };
+  }
+}
+
+function* updateAccount(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {
+  const changes = changesOf(input.profile);
+  if (!hasChanges(changes)) return succeeded([], ['no attribute to update']);
+  const written = yield* writePatiently<null>(input, STEP_OPS.updateAccount, {
+    connector: input.connector,
+    account,
+    changes,
+  });
+  if (!written.ok) return failed(written.error);
+  const effective = [{ change: 'account updated' as const }];
+  const back = yield* readBack(input, account, (seen) => {
+    return seen !== null && compareProfile(changes, seen.profile).differing.length === 0;
+  });
+  if ('error' in back) return failed(back.error, effective);
+  const comparison = compareProfile(changes, back.seen?.profile);
+  const notices =
+    comparison.unreadable.length === 0
+      ? []
+      : [`not readable back from the target, so not verified: ${comparison.unreadable.join(', ')}`];
+  if (back.confirmed) return succeeded(effective, notices);
+  const detail =
+    back.seen === null
+      ? 'no read showed the account'
+      : `still read back with other values: ${comparison.differing.join(', ')}`;
+  return failed(
+    notConfirmed(
+      input,
+      `update of account "${input.accountId}" not confirmed: ${detail} after ${describeReads(back.reads, back.elapsedMs)}`,
+      {
+        differing: comparison.differing,
+        reads: back.reads,
+      },
+    ),
+    effective,
+    notices,
+  );
+}
+
+function* setEnabled(
+  input: AccountStepInput,
+  account: TargetAccount,
+  enabled: boolean,
+): Machine<StepOutcome> {
+  const at = yield* now();
+  const record = input.handle.record;
+  const effective = enabledChangeIsEffective({
+    target: enabled,
+    ...(record?.enabled === undefined || record.enabledAt === undefined
+      ? {}
+      : { recorded: { value: record.enabled, atMs: Date.parse(record.enabledAt) } }),
+    ...(input.handle.seen
+      ? { seen: { value: account.enabled, atMs: input.handle.seenAt ?? at } }
+      : {}),
+    visibilityWindowMs: input.capabilities.visibilityWindowMs,
+  });
+  const written = yield* writePatiently<SetEnabledAnswer>(input, STEP_OPS.setAccountEnabled, {
+    connector: input.connector,
+    account,
+    enabled,
+  });
+  if (!written.ok) return failed(written.error);
+  const word = enabled ? 'unlocked' : 'locked';
+  const changes = effective ? [{ change: `account ${word}` as const }] : [];
+  const notices = effective ? [] : [`account was already ${word}`];
+  // Recorded as of the write's answer: reads may lag behind it from then on.
+  const answeredAt = yield* now();
+  const update: AccountRecordUpdate = { enabled: { value: enabled, at: iso(answeredAt) } };
+  input.handle.account = { ...account, enabled };
+  input.handle.seenAt = answeredAt;
+  // A write answer that carries the account's state is the target's own word.
+  if (written.value.seen === enabled) return succeeded(changes, notices, update);
+  const back = yield* readBack(input, account, (seen) => seen?.enabled === enabled);
+  if ('error' in back) return failed(back.error, changes, notices, update);
+  if (back.confirmed) {
+    if (back.reads > 1)
+      notices.push(`confirmed after ${describeReads(back.reads, back.elapsedMs)}`);
+    return succeeded(changes, notices, update);
+  }
+  const seen =
+    back.seen === null
+      ? 'no read showed the account'
+      : `read back ${back.seen.enabled ? 'unlocked' : 'locked'}`;
+  return failed(
+    notConfirmed(
+      input,
+      `${enabled ? 'unlock' : 'lock'} of account "${input.accountId}" not confirmed: expected ${word}, ` +
+        `${seen} after ${describeReads(back.reads, back.elapsedMs)}`,
+      { expected: enabled, seen: back.seen?.enabled ?? null, reads: back.reads },
+    ),
+    changes,
+    notices,
+    update,
+  );
+}
+
+function* setPassword(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {
+  if (input.passwordSecret === undefined) {
+    return failed({
+      code: 'REQUEST_INVALID',
+      message: `setPassword for account "${input.accountId}" needs a password in the request`,
+      retryable: false,
+      object: input.accountId,
+    });
+  }
+  const written = yield* writePatiently<null>(input, STEP_OPS.setPassword, {
+    connector: input.connector,
+    account,
+    passwordSecret: input.passwordSecret,
+    discardAfterUse: input.lastPasswordUse,
+    intentKey: intentKey(input.requestId, input.step, STEP_OPS.setPassword),
+  });
+  return written.ok ? succeeded([{ change: 'password set' }]) : failed(written.error);
+}
+
+function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {
+  let answer: DeleteAccountAnswer;
+  for (let round = 0; ; round++) {
+    const deleted = yield* call<DeleteAccountAnswer>(STEP_OPS.deleteAccount, {
+      connector: input.connector,
+      account,
+      intentKey: intentKey(input.requestId, input.step, STEP_OPS.deleteAccount, String(round)),
+    });
+    if (!deleted.ok) return failed(deleted.error);
+    answer = deleted.value;
+    const at = yield* now();
+    if (answer.outcome === 'deleted' || !mayBeLag(input, at)) break;
+    // A 404 for an account created moments ago: it may not be visible to writes yet.
+    const created = Date.parse(input.handle.record?.createdAt ?? '');
+    const delay = delayWithin(round, at, created + input.capabilities.visibilityWindowMs);
+    if (delay <= 0) break;
+    yield* wait(delay);
+  }
+  input.handle.account = null;
+  const removed: AccountRecordUpdate = {
+    removed: { targetId: account.id, at: iso(yield* now()) },
+  };
+  if (answer.outcome === 'absent') {
+    return answer.maybeOurs
+      ? succeeded([{ change: 'account deleted' }], [], removed)
+      : succeeded([], [`account "${input.accountId}" was already gone`], removed);
+  }
+  const effective = [{ change: 'account deleted' as const }];
+  const back = yield* readBack(input, account, (seen) => seen === null);
+  if ('error' in back) return failed(back.error, effective, [], removed);
+  if (back.confirmed) return succeeded(effective, [], removed);
+  return failed(
+    notConfirmed(
+      input,
+      `delete of account "${input.accountId}" not confirmed: reads still show it after ${describeReads(back.reads, back.elapsedMs)}`,
+      { reads: back.reads },
+    ),
+    effective,
+    [],
+    removed,
+  );
+}
+
+function notConfirmed(
+  input: StepContext,
+  message: string,
+  details: Record<string, unknown>,
+): SerializedError {
+  return {
+    code: 'ACCOUNT_STATE_NOT_CONFIRMED',
+    message: `connector "${input.connector}": ${message}`,
+    retryable: false,
+    object: input.accountId,
+    details,
+  };
+}
+
+/** The step also links the account it found without a record. */
+function withLink(outcome: StepOutcome, link: AccountRecordUpdate): StepOutcome {
+  if (outcome.record?.removed !== undefined) return outcome;
+  return { ...outcome, record: { ...link, ...outcome.record } };
+}

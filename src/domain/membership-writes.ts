@@ -1,0 +1,149 @@
+import type { TargetAccount } from './account';
+import { isEffectiveMembershipWrite } from './effective-change';
+import type { SerializedError } from './errors';
+import type { EffectiveChange } from './journal-entry';
+import { intentKey } from './journal-entry';
+import { chunk } from './chunk';
+import { now, parallel, wait, type Machine } from './step-machine';
+import { STEP_OPS } from './step-ops';
+import { accountNotFound, createdAtMs, mayBeLag, type StepContext } from './step-context';
+import type { MembershipWriteAnswer } from './target-answers';
+import { delayWithin } from './visibility';
+
+export interface WriteResult {
+  answers: MembershipWriteAnswer[];
+  error?: SerializedError;
+}
+
+/**
+ * Writes membership changes: removals, then additions (spec: Membership write procedure,
+ * steps 2 and 3), each chunk of at most `membershipWriteBatchSize` one operation. Changes the
+ * target refused because it does not know the account yet are sent again on the timer while
+ * that may be lag (a new object, graph-behaviour.md); after that the step fails naming it.
+ * `label` keeps the intent keys of different write rounds of one step apart.
+ */
+export function* writeMembershipChanges(
+  context: StepContext,
+  account: TargetAccount,
+  changes: { remove: readonly string[]; add: readonly string[] },
+  names: Record<string, string>,
+  label: string,
+): Machine<WriteResult> {
+  const answers: MembershipWriteAnswer[] = [];
+  let pending = changes;
+  for (let round = 0; ; round++) {
+    const result = yield* writeOnce(context, account, pending, names, `${label}.${round}`);
+    answers.push(...result.answers);
+    // The target names a group it was only known to the request by id.
+    for (const answer of result.answers) {
+      if ((names[answer.groupId] ?? answer.groupId) === answer.groupId) {
+        names[answer.groupId] = answer.groupName;
+      }
+    }
+    if (result.error !== undefined) return { answers, error: result.error };
+    const unknown = result.answers.filter((answer) => answer.outcome === 'accountNotFound');
+    if (unknown.length === 0) return { answers };
+    const at = yield* now();
+    const created = createdAtMs(context.handle);
+    const delay =
+      created === undefined || !mayBeLag(context, at)
+        ? 0
+        : delayWithin(round, at, created + context.capabilities.visibilityWindowMs);
+    if (delay <= 0) {
+      return {
+        answers,
+        error: accountNotFound(context, ': the target does not know it as a group member'),
+      };
+    }
+    yield* wait(delay);
+    pending = {
+      remove: unknown.filter((a) => a.change === 'removed').map((a) => a.groupId),
+      add: unknown.filter((a) => a.change === 'added').map((a) => a.groupId),
+    };
+  }
+}
+
+function* writeOnce(
+  context: StepContext,
+  account: TargetAccount,
+  changes: { remove: readonly string[]; add: readonly string[] },
+  names: Record<string, string>,
+  label: string,
+): Machine<WriteResult> {
+  const answers: MembershipWriteAnswer[] = [];
+  const size = Math.max(1, context.capabilities.membershipWriteBatchSize);
+  for (const phase of ['remove', 'add'] as const) {
+    const inputs = chunk(changes[phase], size).map((ids, index) => ({
+      connector: context.connector,
+      account,
+      add: phase === 'add' ? ids : [],
+      remove: phase === 'remove' ? ids : [],
+      // A copy: `names` grows later, and an operation's input must not change once asked for.
+      names: pick(names, ids),
+      intentKey: intentKey(
+        context.requestId,
+        context.step,
+        STEP_OPS.writeMemberships,
+        label,
+        phase,
+        String(index),
+      ),
+    }));
+    const results = yield* parallel<MembershipWriteAnswer[]>(STEP_OPS.writeMemberships, inputs);
+    let error: SerializedError | undefined;
+    for (const result of results) {
+      if (result.ok) answers.push(...result.value);
+      else {
+        // A write call that failed in part says what it did write: journaled too.
+        answers.push(...partlyWritten(result.error));
+        error ??= result.error;
+      }
+    }
+    if (error !== undefined) return { answers, error };
+  }
+  return { answers };
+}
+
+/**
+ * The effective changes among the answers (DESIGN invariant 9), once per group and change
+ * however many times the change was written. `stateBefore` tells whether the account was a
+ * member of a group before the step (undefined: nothing tells).
+ */
+export function effectiveChanges(
+  answers: readonly MembershipWriteAnswer[],
+  stateBefore: (groupId: string) => boolean | undefined,
+  names: Record<string, string>,
+): EffectiveChange[] {
+  const effective = new Map<string, EffectiveChange>();
+  for (const answer of answers) {
+    const key = `${answer.change}\u0000${answer.groupId}`;
+    if (effective.has(key)) continue;
+    if (!isEffectiveMembershipWrite(answer, stateBefore(answer.groupId))) continue;
+    effective.set(key, {
+      change: answer.change === 'added' ? 'member added' : 'member removed',
+      groupId: answer.groupId,
+      groupName: names[answer.groupId] ?? answer.groupName,
+    });
+  }
+  return [...effective.values()];
+}
+
+/** `added:g` / `removed:g` for every change the target answered (known the account). */
+export function settledChanges(answers: readonly MembershipWriteAnswer[]): Set<string> {
+  return new Set(
+    answers
+      .filter((answer) => answer.outcome !== 'accountNotFound')
+      .map((answer) => `${answer.change}:${answer.groupId}`),
+  );
+}
+
+function partlyWritten(error: SerializedError): MembershipWriteAnswer[] {
+  const written = error.details?.written;
+  return Array.isArray(written) ? (written as MembershipWriteAnswer[]) : [];
+}
+
+function pick(names: Record<string, string>, ids: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const id of ids) if (names[id] !== undefined) picked[id] = names[id];
+  return picked;
+}

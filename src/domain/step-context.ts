@@ -1,0 +1,63 @@
+import type { TargetAccount } from './account';
+import type { AccountRecord } from './account-record';
+import type { ConnectorCapabilities } from './capabilities';
+import type { SerializedError } from './errors';
+import { mayStillBeReplicating } from './visibility';
+
+/** What the steps of one request share: the account as they last knew it. */
+export interface AccountHandle {
+  /** undefined: not looked up yet; null: absent. */
+  account: TargetAccount | null | undefined;
+  /** Whether a read (or the create's answer) has shown the account; else it is known by the record only. */
+  seen: boolean;
+  /** When that read was made (ms): a read younger than the window after a write may not show it. */
+  seenAt?: number;
+  /** The service's record of the account, as read or written by this request. */
+  record: AccountRecord | null | undefined;
+}
+
+/** What every step machine knows about the request it runs in. */
+export interface StepContext {
+  requestId: string;
+  /** Position of the step in the request (0-based): part of every journal and intent key. */
+  step: number;
+  connector: string;
+  accountId: string;
+  capabilities: ConnectorCapabilities;
+  handle: AccountHandle;
+}
+
+/** A fresh handle: nothing looked up yet. */
+export function newAccountHandle(): AccountHandle {
+  return { account: undefined, seen: false, record: undefined };
+}
+
+/** When the service created the account, in ms, if it did. */
+export function createdAtMs(handle: AccountHandle): number | undefined {
+  const at = handle.record?.createdAt;
+  return at === undefined ? undefined : Date.parse(at);
+}
+
+/** Whether a "not found" about the step's account may still be replication lag. */
+export function mayBeLag(context: StepContext, nowMs: number): boolean {
+  return mayStillBeReplicating(
+    createdAtMs(context.handle),
+    nowMs,
+    context.capabilities.visibilityWindowMs,
+  );
+}
+
+/** The step's account is absent on the target. */
+export function accountNotFound(context: StepContext, detail = ''): SerializedError {
+  return {
+    code: 'ACCOUNT_NOT_FOUND',
+    message: `account "${context.accountId}" not found on connector "${context.connector}"${detail}`,
+    retryable: false,
+    object: context.accountId,
+  };
+}
+
+/** ISO form of an orchestration time. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

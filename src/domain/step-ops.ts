@@ -1,0 +1,105 @@
+import type { AccountChanges, AccountProfile, TargetAccount } from './account';
+import type { AccountRecord, AccountRecordUpdate } from './account-record';
+import type { JournalEntry } from './journal-entry';
+import type { GroupSelector } from './provisioning-request';
+
+/**
+ * The operations a step machine asks for: in production each is an activity of the same
+ * name (src/workflows/activities), one target call or one store call each.
+ */
+export const STEP_OPS = {
+  findAccount: 'findAccount',
+  readAccount: 'readAccount',
+  createAccount: 'createAccount',
+  updateAccount: 'updateAccount',
+  setAccountEnabled: 'setAccountEnabled',
+  setPassword: 'setPassword',
+  deleteAccount: 'deleteAccount',
+  lookUpRoles: 'lookUpRoles',
+  resolveGroup: 'resolveGroup',
+  listManagedGroups: 'listManagedGroups',
+  readMemberships: 'readMemberships',
+  writeMemberships: 'writeMemberships',
+} as const;
+
+export type StepOp = (typeof STEP_OPS)[keyof typeof STEP_OPS];
+
+/** Inputs are JSON and never hold a secret (DESIGN invariant 5): passwords travel by name. */
+export interface ConnectorInput {
+  connector: string;
+}
+
+/**
+ * The account by the service's record (then read by the target's id) or, with no record,
+ * by its account ID. Answers {@link AccountLookup}.
+ */
+export interface FindAccountInput extends ConnectorInput {
+  accountId: string;
+}
+
+/** The account as a read showed it (null: the read found nothing) and the service's record. */
+export interface AccountLookup {
+  account: TargetAccount | null;
+  record: AccountRecord | null;
+}
+
+export interface AccountInput extends ConnectorInput {
+  account: TargetAccount;
+}
+
+/**
+ * A write that may have to tell its own earlier attempt from someone else's change carries
+ * an intent key: the operation records it before writing (DESIGN invariant 1).
+ */
+export interface IntentInput {
+  intentKey: string;
+}
+
+export interface CreateAccountInput extends ConnectorInput, IntentInput {
+  profile: AccountProfile;
+  /** Name of the transient password secret; the secret stays for later steps unless `discardAfterUse`. */
+  passwordSecret?: string;
+  discardAfterUse?: boolean;
+}
+
+export interface UpdateAccountInput extends AccountInput {
+  changes: AccountChanges;
+}
+
+export interface SetEnabledInput extends AccountInput {
+  enabled: boolean;
+}
+
+export interface SetPasswordInput extends AccountInput, IntentInput {
+  passwordSecret: string;
+  discardAfterUse: boolean;
+}
+
+export type DeleteAccountInput = AccountInput & IntentInput;
+
+export interface LookUpRolesInput extends ConnectorInput {
+  selectors: GroupSelector[];
+}
+
+export interface ResolveGroupInput extends ConnectorInput {
+  selector: GroupSelector;
+}
+
+export interface ReadMembershipsInput extends AccountInput {
+  groupIds: string[];
+}
+
+/** At most `membershipWriteBatchSize` changes: one write call. */
+export interface WriteMembershipsInput extends AccountInput, IntentInput {
+  add: string[];
+  remove: string[];
+  names: Record<string, string>;
+}
+
+/** A step's effective changes and record update, written together (DESIGN invariant 1). */
+export interface RecordStepInput {
+  connector: string;
+  accountId: string;
+  entries: JournalEntry[];
+  record?: AccountRecordUpdate;
+}

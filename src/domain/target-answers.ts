@@ -1,0 +1,58 @@
+import type { TargetAccount } from './account';
+
+/** The direct memberships of one account as read from the target (a replica: it may lag). */
+export interface MembershipRead {
+  /** IDs of the groups the account is a direct member of (within the scope asked for). */
+  groupIds: string[];
+  /** Display names of the groups seen or asked for, by ID, for messages and the journal. */
+  names: Record<string, string>;
+  /** Things the operator should know: a group whose members could not be read, a fallback used. */
+  notices: string[];
+}
+
+/**
+ * What the target answered to one membership write (DESIGN invariant 9: the write's own
+ * answer decides what was effective, never a read):
+ * - `applied`: the target says it changed (Graph 204 on `$ref`);
+ * - `already`: the target says it was already so (Graph 400 "already exist" / 404 on remove,
+ *   SCIM 409 on add or `noTarget` on remove);
+ * - `acknowledged`: accepted, with no word on the state before (SCIM 200/204);
+ * - `accountNotFound`: the target does not know the member (yet: a new object may not be
+ *   visible to writes for a moment); nothing was written.
+ */
+export type MembershipWriteOutcome = 'applied' | 'already' | 'acknowledged' | 'accountNotFound';
+
+export interface MembershipWriteAnswer {
+  groupId: string;
+  groupName: string;
+  change: 'added' | 'removed';
+  outcome: MembershipWriteOutcome;
+  /**
+   * An earlier attempt of this very write may have been applied without its answer arriving
+   * (a reset or a gateway 5xx after sending, or an earlier run of the same operation): an
+   * `already` is then this request's own change.
+   */
+  maybeOurs: boolean;
+  /** The write's answer carried the group's members and showed the change (no read needed). */
+  confirmedByWrite?: boolean;
+}
+
+/** What a create answered. */
+export type CreateAccountAnswer =
+  | { outcome: 'created'; account: TargetAccount; maybeOurs: boolean }
+  /** The account ID was taken; the existing account was read and is the same account. */
+  | { outcome: 'adopted'; account: TargetAccount; maybeOurs: boolean }
+  /** The account ID was taken, but reads do not show the account yet (replication). */
+  | { outcome: 'exists'; maybeOurs: boolean };
+
+/** What a delete answered: `absent` when the target did not have the account (404). */
+export interface DeleteAccountAnswer {
+  outcome: 'deleted' | 'absent';
+  maybeOurs: boolean;
+}
+
+/** What a lock or unlock answered: `confirmed` when the answer carried the account's state. */
+export interface SetEnabledAnswer {
+  /** The state the answer showed, when it showed one. */
+  seen?: boolean;
+}

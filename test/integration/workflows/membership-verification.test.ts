@@ -1,0 +1,158 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
+import {
+  activityCalls,
+  GRAPH,
+  SCIM,
+  startServiceBench,
+  type ServiceBench,
+} from '../../support/service-bench';
+
+/**
+ * Spec: Membership write procedure, steps 2-6, as the connectors' capabilities shape it:
+ * what is read back (named groups only on SCIM), and how many groups one write carries
+ * (membershipWriteBatchSize: SCIM 1, Graph 20).
+ */
+let bench: ServiceBench;
+beforeAll(async () => {
+  bench = await startServiceBench();
+});
+afterAll(async () => {
+  await bench?.close();
+});
+afterEach(() => {
+  bench.sandboxes.scim.setQuirks(SCIM_QUIRKS);
+  bench.sandboxes.graph.setReplicationDelay(0);
+});
+
+const SCIM_QUIRKS = { lastLogonAttribute: 'lastLogin' };
+const callsOf = (requestId: string, name: string) =>
+  activityCalls(bench, requestInstanceId(requestId)).filter((call) => call.name === name);
+const groupsIn = (input: unknown) => (input as { groupIds: string[] }).groupIds;
+const writeOf = (input: unknown) => input as { add: string[]; remove: string[] };
+
+describe('membership verification and write batches', () => {
+  it('on SCIM reads back only the written groups, one call per group', async () => {
+    const { scim, scimGroups } = bench.sandboxes;
+    const accountId = 'verify.named';
+    scim.seedUsers([{ userName: accountId }]);
+    // The account is also in a group the request does not name.
+    const [other] = scim.seedGroups([{ displayName: 'Verify Other', members: [accountId] }]);
+    // Writes answered 204 without members: only a read can confirm them.
+    scim.setQuirks({ ...SCIM_QUIRKS, patchNoContent: true });
+    scim.clearRequests();
+    const granted = [scimGroups['Sales']!, scimGroups['Finance']!];
+
+    const report = await bench.run({
+      requestId: 'verify.named-1',
+      connector: SCIM,
+      account: { accountId },
+      actions: [{ type: 'grant', groups: ['Sales', 'Finance'] }],
+    });
+
+    expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
+    expect(scim.groupIdsOf(accountId)).toEqual(expect.arrayContaining(granted));
+    // Read before (one call per group), the writes, then one read back per group.
+    const steps = activityCalls(bench, requestInstanceId('verify.named-1')).filter(
+      (call) =>
+        call.name === ACTIVITIES.readMemberships || call.name === ACTIVITIES.writeMemberships,
+    );
+    expect(
+      steps.map((call) =>
+        call.name === ACTIVITIES.readMemberships
+          ? `read ${groupsIn(call.input).join(',')}`
+          : `write ${writeOf(call.input).add.join(',')}`,
+      ),
+    ).toEqual([
+      ...granted.map((id) => `read ${id}`),
+      ...granted.map((id) => `write ${id}`),
+      ...granted.map((id) => `read ${id}`),
+    ]);
+    // On the server: the two groups were read by id, before and after the writes; the
+    // account's other group never came up in any call.
+    const byId = scim.requests
+      .filter((request) => request.method === 'GET' && /\/Groups\/[^/]+$/.test(request.path))
+      .map((request) => request.path.split('/').at(-1));
+    expect(byId.sort()).toEqual([...granted, ...granted].sort());
+    expect(JSON.stringify(scim.requests)).not.toContain(other!.id);
+  });
+
+  it('on SCIM writes one group per call (membershipWriteBatchSize 1)', async () => {
+    const { scim, scimGroups } = bench.sandboxes;
+    const accountId = 'batch.scim';
+    scim.seedUsers([{ userName: accountId }]);
+    const names = ['Sales', 'Finance', 'Support'];
+
+    const report = await bench.run({
+      requestId: 'batch.scim-1',
+      connector: SCIM,
+      account: { accountId },
+      actions: [{ type: 'grant', groups: names }],
+    });
+
+    expect(report.status).toBe('succeeded');
+    expect(scim.groupIdsOf(accountId).sort()).toEqual(names.map((n) => scimGroups[n]!).sort());
+    const writes = callsOf('batch.scim-1', ACTIVITIES.writeMemberships).map((c) =>
+      writeOf(c.input),
+    );
+    expect(writes.map((write) => write.add.length)).toEqual([1, 1, 1]);
+    expect(writes.flatMap((write) => write.add).sort()).toEqual(
+      names.map((n) => scimGroups[n]!).sort(),
+    );
+  });
+
+  it('on Graph writes a grant of 25 groups in two calls (membershipWriteBatchSize 20)', async () => {
+    const { graph } = bench.sandboxes;
+    const accountId = 'batch.graph@contoso.example';
+    const userId = graph.addUser({ userPrincipalName: accountId, displayName: 'Batch Graph' }).id;
+    const groups = Array.from({ length: 25 }, (_, i) => {
+      const displayName = `Batch Group ${String(i).padStart(2, '0')}`;
+      return { id: graph.addGroup({ displayName }).id, displayName };
+    });
+
+    const report = await bench.run({
+      requestId: 'batch.graph-1',
+      connector: GRAPH,
+      account: { accountId },
+      actions: [{ type: 'grant', groups: groups.map((group) => ({ id: group.id })) }],
+    });
+
+    expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
+    expect(groups.filter((group) => graph.directMemberIds(group.id).includes(userId))).toEqual(
+      groups,
+    );
+    const writes = callsOf('batch.graph-1', ACTIVITIES.writeMemberships).map((c) =>
+      writeOf(c.input),
+    );
+    expect(writes.map((write) => write.add.length).sort((a, b) => a - b)).toEqual([5, 20]);
+    expect(report.steps[0]?.changes).toHaveLength(25);
+  });
+
+  it('on Graph fails naming the group still shown where a revoked one should be gone', async () => {
+    const { graph, graphGroups } = bench.sandboxes;
+    const accountId = 'verify.revoke@contoso.example';
+    const userId = graph.addUser({ userPrincipalName: accountId, displayName: 'Verify Revoke' }).id;
+    graph.addMember(graphGroups['Sales']!, userId);
+    // Reads lag the write by longer than the 30 s visibility window.
+    graph.setReplicationDelay(40_000);
+
+    const report = await bench.run({
+      requestId: 'verify.revoke-1',
+      connector: GRAPH,
+      account: { accountId },
+      actions: [{ type: 'revoke', groups: ['Sales'] }],
+    });
+
+    expect(report.steps[0]?.error?.code).toBe('MEMBERSHIP_MISMATCH');
+    expect(report.steps[0]?.error?.details).toEqual({
+      missing: [],
+      unexpected: [{ id: graphGroups['Sales'], name: 'Sales' }],
+    });
+    // The revoke was written: the truth has it, and so has the journal.
+    expect(graph.directMemberIds(graphGroups['Sales']!)).not.toContain(userId);
+    const journal = await bench.journal(GRAPH, accountId);
+    expect(journal.map((entry) => `${entry.change} ${entry.groupName ?? ''}`)).toEqual([
+      'member removed Sales',
+    ]);
+  });
+});

@@ -1,0 +1,201 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ProvisioningRequest } from '../../../src/domain/provisioning-request';
+import type { RequestReport } from '../../../src/domain/request-report';
+import { createActivityHandlers } from '../../../src/workflows/activities';
+import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
+import {
+  activityCalls,
+  GRAPH,
+  startServiceBench,
+  type ServiceBench,
+} from '../../support/service-bench';
+
+/**
+ * DESIGN invariant 5: a password in a request travels as a transient secret named
+ * request-password-*, never in a history, the journal or a report, and is deleted after use.
+ */
+let bench: ServiceBench;
+beforeAll(async () => {
+  bench = await startServiceBench();
+});
+afterAll(async () => {
+  await bench?.close();
+});
+afterEach(() => {
+  // Whatever a request did with its password, none is left behind when it ends.
+  expect(transientSecrets()).toEqual([]);
+});
+
+const upn = (name: string) => `${name}@contoso.example`;
+const transientSecrets = () =>
+  bench.secrets.names().filter((name) => name.startsWith('request-password-'));
+const callsOf = (requestId: string, name: string) =>
+  activityCalls(bench, requestInstanceId(requestId)).filter((call) => call.name === name);
+
+/** The secret name the request carried instead of its password. */
+async function secretOf(requestId: string): Promise<string> {
+  const state = await bench.runtime.driver.getStatus(requestInstanceId(requestId));
+  const name = (state?.input as ProvisioningRequest | undefined)?.passwordSecret;
+  expect(name).toMatch(/^request-password-/);
+  return name!;
+}
+
+function graphUser(accountId: string) {
+  const id = bench.sandboxes.graph.userIdByUpn(accountId);
+  return id === undefined ? undefined : bench.sandboxes.graph.getUser(id);
+}
+const committed = (accountId: string) =>
+  bench.sandboxes.graph
+    .truthLog()
+    .filter((event) => event.accountId === accountId)
+    .map((event) => event.change);
+
+async function expectPasswordNowhere(password: string, report: RequestReport, accountId: string) {
+  expect(JSON.stringify(bench.runtime.driver.snapshot())).not.toContain(password);
+  expect(JSON.stringify(report)).not.toContain(password);
+  expect(JSON.stringify(await bench.journal(GRAPH, accountId))).not.toContain(password);
+}
+
+describe('the transient password secret (DESIGN invariant 5)', () => {
+  it('is set as the first password and deleted by the create step when no later step uses it', async () => {
+    const accountId = upn('pw.create');
+    const password = 'Cr3ate-Only-Pa55!';
+
+    const report = await bench.run({
+      requestId: 'pw.create-1',
+      connector: GRAPH,
+      account: { accountId, displayName: 'Pw Create' },
+      password,
+      actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales'] }],
+    });
+
+    expect(report.status).toBe('succeeded');
+    expect(graphUser(accountId)?.passwordProfile).toMatchObject({ password });
+    const secret = await secretOf('pw.create-1');
+    expect(callsOf('pw.create-1', ACTIVITIES.createAccount)[0]?.input).toMatchObject({
+      passwordSecret: secret,
+      discardAfterUse: true,
+    });
+    expect(callsOf('pw.create-1', ACTIVITIES.discardSecret)).toEqual([]);
+    expect(bench.secrets.names()).not.toContain(secret);
+    await expectPasswordNowhere(password, report, accountId);
+  });
+
+  it('is kept by create for a later setPassword, which sets it and deletes it', async () => {
+    const accountId = upn('pw.later');
+    const password = 'S3t-Later-Pa55!';
+
+    const report = await bench.run({
+      requestId: 'pw.later-1',
+      connector: GRAPH,
+      account: { accountId, displayName: 'Pw Later' },
+      password,
+      actions: [{ type: 'create' }, { type: 'setPassword' }, { type: 'lock' }],
+    });
+
+    expect(report.steps.map((step) => step.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(committed(accountId)).toEqual(['account created', 'password set', 'account locked']);
+    expect(graphUser(accountId)?.passwordProfile).toMatchObject({ password });
+    expect(callsOf('pw.later-1', ACTIVITIES.createAccount)[0]?.input).toMatchObject({
+      discardAfterUse: false,
+    });
+    expect(callsOf('pw.later-1', ACTIVITIES.setPassword)[0]?.input).toMatchObject({
+      passwordSecret: await secretOf('pw.later-1'),
+      discardAfterUse: true,
+    });
+    expect(callsOf('pw.later-1', ACTIVITIES.discardSecret)).toEqual([]);
+    await expectPasswordNowhere(password, report, accountId);
+  });
+
+  it('is discarded at the end when the request fails before using it', async () => {
+    const accountId = upn('pw.unused');
+    bench.sandboxes.graph.addUser({ userPrincipalName: accountId, displayName: 'Pw Unused' });
+    const password = 'Nev3r-Used-Pa55!';
+
+    const report = await bench.run({
+      requestId: 'pw.unused-1',
+      connector: GRAPH,
+      account: { accountId },
+      password,
+      actions: [{ type: 'grant', groups: ['No Such Group'] }, { type: 'setPassword' }],
+    });
+
+    expect(report.steps.map((step) => step.state)).toEqual(['failed', 'skipped']);
+    expect(committed(accountId)).toEqual([]);
+    expect(graphUser(accountId)?.passwordProfile).toBeUndefined();
+    expect(callsOf('pw.unused-1', ACTIVITIES.setPassword)).toEqual([]);
+    expect(callsOf('pw.unused-1', ACTIVITIES.discardSecret).map((call) => call.input)).toEqual([
+      { name: await secretOf('pw.unused-1') },
+    ]);
+    await expectPasswordNowhere(password, report, accountId);
+  });
+
+  it('is discarded when the step using it fails: Graph refuses a weak password', async () => {
+    const accountId = upn('pw.weak');
+    // One character class only: Entra ID's complexity rule wants three of four.
+    const password = 'onlylowercaseletters';
+
+    const report = await bench.run({
+      requestId: 'pw.weak-1',
+      connector: GRAPH,
+      account: { accountId, displayName: 'Pw Weak' },
+      password,
+      actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales'] }],
+    });
+
+    expect(report.steps.map((step) => step.state)).toEqual(['failed', 'skipped']);
+    expect(report.steps[0]?.error?.code).toBe('GRAPH_REQUEST_REJECTED');
+    expect(report.steps[0]?.error?.message).toContain('password complexity');
+    expect(bench.sandboxes.graph.userIdByUpn(accountId)).toBeUndefined();
+    expect(callsOf('pw.weak-1', ACTIVITIES.discardSecret).map((call) => call.input)).toEqual([
+      { name: await secretOf('pw.weak-1') },
+    ]);
+    await expectPasswordNowhere(password, report, accountId);
+  });
+});
+
+describe('an activity Durable runs again after it discarded the password (DESIGN invariant 4)', () => {
+  it('create and setPassword succeed the second time, without the secret and without a second write', async () => {
+    const handlers = createActivityHandlers(() => Promise.resolve(bench.runtime.services));
+    const password = 'Twice-Run-Passw0rd!';
+    await bench.secrets.set('request-password-twice', password);
+    const create = {
+      connector: GRAPH,
+      profile: { accountId: upn('pw.twice') },
+      passwordSecret: 'request-password-twice',
+      discardAfterUse: true,
+      intentKey: 'twice-create',
+    };
+    const first = (await handlers.createAccount(create as never)) as {
+      ok: boolean;
+      value?: unknown;
+    };
+    expect(first).toMatchObject({ ok: true, value: { outcome: 'created' } });
+    expect(transientSecrets()).toEqual([]);
+    // The same activity again (its first answer lost on the way to the orchestration).
+    const second = (await handlers.createAccount(create as never)) as {
+      ok: boolean;
+      value?: unknown;
+    };
+    expect(second).toMatchObject({ ok: true, value: { outcome: 'adopted', maybeOurs: true } });
+    expect(graphUser(upn('pw.twice'))?.passwordProfile).toMatchObject({ password });
+
+    await bench.secrets.set('request-password-twice-2', 'Second-Passw0rd!');
+    const account = (second as { value: { account: unknown } }).value.account;
+    const set = {
+      connector: GRAPH,
+      account,
+      passwordSecret: 'request-password-twice-2',
+      discardAfterUse: true,
+      intentKey: 'twice-set',
+    };
+    expect(await handlers.setPassword(set as never)).toEqual({ ok: true, value: null });
+    expect(await handlers.setPassword(set as never)).toEqual({ ok: true, value: null });
+    expect(committed(upn('pw.twice')).filter((change) => change === 'password set')).toHaveLength(
+      1,
+    );
+    expect(graphUser(upn('pw.twice'))?.passwordProfile).toMatchObject({
+      password: 'Second-Passw0rd!',
+    });
+  });
+});

@@ -1,0 +1,150 @@
+import { submitProvisioningRequest } from '../../src/api/submit-request';
+import { loadConfig } from '../../src/config/app-config';
+import type { JournalEntry } from '../../src/domain/journal-entry';
+import { silentLogger, type Logger } from '../../src/domain/logger';
+import type { RequestReport } from '../../src/domain/request-report';
+import {
+  startSandboxConnectors,
+  type SandboxConnectors,
+} from '../../src/runtime/sandbox-connectors';
+import { startServiceRuntime, type ServiceRuntime } from '../../src/runtime/service-runtime';
+import { ScaledClock, VirtualClock } from '../../src/runtime/local-host/virtual-clock';
+import { LocalSecretStore } from '../../src/secrets/local-secret-store';
+import { HISTORY_EVENT } from '../../src/runtime/local-host/history-events';
+import { requestInstanceId } from '../../src/workflows/names';
+
+export const SCIM = 'scim-sandbox';
+export const GRAPH = 'graph-sandbox';
+
+/** The service as it runs in production, on loopback: sandboxes, Azurite, real activities. */
+export interface ServiceBench {
+  clock: VirtualClock | ScaledClock;
+  runtime: ServiceRuntime;
+  sandboxes: SandboxConnectors;
+  secrets: LocalSecretStore;
+  /** Submits a request body as `POST /api/requests` does; returns its requestId. */
+  submit(body: Record<string, unknown>): Promise<string>;
+  /** Waits for a request's orchestration and returns its report (replay checked). */
+  finish(requestId: string, timeoutMs?: number): Promise<RequestReport>;
+  /** Submits and finishes. */
+  run(body: Record<string, unknown>): Promise<RequestReport>;
+  /** The journal of one account. */
+  journal(connector: string, accountId: string): Promise<JournalEntry[]>;
+  close(): Promise<void>;
+}
+
+export interface ServiceBenchOptions {
+  /** `virtual` (default): durable timers jump; a number: real time sped up that many times. */
+  clock?: 'virtual' | number;
+  logger?: Logger;
+  maxConcurrentActivities?: number;
+}
+
+/**
+ * Starts the service bench for one test file (beforeAll / afterAll): the SCIM and Graph
+ * sandboxes configured as "scim-sandbox" and "graph-sandbox", an in-process Azurite, and
+ * the production orchestrators and activities on the local replay driver. Tests judge the
+ * sandboxes' truth, never the service's report alone.
+ */
+export async function startServiceBench(options: ServiceBenchOptions = {}): Promise<ServiceBench> {
+  const start = Date.parse('2026-11-23T08:00:00Z');
+  const clock =
+    options.clock === undefined || options.clock === 'virtual'
+      ? new VirtualClock(start)
+      : new ScaledClock(options.clock, start);
+  const sandboxes = await startSandboxConnectors({ now: () => clock.now() });
+  const secrets = new LocalSecretStore({ ...sandboxes.secrets });
+  const config = { ...loadConfig({}), connectors: sandboxes.settings };
+  let runtime: ServiceRuntime;
+  try {
+    runtime = await startServiceRuntime({
+      config,
+      logger: options.logger ?? silentLogger,
+      secrets,
+      trustedCa: sandboxes.trustedCa,
+      clock: clock,
+      ...(options.maxConcurrentActivities === undefined
+        ? {}
+        : { maxConcurrentActivities: options.maxConcurrentActivities }),
+    });
+  } catch (error) {
+    await sandboxes.close();
+    throw error;
+  }
+  const submit = async (body: Record<string, unknown>): Promise<string> => {
+    const outcome = await submitProvisioningRequest(body, runtime.services, runtime.driver, {
+      source: 'http',
+      now: new Date(clock.now()),
+    });
+    if (outcome.kind !== 'started' && outcome.kind !== 'duplicate') {
+      throw new Error(`request not started: ${JSON.stringify(outcome)}`);
+    }
+    return outcome.requestId;
+  };
+  const finish = async (requestId: string, timeoutMs = 20_000): Promise<RequestReport> => {
+    const instanceId = requestInstanceId(requestId);
+    const state = await runtime.driver.waitFor(instanceId, timeoutMs);
+    if (state.runtimeStatus !== 'Completed') {
+      throw new Error(
+        `request ${requestId} ended ${state.runtimeStatus}: ${JSON.stringify(state.output)}`,
+      );
+    }
+    await runtime.driver.verifyReplay(instanceId);
+    return state.output as RequestReport;
+  };
+  return {
+    clock,
+    runtime,
+    sandboxes,
+    secrets,
+    submit,
+    finish,
+    run: async (body) => finish(await submit(body)),
+    journal: async (connector, accountId) => {
+      const page = await runtime.services.journal.query({ connector, accountId, limit: 1000 });
+      return page.entries;
+    },
+    close: async () => {
+      await runtime.close();
+      await sandboxes.close();
+    },
+  };
+}
+
+/** One activity call of an orchestration, from its history: what a test can see of the service's steps. */
+export interface ActivityCall {
+  name: string;
+  input: unknown;
+  /** Virtual (or scaled) time the call was scheduled and answered, in ms. */
+  scheduledAt: number;
+  answeredAt?: number;
+  /** The activity's result (an ActivityResult), when it completed. */
+  result?: unknown;
+  /** The failure message, when it failed (a retryable failure Durable retried). */
+  failure?: string;
+}
+
+/** The activity calls of an instance in the order they were scheduled (retries included). */
+export function activityCalls(bench: ServiceBench, instanceId: string): ActivityCall[] {
+  const calls = new Map<number, ActivityCall>();
+  for (const event of bench.runtime.driver.history(instanceId)) {
+    if (event.EventType === HISTORY_EVENT.TaskScheduled) {
+      calls.set(event.EventId, {
+        name: event.Name,
+        input: event.Input === undefined ? undefined : (JSON.parse(event.Input) as unknown),
+        scheduledAt: Date.parse(event.Timestamp),
+      });
+    } else if (
+      event.EventType === HISTORY_EVENT.TaskCompleted ||
+      event.EventType === HISTORY_EVENT.TaskFailed
+    ) {
+      const call = calls.get(event.TaskScheduledId);
+      if (call === undefined) continue;
+      call.answeredAt = Date.parse(event.Timestamp);
+      if (event.EventType === HISTORY_EVENT.TaskCompleted) {
+        call.result = JSON.parse(event.Result) as unknown;
+      } else call.failure = event.Reason;
+    }
+  }
+  return [...calls.values()];
+}

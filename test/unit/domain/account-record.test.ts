@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import {
+  applyRecordUpdate,
+  isLinked,
+  recentGroupWrite,
+  wasDeleted,
+} from '../../../src/domain/account-record';
+
+const at = '2026-11-23T08:00:00.000Z';
+
+describe('applyRecordUpdate', () => {
+  it('links a new account and tracks the groups the service grants and revokes', () => {
+    const linked = applyRecordUpdate(undefined, 'hr', 'ada', {
+      link: { targetId: 'u1', linkedAt: at, createdAt: at },
+      enabled: { value: true, at },
+    });
+    expect(linked).toEqual({
+      connector: 'hr',
+      accountId: 'ada',
+      targetId: 'u1',
+      linkedAt: at,
+      createdAt: at,
+      enabled: true,
+      enabledAt: at,
+      assignedGroups: [],
+    });
+    const granted = applyRecordUpdate(linked, 'hr', 'ada', { granted: ['g2', 'g1'] });
+    expect(granted?.assignedGroups).toEqual(['g1', 'g2']);
+    expect(applyRecordUpdate(granted, 'hr', 'ada', { revoked: ['g1'] })?.assignedGroups).toEqual([
+      'g2',
+    ]);
+  });
+
+  it('forgets what it knew of another object when the account ID is linked anew', () => {
+    const old = applyRecordUpdate(undefined, 'hr', 'ada', {
+      link: { targetId: 'u1', linkedAt: at },
+      granted: ['g1'],
+      enabled: { value: false, at },
+    });
+    const relinked = applyRecordUpdate(old, 'hr', 'ada', {
+      link: { targetId: 'u2', linkedAt: at },
+    });
+    expect(relinked).toEqual({
+      connector: 'hr',
+      accountId: 'ada',
+      targetId: 'u2',
+      linkedAt: at,
+      assignedGroups: [],
+    });
+  });
+
+  it('keeps no record without a link, and only the deleted object of a deleted account', () => {
+    expect(applyRecordUpdate(undefined, 'hr', 'ada', { granted: ['g'] })).toBeUndefined();
+    const linked = applyRecordUpdate(undefined, 'hr', 'ada', {
+      link: { targetId: 'u', linkedAt: at },
+      granted: ['g'],
+    });
+    const deleted = applyRecordUpdate(linked, 'hr', 'ada', { removed: { targetId: 'u', at } });
+    expect(deleted).toEqual({
+      connector: 'hr',
+      accountId: 'ada',
+      targetId: '',
+      linkedAt: at,
+      assignedGroups: [],
+      deletedTargetIds: [{ id: 'u', at }],
+    });
+    expect(isLinked(deleted)).toBe(false);
+    expect(wasDeleted(deleted, 'u')).toBe(true);
+    // Granting on a deleted account's record links nothing and keeps what it remembers.
+    expect(applyRecordUpdate(deleted, 'hr', 'ada', { granted: ['g'] })).toEqual(deleted);
+  });
+});
+
+describe('recentGroupWrite', () => {
+  it("tells the service's own membership write while it may still be replicating, and forgets it after an hour", () => {
+    const linked = applyRecordUpdate(undefined, 'hr', 'ada', {
+      link: { targetId: 'u', linkedAt: at },
+    });
+    const written = applyRecordUpdate(linked, 'hr', 'ada', {
+      granted: ['g1'],
+      revoked: ['g2'],
+      groupsAt: at,
+    });
+    const t = Date.parse(at);
+    expect(recentGroupWrite(written, 'g1', t + 5_000, 30_000)).toBe(true);
+    expect(recentGroupWrite(written, 'g2', t + 5_000, 30_000)).toBe(false);
+    expect(recentGroupWrite(written, 'g1', t + 31_000, 30_000)).toBeUndefined();
+    expect(recentGroupWrite(written, 'g3', t, 30_000)).toBeUndefined();
+    const later = new Date(t + 2 * 60 * 60_000).toISOString();
+    const pruned = applyRecordUpdate(written, 'hr', 'ada', { granted: ['g4'], groupsAt: later });
+    expect(Object.keys(pruned?.groupWrites ?? {})).toEqual(['g4']);
+  });
+});

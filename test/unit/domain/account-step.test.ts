@@ -1,0 +1,242 @@
+import { describe, expect, it } from 'vitest';
+import { accountStep, type AccountAction } from '../../../src/domain/account-step';
+import type { AccountRecord } from '../../../src/domain/account-record';
+import { driveAsync } from '../../../src/domain/step-machine';
+import { CONSISTENT, failure, ScriptedIo, stepContext, LAGGING } from './scripted-io';
+
+const ADA = { id: 'u-1', accountId: 'ada@contoso.example', enabled: true };
+const START = Date.parse('2026-11-23T08:00:00Z');
+
+function record(extra: Partial<AccountRecord> = {}): AccountRecord {
+  return {
+    connector: 'entra',
+    accountId: ADA.accountId,
+    targetId: ADA.id,
+    linkedAt: new Date(START - 60_000).toISOString(),
+    assignedGroups: [],
+    ...extra,
+  };
+}
+
+function run(action: AccountAction, io: ScriptedIo, capabilities = LAGGING) {
+  return driveAsync(
+    accountStep({
+      ...stepContext(capabilities),
+      action,
+      profile: { accountId: ADA.accountId, displayName: 'Ada Lovelace' },
+      lastPasswordUse: false,
+    }),
+    io,
+  );
+}
+
+describe('account step: create', () => {
+  it('journals a created account and records it as created and enabled now', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => ({ outcome: 'created', account: ADA, maybeOurs: false }),
+    });
+    const outcome = await run('create', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account created' }] });
+    const at = new Date(START).toISOString();
+    expect(outcome.record).toEqual({
+      link: { targetId: 'u-1', linkedAt: at, createdAt: at },
+      enabled: { value: true, at },
+    });
+  });
+
+  it('adopts an account that existed before: no change, a notice', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => ({ outcome: 'adopted', account: ADA, maybeOurs: false }),
+    });
+    const outcome = await run('create', io);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.changes).toEqual([]);
+    expect(outcome.notices[0]).toContain('existed already and was adopted');
+  });
+
+  it('counts an adoption as its own create when its first answer may have been lost', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => ({ outcome: 'adopted', account: ADA, maybeOurs: true }),
+    });
+    const outcome = await run('create', io);
+    expect(outcome.changes).toEqual([{ change: 'account created' }]);
+  });
+
+  it('looks again on the timer when the target says the account exists but reads do not show it', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => ({ outcome: 'exists', maybeOurs: false }),
+      findAccount: (_input, call) => ({ account: call < 3 ? null : ADA, record: null }),
+    });
+    const outcome = await run('create', io);
+    expect(outcome.ok).toBe(true);
+    expect(io.callsOf('findAccount').map((c) => (c.at - START) / 1000)).toEqual([1, 3, 7]);
+  });
+});
+
+describe('account step: lock and unlock (a read never cancels a write)', () => {
+  it('unlocks right after a lock although a lagging read still shows the account enabled', async () => {
+    // The service locked it 2 s ago; the replica read still shows the state before.
+    const locked = record({ enabled: false, enabledAt: new Date(START - 2_000).toISOString() });
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: { ...ADA, enabled: true }, record: locked }),
+      setAccountEnabled: () => ({}),
+      readAccount: (_input, call) => ({ ...ADA, enabled: call >= 3 }),
+    });
+    const outcome = await run('unlock', io);
+    expect(io.callsOf('setAccountEnabled')).toHaveLength(1);
+    expect(io.callsOf('setAccountEnabled')[0]!.input.enabled).toBe(true);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account unlocked' }] });
+    expect(outcome.notices).toContain('confirmed after 3 reads over 3 s');
+    expect(outcome.record?.enabled?.value).toBe(true);
+  });
+
+  it('writes a lock the service made moments ago again, and journals nothing', async () => {
+    const locked = record({ enabled: false, enabledAt: new Date(START - 2_000).toISOString() });
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: { ...ADA, enabled: true }, record: locked }),
+      setAccountEnabled: () => ({}),
+      readAccount: () => ({ ...ADA, enabled: false }),
+    });
+    const outcome = await run('lock', io);
+    expect(io.callsOf('setAccountEnabled')).toHaveLength(1);
+    expect(outcome).toMatchObject({
+      ok: true,
+      changes: [],
+      notices: ['account was already locked'],
+    });
+  });
+
+  it('fails naming what it read when the read-back never confirms within 30 s', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      setAccountEnabled: () => ({}),
+      readAccount: () => ({ ...ADA, enabled: true }),
+    });
+    const outcome = await run('lock', io);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.error?.code).toBe('ACCOUNT_STATE_NOT_CONFIRMED');
+    expect(outcome.error?.message).toContain('expected locked, read back unlocked');
+    expect(io.callsOf('readAccount').map((c) => (c.at - START) / 1000)).toEqual([
+      0, 1, 3, 7, 12, 17, 22, 27, 30,
+    ]);
+    // The write went out: it is journaled even though the step failed.
+    expect(outcome.changes).toEqual([{ change: 'account locked' }]);
+  });
+
+  it('takes the state a write answer shows as confirmed without a read', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: null }),
+      setAccountEnabled: () => ({ seen: false }),
+    });
+    const outcome = await run('lock', io, CONSISTENT);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account locked' }] });
+    expect(io.callsOf('readAccount')).toEqual([]);
+  });
+
+  it('writes to an account the record knows although a lagging read does not show it yet', async () => {
+    const created = record({
+      createdAt: new Date(START - 1_000).toISOString(),
+      enabled: true,
+      enabledAt: new Date(START - 1_000).toISOString(),
+    });
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: null, record: created }),
+      setAccountEnabled: (_input, call) => (call === 1 ? failure('ACCOUNT_NOT_FOUND') : {}),
+      readAccount: (_input, call) => (call === 1 ? null : { ...ADA, enabled: false }),
+    });
+    const outcome = await run('lock', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account locked' }] });
+    expect(io.callsOf('setAccountEnabled').map((c) => (c.at - START) / 1000)).toEqual([0, 1]);
+  });
+});
+
+describe('account step: delete', () => {
+  it('sends the delete again while the account is new enough to be invisible to writes', async () => {
+    const created = record({ createdAt: new Date(START - 500).toISOString() });
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: null, record: created }),
+      deleteAccount: (_input, call) => ({
+        outcome: call < 3 ? 'absent' : 'deleted',
+        maybeOurs: false,
+      }),
+      readAccount: () => null,
+    });
+    const outcome = await run('delete', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account deleted' }] });
+    expect(outcome.record).toEqual({
+      removed: { targetId: 'u-1', at: new Date(START + 3_000).toISOString() },
+    });
+    const keys = io.callsOf('deleteAccount').map((c) => c.input.intentKey);
+    expect(new Set(keys).size).toBe(3);
+  });
+
+  it('says "already gone" for an old account the target answers 404 for', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: null, record: record() }),
+      deleteAccount: () => ({ outcome: 'absent', maybeOurs: false }),
+    });
+    const outcome = await run('delete', io);
+    expect(outcome).toMatchObject({
+      ok: true,
+      changes: [],
+      notices: [expect.stringContaining('already gone')],
+    });
+    expect(io.callsOf('deleteAccount')).toHaveLength(1);
+  });
+
+  it('succeeds without a write when neither a record nor a read knows the account', async () => {
+    const io = new ScriptedIo({ findAccount: () => ({ account: null, record: null }) });
+    const outcome = await run('delete', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [] });
+    expect(outcome.notices[0]).toContain('nothing to delete');
+  });
+
+  it('confirms a delete only once a read no longer shows the account', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      deleteAccount: () => ({ outcome: 'deleted', maybeOurs: false }),
+      readAccount: (_input, call) => (call < 2 ? ADA : null),
+    });
+    const outcome = await run('delete', io);
+    expect(outcome.ok).toBe(true);
+    expect(io.callsOf('readAccount')).toHaveLength(2);
+  });
+});
+
+describe('account step: update', () => {
+  it('fails naming the attribute a read-back keeps showing with another value', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      updateAccount: () => null,
+      readAccount: () => ({ ...ADA, profile: { displayName: 'Ada' } }),
+    });
+    const outcome = await run('update', io);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.error?.code).toBe('ACCOUNT_STATE_NOT_CONFIRMED');
+    expect(outcome.error?.message).toContain('displayName');
+    expect(outcome.changes).toEqual([{ change: 'account updated' }]);
+  });
+
+  it('succeeds once a read shows the written values', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      updateAccount: () => null,
+      readAccount: (_input, call) => ({
+        ...ADA,
+        profile: { displayName: call < 2 ? 'Ada' : 'Ada Lovelace' },
+      }),
+    });
+    const outcome = await run('update', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account updated' }] });
+  });
+
+  it('links an account found without a record', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: null }),
+      updateAccount: () => null,
+      readAccount: () => ({ ...ADA, profile: { displayName: 'Ada Lovelace' } }),
+    });
+    const outcome = await run('update', io);
+    expect(outcome.record?.link?.targetId).toBe('u-1');
+  });
+});

@@ -1,0 +1,315 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountRecord } from '../../../src/domain/account-record';
+import type { GroupRef } from '../../../src/domain/group';
+import { membershipStep } from '../../../src/domain/membership-step';
+import type { MembershipAction } from '../../../src/domain/membership-plan';
+import { driveAsync } from '../../../src/domain/step-machine';
+import type { MembershipWriteAnswer } from '../../../src/domain/target-answers';
+import { CONSISTENT, failure, LAGGING, ScriptedIo, stepContext, type OpInput } from './scripted-io';
+
+const ADA = { id: 'u-1', accountId: 'ada@contoso.example', enabled: true };
+const START = Date.parse('2026-11-23T08:00:00Z');
+const SALES: GroupRef = { id: 'g-sales', displayName: 'Sales', writable: true };
+const OPS: GroupRef = { id: 'g-ops', displayName: 'Ops', writable: true };
+const LEGAL: GroupRef = { id: 'g-legal', displayName: 'Legal', writable: true };
+const DYNAMIC: GroupRef = {
+  id: 'g-all',
+  displayName: 'All Staff',
+  writable: false,
+  notWritableReason: 'dynamic membership: members follow a rule',
+};
+const CATALOGUE = [SALES, OPS, LEGAL, DYNAMIC];
+
+function record(extra: Partial<AccountRecord> = {}): AccountRecord {
+  return {
+    connector: 'entra',
+    accountId: ADA.accountId,
+    targetId: ADA.id,
+    linkedAt: new Date(START - 60_000).toISOString(),
+    assignedGroups: [],
+    ...extra,
+  };
+}
+
+/** Answers every write with `outcome`, as Graph's write answers would. */
+function answers(
+  outcome:
+    | MembershipWriteAnswer['outcome']
+    | ((id: string, change: string) => MembershipWriteAnswer['outcome']),
+  maybeOurs = false,
+) {
+  return (input: OpInput): MembershipWriteAnswer[] => [
+    ...(input.remove ?? []).map((groupId) => ({
+      groupId,
+      groupName: groupId,
+      change: 'removed' as const,
+      outcome: typeof outcome === 'function' ? outcome(groupId, 'removed') : outcome,
+      maybeOurs,
+    })),
+    ...(input.add ?? []).map((groupId) => ({
+      groupId,
+      groupName: groupId,
+      change: 'added' as const,
+      outcome: typeof outcome === 'function' ? outcome(groupId, 'added') : outcome,
+      maybeOurs,
+    })),
+  ];
+}
+
+function reads(...sequence: string[][]) {
+  return (_input: unknown, call: number) => ({
+    groupIds: sequence[Math.min(call, sequence.length) - 1] ?? [],
+    names: {},
+    notices: [],
+  });
+}
+
+function run(action: MembershipAction, groups: GroupRef[], io: ScriptedIo, capabilities = LAGGING) {
+  return driveAsync(
+    membershipStep({
+      ...stepContext(capabilities),
+      action,
+      groups: groups.map((group) => ({ name: group.displayName })),
+    }),
+    io,
+  );
+}
+
+const catalogue = (input: OpInput) =>
+  (input.selectors ?? []).map(
+    (s) => CATALOGUE.find((g) => 'name' in s && g.displayName === s.name) ?? null,
+  );
+
+describe('membership step: a read never cancels a write (DESIGN invariant 9)', () => {
+  it('revokes a group a lagging read says the account is not in, and journals what the write answered', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      // The grant made seconds ago does not show yet; the re-reads show the revoke.
+      readMemberships: reads([], []),
+      writeMemberships: answers('applied'),
+    });
+    const outcome = await run('revoke', [SALES], io);
+    expect(io.callsOf('writeMemberships')[0]!.input.remove).toEqual(['g-sales']);
+    expect(outcome).toMatchObject({
+      ok: true,
+      changes: [{ change: 'member removed', groupId: 'g-sales', groupName: 'Sales' }],
+    });
+  });
+
+  it('grants a group the write says is there already: no change, a notice', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      readMemberships: reads([], ['g-sales']),
+      writeMemberships: answers('already'),
+    });
+    const outcome = await run('grant', [SALES], io);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.changes).toEqual([]);
+    expect(outcome.notices).toContain('already as requested, nothing changed: Sales (g-sales)');
+  });
+
+  it('journals an "already there" as its own change when an earlier attempt may have written it', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      readMemberships: reads([], ['g-sales']),
+      writeMemberships: answers('already', true),
+    });
+    const outcome = await run('grant', [SALES], io);
+    expect(outcome.changes).toEqual([
+      { change: 'member added', groupId: 'g-sales', groupName: 'Sales' },
+    ]);
+  });
+
+  it('verifies only the named groups: other groups are never "unexpected"', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      readMemberships: reads(['g-legal'], ['g-legal', 'g-sales']),
+      writeMemberships: answers('applied'),
+    });
+    const outcome = await run('grant', [SALES], io);
+    expect(outcome.ok).toBe(true);
+  });
+
+  it('fails after 30 s naming the missing group, with the write journaled', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      readMemberships: reads(['g-legal']),
+      writeMemberships: answers('applied'),
+    });
+    const outcome = await run('grant', [SALES, OPS], io);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.error?.code).toBe('MEMBERSHIP_MISMATCH');
+    expect(outcome.error?.details).toEqual({
+      missing: [
+        { id: 'g-sales', name: 'Sales' },
+        { id: 'g-ops', name: 'Ops' },
+      ],
+      unexpected: [],
+    });
+    expect(outcome.changes).toHaveLength(2);
+    expect(io.callsOf('readMemberships').map((c) => (c.at - START) / 1000)).toEqual([
+      0, 0, 1, 3, 7, 12, 17, 22, 27, 30,
+    ]);
+  });
+
+  it('refuses a named group whose members may not be written, before any write', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+    });
+    const outcome = await run('grant', [SALES, DYNAMIC], io);
+    expect(outcome.error?.code).toBe('GROUP_NOT_WRITABLE');
+    expect(outcome.error?.message).toContain('All Staff (g-all): dynamic membership');
+    expect(io.callsOf('writeMemberships')).toEqual([]);
+  });
+
+  it('sends a grant again while the target does not know an account created moments ago', async () => {
+    const created = record({ createdAt: new Date(START - 1_000).toISOString() });
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: null, record: created }),
+      lookUpRoles: catalogue,
+      readMemberships: (_input, call) =>
+        call === 1
+          ? failure('ACCOUNT_NOT_FOUND')
+          : { groupIds: ['g-sales'], names: {}, notices: [] },
+      writeMemberships: (input, call) => answers(call === 1 ? 'accountNotFound' : 'applied')(input),
+    });
+    const outcome = await run('grant', [SALES], io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'member added' }] });
+    expect(io.callsOf('writeMemberships').map((c) => (c.at - START) / 1000)).toEqual([0, 1]);
+    expect(outcome.notices[0]).toContain('reads do not show account');
+  });
+});
+
+describe('membership step: setMemberships reconciles the writable managed groups only', () => {
+  const managed = () => CATALOGUE;
+
+  it('leaves a dynamic group the account is in alone, with a notice naming it', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      listManagedGroups: managed,
+      readMemberships: reads(['g-all', 'g-ops'], ['g-all', 'g-sales']),
+      writeMemberships: answers('applied'),
+    });
+    const outcome = await run('setMemberships', [SALES], io);
+    expect(outcome.ok).toBe(true);
+    const write = io.callsOf('writeMemberships');
+    expect(write.flatMap((c) => c.input.remove ?? [])).toEqual(['g-ops']);
+    expect(write.flatMap((c) => c.input.add ?? [])).toEqual(['g-sales']);
+    expect(outcome.notices[0]).toContain('left alone');
+    expect(outcome.notices[0]).toContain('All Staff (g-all)');
+  });
+
+  it('removes a group the service granted although a lagging read does not show it', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record({ assignedGroups: ['g-legal'] }) }),
+      lookUpRoles: catalogue,
+      listManagedGroups: managed,
+      readMemberships: reads([], ['g-sales']),
+      writeMemberships: answers('applied'),
+    });
+    const outcome = await run('setMemberships', [SALES], io);
+    expect(io.callsOf('writeMemberships').flatMap((c) => c.input.remove ?? [])).toEqual([
+      'g-legal',
+    ]);
+    expect(outcome.changes.map((c) => `${c.change} ${c.groupId}`)).toEqual([
+      'member removed g-legal',
+      'member added g-sales',
+    ]);
+  });
+
+  it('removes again a group that must go when a re-read shows it (reconciled, not only re-read)', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      listManagedGroups: managed,
+      // The read before missed Ops (granted by someone seconds ago); a re-read shows it.
+      readMemberships: reads([], ['g-sales', 'g-ops'], ['g-sales']),
+      writeMemberships: answers('applied'),
+    });
+    const outcome = await run('setMemberships', [SALES], io);
+    expect(outcome.ok).toBe(true);
+    const removed = io.callsOf('writeMemberships').flatMap((c) => c.input.remove ?? []);
+    expect(removed).toEqual(['g-ops']);
+    expect(outcome.changes.map((c) => `${c.change} ${c.groupId}`)).toContain(
+      'member removed g-ops',
+    );
+    expect(outcome.record).toEqual({
+      granted: ['g-sales'],
+      revoked: ['g-ops', 'g-legal'],
+      groupsAt: '2026-11-23T08:00:01.000Z',
+    });
+  });
+});
+
+describe("membership step: the service's own recent write outweighs a lagging read", () => {
+  it('does not journal a removal whose first attempt failed and whose retry found it already gone', async () => {
+    // A 503 (not applied) then "not a member": the account was never in the group.
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      readMemberships: reads([], []),
+      writeMemberships: answers('already', true),
+    });
+    const outcome = await run('revoke', [SALES], io);
+    expect(outcome).toMatchObject({ ok: true, changes: [] });
+  });
+
+  it('journals the revoke of a group it granted seconds ago, lost answer and all, though a read does not show the grant', async () => {
+    const granted = record({
+      assignedGroups: ['g-sales'],
+      groupWrites: { 'g-sales': { member: true, at: new Date(START - 3_000).toISOString() } },
+    });
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: granted }),
+      lookUpRoles: catalogue,
+      readMemberships: reads([], []),
+      writeMemberships: answers('already', true),
+    });
+    const outcome = await run('revoke', [SALES], io);
+    expect(outcome.changes).toEqual([
+      { change: 'member removed', groupId: 'g-sales', groupName: 'Sales' },
+    ]);
+  });
+});
+
+describe('membership step: targets whose answers do not tell (SCIM)', () => {
+  it('takes the read before as the judge of an acknowledged write', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      readMemberships: (input, call) => ({
+        groupIds:
+          call <= 2
+            ? (input.groupIds ?? []).filter((id) => id === 'g-ops')
+            : (input.groupIds ?? []),
+        names: {},
+        notices: [],
+      }),
+      writeMemberships: answers('acknowledged'),
+    });
+    const outcome = await run('grant', [SALES, OPS], io, CONSISTENT);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.changes.map((c) => c.groupId)).toEqual(['g-sales']);
+    // One PATCH per group (batch size 1), one read per group.
+    expect(io.callsOf('writeMemberships')).toHaveLength(2);
+  });
+
+  it('fails at once when the one read-back differs (reads show writes at once)', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      readMemberships: () => ({ groupIds: [], names: {}, notices: [] }),
+      writeMemberships: answers('acknowledged'),
+    });
+    const outcome = await run('grant', [SALES], io, CONSISTENT);
+    expect(outcome.error?.code).toBe('MEMBERSHIP_MISMATCH');
+    expect(io.callsOf('readMemberships')).toHaveLength(2);
+  });
+});
