@@ -99,13 +99,15 @@ export interface Connector {
   readMemberships(account: TargetAccount, groupIds: readonly string[]): Promise<MembershipRead>;
   /**
    * Writes removals, then additions (spec: steps 2 and 3), one answer per change. Refuses
-   * groups whose members cannot be written before any write. A failure after some writes
-   * carries their answers in `details.written`.
+   * groups whose members cannot be written before any write, except those `writable` names
+   * (the role catalogue vouches for them). A failure after some writes carries their answers
+   * in `details.written`.
    */
   writeMemberships(
     account: TargetAccount,
     changes: { add: readonly string[]; remove: readonly string[] },
     names: Record<string, string>,
+    writable?: readonly string[],
   ): Promise<MembershipWriteAnswer[]>;
 
   readLastLogon(account: TargetAccount): Promise<LastLogonResult>;

@@ -69,7 +69,8 @@ export function directIo(
       add: string[];
       remove: string[];
       names: Record<string, string>;
-    }) => connector.writeMemberships(input.account, input, input.names),
+      writable: string[];
+    }) => connector.writeMemberships(input.account, input, input.names, input.writable),
   };
   return {
     async perform(op, input): Promise<IoResult<unknown>> {

@@ -63,6 +63,12 @@ function* changeMemberships(
   }
   const plan = planMembershipWrites(input.action, resolved.groups, managed);
   if (plan.refused.length > 0) return failed(notWritable(input, plan.refused));
+  const groups = {
+    names,
+    writable: new Set(
+      [...resolved.groups, ...managed].filter((g) => g.writable === true).map((g) => g.id),
+    ),
+  };
 
   const startedAt = yield* now();
   const read = yield* readMemberships(input, account, Object.keys(plan.expected));
@@ -90,7 +96,7 @@ function* changeMemberships(
     input,
     account,
     { remove: removalsToWrite(plan, seen, assigned), add: plan.add },
-    names,
+    groups,
     'write',
   );
   ledger.push(...written.answers);
@@ -104,7 +110,7 @@ function* changeMemberships(
   };
   if (written.error !== undefined) return finish(yield* now(), written.error);
 
-  const verified = yield* verify(input, account, plan, ledger, names);
+  const verified = yield* verify(input, account, plan, ledger, groups);
   if ('error' in verified) return finish(yield* now(), verified.error);
   if (verified.reads > 1) notices.push(`verified after ${verified.reads} reads`);
   notices.push(...verified.notices);
@@ -162,8 +168,9 @@ function* verify(
   account: TargetAccount,
   plan: MembershipWritePlan,
   ledger: MembershipWriteAnswer[],
-  names: Record<string, string>,
+  groups: { names: Record<string, string>; writable: ReadonlySet<string> },
 ): Machine<{ reads: number; notices: string[] } | { error: SerializedError }> {
+  const { names } = groups;
   const confirmed = new Set(
     ledger.filter((answer) => answer.confirmedByWrite === true).map((answer) => answer.groupId),
   );
@@ -190,7 +197,7 @@ function* verify(
         input,
         account,
         { remove, add },
-        names,
+        groups,
         `reconcile-${round}`,
       );
       ledger.push(...again.answers);

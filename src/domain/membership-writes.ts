@@ -26,13 +26,14 @@ export function* writeMembershipChanges(
   context: StepContext,
   account: TargetAccount,
   changes: { remove: readonly string[]; add: readonly string[] },
-  names: Record<string, string>,
+  groups: { names: Record<string, string>; writable: ReadonlySet<string> },
   label: string,
 ): Machine<WriteResult> {
+  const { names } = groups;
   const answers: MembershipWriteAnswer[] = [];
   let pending = changes;
   for (let round = 0; ; round++) {
-    const result = yield* writeOnce(context, account, pending, names, `${label}.${round}`);
+    const result = yield* writeOnce(context, account, pending, groups, `${label}.${round}`);
     answers.push(...result.answers);
     // The target names a group it was only known to the request by id.
     for (const answer of result.answers) {
@@ -67,7 +68,7 @@ function* writeOnce(
   context: StepContext,
   account: TargetAccount,
   changes: { remove: readonly string[]; add: readonly string[] },
-  names: Record<string, string>,
+  groups: { names: Record<string, string>; writable: ReadonlySet<string> },
   label: string,
 ): Machine<WriteResult> {
   const answers: MembershipWriteAnswer[] = [];
@@ -79,7 +80,8 @@ function* writeOnce(
       add: phase === 'add' ? ids : [],
       remove: phase === 'remove' ? ids : [],
       // A copy: `names` grows later, and an operation's input must not change once asked for.
-      names: pick(names, ids),
+      names: pick(groups.names, ids),
+      writable: ids.filter((id) => groups.writable.has(id)),
       intentKey: intentKey(
         context.requestId,
         context.step,

@@ -94,6 +94,8 @@ export interface WriteMembershipsInput extends AccountInput, IntentInput {
   add: string[];
   remove: string[];
   names: Record<string, string>;
+  /** Groups the role catalogue vouches are writable: the target need not be asked again. */
+  writable: string[];
 }
 
 /** A step's effective changes and record update, written together (DESIGN invariant 1). */

@@ -171,8 +171,9 @@ export class GraphConnector implements Connector {
     account: TargetAccount,
     changes: { add: readonly string[]; remove: readonly string[] },
     names: Record<string, string>,
+    writable: readonly string[] = [],
   ): Promise<MembershipWriteAnswer[]> {
-    return memberships.writeMemberships(this.context, account, changes, names);
+    return memberships.writeMemberships(this.context, account, changes, names, writable);
   }
 
   readLastLogon(account: TargetAccount): Promise<LastLogonResult> {

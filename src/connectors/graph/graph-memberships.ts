@@ -1,5 +1,5 @@
 import type { TargetAccount } from '../../domain/account';
-import { ProvisioningError } from '../../domain/errors';
+import { isProvisioningError, ProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
 import type { MembershipWriteOutcome } from '../../domain/target-answers';
 import type { MembershipRead, MembershipWriteAnswer } from '../connector';
@@ -12,7 +12,7 @@ import {
   SINGLE_CALL_LIMIT,
   writabilityOptions,
 } from './graph-groups';
-import { isGroupObject, toGroupLink } from './graph-objects';
+import { isGroupObject, toGroupLink, type GraphObject } from './graph-objects';
 import { directoryObjectRef, segment } from './graph-urls';
 import { notWritableReason } from './group-writability';
 
@@ -47,27 +47,34 @@ export function memberRefPath(groupId: string, userId: string): string {
 }
 
 /**
- * Spec: Membership write procedure, steps 2 and 3. Every group is read first and a group
- * whose members Graph will not write is refused before any write (`GROUP_NOT_WRITABLE`).
- * Then removals, then additions: one call for one change, JSON `$batch` for more. Each
- * change gets Graph's own answer (DESIGN invariant 9): 204 applied; "already exist" on add
- * and 404 on remove already so; 404 on add: Graph does not know the member (yet).
+ * Spec: Membership write procedure, steps 2 and 3. Every group the catalogue does not vouch
+ * for (`writable`) is read first, and a group whose members Graph will not write is refused
+ * before any write (`GROUP_NOT_WRITABLE`). Then removals, then additions: one call for one
+ * change, JSON `$batch` for more. Each change gets Graph's own answer (DESIGN invariant 9):
+ * 204 applied; "already exist" on add and 404 on remove already so; 404 on add: Graph does
+ * not know the member (yet), once a read shows the group is there.
  */
 export async function writeMemberships(
   context: GraphContext,
   account: TargetAccount,
   changes: { add: readonly string[]; remove: readonly string[] },
   names: Record<string, string>,
+  writable: readonly string[] = [],
 ): Promise<MembershipWriteAnswer[]> {
   const ids = [...changes.remove, ...changes.add];
   if (ids.length === 0) return [];
-  const groups = await readGroupsById(context, ids);
+  const vouched = new Set(writable);
+  const unchecked = ids.filter((id) => !vouched.has(id));
+  const groups =
+    unchecked.length === 0
+      ? new Map<string, GraphObject>()
+      : await readGroupsById(context, unchecked);
   const options = await writabilityOptions(context);
   const nameOf = (id: string) => {
     const group = groups.get(id);
     return group === undefined ? (names[id] ?? id) : toGroupLink(group).displayName;
   };
-  const refused = ids
+  const refused = unchecked
     .map((id) => ({ id, reason: notWritableReason(groups.get(id) ?? {}, options) }))
     .filter((entry): entry is { id: string; reason: string } => entry.reason !== undefined);
   if (refused.length > 0) {
@@ -124,7 +131,34 @@ export async function writeMemberships(
     }
     if (failures.length > 0) throw withWritten(failures, written);
   }
+  await refuseMissingGroups(context, written, groups);
   return written;
+}
+
+/**
+ * A 404 to an add names a member Graph does not know, or a group that is gone (one the
+ * catalogue vouched for, not read before): a read of the group tells which.
+ */
+async function refuseMissingGroups(
+  context: GraphContext,
+  written: MembershipWriteAnswer[],
+  read: ReadonlyMap<string, GraphObject>,
+): Promise<void> {
+  const unknown = written
+    .filter((answer) => answer.outcome === 'accountNotFound' && !read.has(answer.groupId))
+    .map((answer) => answer.groupId);
+  if (unknown.length === 0) return;
+  try {
+    await readGroupsById(context, unknown);
+  } catch (error) {
+    if (isProvisioningError(error) && error.code === 'GROUP_NOT_FOUND') {
+      throw withWritten(
+        [error],
+        written.filter((answer) => answer.outcome !== 'accountNotFound'),
+      );
+    }
+    throw error;
+  }
 }
 
 interface PlannedWrite {

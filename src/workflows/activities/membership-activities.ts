@@ -95,6 +95,7 @@ export function membershipActivities(services: ServicesProvider) {
           input.account,
           { add: input.add, remove: input.remove },
           input.names,
+          input.writable,
         );
         return answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }));
       });

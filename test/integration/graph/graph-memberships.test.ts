@@ -159,6 +159,17 @@ describe('membership write procedure (the step machine, directly on the connecto
       expect(harness.sandbox.directMemberIds(groupId)).toContain(account.id);
   });
 
+  it('does not read groups the catalogue vouches for, and still tells a gone group from an unknown member', async () => {
+    const { account, free } = await seed(0, 2);
+    const answers = await graph.writeMemberships(account, { add: free, remove: [] }, {}, free);
+    expect(answers.map((a) => a.outcome)).toEqual(['applied', 'applied']);
+    expect(requestLines(harness.sandbox).filter((line) => line.startsWith('GET'))).toEqual([]);
+    const gone = '00000000-0000-4000-8000-00000000dead';
+    await expect(
+      graph.writeMemberships(account, { add: [gone], remove: [] }, {}, [gone]),
+    ).rejects.toMatchObject({ code: 'GROUP_NOT_FOUND', object: gone });
+  });
+
   it('answers "already a member" and "not a member" as already so', async () => {
     const { account, inGroups, free } = await seed(1, 1);
     const answers = await graph.writeMemberships(
