@@ -98,10 +98,18 @@ export interface WriteMembershipsInput extends AccountInput, IntentInput {
   writable: string[];
 }
 
-/** A step's effective changes and record update, written together (DESIGN invariant 1). */
+/**
+ * A step's effective changes and record update, written together (DESIGN invariant 1).
+ * Answers the record as stored afterwards (null: none).
+ */
 export interface RecordStepInput {
   connector: string;
   accountId: string;
   entries: JournalEntry[];
   record?: AccountRecordUpdate;
+  /**
+   * The record as stored, when an earlier step of the request wrote it (one writer per
+   * account: it is still so); the update then needs no read.
+   */
+  stored?: AccountRecord | null;
 }

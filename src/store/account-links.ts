@@ -10,8 +10,16 @@ export interface AccountLinkStore {
   get(connector: string, accountId: string): Promise<AccountLink | undefined>;
   /** Upsert. */
   put(link: AccountLink): Promise<void>;
-  /** Applies a step's update to the record (creates, changes or removes it). */
-  update(connector: string, accountId: string, update: AccountRecordUpdate): Promise<void>;
+  /**
+   * Applies a step's update to the record (creates or changes it) and returns the record as
+   * stored; `stored` is the record as it is now when the caller knows it (no read then).
+   */
+  update(
+    connector: string,
+    accountId: string,
+    update: AccountRecordUpdate,
+    stored?: AccountLink | null,
+  ): Promise<AccountLink | null>;
   /** Removing an absent link is not an error. */
   remove(connector: string, accountId: string): Promise<void>;
 }

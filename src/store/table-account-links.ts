@@ -74,11 +74,18 @@ export class TableAccountLinks implements AccountLinkStore {
     await guardStorage('write an account link', () => client.upsertEntity(row, 'Replace'));
   }
 
-  async update(connector: string, accountId: string, update: AccountRecordUpdate): Promise<void> {
-    const current = await this.get(connector, accountId);
+  async update(
+    connector: string,
+    accountId: string,
+    update: AccountRecordUpdate,
+    stored?: AccountLink | null,
+  ): Promise<AccountLink | null> {
+    const current =
+      stored === undefined ? await this.get(connector, accountId) : (stored ?? undefined);
     const next = applyRecordUpdate(current, connector, accountId, update);
-    if (next !== undefined) await this.put(next);
-    else if (current !== undefined) await this.remove(connector, accountId);
+    if (next !== undefined && next !== current) await this.put(next);
+    else if (next === undefined && current !== undefined) await this.remove(connector, accountId);
+    return next ?? null;
   }
 
   async remove(connector: string, accountId: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type { CompatibilityReport } from '../../connectors/scim/compatibility-run';
 import { runScimCompatibility } from '../../connectors/scim/compatibility-run';
+import type { AccountRecord } from '../../domain/account-record';
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import type { LeaseResult } from '../../store/account-leases';
@@ -47,13 +48,11 @@ export function serviceActivities(services: ServicesProvider) {
      * written together: journal entries upsert by deterministic key, so a retried or
      * replayed step never duplicates one (DESIGN invariant 1).
      */
-    async recordStep(input: RecordStepInput): Promise<ActivityResult<null>> {
+    async recordStep(input: RecordStepInput): Promise<ActivityResult<AccountRecord | null>> {
       return runActivity('recordStep', services, async (s) => {
         if (input.entries.length > 0) await s.journal.record(input.entries);
-        if (input.record !== undefined) {
-          await s.links.update(input.connector, input.accountId, input.record);
-        }
-        return null;
+        if (input.record === undefined) return input.stored ?? null;
+        return s.links.update(input.connector, input.accountId, input.record, input.stored);
       });
     },
 

@@ -1,5 +1,10 @@
 import type { OrchestrationContext } from 'durable-functions';
-import { applyRecordUpdate, isEmptyRecordUpdate } from '../../domain/account-record';
+import {
+  applyRecordUpdate,
+  isEmptyRecordUpdate,
+  isLinked,
+  type AccountRecord,
+} from '../../domain/account-record';
 import { accountStep } from '../../domain/account-step';
 import type { SerializedError } from '../../domain/errors';
 import { journalEntriesOf } from '../../domain/journal-entry';
@@ -91,6 +96,8 @@ export function* provisioningRequestOrchestrator(
   }
 
   const handle = newAccountHandle();
+  /** The account record as stored, once a step of this request wrote it (undefined: not known). */
+  let stored: AccountRecord | null | undefined;
   const lastPasswordUse = request.actions
     .map((a) => a.type)
     .findLastIndex((t) => t === 'create' || t === 'setPassword');
@@ -139,7 +146,7 @@ export function* provisioningRequestOrchestrator(
     // Changes written before a failure are recorded too: nothing effective goes unrecorded.
     const record = outcome.record;
     if (outcome.changes.length > 0 || (record !== undefined && !isEmptyRecordUpdate(record))) {
-      const recorded = yield* callActivity<null>(context, ACTIVITIES.recordStep, {
+      const recorded = yield* callActivity<AccountRecord | null>(context, ACTIVITIES.recordStep, {
         connector,
         accountId,
         entries: journalEntriesOf(
@@ -149,8 +156,15 @@ export function* provisioningRequestOrchestrator(
           now(),
         ),
         ...(record === undefined ? {} : { record }),
+        ...(stored === undefined ? {} : { stored }),
       });
-      if (!recorded.ok && outcome.ok) outcome = { ...outcome, ok: false, error: recorded.error };
+      if (recorded.ok) {
+        stored = recorded.value;
+        handle.record = isLinked(stored) ? stored : null;
+      } else {
+        stored = undefined;
+        if (outcome.ok) outcome = { ...outcome, ok: false, error: recorded.error };
+      }
     }
     if (!outcome.ok) {
       failAt(index, outcome);
