@@ -67,6 +67,7 @@ export async function openCliContext(env: Record<string, string | undefined>): P
         logger: silentLogger,
         secrets,
         registry,
+        ...(config.storage === undefined ? {} : { storage: config.storage }),
         ...(sandboxes === undefined ? {} : { trustedCa: sandboxes.trustedCa }),
       });
       return service;

@@ -14,7 +14,7 @@ export interface ServiceRuntimeOptions {
   config: AppConfig;
   logger: Logger;
   secrets: SecretStore;
-  /** Storage to use; default the configured one, else an in-process Azurite (state lost at exit). */
+  /** Storage to use; default an in-process Azurite (state lost at exit). */
   storage?: StorageConnection;
   /** CA certificates to trust by connector name (sandboxes with self-signed certificates). */
   trustedCa?: Record<string, string>;
@@ -45,7 +45,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
     for (const closer of closers.reverse()) await closer();
   };
   try {
-    let storage = options.storage ?? options.config.storage;
+    let storage = options.storage;
     const ephemeralStorage = storage === undefined;
     if (storage === undefined) {
       const azurite = await startAzurite();

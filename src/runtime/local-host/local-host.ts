@@ -29,7 +29,7 @@ export interface LocalHostOptions {
   /** Bulk queue polling pause (default 1 s) and retry visibility (default 5 s). */
   queuePollMs?: number;
   queueVisibilitySeconds?: number;
-  /** Storage to use (benchmarks run Azurite apart); default the configured one, else an in-process Azurite. */
+  /** Storage to use instead of an in-process Azurite (benchmarks run Azurite apart). */
   storage?: StorageConnection;
   /** CA certificates to trust by connector name (configured connectors on self-signed HTTPS). */
   trustedCa?: Record<string, string>;
