@@ -1,7 +1,13 @@
+import type { AccountProfile, TargetAccount } from '../domain/account';
+import { accountStep, type AccountAction } from '../domain/account-step';
 import { isProvisioningError, ProvisioningError } from '../domain/errors';
+import type { MembershipAction } from '../domain/membership-plan';
+import { membershipStep } from '../domain/membership-step';
 import type { GroupSelector } from '../domain/provisioning-request';
-import type { AsyncIo, IoResult } from '../domain/step-machine';
+import { newAccountHandle, type StepContext } from '../domain/step-context';
+import { driveAsync, type AsyncIo, type IoResult } from '../domain/step-machine';
 import { STEP_OPS, type StepOp } from '../domain/step-ops';
+import type { StepOutcome } from '../domain/step-outcome';
 import type { Connector } from './connector';
 
 type Handler = (input: never) => Promise<unknown>;
@@ -101,3 +107,60 @@ const realClock: Pick<AsyncIo, 'now' | 'sleep'> = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
+
+type Clock = Pick<AsyncIo, 'now' | 'sleep'>;
+
+let runs = 0;
+
+/** A one-step context for an account the caller has found. */
+function contextFor(connector: Connector, account: TargetAccount): StepContext {
+  const handle = newAccountHandle();
+  handle.account = account;
+  handle.seen = true;
+  return {
+    requestId: `direct-${connector.name}-${++runs}`,
+    step: 0,
+    connector: connector.name,
+    accountId: account.accountId,
+    capabilities: connector.capabilities,
+    handle,
+  };
+}
+
+/**
+ * Grants, revokes or sets groups (named by id) through the service's membership procedure,
+ * directly on a connector: the same step machine production runs, without journal or record.
+ *
+ * @example
+ * const outcome = await runMembershipStep(connector, account, 'grant', [groupId]);
+ */
+export function runMembershipStep(
+  connector: Connector,
+  account: TargetAccount,
+  action: MembershipAction,
+  groupIds: readonly string[],
+  clock?: Clock,
+): Promise<StepOutcome> {
+  return driveAsync(
+    membershipStep({
+      ...contextFor(connector, account),
+      action,
+      groups: groupIds.map((id) => ({ id })),
+    }),
+    directIo(connector, clock),
+  );
+}
+
+/** One account action (no create, no password) through the service's account procedure, directly on a connector. */
+export function runAccountStep(
+  connector: Connector,
+  account: TargetAccount,
+  action: Exclude<AccountAction, 'create' | 'setPassword'>,
+  clock?: Clock,
+  profile: AccountProfile = { accountId: account.accountId },
+): Promise<StepOutcome> {
+  return driveAsync(
+    accountStep({ ...contextFor(connector, account), action, profile, lastPasswordUse: false }),
+    directIo(connector, clock),
+  );
+}

@@ -4,11 +4,8 @@ import type { TargetAccount } from '../../domain/account';
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import type { Logger } from '../../domain/logger';
-import { membershipStep } from '../../domain/membership-step';
-import { newAccountHandle } from '../../domain/step-context';
-import { driveAsync } from '../../domain/step-machine';
 import type { SecretStore } from '../../secrets/secret-store';
-import { directIo } from '../direct-io';
+import { runMembershipStep } from '../direct-io';
 import type { HttpExchange } from '../http/transport';
 import {
   authHolds,
@@ -289,22 +286,7 @@ async function changeMembership(
   action: 'grant' | 'revoke',
   groupId: string,
 ): Promise<void> {
-  const handle = newAccountHandle();
-  handle.account = account;
-  handle.seen = true;
-  const outcome = await driveAsync(
-    membershipStep({
-      requestId: 'compatibility-run',
-      step: 0,
-      connector: connector.name,
-      accountId: account.accountId,
-      capabilities: connector.capabilities,
-      handle,
-      action,
-      groups: [{ id: groupId }],
-    }),
-    directIo(connector),
-  );
+  const outcome = await runMembershipStep(connector, account, action, [groupId]);
   if (!outcome.ok && outcome.error !== undefined) {
     const { error } = outcome;
     throw new ProvisioningError(error.code, error.message, {
