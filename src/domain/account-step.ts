@@ -11,7 +11,7 @@ import { STEP_OPS, type AccountLookup } from './step-ops';
 import { accountNotFound, iso, mayBeLag, type StepContext } from './step-context';
 import { failed, succeeded, type StepOutcome } from './step-outcome';
 import type { CreateAccountAnswer, DeleteAccountAnswer, SetEnabledAnswer } from './target-answers';
-import { delayWithin } from './visibility';
+import { delayWithin, nextRereadDelay } from './visibility';
 
 export type AccountAction = 'create' | 'update' | 'lock' | 'unlock' | 'setPassword' | 'delete';
 
@@ -247,6 +247,7 @@ function* setPassword(input: AccountStepInput, account: TargetAccount): Machine<
 function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {
   let answer: DeleteAccountAnswer;
   for (let round = 0; ; round++) {
+    const sentAt = yield* now();
     const deleted = yield* call<DeleteAccountAnswer>(STEP_OPS.deleteAccount, {
       connector: input.connector,
       account,
@@ -254,13 +255,10 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
     });
     if (!deleted.ok) return failed(deleted.error);
     answer = deleted.value;
-    const at = yield* now();
-    if (answer.outcome === 'deleted' || !mayBeLag(input, at)) break;
-    // A 404 for an account created moments ago: it may not be visible to writes yet.
-    const created = Date.parse(input.handle.record?.createdAt ?? '');
-    const delay = delayWithin(round, at, created + input.capabilities.visibilityWindowMs);
-    if (delay <= 0) break;
-    yield* wait(delay);
+    // A 404 to a delete sent while the account was new may be lag: it may not be visible
+    // to writes yet (graph-behaviour.md).
+    if (answer.outcome === 'deleted' || !mayBeLag(input, sentAt)) break;
+    yield* wait(nextRereadDelay(round));
   }
   input.handle.account = null;
   const removed: AccountRecordUpdate = {

@@ -6,9 +6,9 @@ import { intentKey } from './journal-entry';
 import { chunk } from './chunk';
 import { now, parallel, wait, type Machine } from './step-machine';
 import { STEP_OPS } from './step-ops';
-import { accountNotFound, createdAtMs, mayBeLag, type StepContext } from './step-context';
+import { accountNotFound, mayBeLag, type StepContext } from './step-context';
 import type { MembershipWriteAnswer } from './target-answers';
-import { delayWithin } from './visibility';
+import { nextRereadDelay } from './visibility';
 
 export interface WriteResult {
   answers: MembershipWriteAnswer[];
@@ -33,6 +33,8 @@ export function* writeMembershipChanges(
   const answers: MembershipWriteAnswer[] = [];
   let pending = changes;
   for (let round = 0; ; round++) {
+    // Lag or absence is judged by when the writes were sent, not by when the answers came.
+    const sentAt = yield* now();
     const result = yield* writeOnce(context, account, pending, groups, `${label}.${round}`);
     answers.push(...result.answers);
     // The target names a group it was only known to the request by id.
@@ -44,19 +46,13 @@ export function* writeMembershipChanges(
     if (result.error !== undefined) return { answers, error: result.error };
     const unknown = result.answers.filter((answer) => answer.outcome === 'accountNotFound');
     if (unknown.length === 0) return { answers };
-    const at = yield* now();
-    const created = createdAtMs(context.handle);
-    const delay =
-      created === undefined || !mayBeLag(context, at)
-        ? 0
-        : delayWithin(round, at, created + context.capabilities.visibilityWindowMs);
-    if (delay <= 0) {
+    if (!mayBeLag(context, sentAt)) {
       return {
         answers,
         error: accountNotFound(context, ': the target does not know it as a group member'),
       };
     }
-    yield* wait(delay);
+    yield* wait(nextRereadDelay(round));
     pending = {
       remove: unknown.filter((a) => a.change === 'removed').map((a) => a.groupId),
       add: unknown.filter((a) => a.change === 'added').map((a) => a.groupId),

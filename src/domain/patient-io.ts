@@ -1,8 +1,8 @@
 import type { TargetAccount } from './account';
 import { call, now, wait, type IoResult, type Machine } from './step-machine';
 import { STEP_OPS, type StepOp } from './step-ops';
-import { createdAtMs, mayBeLag, type StepContext } from './step-context';
-import { delayWithin } from './visibility';
+import { mayBeLag, type StepContext } from './step-context';
+import { delayWithin, nextRereadDelay } from './visibility';
 import type { SerializedError } from './errors';
 
 /**
@@ -17,14 +17,13 @@ export function* writePatiently<T>(
   input: unknown,
 ): Machine<IoResult<T>> {
   for (let round = 0; ; round++) {
+    // Lag or absence is judged by when the write was sent, not by when its answer came
+    // (a call may wait long for a throttling target after the target said 404).
+    const sentAt = yield* now();
     const result = yield* call<T>(op, input);
     if (result.ok || result.error.code !== 'ACCOUNT_NOT_FOUND') return result;
-    const at = yield* now();
-    const created = createdAtMs(context.handle);
-    if (created === undefined || !mayBeLag(context, at)) return result;
-    const delay = delayWithin(round, at, created + context.capabilities.visibilityWindowMs);
-    if (delay <= 0) return result;
-    yield* wait(delay);
+    if (!mayBeLag(context, sentAt)) return result;
+    yield* wait(nextRereadDelay(round));
   }
 }
 

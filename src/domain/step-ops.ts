@@ -100,7 +100,7 @@ export interface WriteMembershipsInput extends AccountInput, IntentInput {
 
 /**
  * A step's effective changes and record update, written together (DESIGN invariant 1).
- * Answers the record as stored afterwards (null: none).
+ * Answers the record as stored afterwards (null: none, or the step did not change it).
  */
 export interface RecordStepInput {
   connector: string;

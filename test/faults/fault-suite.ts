@@ -163,14 +163,25 @@ export async function runFaultSuite(options: FaultSuiteOptions): Promise<FaultSu
         (run) =>
           run.request.accountId === script.accountId && run.request.connector === script.connector,
       );
-      const verdict = judgeJournal(
-        own,
-        journal,
-        trueChanges(sandboxes, script.connector, script.accountId),
-      );
+      const changes = trueChanges(sandboxes, script.connector, script.accountId);
+      const verdict = judgeJournal(own, journal, changes);
       tally.journalMissing.push(...verdict.missing);
       tally.journalDoubled.push(...verdict.doubled);
       tally.journalInvented.push(...verdict.invented);
+      const wrong = new Set(
+        [...verdict.missing, ...verdict.doubled, ...verdict.invented].map(
+          (line) => line.split(':')[0],
+        ),
+      );
+      for (const run of own.filter((r) => wrong.has(r.request.requestId))) {
+        traceRequest(host, run.request, options.trace);
+        options.trace?.(
+          `  its window ${iso(run.startedAt)} .. ${iso(run.finishedAt)}; the account's true changes: ` +
+            changes
+              .map((t) => `${iso(t.at)} ${t.change}${t.group === undefined ? '' : ` ${t.group}`}`)
+              .join('; '),
+        );
+      }
     }
     for (const connector of connectors) {
       const tally = tallies.get(connector.name)!;
@@ -335,6 +346,10 @@ async function inPool<T>(
     }
   });
   await Promise.all(workers);
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 function describeActions(request: PlannedRequest): string {

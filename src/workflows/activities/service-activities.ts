@@ -51,7 +51,8 @@ export function serviceActivities(services: ServicesProvider) {
     async recordStep(input: RecordStepInput): Promise<ActivityResult<AccountRecord | null>> {
       return runActivity('recordStep', services, async (s) => {
         if (input.entries.length > 0) await s.journal.record(input.entries);
-        if (input.record === undefined) return input.stored ?? null;
+        // No change to the record: nothing to answer of it.
+        if (input.record === undefined) return null;
         return s.links.update(input.connector, input.accountId, input.record, input.stored);
       });
     },

@@ -159,8 +159,11 @@ export function* provisioningRequestOrchestrator(
         ...(stored === undefined ? {} : { stored }),
       });
       if (recorded.ok) {
-        stored = recorded.value;
-        handle.record = isLinked(stored) ? stored : null;
+        // The record as stored now, when this step changed it.
+        if (record !== undefined) {
+          stored = recorded.value;
+          handle.record = isLinked(stored) ? stored : null;
+        }
       } else {
         stored = undefined;
         if (outcome.ok) outcome = { ...outcome, ok: false, error: recorded.error };

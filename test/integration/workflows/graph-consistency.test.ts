@@ -122,6 +122,27 @@ describe('a read never cancels a write (issue 10, findings 1-6)', () => {
     expect(await changes(accountId, 'unlock.lag-2')).toEqual(['account unlocked']);
   });
 
+  it('does not journal a lock the service made seconds ago, even after an update step in between', async () => {
+    const accountId = await create('relock.lag');
+    const lock = await bench.run({
+      requestId: 'relock.lag-1',
+      connector: GRAPH,
+      account: { accountId },
+      actions: [{ type: 'lock' }],
+    });
+    expect(lock.status).toBe('succeeded');
+    bench.sandboxes.graph.setReplicationDelay(20_000);
+    const again = await bench.run({
+      requestId: 'relock.lag-2',
+      connector: GRAPH,
+      account: { accountId, displayName: 'Relocked' },
+      actions: [{ type: 'update' }, { type: 'lock' }],
+    });
+    expect(again.status, JSON.stringify(again.steps)).toBe('succeeded');
+    expect(enabled(accountId)).toBe(false);
+    expect(await changes(accountId, 'relock.lag-2')).toEqual(['account updated']);
+  });
+
   it('locks an account created a moment ago, waiting on the timer until a read shows the lock', async () => {
     bench.sandboxes.graph.setReplicationDelay(12_000);
     const report = await bench.run({

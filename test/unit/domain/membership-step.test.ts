@@ -186,6 +186,40 @@ describe('membership step: a read never cancels a write (DESIGN invariant 9)', (
   });
 });
 
+describe('membership step: lag is judged by when a write was sent', () => {
+  it('sends a grant again when its 404 came late (the call waited out a storm) but it was sent within the window', async () => {
+    const created = record({ createdAt: new Date(START - 1_000).toISOString() });
+    const io: ScriptedIo = new ScriptedIo({
+      findAccount: () => ({ account: null, record: created }),
+      lookUpRoles: catalogue,
+      readMemberships: (_input, call) =>
+        call === 1
+          ? failure('ACCOUNT_NOT_FOUND')
+          : { groupIds: ['g-sales'], names: {}, notices: [] },
+      writeMemberships: (input, call) => {
+        if (call === 1) io.advance(40_000);
+        return answers(call === 1 ? 'accountNotFound' : 'applied')(input);
+      },
+    });
+    const outcome = await run('grant', [SALES], io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'member added' }] });
+  });
+
+  it('fails naming the account once a write sent after the window still finds no account', async () => {
+    const created = record({ createdAt: new Date(START - 1_000).toISOString() });
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: null, record: created }),
+      lookUpRoles: catalogue,
+      readMemberships: () => failure('ACCOUNT_NOT_FOUND'),
+      writeMemberships: answers('accountNotFound'),
+    });
+    const outcome = await run('grant', [SALES], io);
+    expect(outcome.error?.code).toBe('ACCOUNT_NOT_FOUND');
+    const sent = io.callsOf('writeMemberships').map((c) => (c.at - START) / 1000);
+    expect(sent.at(-1)).toBeGreaterThanOrEqual(29);
+  });
+});
+
 describe('membership step: setMemberships reconciles the writable managed groups only', () => {
   const managed = () => CATALOGUE;
 

@@ -57,6 +57,11 @@ export class ScriptedIo implements AsyncIo {
     this.time += ms;
   }
 
+  /** Lets time pass inside an operation (a call that waited long for a throttling target). */
+  advance(ms: number): void {
+    this.time += ms;
+  }
+
   callsOf(op: StepOp): IoCall[] {
     return this.calls.filter((call) => call.op === op);
   }
