@@ -3,7 +3,7 @@ import type { ConnectorSettings } from '../config/connector-settings';
 import type { Connector } from '../connectors/connector';
 import { ProvisioningError } from '../domain/errors';
 import { silentLogger } from '../domain/logger';
-import { ConnectorRegistry } from '../runtime/connector-registry';
+import { ConnectorRegistry } from '../connectors/connector-registry';
 import { startSandboxConnectors, type SandboxConnectors } from '../runtime/sandbox-connectors';
 import { startServiceRuntime, type ServiceRuntime } from '../runtime/service-runtime';
 import { LocalSecretStore } from '../secrets/local-secret-store';

@@ -12,8 +12,8 @@ import { TableJournalStore } from '../store/table-journal-store';
 import { TableRoleCatalogue } from '../store/table-role-catalogue';
 import { TableWriteIntents } from '../store/table-write-intents';
 import type { WorkflowServices } from '../workflows/workflow-services';
-import { ConnectorRegistry } from './connector-registry';
-import type { ConnectorDependencies } from './create-connector';
+import { ConnectorRegistry } from '../connectors/connector-registry';
+import type { ConnectorDependencies } from '../connectors/create-connector';
 
 /** Table names (infra/README.md lists them). */
 export const TABLES = {

@@ -5,7 +5,7 @@ import { createActivityHandlers } from '../workflows/activities';
 import { ORCHESTRATORS } from '../workflows/orchestrators';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import { buildServices } from './build-services';
-import type { ConnectorRegistry } from './connector-registry';
+import type { ConnectorRegistry } from '../connectors/connector-registry';
 import { startAzurite } from './local-host/azurite';
 import { OrchestrationDriver } from './local-host/orchestration-driver';
 import { flowingClock, REAL_CLOCK, type DriverClock } from './local-host/virtual-clock';

@@ -1,5 +1,5 @@
 import type { Logger } from '../domain/logger';
-import type { ConnectorRegistry } from '../runtime/connector-registry';
+import type { ConnectorRegistry } from '../connectors/connector-registry';
 import type { SecretStore } from '../secrets/secret-store';
 import type { AccountLeaseStore } from '../store/account-leases';
 import type { AccountLinkStore } from '../store/account-links';

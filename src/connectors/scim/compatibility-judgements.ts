@@ -1,6 +1,6 @@
 import type { ScimConnectorSettings } from '../../config/connector-settings';
 import type { HttpExchange } from '../http/transport';
-import type { CompatibilityCheck, PointOutcome } from './compatibility-run';
+import type { CompatibilityCheck, PointOutcome } from './compatibility-report';
 
 // What each step of the compatibility run shows about the six points (spec: Errors,
 // compatibility points): a check holds, does not hold, or shows nothing.

@@ -17,52 +17,14 @@ import {
   judgePatch,
 } from './compatibility-judgements';
 import { findLastLogonEvidence } from './compatibility-last-logon';
+import {
+  COMPATIBILITY_POINTS,
+  type CompatibilityCheck,
+  type CompatibilityReport,
+  type CompatibilityStep,
+} from './compatibility-report';
 import { ScimConnector } from './scim-connector';
 import { scimUrl } from './scim-paths';
-
-export type PointOutcome = 'fits' | 'does not fit' | 'could not tell';
-
-/** Spec: Errors, compatibility points 1-6. */
-export const COMPATIBILITY_POINTS = [
-  'endpoints under a path that ends in /scim/v2/',
-  'bearer or Basic authentication',
-  'the account ID accepted as a group member value',
-  'filters eq and co',
-  'PATCH for users and groups, including password and active',
-  'a last-logon attribute under a known name',
-] as const;
-
-export interface CompatibilityCheck {
-  /** true: shows the point holds; false: shows it does not; undefined: shows nothing. */
-  holds: boolean | undefined;
-  note: string;
-  evidence: HttpExchange[];
-}
-
-export interface CompatibilityPoint {
-  number: number;
-  title: string;
-  outcome: PointOutcome;
-  checks: CompatibilityCheck[];
-}
-
-export interface CompatibilityStep {
-  name: string;
-  outcome: 'succeeded' | 'failed' | 'skipped';
-  detail: string;
-}
-
-export interface CompatibilityReport {
-  connector: string;
-  baseUrl: string;
-  testAccount: string;
-  group?: { id: string; displayName: string };
-  points: CompatibilityPoint[];
-  steps: CompatibilityStep[];
-  cleanup: string;
-  /** True when every point fits. */
-  fits: boolean;
-}
 
 export interface CompatibilityOptions {
   /** The group to grant and revoke; default: the first group of the catalogue. */

@@ -1,4 +1,4 @@
-import type { CompatibilityReport } from '../../connectors/scim/compatibility-run';
+import type { CompatibilityReport } from '../../connectors/scim/compatibility-report';
 import { runScimCompatibility } from '../../connectors/scim/compatibility-run';
 import type { AccountRecord } from '../../domain/account-record';
 import { ProvisioningError } from '../../domain/errors';

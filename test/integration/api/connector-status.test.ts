@@ -4,7 +4,7 @@ import { loadConfig } from '../../../src/config/app-config';
 import { connectorSettingsSchema } from '../../../src/config/connector-settings';
 import type { WorkflowServices } from '../../../src/workflows/workflow-services';
 import { connectorStatusHandler } from '../../../src/api/connector-status';
-import { ConnectorRegistry } from '../../../src/runtime/connector-registry';
+import { ConnectorRegistry } from '../../../src/connectors/connector-registry';
 import { LocalSecretStore } from '../../../src/secrets/local-secret-store';
 import { startScimSandbox, type ScimSandbox } from '../../../src/sandbox/scim';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompatibilityReport } from '../../../src/connectors/scim/compatibility-run';
+import type { CompatibilityReport } from '../../../src/connectors/scim/compatibility-report';
 import { ORCHESTRATIONS, jobInstanceId } from '../../../src/workflows/names';
 import type { JobInput, JobReport } from '../../../src/workflows/orchestrators/job-orchestrators';
 import {

@@ -1,7 +1,7 @@
 import type { ConnectorSettings } from '../config/connector-settings';
-import type { Connector } from '../connectors/connector';
-import { createGraphConnector } from '../connectors/graph/graph-connector';
-import { ScimConnector } from '../connectors/scim/scim-connector';
+import type { Connector } from './connector';
+import { createGraphConnector } from './graph/graph-connector';
+import { ScimConnector } from './scim/scim-connector';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
 

@@ -1,11 +1,15 @@
 import type { AppConfig } from '../config/app-config';
 import type { ConnectorSettings } from '../config/connector-settings';
-import type { Connector } from '../connectors/connector';
+import type { Connector } from './connector';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
 import { createConnector, type ConnectorDependencies } from './create-connector';
 
-/** The connectors of this process, each built once and kept (DESIGN: src/runtime). */
+/**
+ * The configured connectors of this process, each built once and kept: the one registry of
+ * the Functions app, the local host and the CLI; an unknown name is `undefined` (callers say
+ * CONNECTOR_NOT_FOUND).
+ */
 export class ConnectorRegistry {
   private readonly built = new Map<string, Connector>();
 
