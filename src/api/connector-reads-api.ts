@@ -1,12 +1,13 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import type { Connector } from '../connectors/connector';
+import { httpStatusOf } from '../domain/error-catalogue';
 import { isProvisioningError, ProvisioningError } from '../domain/errors';
 import type { ApiDeps } from './api-deps';
 import { errorResponse, problem, unknownConnector } from './http-problem';
 
 type Read = (connector: Connector, request: HttpRequest) => Promise<HttpResponseInit>;
 
-/** Answers a read on a connector: 404 for an unknown one, target failures as 502/4xx with the code. */
+/** Answers a read on a connector: 404 for an unknown one, failures with their code and the catalogue's status. */
 function connectorRead(deps: Pick<ApiDeps, 'services'>, read: Read) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const name = request.params.name ?? '';
@@ -17,9 +18,7 @@ function connectorRead(deps: Pick<ApiDeps, 'services'>, read: Read) {
     } catch (error) {
       if (!isProvisioningError(error)) throw error;
       context.warn(`read on connector ${name} failed: ${error.code}`);
-      const status =
-        error.code === 'REQUEST_INVALID' || error.code === 'OPERATION_NOT_SUPPORTED' ? 400 : 502;
-      return errorResponse(status, error.toJSON());
+      return errorResponse(httpStatusOf(error), error.toJSON());
     }
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ERROR_CATALOGUE, ERROR_CODES } from '../domain/error-catalogue';
 import { provisioningRequestSchema } from './request-schema';
 
 const errorSchema = {
@@ -10,7 +11,14 @@ const errorSchema = {
       properties: {
         code: {
           type: 'string',
-          description: 'Stable error code: match on this, not on the message',
+          enum: ERROR_CODES,
+          description:
+            'Stable error code: match on this, not on the message. The closed set, each with ' +
+            'the status it comes with and what it means:\n' +
+            ERROR_CODES.map(
+              (code) =>
+                `- ${code} (${ERROR_CATALOGUE[code].status}): ${ERROR_CATALOGUE[code].meaning}`,
+            ).join('\n'),
         },
         message: { type: 'string' },
         object: { type: 'string' },

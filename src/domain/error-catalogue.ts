@@ -1,0 +1,126 @@
+import type { ErrorCode } from './errors';
+
+export interface ErrorCodeEntry {
+  /** The HTTP status the API answers when this error ends a call. */
+  status: number;
+  /** What the code means to a caller, and what to do about it. */
+  meaning: string;
+}
+
+/**
+ * Every error code the service answers with (the closed set of `ErrorCode`), its HTTP
+ * status and its meaning: the API maps codes to statuses here, and the OpenAPI document
+ * lists them as the enum callers must handle. A code missing here does not compile.
+ */
+export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
+  CONFIG_INVALID: {
+    status: 500,
+    meaning: 'a setting of the service is invalid; the operator must fix it',
+  },
+  REQUEST_INVALID: {
+    status: 400,
+    meaning: 'the request is invalid; `problems` names each problem',
+  },
+  REQUEST_TOO_LARGE: { status: 413, meaning: 'the request body is larger than the API accepts' },
+  REQUEST_CONFLICT: {
+    status: 409,
+    meaning: 'the requestId was used before for a different request',
+  },
+  UNAUTHORIZED: { status: 401, meaning: 'no valid function key was given' },
+  NOT_FOUND: { status: 404, meaning: 'no such request, job or route' },
+  CONNECTOR_NOT_FOUND: { status: 404, meaning: 'no connector of that name is configured' },
+  OPERATION_NOT_SUPPORTED: { status: 400, meaning: 'the connector kind cannot do this' },
+  SECRET_NOT_FOUND: {
+    status: 502,
+    meaning: 'a secret the settings name is not in the secret store',
+  },
+  TARGET_UNREACHABLE: { status: 503, meaning: 'the target could not be reached; try again later' },
+  TARGET_TIMEOUT: { status: 504, meaning: 'the target did not answer in time; try again later' },
+  TARGET_THROTTLED: {
+    status: 503,
+    meaning:
+      'the target kept throttling past the allowed wait; the message says how long it waited',
+  },
+  TARGET_UNAVAILABLE: { status: 503, meaning: 'the target answered 5xx; try again later' },
+  TARGET_AUTH_FAILED: { status: 502, meaning: "the target refused the service's credentials" },
+  TARGET_FORBIDDEN: { status: 502, meaning: 'the target refused the call (403)' },
+  TARGET_RESPONSE_INVALID: {
+    status: 502,
+    meaning: 'the target answered something the service cannot read',
+  },
+  SCIM_FILTER_UNSUPPORTED: {
+    status: 502,
+    meaning: 'the SCIM server refused a filter (compatibility point 4)',
+  },
+  SCIM_PATCH_UNSUPPORTED: {
+    status: 502,
+    meaning: 'the SCIM server does not support PATCH (compatibility point 5)',
+  },
+  SCIM_INVALID_VALUE: {
+    status: 502,
+    meaning:
+      'the SCIM server refused a value (scimType invalidValue, invalidPath, noTarget, invalidSyntax)',
+  },
+  SCIM_UNIQUENESS_CONFLICT: {
+    status: 409,
+    meaning: 'the SCIM server holds another object with that name',
+  },
+  SCIM_MUTABILITY: {
+    status: 502,
+    meaning: 'the SCIM server does not let that attribute be written',
+  },
+  SCIM_REQUEST_REJECTED: { status: 502, meaning: 'the SCIM server refused the call' },
+  GRAPH_TOKEN_FAILED: {
+    status: 502,
+    meaning: 'no access token was obtained (tenant, app or secret)',
+  },
+  GRAPH_PERMISSION_MISSING: {
+    status: 502,
+    meaning: 'the app lacks the application permission the message names',
+  },
+  GRAPH_REQUEST_REJECTED: { status: 502, meaning: 'Microsoft Graph refused the call' },
+  GRAPH_CONFLICT: {
+    status: 409,
+    meaning: 'several directory objects answer to that name; use the id',
+  },
+  ACCOUNT_NOT_FOUND: { status: 404, meaning: 'the account is not on the target' },
+  GROUP_NOT_FOUND: {
+    status: 404,
+    meaning: 'the group is neither in the role catalogue nor on the target',
+  },
+  GROUP_NOT_WRITABLE: {
+    status: 400,
+    meaning:
+      'the service may not write the members of the group (dynamic, mail-enabled, synced, role-assignable)',
+  },
+  ACCOUNT_STATE_NOT_CONFIRMED: {
+    status: 502,
+    meaning:
+      'no read showed the written state within the visibility window; the message says what was read',
+  },
+  MEMBERSHIP_MISMATCH: {
+    status: 502,
+    meaning:
+      'the memberships still differ after the re-reads; details name the missing and unexpected groups',
+  },
+  MEMBERSHIP_READ_UNAVAILABLE: {
+    status: 502,
+    meaning: "the target lets no one read the group's members",
+  },
+  ACCOUNT_BUSY: {
+    status: 409,
+    meaning: 'another request kept the account for longer than the lease wait',
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    meaning: 'the service failed unexpectedly; the operator log has the details',
+  },
+};
+
+/** Every error code, in the catalogue's order. */
+export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+/** The HTTP status an error ends a call with: the catalogue's, else 503 when retrying may help. */
+export function httpStatusOf(error: { code: ErrorCode; retryable: boolean }): number {
+  return ERROR_CATALOGUE[error.code]?.status ?? (error.retryable ? 503 : 502);
+}
