@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { InvocationContext } from '@azure/functions';
 import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
 import type { JobInput } from '../workflows/orchestrators/job-orchestrators';
+import { connectorKind } from '../connectors/connector-kinds';
 import type { ApiDeps } from './api-deps';
 
 /**
@@ -14,7 +15,7 @@ export function importTimerHandler(deps: ApiDeps, connector: string) {
     if (settings === undefined) return undefined;
     const input: JobInput = {
       jobId: randomUUID(),
-      type: settings.kind === 'scim' ? 'Import SCIM groups' : 'Import Directory Groups',
+      type: connectorKind(settings).catalogueJobType,
       connector,
       overwriteExisting: settings.importOverwriteExisting,
       trigger: 'schedule',

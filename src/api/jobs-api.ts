@@ -3,6 +3,7 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/fu
 import { z } from 'zod';
 import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
 import type { JobInput, JobReport } from '../workflows/orchestrators/job-orchestrators';
+import { connectorKind } from '../connectors/connector-kinds';
 import type { ApiDeps } from './api-deps';
 import { problem, unknownConnector } from './http-problem';
 import { readJsonBody } from './read-body';
@@ -28,7 +29,7 @@ export function startImportHandler(deps: ApiDeps) {
     }
     return startJob(deps, request, context, ORCHESTRATIONS.catalogueImport, {
       jobId: randomUUID(),
-      type: settings.kind === 'scim' ? 'Import SCIM groups' : 'Import Directory Groups',
+      type: connectorKind(settings).catalogueJobType,
       connector: name,
       overwriteExisting: options.data.overwriteExisting,
       trigger: 'api',
@@ -36,18 +37,18 @@ export function startImportHandler(deps: ApiDeps) {
   };
 }
 
-/** `POST /api/connectors/{name}/compatibility-run`: the test run of a SCIM connector, as a job. */
+/** `POST /api/connectors/{name}/compatibility-run`: the test run of a connector whose kind has one, as a job. */
 export function startCompatibilityRunHandler(deps: ApiDeps) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const name = request.params.name ?? '';
     const services = await deps.services();
     const settings = services.registry.settings(name);
     if (settings === undefined) return unknownConnector(name);
-    if (settings.kind !== 'scim') {
+    if (connectorKind(settings).compatibilityRun === undefined) {
       return problem(
         400,
         'OPERATION_NOT_SUPPORTED',
-        `connector "${name}" is not a SCIM connector: the compatibility run is for SCIM servers`,
+        `connector "${name}" (${settings.kind}) has no compatibility run: it is for SCIM servers`,
         { object: name },
       );
     }

@@ -1,5 +1,6 @@
 import type { StatusResult } from '../connectors/connector';
-import { formatCompatibilityReport, runScimCompatibility } from '../connectors/scim';
+import { connectorKind } from '../connectors/connector-kinds';
+import { formatCompatibilityReport } from '../connectors/scim';
 import { ProvisioningError } from '../domain/errors';
 import type { CliContext } from './cli-context';
 import { findGroupByName, provision } from './provision';
@@ -38,14 +39,16 @@ export async function compatCommand(
   print: Print,
 ): Promise<number> {
   const settings = ctx.settings(connectorArg(args));
-  if (settings.kind !== 'scim') {
+  const kind = connectorKind(settings);
+  if (kind.compatibilityRun === undefined) {
     throw new ProvisioningError(
-      'REQUEST_INVALID',
-      `connector "${settings.name}" is not a SCIM connector: the compatibility run is for SCIM servers`,
+      'OPERATION_NOT_SUPPORTED',
+      `connector "${settings.name}" (${settings.kind}) has no compatibility run: it is for SCIM servers`,
+      { object: settings.name },
     );
   }
   const group = typeof args.values.group === 'string' ? args.values.group : undefined;
-  const report = await runScimCompatibility(
+  const report = await kind.compatibilityRun(
     settings,
     ctx.secrets,
     group === undefined ? {} : { groupName: group },

@@ -1,6 +1,6 @@
-import type { ScimConnectorSettings } from '../config/connector-settings';
 import type { Connector } from '../connectors/connector';
-import { formatCompatibilityReport, runScimCompatibility } from '../connectors/scim';
+import { connectorKind } from '../connectors/connector-kinds';
+import { formatCompatibilityReport } from '../connectors/scim';
 import type { CliContext } from './cli-context';
 import { accountCommand, formatStatus, type Print } from './commands';
 import { provision } from './provision';
@@ -20,8 +20,6 @@ export async function demoCommand(ctx: CliContext, print: Print): Promise<number
   print('No connector configured (PROVISIONING_CONNECTORS): started the sandboxes on 127.0.0.1:');
   ctx.sandboxes.describe().forEach((line) => print(`  ${line}`));
 
-  const scimSettings = ctx.settings('scim-sandbox');
-  if (scimSettings.kind !== 'scim') return 1;
   print('\n=== Connector A (SCIM 2.0): scim-sandbox ===');
   await walkThrough(
     ctx,
@@ -29,7 +27,7 @@ export async function demoCommand(ctx: CliContext, print: Print): Promise<number
     `demo.user.${Date.now().toString(36)}`,
     print,
   );
-  await compatibility(ctx, scimSettings, print);
+  await compatibility(ctx, 'scim-sandbox', print);
 
   print('\n=== Connector B (Microsoft Graph v1.0, MSAL client credentials): graph-sandbox ===');
   const graph = ctx.connector('graph-sandbox');
@@ -92,12 +90,11 @@ async function walkThrough(
   await provision(ctx, { connector: on, profile, delete: true }, print);
 }
 
-async function compatibility(
-  ctx: CliContext,
-  settings: ScimConnectorSettings,
-  print: Print,
-): Promise<void> {
+async function compatibility(ctx: CliContext, name: string, print: Print): Promise<void> {
   print('\n7. Compatibility run (test account: create, grant and revoke a group, lock, delete)');
-  const report = await runScimCompatibility(settings, ctx.secrets);
+  const settings = ctx.settings(name);
+  const kind = connectorKind(settings);
+  if (kind.compatibilityRun === undefined) return;
+  const report = await kind.compatibilityRun(settings, ctx.secrets, {});
   print(formatCompatibilityReport(report).replace(/^/gm, '  '));
 }

@@ -3,6 +3,8 @@ import type { ConnectorSettings } from '../config/connector-settings';
 import type { Connector } from './connector';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
+import type { ConnectorKindDescriptor } from './connector-kind';
+import { connectorKind } from './connector-kinds';
 import { createConnector, type ConnectorDependencies } from './create-connector';
 
 /**
@@ -20,6 +22,12 @@ export class ConnectorRegistry {
     private readonly trustedCa?: Record<string, string>,
     private readonly clock?: ConnectorDependencies['clock'],
   ) {}
+
+  /** What the named connector's kind is and can do, or undefined for an unknown name. */
+  kindOf(name: string): ConnectorKindDescriptor | undefined {
+    const settings = this.settings(name);
+    return settings === undefined ? undefined : connectorKind(settings);
+  }
 
   /** The validated settings of the named connector, or undefined. */
   settings(name: string): ConnectorSettings | undefined {

@@ -19,7 +19,8 @@ export type {
   SetEnabledAnswer,
 };
 
-export type ConnectorKind = 'scim' | 'graph';
+/** A connector kind's name (`scim`, `graph`, ...): what a kind can do is its descriptor's. */
+export type ConnectorKind = string;
 
 /** One finding of a status check, shown to the operator as it is. */
 export interface StatusFinding {

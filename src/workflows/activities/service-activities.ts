@@ -1,5 +1,4 @@
 import type { CompatibilityReport } from '../../connectors/scim/compatibility-report';
-import { runScimCompatibility } from '../../connectors/scim/compatibility-run';
 import type { AccountRecord } from '../../domain/account-record';
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
@@ -115,14 +114,15 @@ export function serviceActivities(services: ServicesProvider) {
     async runCompatibility(input: ConnectorInput): Promise<ActivityResult<CompatibilityReport>> {
       return runActivity('runCompatibility', services, async (s) => {
         const settings = s.registry.settings(input.connector);
-        if (settings?.kind !== 'scim') {
+        const kind = s.registry.kindOf(input.connector);
+        if (settings === undefined || kind?.compatibilityRun === undefined) {
           throw new ProvisioningError(
             'OPERATION_NOT_SUPPORTED',
-            `connector "${input.connector}" is not a SCIM connector: the compatibility run is for SCIM servers`,
+            `connector "${input.connector}" has no compatibility run: it is for SCIM servers`,
             { object: input.connector },
           );
         }
-        return runScimCompatibility(settings, s.secrets, { logger: s.logger });
+        return kind.compatibilityRun(settings, s.secrets, { logger: s.logger });
       });
     },
   };

@@ -3,8 +3,11 @@ import type { SerializedError } from '../../domain/errors';
 import { ACTIVITIES } from '../names';
 import { callActivity, type Step } from './activity-calls';
 
-/** Spec: job types of the catalogue import ("Import SCIM groups", "Import Directory Groups"). */
-export type JobType = 'Import SCIM groups' | 'Import Directory Groups' | 'Compatibility run';
+/**
+ * A job's type: the catalogue import's, as the connector's kind names it (spec: "Import SCIM
+ * groups", "Import Directory Groups"), or "Compatibility run".
+ */
+export type JobType = string;
 
 export interface JobInput {
   jobId: string;

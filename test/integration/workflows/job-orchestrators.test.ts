@@ -176,7 +176,7 @@ describe('compatibility run job', () => {
 
     expect(report.status).toBe('failed');
     expect(report.error?.code).toBe('OPERATION_NOT_SUPPORTED');
-    expect(report.error?.message).toContain('not a SCIM connector');
+    expect(report.error?.message).toContain('has no compatibility run: it is for SCIM servers');
     expect(bench.sandboxes.graph.requests.length).toBe(requests);
   });
 });
