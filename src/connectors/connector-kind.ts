@@ -1,4 +1,5 @@
 import type { ConnectorSettings } from '../config/connector-settings';
+import { ProvisioningError } from '../domain/errors';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
 import type { Connector } from './connector';
@@ -39,4 +40,19 @@ export function clockDeps(clock: ConnectorDependencies['clock']) {
   return clock === undefined
     ? {}
     : { sleep: (ms: number) => clock.sleep(ms), now: () => clock.now() };
+}
+
+/** The settings of a connector of `kind`; CONFIG_INVALID naming the connector otherwise. */
+export function settingsOfKind<K extends ConnectorSettings['kind']>(
+  settings: ConnectorSettings,
+  kind: K,
+): Extract<ConnectorSettings, { kind: K }> {
+  if (settings.kind !== kind) {
+    throw new ProvisioningError(
+      'CONFIG_INVALID',
+      `connector "${settings.name}" is of kind "${settings.kind}", not "${kind}"`,
+      { object: settings.name },
+    );
+  }
+  return settings as Extract<ConnectorSettings, { kind: K }>;
 }

@@ -16,7 +16,7 @@ import type {
   StatusFinding,
   StatusResult,
 } from '../connector';
-import { HttpTransport } from '../http/transport';
+import { HttpTransport, transportOptionsOf } from '../http/transport';
 import { setEnabled } from './account-state';
 import * as accounts from './graph-accounts';
 import type { GraphContext } from './graph-context';
@@ -80,11 +80,7 @@ export class GraphConnector implements Connector {
     });
     const transientSecrets = new Set<string>();
     this.transport = new HttpTransport({
-      target: settings.name,
-      timeoutMs: settings.timeoutMs,
-      maxRetries: settings.maxRetries,
-      maxThrottleWaitMs: settings.maxThrottleWaitSeconds * 1000,
-      concurrency: settings.concurrency,
+      ...transportOptionsOf(settings),
       authorize: () => tokens.authorizationHeader(),
       secrets: () => [...tokens.knownSecrets(), ...transientSecrets],
       sleep,

@@ -1,6 +1,4 @@
-import type { ConnectorSettings, GraphConnectorSettings } from '../../config/connector-settings';
-import { ProvisioningError } from '../../domain/errors';
-import { clockDeps, type ConnectorKindDescriptor } from '../connector-kind';
+import { clockDeps, settingsOfKind, type ConnectorKindDescriptor } from '../connector-kind';
 import { createGraphConnector } from './graph-connector';
 
 /** Connector B (spec: Connector B): Microsoft Graph v1.0 as an app. No compatibility run. */
@@ -8,7 +6,7 @@ export const GRAPH_KIND: ConnectorKindDescriptor = {
   kind: 'graph',
   catalogueJobType: 'Import Directory Groups',
   create(settings, deps) {
-    const graph = graphSettings(settings);
+    const graph = settingsOfKind(settings, 'graph');
     const ca = deps.trustedCa?.[graph.name];
     return createGraphConnector(graph, {
       secrets: deps.secrets,
@@ -18,16 +16,3 @@ export const GRAPH_KIND: ConnectorKindDescriptor = {
     });
   },
 };
-
-function graphSettings(settings: ConnectorSettings): GraphConnectorSettings {
-  if (settings.kind !== 'graph') {
-    throw new ProvisioningError(
-      'CONFIG_INVALID',
-      `connector "${settings.name}" is not a Graph connector`,
-      {
-        object: settings.name,
-      },
-    );
-  }
-  return settings;
-}

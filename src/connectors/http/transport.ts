@@ -88,6 +88,29 @@ export interface TransportOptions {
   observer?: (exchange: HttpExchange) => void;
 }
 
+/**
+ * The transport options every connector's settings give (DESIGN invariant 8): its name,
+ * timeout, retries, throttle wait and concurrency.
+ */
+export function transportOptionsOf(settings: {
+  name: string;
+  timeoutMs: number;
+  maxRetries: number;
+  maxThrottleWaitSeconds: number;
+  concurrency: number;
+}): Pick<
+  TransportOptions,
+  'target' | 'timeoutMs' | 'maxRetries' | 'maxThrottleWaitMs' | 'concurrency'
+> {
+  return {
+    target: settings.name,
+    timeoutMs: settings.timeoutMs,
+    maxRetries: settings.maxRetries,
+    maxThrottleWaitMs: settings.maxThrottleWaitSeconds * 1000,
+    concurrency: settings.concurrency,
+  };
+}
+
 const RETRYABLE_STATUSES = new Set([429, 503, 504]);
 /** Network failures that happen before a request is sent: it cannot have been applied. */
 const NOT_SENT_CODES = new Set([

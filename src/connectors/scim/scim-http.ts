@@ -3,6 +3,7 @@ import type { Logger } from '../../domain/logger';
 import type { SecretStore } from '../../secrets/secret-store';
 import {
   HttpTransport,
+  transportOptionsOf,
   type HttpExchange,
   type HttpMethod,
   type HttpResult,
@@ -45,11 +46,7 @@ export class ScimHttp {
     private readonly options: ScimHttpOptions,
   ) {
     this.transport = new HttpTransport({
-      target: settings.name,
-      timeoutMs: settings.timeoutMs,
-      maxRetries: settings.maxRetries,
-      maxThrottleWaitMs: settings.maxThrottleWaitSeconds * 1000,
-      concurrency: settings.concurrency,
+      ...transportOptionsOf(settings),
       authorize: async () => (await this.resolveCredentials()).headers,
       secrets: () => [...this.known, ...this.transient],
       ...(options.logger === undefined ? {} : { logger: options.logger }),

@@ -1,6 +1,4 @@
-import { ProvisioningError } from '../../domain/errors';
-import type { ConnectorSettings, ScimConnectorSettings } from '../../config/connector-settings';
-import { clockDeps, type ConnectorKindDescriptor } from '../connector-kind';
+import { clockDeps, settingsOfKind, type ConnectorKindDescriptor } from '../connector-kind';
 import { runScimCompatibility } from './compatibility-run';
 import { ScimConnector } from './scim-connector';
 
@@ -9,26 +7,13 @@ export const SCIM_KIND: ConnectorKindDescriptor = {
   kind: 'scim',
   catalogueJobType: 'Import SCIM groups',
   create(settings, deps) {
-    return new ScimConnector(scimSettings(settings), {
+    return new ScimConnector(settingsOfKind(settings, 'scim'), {
       secrets: deps.secrets,
       ...(deps.logger === undefined ? {} : { logger: deps.logger }),
       ...clockDeps(deps.clock),
     });
   },
   compatibilityRun(settings, secrets, options) {
-    return runScimCompatibility(scimSettings(settings), secrets, options);
+    return runScimCompatibility(settingsOfKind(settings, 'scim'), secrets, options);
   },
 };
-
-function scimSettings(settings: ConnectorSettings): ScimConnectorSettings {
-  if (settings.kind !== 'scim') {
-    throw new ProvisioningError(
-      'CONFIG_INVALID',
-      `connector "${settings.name}" is not a SCIM connector`,
-      {
-        object: settings.name,
-      },
-    );
-  }
-  return settings;
-}
