@@ -1,7 +1,13 @@
 import { chunk } from '../../domain/chunk';
 import { ProvisioningError } from '../../domain/errors';
-import { backoffDelay } from '../http/backoff';
 import { parseRetryAfter } from '../http/retry-after';
+import {
+  failedWait,
+  startProgress,
+  throttledWait,
+  throttledWaitOf,
+  type RetryLimits,
+} from '../http/retry-policy';
 import type { GraphAnswer, GraphErrorContext } from './graph-error-mapper';
 import type { GraphHttp } from './graph-http';
 import { isRecord } from './graph-objects';
@@ -24,6 +30,10 @@ export interface BatchResponse extends GraphAnswer {
    * (the envelope's answer was lost, or a round answered it 503/504).
    */
   maybeAppliedBefore: boolean;
+  /** How long this sub-request waited because Graph throttled (its own 429s and its envelopes'). */
+  throttledWaitMs: number;
+  /** How many 429 answers this sub-request met, its envelopes' included. */
+  throttledAnswers: number;
 }
 
 export interface BatchOptions {
@@ -36,7 +46,6 @@ export interface BatchOptions {
   random?: () => number;
 }
 
-const FAILED = new Set([503, 504]);
 const BACKOFF = { baseDelayMs: 200, maxDelayMs: 10_000 };
 
 /** The `POST /$batch` body: JSON sub-requests carry their content type (graph-behaviour.md). */
@@ -83,6 +92,8 @@ export function readBatchResponses(
         body: response.body,
         describe: `${request.method} ${root}${request.url} (in $batch)`,
         maybeAppliedBefore: false,
+        throttledWaitMs: 0,
+        throttledAnswers: 0,
       },
     ];
   });
@@ -91,9 +102,10 @@ export function readBatchResponses(
 /**
  * Sends sub-requests as JSON `$batch` envelopes of up to 20, in parallel (the transport's
  * gate keeps the concurrency limit). Each sub-response has its own status (graph-behaviour.md:
- * Batching): a throttled one (429) pauses every caller of the target for its `Retry-After`
- * and is re-sent alone for as long as the throttle wait allows; one answered 503/504 is
- * re-sent up to `maxRetries` rounds. Returns the last answer for every request, by id.
+ * Batching): a throttled one (429) counts as throttling for the target's gate, pauses every
+ * caller of the target for its `Retry-After` (else backoff with jitter) and is re-sent alone
+ * for as long as its throttle wait stays within `maxThrottleWaitMs`; one answered 503/504
+ * is re-sent up to `maxRetries` rounds. Returns the last answer for every request, by id.
  */
 export async function sendBatch(
   http: GraphHttp,
@@ -103,50 +115,40 @@ export async function sendBatch(
 ): Promise<Map<string, BatchResponse>> {
   const results = new Map<string, BatchResponse>();
   const byId = new Map(requests.map((request) => [request.id, request]));
-  const maybeApplied = new Set<string>();
+  const progress = new Map(requests.map((request) => [request.id, startProgress()]));
   const maxThrottleWaitMs = options.maxThrottleWaitMs ?? 120_000;
-  let throttledWaitMs = 0;
-  let failedRounds = 0;
+  const limits: RetryLimits = {
+    maxRetries: options.maxRetries,
+    // One Retry-After beyond the whole budget cannot be waited for anyway.
+    maxRetryAfterMs: maxThrottleWaitMs,
+    maxThrottleWaitMs,
+    backoff: BACKOFF,
+    random: options.random ?? Math.random,
+  };
   let pending = [...requests];
-  for (let round = 0; pending.length > 0; round++) {
+  while (pending.length > 0) {
     const answers = await Promise.all(
       chunk(pending, BATCH_LIMIT).map(async (part) => {
         const result = await http.expect(
-          { method: 'POST', path: '/$batch', json: toBatchEnvelope(part) },
+          {
+            method: 'POST',
+            path: '/$batch',
+            json: toBatchEnvelope(part),
+            throttledInside: hasThrottledPart,
+          },
           [200],
           context,
         );
-        if (result.maybeAppliedBefore) for (const request of part) maybeApplied.add(request.id);
-        throttledWaitMs += result.throttledWaitMs;
+        for (const request of part) {
+          const sub = progress.get(request.id)!;
+          sub.maybeApplied ||= result.maybeAppliedBefore;
+          sub.throttledWaitMs += result.throttledWaitMs;
+          sub.throttledAnswers += result.throttledAnswers;
+        }
         return readBatchResponses(result.body, part, http.root);
       }),
     );
-    let throttleMs = 0;
-    let failedMs = 0;
-    const throttled: BatchRequest[] = [];
-    const failed: BatchRequest[] = [];
-    const answered = new Set<string>();
-    for (const response of answers.flat()) {
-      answered.add(response.id);
-      results.set(response.id, {
-        ...response,
-        maybeAppliedBefore: maybeApplied.has(response.id),
-        throttledWaitMs,
-        throttledAnswers: round + 1,
-      });
-      const request = byId.get(response.id);
-      if (request === undefined) continue;
-      const hinted = parseRetryAfter(response.headers['retry-after'], options.now());
-      const backoff = backoffDelay(round, BACKOFF, options.random ?? Math.random);
-      if (response.status === 429) {
-        throttled.push(request);
-        throttleMs = Math.max(throttleMs, hinted ?? backoff);
-      } else if (FAILED.has(response.status)) {
-        failed.push(request);
-        failedMs = Math.max(failedMs, hinted ?? backoff);
-        if (hinted === undefined) maybeApplied.add(response.id);
-      }
-    }
+    const answered = new Set(answers.flat().map((response) => response.id));
     const unanswered = pending.filter((request) => !answered.has(request.id));
     if (unanswered.length > 0) {
       throw new ProvisioningError(
@@ -154,19 +156,52 @@ export async function sendBatch(
         `POST ${http.root}/$batch answered no sub-response for ${unanswered.map((r) => `${r.method} ${r.url}`).join(', ')}`,
       );
     }
-    pending = [];
-    if (throttled.length > 0 && throttledWaitMs + throttleMs <= maxThrottleWaitMs) {
-      // The target throttles the app, not this envelope: every caller of the target waits.
-      http.throttle(throttleMs);
-      throttledWaitMs += throttleMs;
-      pending.push(...throttled);
+    let pauseMs = 0;
+    let failedMs = 0;
+    const throttled: BatchRequest[] = [];
+    const failed: BatchRequest[] = [];
+    for (const response of answers.flat()) {
+      const sub = progress.get(response.id)!;
+      const maybeAppliedBefore = sub.maybeApplied;
+      const hinted = parseRetryAfter(response.headers['retry-after'], options.now());
+      // Only a 429 pauses every caller: a 503/504 is re-sent within maxRetries.
+      const wait =
+        response.status === 429
+          ? throttledWait(response.status, hinted, 0, sub, limits)
+          : failedWait(response.status, hinted, sub, limits);
+      // graph-behaviour.md: a 503 may come after the directory committed the change, and a
+      // sub-response does not say which gateway answered it, Retry-After or not.
+      if (wait !== undefined && response.status === 503) sub.maybeApplied = true;
+      // A sub-request re-sent gets this entry replaced by its next answer.
+      results.set(response.id, {
+        ...response,
+        maybeAppliedBefore,
+        throttledWaitMs: throttledWaitOf(sub),
+        throttledAnswers: sub.throttledAnswers,
+        maxThrottleWaitMs,
+      });
+      if (wait === undefined) continue;
+      if (response.status === 429) {
+        throttled.push(byId.get(response.id)!);
+        pauseMs = Math.max(pauseMs, wait);
+      } else {
+        failed.push(byId.get(response.id)!);
+        failedMs = Math.max(failedMs, wait);
+      }
     }
-    if (failed.length > 0 && failedRounds < options.maxRetries) {
-      failedRounds++;
-      pending.push(...failed);
-    }
-    if (pending.length === 0) break;
-    if (pending.length > throttled.length || throttled.length === 0) await options.sleep(failedMs);
+    pending = [...throttled, ...failed];
+    // Graph throttles the app, not this envelope: every caller of the target waits.
+    if (throttled.length > 0) http.throttle(pauseMs);
+    if (failed.length > 0) await options.sleep(failedMs);
   }
   return results;
+}
+
+/** A `$batch` answer some of whose sub-responses are 429: the gate counts it as throttled. */
+function hasThrottledPart(result: { body: unknown }): boolean {
+  return (
+    isRecord(result.body) &&
+    Array.isArray(result.body.responses) &&
+    result.body.responses.some((response) => isRecord(response) && response.status === 429)
+  );
 }

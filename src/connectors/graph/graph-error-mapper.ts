@@ -1,5 +1,5 @@
 import { ProvisioningError, type ErrorCode } from '../../domain/errors';
-import { throttledFor } from '../http/throttled-for';
+import { throttledDetails, throttledFor } from '../http/throttled-for';
 import { isRecord } from './graph-objects';
 import { permissionFor, type GraphTask } from './graph-permissions';
 
@@ -13,6 +13,8 @@ export interface GraphAnswer {
   /** How long the call waited for the target's throttling, and how many 429s it met. */
   throttledWaitMs?: number;
   throttledAnswers?: number;
+  /** The throttle wait the call was allowed (maxThrottleWaitSeconds), for the message. */
+  maxThrottleWaitMs?: number;
 }
 
 export interface GraphErrorContext {
@@ -76,7 +78,7 @@ export function mapGraphError(answer: GraphAnswer, context: GraphErrorContext): 
       ...(error.detailCodes.length === 0 ? {} : { graphDetailCodes: error.detailCodes }),
       ...(code === 'GRAPH_PERMISSION_MISSING' ? { permission } : {}),
       ...(retryAfter === undefined ? {} : { retryAfter }),
-      ...(answer.status === 429 ? { throttledWaitMs: answer.throttledWaitMs ?? 0 } : {}),
+      ...(answer.status === 429 ? throttledDetails(answer) : {}),
     },
   });
 }

@@ -11,6 +11,8 @@ export interface GraphCall {
   path: string;
   query?: GraphQuery;
   json?: unknown;
+  /** Whether an answer tells of throttling inside it (`$batch` sub-responses 429): see HttpCall. */
+  throttledInside?: (result: HttpResult) => boolean;
 }
 
 /**
@@ -59,6 +61,7 @@ export class GraphHttp {
       url,
       headers: { accept: 'application/json' },
       ...(call.json === undefined ? {} : { json: call.json }),
+      ...(call.throttledInside === undefined ? {} : { throttledInside: call.throttledInside }),
     });
   }
 

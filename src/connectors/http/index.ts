@@ -10,3 +10,9 @@ export type {
 export { parseRetryAfter } from './retry-after';
 export { backoffDelay, type BackoffPolicy } from './backoff';
 export { redactSecrets, describeUrl } from './redact';
+export {
+  ThrottleGate,
+  type AttemptSignal,
+  type GatePass,
+  type ThrottleGateStats,
+} from './throttle-gate';

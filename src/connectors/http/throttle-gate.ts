@@ -1,3 +1,4 @@
+/** How an attempt ended, for the gate: `throttled` is a 429 (or a 503 with Retry-After). */
 export type AttemptSignal = 'ok' | 'throttled' | 'failed';
 
 export interface ThrottleGateOptions {
@@ -7,13 +8,23 @@ export interface ThrottleGateOptions {
   sleep: (ms: number) => Promise<void>;
 }
 
+/** One attempt's way through the gate. */
+export interface GatePass {
+  /** Milliseconds this attempt waited for a Retry-After pause (a wait for a free slot not counted). */
+  pausedMs: number;
+  /** Frees the slot and says how the attempt ended; only the first call counts. */
+  leave(signal: AttemptSignal): void;
+}
+
 export interface ThrottleGateStats {
+  /** Attempts allowed in flight now: between 1 and the configured concurrency. */
   limit: number;
   inFlight: number;
   queued: number;
+  /** Epoch milliseconds (on the gate's clock) until which no attempt starts; 0 when never paused. */
   pausedUntil: number;
-  /** Milliseconds callers spent waiting for a pause to end. */
-  pausedWaitMs: number;
+  /** Milliseconds all attempts together spent waiting for pauses to end. */
+  throttleWaitMs: number;
 }
 
 /**
@@ -25,46 +36,67 @@ export interface ThrottleGateStats {
  *
  * @example
  * const gate = new ThrottleGate({ maxConcurrency: 8, now: Date.now, sleep });
- * const leave = await gate.enter();
- * try { ... } finally { leave('ok'); }
+ * const pass = await gate.enter();
+ * try { ... } finally { pass.leave('ok'); }
  */
 export class ThrottleGate {
   private limit: number;
   private inFlight = 0;
   private readonly waiting: (() => void)[] = [];
   private pausedUntil = 0;
-  private pausedWaitMs = 0;
-  /** Attempts started since the last decrease: one decrease per round of attempts. */
-  private startedSinceDecrease = Number.POSITIVE_INFINITY;
+  private throttleWaitMs = 0;
+  /**
+   * Bumped on every decrease. A throttled answer to an attempt that started before the last
+   * decrease belongs to the burst already answered for: the limit is halved once per round,
+   * not once per caller that met the same burst.
+   */
+  private epoch = 0;
 
   constructor(private readonly options: ThrottleGateOptions) {
-    this.limit = Math.max(1, options.maxConcurrency);
+    this.limit = this.max;
   }
 
-  /** Waits for a free slot (in order of arrival) and for a pause to end; returns the function that frees the slot. */
-  async enter(): Promise<(signal: AttemptSignal) => void> {
+  /**
+   * Waits for a free slot (in order of arrival), then for any pause to end. Every attempt
+   * must `leave` the pass it gets, or its slot stays taken.
+   */
+  async enter(): Promise<GatePass> {
     if (this.waiting.length === 0 && this.inFlight < Math.floor(this.limit)) this.inFlight += 1;
     // A slot freed later is handed over by `wake` (inFlight already counts it).
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    for (let wait = this.pausedUntil - this.options.now(); wait > 0;) {
-      this.pausedWaitMs += wait;
-      await this.options.sleep(wait);
-      wait = this.pausedUntil - this.options.now();
+    let pausedMs = 0;
+    // Again after waking: the pause may have been lengthened meanwhile, or a timer fired early.
+    for (let at = this.options.now(); this.pausedUntil > at;) {
+      await this.options.sleep(this.pausedUntil - at);
+      const after = this.options.now();
+      // A clock that does not move (a test's) must not spin here.
+      if (after <= at) break;
+      pausedMs += after - at;
+      at = after;
     }
-    this.startedSinceDecrease += 1;
+    this.throttleWaitMs += pausedMs;
+    const epoch = this.epoch;
     let left = false;
-    return (signal) => {
-      if (left) return;
-      left = true;
-      this.inFlight -= 1;
-      this.adapt(signal);
-      this.wake();
+    return {
+      pausedMs,
+      leave: (signal) => {
+        if (left) return;
+        left = true;
+        this.inFlight -= 1;
+        this.adapt(signal, epoch);
+        this.wake();
+      },
     };
   }
 
-  /** Every caller waits until `ms` from now (the longest pause wins). */
+  /** Every new attempt waits until `ms` from now (the longest pause wins). */
   pause(ms: number): void {
     this.pausedUntil = Math.max(this.pausedUntil, this.options.now() + Math.max(0, ms));
+  }
+
+  /** Milliseconds until the current pause ends (0 when not paused). */
+  get pausedForMs(): number {
+    return Math.max(0, this.pausedUntil - this.options.now());
   }
 
   get stats(): ThrottleGateStats {
@@ -73,21 +105,22 @@ export class ThrottleGate {
       inFlight: this.inFlight,
       queued: this.waiting.length,
       pausedUntil: this.pausedUntil,
-      pausedWaitMs: this.pausedWaitMs,
+      throttleWaitMs: this.throttleWaitMs,
     };
   }
 
-  private adapt(signal: AttemptSignal): void {
-    const max = Math.max(1, this.options.maxConcurrency);
+  private get max(): number {
+    return Math.max(1, Math.floor(this.options.maxConcurrency));
+  }
+
+  private adapt(signal: AttemptSignal, epoch: number): void {
     if (signal === 'ok') {
-      this.limit = Math.min(max, this.limit + 1 / this.limit);
+      this.limit = Math.min(this.max, this.limit + 1 / this.limit);
       return;
     }
-    if (signal !== 'throttled') return;
-    // Answers to attempts started before the last decrease belong to the same burst.
-    if (this.startedSinceDecrease < Math.floor(this.limit)) return;
+    if (signal !== 'throttled' || epoch !== this.epoch) return;
     this.limit = Math.max(1, Math.floor(this.limit / 2));
-    this.startedSinceDecrease = 0;
+    this.epoch += 1;
   }
 
   private wake(): void {

@@ -1,7 +1,16 @@
 import { Pool } from 'undici';
-import { ProvisioningError, isProvisioningError } from '../../domain/errors';
+import { isProvisioningError } from '../../domain/errors';
 import { silentLogger, type Logger } from '../../domain/logger';
 import { backoffDelay, type BackoffPolicy } from './backoff';
+import { mayHaveBeenSent, toNetworkError } from './network-failure';
+import {
+  failedWait,
+  isThrottled,
+  startProgress,
+  throttledWait,
+  throttledWaitOf,
+  type CallProgress,
+} from './retry-policy';
 import { describeUrl, redactSecrets } from './redact';
 import { parseRetryAfter } from './retry-after';
 import { ThrottleGate } from './throttle-gate';
@@ -19,6 +28,11 @@ export interface HttpCall {
   contentType?: string;
   /** False for calls that must not be repeated on a network error. Default true. */
   retry?: boolean;
+  /**
+   * Whether an answer that is no 429 still tells of throttling (a `$batch` whose
+   * sub-responses say 429): the gate then counts the attempt as throttled.
+   */
+  throttledInside?: (result: HttpResult) => boolean;
 }
 
 export interface HttpResult {
@@ -36,6 +50,8 @@ export interface HttpResult {
   throttledWaitMs: number;
   /** How many 429 answers this call met. */
   throttledAnswers: number;
+  /** The throttle wait this call was allowed (`TransportOptions.maxThrottleWaitMs`): for messages. */
+  maxThrottleWaitMs?: number;
   /** The raw text, redacted of every known secret. */
   text: string;
   /** The call as it may appear in a message: method and URL without credentials. */
@@ -111,29 +127,15 @@ export function transportOptionsOf(settings: {
   };
 }
 
-const RETRYABLE_STATUSES = new Set([429, 503, 504]);
-/** Network failures that happen before a request is sent: it cannot have been applied. */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
 const DEFAULT_BACKOFF: BackoffPolicy = { baseDelayMs: 200, maxDelayMs: 10_000 };
-
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
 
 /**
  * The shared outbound transport (DESIGN: src/connectors/http): a keep-alive pool per origin
- * whose connection count is the concurrency limit, a timeout per call, bounded retries with
- * exponential backoff and jitter for 429, 503, 504 and network errors, `Retry-After`
- * honoured. Answers of any other status are returned for the connector's error mapper.
+ * whose connection count is the concurrency limit, one throttle gate per target that every
+ * attempt passes (DESIGN invariant 8), a timeout per call, retries of 429 (and 503 with
+ * Retry-After) within a throttle wait budget, bounded retries with exponential backoff and
+ * jitter for 503, 504 and network errors, `Retry-After` honoured. Answers of any other
+ * status are returned for the connector's error mapper.
  */
 export class HttpTransport {
   readonly stats: TransportStats = { attempts: 0, retries: 0, throttled: 0, throttledWaitMs: 0 };
@@ -164,10 +166,12 @@ export class HttpTransport {
   }
 
   /**
-   * Sends one call through the target's gate, retrying what may be retried: 429 for as long
-   * as the call's throttle wait stays under `maxThrottleWaitMs` (Retry-After pauses every
-   * caller of the target), 503/504 and network errors up to `maxRetries` times. Throws only
-   * `TARGET_UNREACHABLE` or `TARGET_TIMEOUT` (network level); every HTTP answer is returned.
+   * Sends one call through the target's gate, retrying what may be retried: 429 (and 503
+   * with Retry-After) for as long as the call's throttle wait stays under
+   * `maxThrottleWaitMs` (Retry-After pauses every caller of the target), other 503s, 504s
+   * and network errors up to `maxRetries` times. Throws only `TARGET_UNREACHABLE` or
+   * `TARGET_TIMEOUT` (network level); every HTTP answer is returned, saying whether an
+   * earlier attempt may have been applied and how long the call bore throttling.
    *
    * @example
    * const res = await transport.send({ method: 'GET', url: 'https://scim.example/scim/v2/Users' });
@@ -175,83 +179,100 @@ export class HttpTransport {
   async send(call: HttpCall): Promise<HttpResult> {
     const url = typeof call.url === 'string' ? new URL(call.url) : call.url;
     const describe = `${call.method} ${describeUrl(url)}`;
-    const { maxRetries, now } = this.options;
-    const progress = { maybeApplied: false, throttledWaitMs: 0, throttledAnswers: 0 };
-    const finish = (result: HttpResult): HttpResult => {
-      this.stats.throttledWaitMs += progress.throttledWaitMs;
-      return {
-        ...result,
-        maybeAppliedBefore: progress.maybeApplied,
-        throttledWaitMs: progress.throttledWaitMs,
-        throttledAnswers: progress.throttledAnswers,
-      };
-    };
-    let failures = 0;
-    for (let attempt = 0; ; attempt++) {
-      this.stats.attempts++;
-      const entered = now();
-      const leave = await this.gate.enter();
-      progress.throttledWaitMs += now() - entered;
-      let result: HttpResult | undefined;
-      let failure: unknown;
-      try {
-        result = await this.attempt(call, url, describe, attempt + 1);
-      } catch (error) {
-        // Our own errors (a secret that cannot be read, a token that cannot be had) are not
-        // network trouble: they pass through unchanged.
-        if (isProvisioningError(error)) {
-          leave('failed');
-          throw error;
-        }
-        failure = error;
-      }
-      if (result !== undefined) {
-        const status = result.status;
-        const hinted = parseRetryAfter(result.headers['retry-after'], now());
-        const throttled = status === 429 || (status === 503 && hinted !== undefined);
-        leave(throttled ? 'throttled' : status >= 500 ? 'failed' : 'ok');
-        if (!RETRYABLE_STATUSES.has(status)) return finish(result);
-        if (status === 429) {
-          this.stats.throttled++;
-          progress.throttledAnswers++;
-          const wait =
-            hinted ??
-            backoffDelay(progress.throttledAnswers - 1, this.options.backoff, this.options.random);
-          if (progress.throttledWaitMs + wait > this.options.maxThrottleWaitMs)
-            return finish(result);
-          this.retrying(describe, status, wait);
-          // The target is throttling this worker, not this call: every caller waits.
-          this.gate.pause(wait);
+    const { now } = this.options;
+    const progress = startProgress();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        this.stats.attempts++;
+        const entered = now();
+        const pass = await this.gate.enter();
+        // Waiting for a slot is the configured concurrency at work, until this call has been
+        // throttled: from then on the slots are few because of the throttling.
+        progress.throttledWaitMs += progress.throttledRounds > 0 ? now() - entered : pass.pausedMs;
+        let result: HttpResult;
+        try {
+          result = await this.attempt(call, url, describe, attempt);
+        } catch (error) {
+          pass.leave('failed');
+          await this.afterNetworkError(error, call, describe, progress);
           continue;
         }
-        // A gateway that gave up (503 without Retry-After, 504) may have passed the request on.
-        if (hinted === undefined) progress.maybeApplied = true;
-        if (failures >= maxRetries) return finish(result);
-        if (hinted !== undefined && hinted > this.options.maxRetryAfterMs) return finish(result);
-        failures++;
-        const wait =
-          hinted ?? backoffDelay(failures - 1, this.options.backoff, this.options.random);
-        this.retrying(describe, status, wait);
-        if (throttled) this.gate.pause(wait);
-        else await this.options.sleep(wait);
-        continue;
+        const hinted = parseRetryAfter(result.headers['retry-after'], now());
+        const throttled = isThrottled(result.status, hinted);
+        pass.leave(
+          throttled || call.throttledInside?.(result) === true
+            ? 'throttled'
+            : result.status >= 500
+              ? 'failed'
+              : 'ok',
+        );
+        if (result.status === 429) this.stats.throttled++;
+        const wait = throttled
+          ? throttledWait(result.status, hinted, this.gate.pausedForMs, progress, this.options)
+          : failedWait(result.status, hinted, progress, this.options);
+        if (throttled) {
+          // The target throttles this worker, not this call: every caller waits, even when
+          // this call may wait no longer.
+          const pauseMs = wait ?? hinted;
+          if (pauseMs !== undefined && pauseMs <= this.options.maxRetryAfterMs)
+            this.gate.pause(pauseMs);
+        }
+        if (wait === undefined) {
+          if (throttled) this.givingUp(describe, result.status, throttledWaitOf(progress));
+          return this.finish(result, progress);
+        }
+        this.retrying(describe, result.status, wait);
+        if (!throttled) await this.options.sleep(wait);
       }
-      leave('failed');
-      const sent = mayHaveBeenSent(failure);
-      const networkError = this.toNetworkError(failure, describe, progress.maybeApplied || sent);
-      if (call.retry === false || failures >= maxRetries) throw networkError;
-      progress.maybeApplied ||= sent;
-      failures++;
-      const wait = backoffDelay(failures - 1, this.options.backoff, this.options.random);
-      this.options.logger.warn('network error, retrying', {
-        target: this.options.target,
-        call: describe,
-        code: networkError.code,
-        waitMs: wait,
-      });
-      this.stats.retries++;
-      await this.options.sleep(wait);
+    } finally {
+      this.stats.throttledWaitMs += throttledWaitOf(progress);
     }
+  }
+
+  /** Waits before the next attempt after a network failure, or throws it when it is final. */
+  private async afterNetworkError(
+    error: unknown,
+    call: HttpCall,
+    describe: string,
+    progress: CallProgress,
+  ): Promise<void> {
+    // Our own errors (a secret that cannot be read, a token that cannot be had) are not
+    // network trouble: they pass through unchanged.
+    if (isProvisioningError(error)) throw error;
+    progress.maybeApplied ||= mayHaveBeenSent(error);
+    const failure = toNetworkError(error, this.options.target, describe, progress.maybeApplied);
+    if (call.retry === false || progress.failures >= this.options.maxRetries) throw failure;
+    progress.failures++;
+    const wait = backoffDelay(progress.failures - 1, this.options.backoff, this.options.random);
+    this.options.logger.warn('network error, retrying', {
+      target: this.options.target,
+      call: describe,
+      code: failure.code,
+      waitMs: wait,
+    });
+    this.stats.retries++;
+    await this.options.sleep(wait);
+  }
+
+  /** A throttled call that may wait no longer: the operator sees it before the step fails. */
+  private givingUp(describe: string, status: number, waitedMs: number): void {
+    this.options.logger.warn('throttled beyond the wait allowed, returning the answer', {
+      target: this.options.target,
+      call: describe,
+      status,
+      waitedMs,
+      maxThrottleWaitMs: this.options.maxThrottleWaitMs,
+    });
+  }
+
+  private finish(result: HttpResult, progress: CallProgress): HttpResult {
+    return {
+      ...result,
+      maybeAppliedBefore: progress.maybeApplied,
+      throttledWaitMs: throttledWaitOf(progress),
+      throttledAnswers: progress.throttledAnswers,
+      maxThrottleWaitMs: this.options.maxThrottleWaitMs,
+    };
   }
 
   /** The target throttled a call answered inside another envelope ($batch): every caller waits. */
@@ -349,39 +370,10 @@ export class HttpTransport {
       throttledAnswers: 0,
     };
   }
-
-  private toNetworkError(
-    error: unknown,
-    describe: string,
-    maybeApplied: boolean,
-  ): ProvisioningError {
-    const code = errorCode(error);
-    const timedOut = code !== undefined && TIMEOUT_CODES.has(code);
-    const reason = code ?? (error instanceof Error ? error.name : 'unknown error');
-    return new ProvisioningError(
-      timedOut ? 'TARGET_TIMEOUT' : 'TARGET_UNREACHABLE',
-      `${this.options.target}: ${describe} ${timedOut ? 'timed out' : 'failed'} (${reason})`,
-      { retryable: true, object: this.options.target, details: { maybeApplied } },
-    );
-  }
-}
-
-/** Whether a network failure may have come after the request reached the target. */
-function mayHaveBeenSent(error: unknown): boolean {
-  const code = errorCode(error);
-  return code === undefined || !NOT_SENT_CODES.has(code);
 }
 
 function clip(text: string): string {
   return text.length > 600 ? `${text.slice(0, 600)}...` : text;
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') return code;
-  const cause = (error as { cause?: unknown }).cause;
-  return cause === undefined ? undefined : errorCode(cause);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ProvisioningError, type ErrorCode } from '../../domain/errors';
 import type { HttpResult } from '../http/transport';
-import { throttledFor } from '../http/throttled-for';
+import { throttledDetails, throttledFor } from '../http/throttled-for';
 
 export interface ScimErrorContext {
   connector: string;
@@ -55,11 +55,15 @@ export function mapScimError(result: HttpResult, context: ScimErrorContext): Pro
     `answered ${result.status}${scimType === undefined ? '' : ` ${scimType}`}` +
     (said === '' ? '' : `: ${said}`) +
     (result.status === 429 ? throttledFor(result) : '');
+  const details = {
+    ...(scimType === undefined ? {} : { scimType }),
+    ...(result.status === 429 ? throttledDetails(result) : {}),
+  };
   return new ProvisioningError(code, message, {
     retryable,
     status: result.status,
     object: context.object,
-    ...(scimType === undefined ? {} : { details: { scimType } }),
+    ...(Object.keys(details).length === 0 ? {} : { details }),
   });
 }
 

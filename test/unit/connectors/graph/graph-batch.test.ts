@@ -7,6 +7,7 @@ import {
   toBatchEnvelope,
   type BatchRequest,
 } from '../../../../src/connectors/graph/graph-batch';
+import { mapGraphError } from '../../../../src/connectors/graph/graph-error-mapper';
 import { GraphHttp } from '../../../../src/connectors/graph/graph-http';
 import type {
   HttpCall,
@@ -23,6 +24,7 @@ interface SubAnswer {
 /**
  * A transport that answers `$batch` envelopes with `answer(sub-request, round)`; `lost` says
  * which rounds' envelopes met a lost answer before (the transport's `maybeAppliedBefore`).
+ * `throttledInside` records how the real transport's gate would count each envelope.
  */
 function fakeGraph(
   answer: (request: { id: string; url: string }, round: number) => SubAnswer,
@@ -30,13 +32,14 @@ function fakeGraph(
 ) {
   const envelopes: { id: string; url: string }[][] = [];
   const pauses: number[] = [];
+  const throttledInside: boolean[] = [];
   const transport = {
     send: async (call: HttpCall): Promise<HttpResult> => {
       const requests = (call.json as { requests: { id: string; url: string }[] }).requests;
       envelopes.push(requests);
       const round = envelopes.length;
       const responses = requests.map((request) => ({ id: request.id, ...answer(request, round) }));
-      return {
+      const result: HttpResult = {
         status: 200,
         headers: {},
         body: { responses },
@@ -47,10 +50,17 @@ function fakeGraph(
         throttledWaitMs: 0,
         throttledAnswers: 0,
       };
+      throttledInside.push(call.throttledInside?.(result) ?? false);
+      return result;
     },
     throttle: (ms: number) => void pauses.push(ms),
   } as unknown as HttpTransport;
-  return { http: new GraphHttp('https://graph.example', transport), envelopes, pauses };
+  return {
+    http: new GraphHttp('https://graph.example', transport),
+    envelopes,
+    pauses,
+    throttledInside,
+  };
 }
 
 const context = {
@@ -130,7 +140,7 @@ describe('sendBatch', () => {
 
   it('re-sends only the throttled sub-requests, after pausing every caller for the longest Retry-After', async () => {
     const waits: number[] = [];
-    const { http, envelopes, pauses } = fakeGraph((request, round) =>
+    const { http, envelopes, pauses, throttledInside } = fakeGraph((request, round) =>
       round === 1 && (request.id === '3' || request.id === '7')
         ? { status: 429, headers: { 'Retry-After': request.id === '3' ? '2' : '5' } }
         : { status: 204 },
@@ -147,7 +157,19 @@ describe('sendBatch', () => {
     ]);
     expect(pauses).toEqual([5000]);
     expect(waits).toEqual([]);
-    expect(answers.get('7')?.status).toBe(204);
+    // The envelope with 429s inside counts as throttled for the gate's concurrency limit.
+    expect(throttledInside).toEqual([true, false]);
+    expect(answers.get('7')).toMatchObject({
+      status: 204,
+      throttledAnswers: 1,
+      throttledWaitMs: 5000,
+      maybeAppliedBefore: false,
+    });
+    expect(answers.get('0')).toMatchObject({
+      status: 204,
+      throttledAnswers: 0,
+      throttledWaitMs: 0,
+    });
   });
 
   it('returns the last throttled answer once the throttle wait is spent', async () => {
@@ -159,10 +181,62 @@ describe('sendBatch', () => {
       context,
     );
     expect(envelopes).toHaveLength(3);
-    expect(answers.get('0')?.status).toBe(429);
+    const left = answers.get('0')!;
+    expect(left).toMatchObject({ status: 429, throttledAnswers: 3, throttledWaitMs: 2_000 });
+    const error = mapGraphError(left, context);
+    expect(error).toMatchObject({
+      code: 'TARGET_THROTTLED',
+      retryable: false,
+      details: { throttledWaitMs: 2_000, throttledAnswers: 3 },
+    });
+    expect(error.message).toContain(
+      '(throttled: waited 2 s over 3 answers 429; the limit is maxThrottleWaitSeconds = 3)',
+    );
   });
 
-  it('says which sub-requests an earlier send may have applied (a lost envelope, a 503)', async () => {
+  it('backs off without a Retry-After, and gives up on one beyond the budget at once', async () => {
+    const { http, envelopes, pauses } = fakeGraph((request, round) =>
+      request.id === '0'
+        ? round === 1
+          ? { status: 429 }
+          : { status: 204 }
+        : { status: 429, headers: { 'retry-after': '3600' } },
+    );
+    const answers = await sendBatch(
+      http,
+      requests(2),
+      { sleep: async () => undefined, now: () => 0, maxRetries: 0, random: () => 0 },
+      context,
+    );
+    expect(envelopes.map((envelope) => envelope.map((request) => request.id))).toEqual([
+      ['0', '1'],
+      ['0'],
+    ]);
+    expect(pauses).toEqual([100]);
+    expect(answers.get('0')?.status).toBe(204);
+    expect(answers.get('1')).toMatchObject({
+      status: 429,
+      throttledAnswers: 1,
+      throttledWaitMs: 0,
+    });
+  });
+
+  it('re-sends sub-requests answered 503/504 at most maxRetries rounds, without pausing other callers', async () => {
+    const waits: number[] = [];
+    const { http, envelopes, pauses } = fakeGraph(() => ({ status: 504 }));
+    const answers = await sendBatch(
+      http,
+      requests(2),
+      { sleep: async (ms) => void waits.push(ms), now: () => 0, maxRetries: 2, random: () => 0.5 },
+      context,
+    );
+    expect(envelopes).toHaveLength(3);
+    expect(pauses).toEqual([]);
+    expect(waits).toEqual([100, 200]);
+    expect(answers.get('1')).toMatchObject({ status: 504, maybeAppliedBefore: true });
+  });
+
+  it('says which sub-requests an earlier send may have applied (a lost envelope, a 503), not after a 429', async () => {
     const { http } = fakeGraph(
       (request, round) => (round === 1 && request.id === '1' ? { status: 503 } : { status: 204 }),
       (round) => round === 1,
@@ -189,6 +263,19 @@ describe('sendBatch', () => {
     );
     expect(second.get('0')?.maybeAppliedBefore).toBe(false);
     expect(second.get('1')?.maybeAppliedBefore).toBe(true);
+    const { http: throttledOnce } = fakeGraph((request, round) =>
+      round === 1
+        ? { status: request.id === '0' ? 429 : 503, headers: { 'retry-after': '1' } }
+        : { status: 204 },
+    );
+    const third = await sendBatch(
+      throttledOnce,
+      requests(2),
+      { sleep: async () => undefined, now: () => 0, maxRetries: 2 },
+      context,
+    );
+    expect(third.get('0')).toMatchObject({ status: 204, maybeAppliedBefore: false });
+    expect(third.get('1')).toMatchObject({ status: 204, maybeAppliedBefore: true });
   });
 
   it('refuses an answer that leaves a sub-request out', async () => {

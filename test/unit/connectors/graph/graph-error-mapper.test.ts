@@ -60,12 +60,19 @@ describe('mapGraphError', () => {
         ...answer(429, 'TooManyRequests', 'slow down', { 'retry-after': '7' }),
         throttledWaitMs: 121_000,
         throttledAnswers: 9,
+        maxThrottleWaitMs: 120_000,
       },
       context,
     );
     expect(error).toMatchObject({ code: 'TARGET_THROTTLED', retryable: false, status: 429 });
-    expect(error.details).toMatchObject({ retryAfter: '7', throttledWaitMs: 121_000 });
-    expect(error.message).toContain('throttled: waited 121 s over 9 answers 429');
+    expect(error.details).toMatchObject({
+      retryAfter: '7',
+      throttledWaitMs: 121_000,
+      throttledAnswers: 9,
+    });
+    expect(error.message).toContain(
+      'answered 429 TooManyRequests: slow down (throttled: waited 121 s over 9 answers 429; the limit is maxThrottleWaitSeconds = 120)',
+    );
   });
 
   it('404 means what the call was about', () => {

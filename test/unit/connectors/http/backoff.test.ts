@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../../../src/connectors/http/backoff';
+import { backoffDelay, throttleBackoffDelay } from '../../../../src/connectors/http/backoff';
 
 const policy = { baseDelayMs: 100, maxDelayMs: 1000 };
 
@@ -15,4 +15,19 @@ describe('backoffDelay', () => {
   ])('attempt %i with random %f waits %i ms', (attempt, random, expected) => {
     expect(backoffDelay(attempt, policy, () => (random === 1 ? 0.9999 : random))).toBe(expected);
   });
+});
+
+describe('throttleBackoffDelay', () => {
+  it.each([
+    [0, 0, 50],
+    [0, 0.9999, 99],
+    [3, 0, 400],
+    [3, 0.5, 600],
+    [10, 0, 500],
+  ])(
+    'attempt %i with random %f waits %i ms, never less than half the ceiling',
+    (attempt, random, expected) => {
+      expect(throttleBackoffDelay(attempt, policy, () => random)).toBe(expected);
+    },
+  );
 });

@@ -54,9 +54,15 @@ describe('mapScimError', () => {
   });
 
   it('says how long a throttled call waited before its 429 became the answer', () => {
-    const error = mapScimError(answer(429), context);
-    expect(error.message).toContain('throttled: waited 125 s over 14 answers 429');
-    expect(error.message).toContain('maxThrottleWaitSeconds');
+    const error = mapScimError({ ...answer(429), maxThrottleWaitMs: 120_000 }, context);
+    expect(error.message).toContain(
+      '(throttled: waited 125 s over 14 answers 429; the limit is maxThrottleWaitSeconds = 120)',
+    );
+    expect(error).toMatchObject({
+      code: 'TARGET_THROTTLED',
+      retryable: false,
+      details: { throttledWaitMs: 125_000, throttledAnswers: 14 },
+    });
   });
 
   it('maps 405/501 on PATCH to SCIM_PATCH_UNSUPPORTED', () => {

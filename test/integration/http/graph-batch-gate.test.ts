@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendBatch } from '../../../src/connectors/graph/graph-batch';
+import { GraphHttp } from '../../../src/connectors/graph/graph-http';
+import { HttpTransport } from '../../../src/connectors/http/transport';
+import { startTestServer, type TestServer } from '../../support/http-server';
+
+let server: TestServer;
+let rounds = 0;
+
+beforeAll(async () => {
+  // A Graph whose first $batch answer throttles one sub-request; later ones apply everything.
+  server = await startTestServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    req.on('end', () => {
+      rounds++;
+      const { requests } = JSON.parse(raw) as { requests: { id: string }[] };
+      const responses = requests.map(({ id }) =>
+        rounds === 1 && id === '1'
+          ? { id, status: 429, headers: { 'Retry-After': '3' }, body: {} }
+          : { id, status: 204 },
+      );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ responses }));
+    });
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+describe('sendBatch through the transport', () => {
+  it('a sub-response 429 pauses every caller of the target and lowers its concurrency, then is re-sent', async () => {
+    let clock = 0;
+    const now = () => clock;
+    const sleep = async (ms: number) => {
+      clock += ms;
+    };
+    const transport = new HttpTransport({
+      target: 'entra',
+      timeoutMs: 2_000,
+      maxRetries: 2,
+      concurrency: 4,
+      now,
+      sleep,
+    });
+    const http = new GraphHttp(server.url, transport);
+    const answers = await sendBatch(
+      http,
+      ['0', '1'].map((id) => ({
+        id,
+        method: 'DELETE' as const,
+        url: `/groups/g/members/u${id}/$ref`,
+      })),
+      { sleep, now, maxRetries: 2 },
+      {
+        connector: 'entra',
+        task: 'writeMemberships',
+        subject: 'writes',
+        object: 'g',
+        notFound: 'GROUP_NOT_FOUND',
+      },
+    );
+    await transport.close();
+    expect(rounds).toBe(2);
+    expect(answers.get('0')).toMatchObject({
+      status: 204,
+      throttledAnswers: 0,
+      throttledWaitMs: 0,
+    });
+    expect(answers.get('1')).toMatchObject({
+      status: 204,
+      throttledAnswers: 1,
+      throttledWaitMs: 3_000,
+      maybeAppliedBefore: false,
+    });
+    expect(transport.gate.stats).toMatchObject({
+      limit: 2,
+      pausedUntil: 3_000,
+      throttleWaitMs: 3_000,
+    });
+  });
+});
