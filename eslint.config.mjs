@@ -1,52 +1,9 @@
 import js from '@eslint/js';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
-import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
-
-/**
- * The rooms of the house (DESIGN: Layout) and the rooms each may not import from: arrows
- * point inward (functions -> workflows/api -> connectors/store/secrets -> domain); the
- * local host and the CLI compose; sandboxes stand apart.
- */
-const ROOMS = [
-  'domain',
-  'config',
-  'secrets',
-  'store',
-  'connectors',
-  'workflows',
-  'api',
-  'runtime',
-  'cli',
-  'sandbox',
-];
-const MAY_IMPORT = {
-  domain: [],
-  config: ['domain'],
-  secrets: ['domain', 'config'],
-  store: ['domain', 'config'],
-  connectors: ['domain', 'config', 'secrets'],
-  workflows: ['domain', 'config', 'secrets', 'store', 'connectors'],
-  api: ['domain', 'config', 'secrets', 'store', 'connectors', 'workflows'],
-  runtime: ['domain', 'config', 'secrets', 'store', 'connectors', 'workflows', 'api', 'sandbox'],
-  cli: ['domain', 'config', 'secrets', 'store', 'connectors', 'workflows', 'api', 'runtime'],
-  sandbox: ['domain'],
-};
-const zones = Object.entries(MAY_IMPORT).flatMap(([room, allowed]) =>
-  ROOMS.filter((other) => other !== room && !allowed.includes(other)).map((other) => ({
-    target: `./src/${room}`,
-    from: `./src/${other}`,
-    message: `src/${room} may not import from src/${other}: arrows point inward (DESIGN: Layout).`,
-  })),
-);
-zones.push({
-  target: './functions',
-  from: ['./src/cli', './src/sandbox'],
-  message: 'the Functions app registers handlers; it carries no CLI and no sandbox.',
-});
+import { arrowsInward, housePlugin } from './eslint-rules/house.mjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.mjs', 'eslint-rules/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -59,17 +16,27 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
+  // The house (DESIGN: Layout): arrows between rooms point inward, and no circle.
+  ...arrowsInward(),
   {
     files: ['src/**/*.ts', 'functions/**/*.ts'],
-    plugins: { 'import-x': importX },
-    settings: {
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
-      'import-x/extensions': ['.ts'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-    },
+    plugins: { house: housePlugin },
+    rules: { 'house/no-cycle': 'error' },
+  },
+  {
+    files: ['functions/**/*.ts'],
     rules: {
-      'import-x/no-cycle': 'error',
-      'import-x/no-restricted-paths': ['error', { zones }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/cli/*', '**/sandbox/*', '**/local-host/*'],
+              message: 'the Functions app registers handlers: no CLI, no sandbox, no local host.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
