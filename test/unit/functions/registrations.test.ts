@@ -12,6 +12,7 @@ const CONNECTORS = JSON.stringify([
 
 afterEach(() => {
   vi.unstubAllEnvs();
+  vi.restoreAllMocks();
   vi.resetModules();
 });
 
