@@ -1,4 +1,5 @@
 import { ProvisioningError, type ErrorCode } from '../../domain/errors';
+import { oneLine } from '../http/redact';
 import { throttledDetails, throttledFor } from '../http/throttled-for';
 import { isRecord } from './graph-objects';
 import { permissionFor, type GraphTask } from './graph-permissions';
@@ -41,7 +42,7 @@ export function readGraphError(body: unknown): GraphErrorBody {
   const details = Array.isArray(error?.details) ? error.details : [];
   return {
     code: typeof error?.code === 'string' ? error.code : undefined,
-    message: typeof error?.message === 'string' ? oneLine(error.message) : undefined,
+    message: typeof error?.message === 'string' ? oneLine(error.message, 300) : undefined,
     detailCodes: details
       .map((detail) =>
         isRecord(detail) && typeof detail.code === 'string' ? detail.code : undefined,
@@ -124,9 +125,4 @@ function classify(
         hint: '',
       };
   }
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 300 ? `${line.slice(0, 300)}...` : line;
 }

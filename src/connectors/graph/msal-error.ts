@@ -1,5 +1,5 @@
 import { ProvisioningError } from '../../domain/errors';
-import { redactSecrets } from '../http/redact';
+import { oneLine, redactSecrets } from '../http/redact';
 
 export interface MsalErrorContext {
   connector: string;
@@ -83,6 +83,5 @@ function describe(errorMessage: string | undefined, secrets: readonly string[]):
     / - Description: (.*?)(?: - Correlation ID:|$)/s.exec(errorMessage)?.[1] ?? errorMessage;
   // Entra appends trace and correlation ids and a timestamp to each description: noise here.
   const description = described.split(/\s*Trace ID:/)[0] ?? described;
-  const line = redactSecrets(description, secrets).replace(/\s+/g, ' ').trim();
-  return line.length > 240 ? `${line.slice(0, 240)}...` : line;
+  return oneLine(redactSecrets(description, secrets), 240);
 }

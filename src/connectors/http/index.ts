@@ -9,7 +9,7 @@ export type {
 } from './transport';
 export { parseRetryAfter } from './retry-after';
 export { backoffDelay, type BackoffPolicy } from './backoff';
-export { redactSecrets, describeUrl } from './redact';
+export { redactSecrets, describeUrl, oneLine } from './redact';
 export {
   ThrottleGate,
   type AttemptSignal,

@@ -21,3 +21,14 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 export function describeUrl(url: URL): string {
   return `${url.origin}${url.pathname}${url.search}`;
 }
+
+/**
+ * A target's text fit for one line of a message: whitespace folded, at most `max` characters.
+ *
+ * @example
+ * oneLine('Invalid\n  filter', 300); // 'Invalid filter'
+ */
+export function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}...` : line;
+}

@@ -1,3 +1,4 @@
+import { oneLine } from '../http/redact';
 import type { HttpExchange } from '../http/transport';
 
 export type PointOutcome = 'fits' | 'does not fit' | 'could not tell';
@@ -61,9 +62,9 @@ export function formatCompatibilityReport(report: CompatibilityReport): string {
       lines.push(`   ${mark} ${check.note}`);
       for (const exchange of check.evidence) {
         lines.push(
-          `       > ${exchange.request}${exchange.requestBody ? ` ${oneLine(exchange.requestBody)}` : ''}`,
+          `       > ${exchange.request}${exchange.requestBody ? ` ${oneLine(exchange.requestBody, 160)}` : ''}`,
         );
-        lines.push(`       < ${exchange.status} ${oneLine(exchange.answer)}`);
+        lines.push(`       < ${exchange.status} ${oneLine(exchange.answer, 160)}`);
       }
     }
   }
@@ -80,9 +81,4 @@ export function formatCompatibilityReport(report: CompatibilityReport): string {
     `Verdict: ${report.fits ? 'the server fits' : 'the server does not fit, or could not be judged on every point'} (${fitting} of ${report.points.length} points fit)`,
   );
   return lines.join('\n');
-}
-
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 160 ? `${flat.slice(0, 160)}...` : flat;
 }

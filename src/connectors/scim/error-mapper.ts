@@ -1,4 +1,5 @@
 import { ProvisioningError, type ErrorCode } from '../../domain/errors';
+import { oneLine } from '../http/redact';
 import type { HttpResult } from '../http/transport';
 import { throttledDetails, throttledFor } from '../http/throttled-for';
 
@@ -21,8 +22,7 @@ export function readScimType(body: unknown): string | undefined {
 function readDetail(result: HttpResult): string {
   const body = result.body as Record<string, unknown> | undefined;
   const detail = typeof body?.detail === 'string' ? body.detail : result.text;
-  const oneLine = detail.replace(/\s+/g, ' ').trim();
-  return oneLine.length > 300 ? `${oneLine.slice(0, 300)}...` : oneLine;
+  return oneLine(detail, 300);
 }
 
 const BY_SCIM_TYPE: Record<string, ErrorCode> = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeUrl, redactSecrets } from '../../../../src/connectors/http/redact';
+import { describeUrl, oneLine, redactSecrets } from '../../../../src/connectors/http/redact';
 
 describe('redactSecrets', () => {
   it('removes every occurrence of every secret', () => {
@@ -19,5 +19,13 @@ describe('describeUrl', () => {
     expect(describeUrl(new URL('https://user:pw@app.example/scim/v2/Users?filter=x#frag'))).toBe(
       'https://app.example/scim/v2/Users?filter=x',
     );
+  });
+});
+
+describe('oneLine', () => {
+  it('folds a multi-line answer into one line and cuts it at the limit', () => {
+    expect(oneLine('  Invalid\n\tfilter  "x"\n', 300)).toBe('Invalid filter "x"');
+    expect(oneLine('a'.repeat(20), 10)).toBe(`${'a'.repeat(10)}...`);
+    expect(oneLine('a'.repeat(10), 10)).toBe('a'.repeat(10));
   });
 });
