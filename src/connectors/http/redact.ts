@@ -13,8 +13,29 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   for (const secret of secrets) {
     if (secret.length < 4) continue;
     out = out.split(secret).join(REDACTED);
+    // Inside a JSON text a secret with `"`, `\\` or a control character is written escaped.
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    if (escaped !== secret) out = out.split(escaped).join(REDACTED);
   }
   return out;
+}
+
+/**
+ * The same for a parsed answer: every string in it, at any depth (a server's error detail
+ * that echoes a password stays a secret when a mapper quotes it).
+ *
+ * @example
+ * redactValue({ detail: 'bad password s3cret!' }, ['s3cret!']); // { detail: 'bad password [redacted]' }
+ */
+export function redactValue(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === 'string') return redactSecrets(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, redactValue(item, secrets)]),
+    );
+  }
+  return value;
 }
 
 /** A URL fit for a message: no user-info, no fragment. Query kept (filters name the object). */

@@ -11,7 +11,7 @@ import {
   throttledWaitOf,
   type CallProgress,
 } from './retry-policy';
-import { describeUrl, redactSecrets } from './redact';
+import { describeUrl, redactSecrets, redactValue } from './redact';
 import { parseRetryAfter } from './retry-after';
 import { ThrottleGate } from './throttle-gate';
 
@@ -301,6 +301,10 @@ export class HttpTransport {
     return redactSecrets(text, this.options.secrets?.() ?? []);
   }
 
+  private redactBody(body: unknown): unknown {
+    return redactValue(body, this.options.secrets?.() ?? []);
+  }
+
   private pool(origin: string): Pool {
     let pool = this.pools.get(origin);
     if (pool === undefined) {
@@ -361,7 +365,12 @@ export class HttpTransport {
     return {
       status: response.statusCode,
       headers: responseHeaders,
-      body: parseLenient(raw, responseHeaders['content-type']),
+      // Parsed from the raw text (a redaction could break an escape); redacted string by string
+      // when the answer holds a secret at all.
+      body:
+        text === raw
+          ? parseLenient(raw, responseHeaders['content-type'])
+          : this.redactBody(parseLenient(raw, responseHeaders['content-type'])),
       text,
       describe,
       attempts,

@@ -160,6 +160,36 @@ describe('HttpTransport', () => {
     expect(exchanges.join()).not.toContain(SECRET);
   });
 
+  it('keeps an echoed secret out of the parsed answer and the error a mapper builds from it, escaped or not', async () => {
+    // A password with a quote and a backslash: written escaped inside the JSON text.
+    const password = 'Pa"ss\\word-77';
+    const echoed = JSON.stringify({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: '400',
+      scimType: 'invalidValue',
+      detail: `password ${password} is too weak; token ${SECRET}`,
+    });
+    scripts.set('/weak', [
+      { status: 400, headers: { 'content-type': 'application/scim+json' }, body: echoed },
+    ]);
+    const t = transport({ secrets: () => [SECRET, password] });
+    const result = await t.send({ method: 'PATCH', url: `${server.url}/weak`, json: {} });
+    await t.close();
+    expect(result.body).toMatchObject({
+      detail: 'password [redacted] is too weak; token [redacted]',
+    });
+    expect(result.text).not.toContain('word-77');
+    const error = mapScimError(result, {
+      connector: 'hr-app',
+      subject: 'account "jdoe"',
+      notFound: 'ACCOUNT_NOT_FOUND',
+      object: 'jdoe',
+    });
+    expect(error.message).toContain('password [redacted] is too weak');
+    expect(JSON.stringify(error.toJSON())).not.toContain('word-77');
+    expect(JSON.stringify(error.toJSON())).not.toContain(SECRET);
+  });
+
   it('reads JSON leniently: any JSON type, charset, or none at all', async () => {
     scripts.set('/a', [
       {

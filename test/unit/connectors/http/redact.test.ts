@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { describeUrl, oneLine, redactSecrets } from '../../../../src/connectors/http/redact';
+import {
+  describeUrl,
+  oneLine,
+  redactSecrets,
+  redactValue,
+} from '../../../../src/connectors/http/redact';
 
 describe('redactSecrets', () => {
   it('removes every occurrence of every secret', () => {
@@ -27,5 +32,21 @@ describe('oneLine', () => {
     expect(oneLine('  Invalid\n\tfilter  "x"\n', 300)).toBe('Invalid filter "x"');
     expect(oneLine('a'.repeat(20), 10)).toBe(`${'a'.repeat(10)}...`);
     expect(oneLine('a'.repeat(10), 10)).toBe('a'.repeat(10));
+  });
+});
+
+describe('redactValue', () => {
+  it('redacts every string of a parsed answer, at any depth, and leaves the rest', () => {
+    expect(
+      redactValue({ detail: 'bad s3cret!!', n: 1, list: [{ v: 'x s3cret!! y' }, true] }, [
+        's3cret!!',
+      ]),
+    ).toEqual({ detail: 'bad [redacted]', n: 1, list: [{ v: 'x [redacted] y' }, true] });
+  });
+
+  it('catches a secret written escaped inside a JSON text', () => {
+    expect(redactSecrets('{"detail":"pw a\\"b\\\\c9 refused"}', ['a"b\\c9'])).toBe(
+      '{"detail":"pw [redacted] refused"}',
+    );
   });
 });
