@@ -96,8 +96,14 @@ export interface Connector {
   /**
    * Reads the account's direct memberships: all of them, or with scope `named` only
    * among `groupIds` (spec: read the current members before writing). A read: it may lag.
+   * Where the account is not shown in a `confirmAbsent` group, the target is asked about
+   * this member itself before the read says "not a member" (a member list may be cut short).
    */
-  readMemberships(account: TargetAccount, groupIds: readonly string[]): Promise<MembershipRead>;
+  readMemberships(
+    account: TargetAccount,
+    groupIds: readonly string[],
+    confirmAbsent?: readonly string[],
+  ): Promise<MembershipRead>;
   /**
    * Writes removals, then additions (spec: steps 2 and 3), one answer per change. Refuses
    * groups whose members cannot be written before any write, except those `writable` names

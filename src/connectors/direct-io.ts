@@ -69,7 +69,8 @@ export function directIo(
     [STEP_OPS.readMemberships]: (input: {
       account: Parameters<Connector['readMemberships']>[0];
       groupIds: string[];
-    }) => connector.readMemberships(input.account, input.groupIds),
+      confirmAbsent?: string[];
+    }) => connector.readMemberships(input.account, input.groupIds, input.confirmAbsent),
     [STEP_OPS.writeMemberships]: (input: {
       account: Parameters<Connector['writeMemberships']>[0];
       add: string[];

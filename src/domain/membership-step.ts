@@ -14,7 +14,7 @@ import {
 import { effectiveChanges, settledChanges, writeMembershipChanges } from './membership-writes';
 import type { GroupSelector } from './provisioning-request';
 import { call, now, parallel, wait, type Machine } from './step-machine';
-import { STEP_OPS } from './step-ops';
+import { STEP_OPS, type ReadMembershipsInput } from './step-ops';
 import { accountNotFound, iso, type StepContext } from './step-context';
 import { failed, succeeded, type StepOutcome } from './step-outcome';
 import type { MembershipRead, MembershipWriteAnswer } from './target-answers';
@@ -132,12 +132,17 @@ function* readMemberships(
   input: MembershipStepInput,
   account: TargetAccount,
   groupIds: readonly string[],
+  removed: ReadonlySet<string> = new Set(),
 ): Machine<ReadOutcome | { error: SerializedError }> {
   const { connector } = input;
-  const inputs =
+  const confirm = (ids: readonly string[]) => {
+    const confirmAbsent = ids.filter((id) => removed.has(id));
+    return confirmAbsent.length === 0 ? {} : { confirmAbsent };
+  };
+  const inputs: ReadMembershipsInput[] =
     input.capabilities.membershipReadScope === 'named'
-      ? groupIds.map((id) => ({ connector, account, groupIds: [id] }))
-      : [{ connector, account, groupIds: [...groupIds] }];
+      ? groupIds.map((id) => ({ connector, account, groupIds: [id], ...confirm([id]) }))
+      : [{ connector, account, groupIds: [...groupIds], ...confirm(groupIds) }];
   const results = yield* parallel<MembershipRead>(STEP_OPS.readMemberships, inputs);
   const read: ReadOutcome = { groupIds: [], names: {}, notices: [], visible: true };
   for (const result of results) {
@@ -180,7 +185,10 @@ function* verify(
   const started = yield* now();
   const deadline = started + input.capabilities.visibilityWindowMs;
   for (let round = 0; ; round++) {
-    const read = yield* readMemberships(input, account, scope);
+    const removed = new Set(
+      ledger.filter((answer) => answer.change === 'removed').map((answer) => answer.groupId),
+    );
+    const read = yield* readMemberships(input, account, scope, removed);
     if ('error' in read) return { error: read.error };
     Object.assign(names, read.names);
     const comparison = compareMemberships(expected, read.groupIds, scope);

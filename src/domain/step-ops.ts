@@ -87,6 +87,12 @@ export interface ResolveGroupInput extends ConnectorInput {
 
 export interface ReadMembershipsInput extends AccountInput {
   groupIds: string[];
+  /**
+   * Groups this step removed the account from: a read that does not show the account in
+   * one of them must be confirmed by the target's own answer about this member, not taken
+   * from its absence in a member list the target may cut short (DESIGN invariant 11).
+   */
+  confirmAbsent?: string[];
 }
 
 /** At most `membershipWriteBatchSize` changes: one write call. */

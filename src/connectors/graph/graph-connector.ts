@@ -158,7 +158,10 @@ export class GraphConnector implements Connector {
     return groups.searchGroups(this.context, text);
   }
 
-  /** Every direct group of the account (scope `all`): `groupIds` is not needed to read. */
+  /**
+   * Every direct group of the account (scope `all`): `groupIds` is not needed to read, and
+   * the account's own `memberOf`, read to its last page, is the target's answer about it.
+   */
   readMemberships(account: TargetAccount, _groupIds: readonly string[]): Promise<MembershipRead> {
     return memberships.readMemberships(this.context, account);
   }

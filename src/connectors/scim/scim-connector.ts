@@ -201,8 +201,12 @@ export class ScimConnector implements Connector {
     return this.queryGroups(attributeFilter('displayName', 'co', text));
   }
 
-  readMemberships(account: TargetAccount, groupIds: readonly string[]): Promise<MembershipRead> {
-    return this.memberships.read(account, groupIds);
+  readMemberships(
+    account: TargetAccount,
+    groupIds: readonly string[],
+    confirmAbsent: readonly string[] = [],
+  ): Promise<MembershipRead> {
+    return this.memberships.read(account, groupIds, confirmAbsent);
   }
 
   writeMemberships(

@@ -34,8 +34,15 @@ export class ScimMemberships {
     return this.settings.memberValue === 'accountId' ? account.accountId : account.id;
   }
 
-  async read(account: TargetAccount, groupIds: readonly string[]): Promise<MembershipRead> {
-    const results = await Promise.all(groupIds.map((id) => this.readOne(account, id)));
+  async read(
+    account: TargetAccount,
+    groupIds: readonly string[],
+    confirmAbsent: readonly string[] = [],
+  ): Promise<MembershipRead> {
+    const confirm = new Set(confirmAbsent);
+    const results = await Promise.all(
+      groupIds.map((id) => this.readOne(account, id, confirm.has(id))),
+    );
     return {
       groupIds: results.filter((r) => r.isMember).map((r) => r.groupId),
       names: Object.fromEntries(results.map((r) => [r.groupId, r.name])),
@@ -71,7 +78,16 @@ export class ScimMemberships {
     return written;
   }
 
-  private async readOne(account: TargetAccount, groupId: string): Promise<GroupMembership> {
+  /**
+   * One group's membership (spec: GET /Groups/{id}). The member list shows a member; its
+   * absence from the list is confirmed with the members filter where the caller needs a
+   * verdict on it (`confirmAbsent`), since servers cut long member lists short.
+   */
+  private async readOne(
+    account: TargetAccount,
+    groupId: string,
+    confirmAbsent: boolean,
+  ): Promise<GroupMembership> {
     const value = this.memberValue(account);
     const result = await this.http.send({
       method: 'GET',
@@ -82,21 +98,46 @@ export class ScimMemberships {
     const group = (result.body ?? {}) as Record<string, unknown>;
     const name = typeof group.displayName === 'string' ? group.displayName : groupId;
     const members = readMemberValues(group);
-    if (members !== undefined) return { groupId, name, isMember: members.includes(value) };
+    if (members?.includes(value) === true) return { groupId, name, isMember: true };
+    if (members !== undefined && !confirmAbsent) return { groupId, name, isMember: false };
+    const described = describeGroup({ id: groupId, displayName: name });
+    if (members !== undefined) {
+      // The list does not show the account: asked about this member itself.
+      const isMember = await this.checkByFilter(groupId, name, value, 'confirm');
+      return isMember === undefined
+        ? {
+            groupId,
+            name,
+            isMember: false,
+            notice:
+              `group ${described}: the server refuses the members filter, so "not a member" rests ` +
+              `on the member list it returned, which it may cut short`,
+          }
+        : { groupId, name, isMember };
+    }
     // No member list: an empty group (RFC 7643 omits unassigned attributes), a server that
     // never returns members, or a group too big to return (scim-interop.md).
     return {
       groupId,
       name,
-      isMember: await this.checkByFilter(groupId, name, value),
+      isMember: (await this.checkByFilter(groupId, name, value, 'only way')) === true,
       notice:
-        `group ${describeGroup({ id: groupId, displayName: name })} came without a member list ` +
+        `group ${described} came without a member list ` +
         `(empty, or the server does not return members): membership checked with a members filter`,
     };
   }
 
-  /** Entra's one-membership check (scim-interop.md): `id eq "g" and members eq "u"`. */
-  private async checkByFilter(groupId: string, name: string, value: string): Promise<boolean> {
+  /**
+   * Entra's one-membership check (scim-interop.md): `id eq "g" and members eq "u"`. A server
+   * that refuses the filter: undefined when the member list said something already
+   * (`confirm`), MEMBERSHIP_READ_UNAVAILABLE when the filter was the only way to tell.
+   */
+  private async checkByFilter(
+    groupId: string,
+    name: string,
+    value: string,
+    need: 'confirm' | 'only way',
+  ): Promise<boolean | undefined> {
     const filter = `id eq ${quoteFilterValue(groupId)} and members eq ${quoteFilterValue(value)}`;
     let result: HttpResult;
     try {
@@ -108,6 +149,7 @@ export class ScimMemberships {
       });
     } catch (error) {
       if (!isProvisioningError(error) || error.retryable) throw error;
+      if (need === 'confirm') return undefined;
       throw new ProvisioningError(
         'MEMBERSHIP_READ_UNAVAILABLE',
         `connector "${this.settings.name}": group ${describeGroup({ id: groupId, displayName: name })} ` +
@@ -122,8 +164,8 @@ export class ScimMemberships {
 
   /**
    * One PATCH on the group's `members`, judged by its own answer (DESIGN invariant 9): 409
-   * on add and `noTarget` on remove say it was already so; 200 with the members shows the
-   * result; 200/204 otherwise only acknowledge.
+   * on add and `noTarget` on remove say it was already so; 200 with the account among the
+   * members shows an add; 200/204 otherwise only acknowledge.
    */
   private async writeOne(
     account: TargetAccount,
@@ -150,16 +192,17 @@ export class ScimMemberships {
       return { ...answer, outcome: 'already' };
     }
     if (result.status === 409) return { ...answer, outcome: 'already' };
+    // A 200 that lists the account among the members shows the add. Absence shows nothing:
+    // servers cap the members they return (scim-interop.md: groups too big to read whole), so
+    // a removal is always read back (DESIGN invariant 11: no verdict from an absence).
     const members =
-      result.status === 200
+      result.status === 200 && change === 'added'
         ? readMemberValues((result.body ?? {}) as Record<string, unknown>)
         : undefined;
     return {
       ...answer,
       outcome: 'acknowledged',
-      ...(members === undefined
-        ? {}
-        : { confirmedByWrite: members.includes(value) === (change === 'added') }),
+      ...(members?.includes(value) === true ? { confirmedByWrite: true } : {}),
     };
   }
 

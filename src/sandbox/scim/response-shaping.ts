@@ -50,6 +50,14 @@ function shapeResource(resource: ScimResource, context: ShapingContext): ScimRes
     delete result.members;
   }
   if (
+    quirks.maxMembersShown !== undefined &&
+    hasSchema(result, GROUP_SCHEMA) &&
+    Array.isArray(result.members) &&
+    result.members.length > quirks.maxMembersShown
+  ) {
+    result = { ...result, members: result.members.slice(0, quirks.maxMembersShown) };
+  }
+  if (
     quirks.lastLogonAttribute !== undefined &&
     hasSchema(result, USER_SCHEMA) &&
     typeof result.id === 'string'

@@ -85,13 +85,19 @@ function list(kind: 'User' | 'Group', state: SandboxState): Handler {
   };
 }
 
-// Quirk `ignorePatchOps`: a well-formed PATCH on an existing resource answers 204 and changes nothing.
+// Quirk `ignorePatchOps`: a well-formed PATCH on an existing resource answers 204 (or 200 with
+// the resource as it is: `ignoredPatchAnswersResource`) and changes nothing.
 function ignoredPatch(kind: 'User' | 'Group', state: SandboxState): Handler {
   return (req, res) => {
     const id = idParam(req);
     const exists = kind === 'User' ? state.store.getUser(id) : state.store.getGroup(id);
     if (exists === undefined) throw scimError(404, null, `Resource ${id} not found`);
     readPatchOperations(req.body);
+    if (state.quirks.ignoredPatchAnswersResource === true) {
+      const schema = kind === 'User' ? USER_SCHEMA : GROUP_SCHEMA;
+      res.json(project(exists, parseProjection(queryOf(req), schema.toLowerCase())));
+      return;
+    }
     res.status(204).end();
   };
 }

@@ -26,6 +26,13 @@ export interface ScimQuirks {
   patchNoContent?: boolean;
   /** PATCH answers 204 and changes nothing. */
   ignorePatchOps?: boolean;
+  /** With `ignorePatchOps`: the ignored PATCH answers 200 with the resource as it is. */
+  ignoredPatchAnswersResource?: boolean;
+  /**
+   * Groups show at most this many `members` in any answer (groups too big to read whole);
+   * the `members eq` filter still sees them all.
+   */
+  maxMembersShown?: number;
   /** Groups never return `members` (AWS-like); the `members eq` filter still works. */
   omitMembers?: boolean;
   /** Member values that are not an existing user's SCIM `id` are refused with 400 `invalidValue`. */

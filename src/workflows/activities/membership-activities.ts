@@ -77,7 +77,11 @@ export function membershipActivities(services: ServicesProvider) {
     /** Spec: Membership write procedure, steps 1 and 4 (one read, or one group for `named`). */
     async readMemberships(input: ReadMembershipsInput): Promise<ActivityResult<MembershipRead>> {
       return runActivity('readMemberships', services, (s) =>
-        connectorOf(s, input.connector).readMemberships(input.account, input.groupIds),
+        connectorOf(s, input.connector).readMemberships(
+          input.account,
+          input.groupIds,
+          input.confirmAbsent,
+        ),
       );
     },
 

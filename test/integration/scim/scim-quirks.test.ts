@@ -187,6 +187,30 @@ describe('connector A fails with the right error on', () => {
     });
   });
 
+  it('a remove answered 200 with a capped member list that no longer shows the account: read back, not believed', async () => {
+    const t = await withQuirks({});
+    const { account, groupId } = await accountAndGroup(t);
+    const other = await createdAccount(t.connector, { accountId: 'member.zero' });
+    expect((await runMembership(t.connector, other, 'grant', [groupId])).ok).toBe(true);
+    expect((await runMembership(t.connector, account, 'grant', [groupId])).ok).toBe(true);
+    // A big group shows only its first member, and this server ignores the remove but
+    // answers 200 with the group: the account is absent from the answer, not from the group.
+    t.sandbox.setQuirks({
+      ignorePatchOps: true,
+      ignoredPatchAnswersResource: true,
+      maxMembersShown: 1,
+    });
+    const revoke = await runMembership(t.connector, account, 'revoke', [groupId]);
+    expect(revoke.ok).toBe(false);
+    expect(revoke.error).toMatchObject({
+      code: 'MEMBERSHIP_MISMATCH',
+      message: expect.stringContaining(`unexpected: Team (${groupId})`),
+    });
+    expect(t.sandbox.getGroup(groupId)?.members).toContainEqual(
+      expect.objectContaining({ value: 'member.one' }),
+    );
+  });
+
   it('member values that must be internal ids: SCIM_INVALID_VALUE naming the group, fixed by memberValue scimId', async () => {
     const t = await withQuirks({ memberValuesMustBeInternalIds: true });
     const { account, groupId } = await accountAndGroup(t);
