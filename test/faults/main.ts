@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const beyond = await runFaultSuite(BEYOND_WINDOW_RUN);
   formatFaultReport(
     beyond,
-    'Reads lag 31-40 s (beyond the 30 s window): failures must name the groups',
+    'Reads lag 36-45 s (beyond the 30 s window): failures must name the groups',
   ).forEach((line) => console.log(line));
   const beyondOk =
     beyond.tallies.every((t) => t.expectedLagFailures === t.requests - t.succeeded) &&
