@@ -2,6 +2,7 @@ import type { TargetAccount } from './account';
 import { resolveAccount } from './account-lookup';
 import { recentGroupWrite, type AccountRecordUpdate } from './account-record';
 import type { SerializedError } from './errors';
+import type { EffectiveChange } from './journal-entry';
 import { describeGroup, type GroupRef } from './group';
 import { resolveGroups } from './group-resolution';
 import { compareMemberships, membershipMismatch } from './membership-comparison';
@@ -102,7 +103,7 @@ function* changeMemberships(
   ledger.push(...written.answers);
   const finish = (at: number, error?: SerializedError): StepOutcome => {
     const changes = effectiveChanges(ledger, stateBefore, names);
-    const all = [...notices, ...answerNotices(ledger, stateBefore, names)];
+    const all = [...notices, ...answerNotices(ledger, changes, names)];
     const record = recordUpdate(input.action, plan, ledger, error === undefined, at);
     return error === undefined
       ? succeeded(changes, all, record)
@@ -231,12 +232,10 @@ function* verify(
 /** What the answers tell the operator: changes that were already in place. */
 function answerNotices(
   ledger: readonly MembershipWriteAnswer[],
-  stateBefore: (groupId: string) => boolean | undefined,
+  changes: readonly EffectiveChange[],
   names: Record<string, string>,
 ): string[] {
-  const effective = new Set(
-    effectiveChanges(ledger, stateBefore, names).map((c) => `${c.change}:${c.groupId ?? ''}`),
-  );
+  const effective = new Set(changes.map((c) => `${c.change}:${c.groupId ?? ''}`));
   const inPlace = new Map<string, string>();
   for (const answer of ledger) {
     const key = `${answer.change === 'added' ? 'member added' : 'member removed'}:${answer.groupId}`;
