@@ -42,7 +42,7 @@ export class ConnectorRegistry {
   get(name: string): Connector | undefined {
     const existing = this.built.get(name);
     if (existing !== undefined) return existing;
-    const settings = this.config.connectors.find((s) => s.name === name);
+    const settings = this.settings(name);
     if (settings === undefined) return undefined;
     const connector = createConnector(settings, {
       secrets: this.secrets,
