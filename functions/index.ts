@@ -3,7 +3,7 @@ import * as df from 'durable-functions';
 import { bulkRequestHandler } from '../src/api/bulk-request-handler';
 import { importTimerHandler } from '../src/api/import-timer';
 import { apiRoutes } from '../src/api/routes';
-import { processConfiguration } from '../src/config/app-config';
+import { processConfiguration } from '../src/runtime/process-configuration';
 import { processServices } from '../src/runtime/service';
 import { createActivityHandlers } from '../src/workflows/activities';
 import { DurableOrchestrationClient } from '../src/workflows/durable-orchestration-client';

@@ -62,6 +62,35 @@ const stepSchema = {
   },
 };
 
+const connectorSchema = {
+  type: 'object',
+  required: ['name', 'kind', 'catalogueJobType', 'capabilities', 'features'],
+  properties: {
+    name: { type: 'string' },
+    kind: { type: 'string', description: 'scim, graph, or a registered kind' },
+    catalogueJobType: { type: 'string' },
+    capabilities: {
+      type: 'object',
+      properties: {
+        visibilityWindowMs: {
+          type: 'integer',
+          description: 'How long writes may take to show in reads; re-reads run this long',
+        },
+        membershipReadScope: { enum: ['all', 'named'] },
+        membershipWriteBatchSize: { type: 'integer' },
+      },
+    },
+    features: {
+      type: 'object',
+      properties: {
+        compatibilityRun: { type: 'boolean' },
+        groupStructure: { type: 'boolean' },
+        inheritedMemberships: { type: 'boolean' },
+      },
+    },
+  },
+};
+
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const error = (description: string) => ({
   description,
@@ -100,6 +129,7 @@ export function openApiDocument(): Record<string, unknown> {
         }),
         Step: stepSchema,
         Error: errorSchema,
+        Connector: connectorSchema,
       },
     },
     paths: {
@@ -142,6 +172,22 @@ export function openApiDocument(): Record<string, unknown> {
               }),
             },
             404: error('No such request'),
+          },
+        },
+      },
+      '/connectors': {
+        get: {
+          summary: 'The configured connectors, each with its kind and what it can do',
+          responses: {
+            200: {
+              description: 'The connectors',
+              content: json({
+                type: 'object',
+                properties: {
+                  connectors: { type: 'array', items: { $ref: '#/components/schemas/Connector' } },
+                },
+              }),
+            },
           },
         },
       },

@@ -8,6 +8,7 @@ import {
   rolesHandler,
 } from './connector-reads-api';
 import { connectorStatusHandler } from './connector-status';
+import { listConnectorsHandler } from './connectors-api';
 import { getJobHandler, startCompatibilityRunHandler, startImportHandler } from './jobs-api';
 import { journalHandler } from './journal-api';
 import { openApiHandler } from './openapi';
@@ -38,6 +39,12 @@ function routes(deps: ApiDeps): ApiRoute[] {
       handler: submitRequestHandler(deps),
     },
     { name: 'getRequest', method: 'GET', route: 'requests/{id}', handler: getRequestHandler(deps) },
+    {
+      name: 'listConnectors',
+      method: 'GET',
+      route: 'connectors',
+      handler: listConnectorsHandler(deps),
+    },
     {
       name: 'connectorStatus',
       method: 'POST',

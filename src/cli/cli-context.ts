@@ -1,6 +1,7 @@
 import { loadConfig, type AppConfig } from '../config/app-config';
 import type { ConnectorSettings } from '../config/connector-settings';
 import type { Connector } from '../connectors/connector';
+import { connectorSettingsKinds } from '../connectors/connector-kinds';
 import { ProvisioningError } from '../domain/errors';
 import { silentLogger } from '../domain/logger';
 import { ConnectorRegistry } from '../connectors/connector-registry';
@@ -30,7 +31,7 @@ export interface CliContext {
  * one registry the service uses (src/runtime/connector-registry.ts).
  */
 export async function openCliContext(env: Record<string, string | undefined>): Promise<CliContext> {
-  let config = loadConfig(env);
+  let config = loadConfig(env, connectorSettingsKinds());
   if (config.secretStore.provider !== 'local') {
     throw new ProvisioningError(
       'CONFIG_INVALID',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProvisioningError } from '../domain/errors';
-import { connectorSettingsSchema, type ConnectorSettings } from './connector-settings';
+import type { ConnectorSettings, ConnectorSettingsKinds } from './connector-settings';
 
 const secretStoreSchema = z.discriminatedUnion('provider', [
   z.object({
@@ -53,14 +53,22 @@ const queueName = z
 /**
  * Reads and validates the configuration once at start (DESIGN invariant 6). Every problem
  * is reported together, each naming the setting and, for connector settings, the
- * connector. Secret values never appear in the message.
+ * connector. Secret values never appear in the message. Each connector's settings are
+ * validated by the schema of its kind, from `kinds` (the connector kind registry's).
  *
  * @example
- * const config = loadConfig(process.env);
+ * const config = loadConfig(process.env, connectorSettingsKinds());
  */
-export function loadConfig(env: Record<string, string | undefined>): AppConfig {
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  kinds: ConnectorSettingsKinds,
+): AppConfig {
   const problems: string[] = [];
-  const connectors = parseConnectors(env[ENV.connectors], problems);
+  const connectors = parseConnectorSettings(
+    parseJson<unknown>(env[ENV.connectors], ENV.connectors, problems, []),
+    kinds,
+    problems,
+  );
   const provider = env[ENV.secretStore] ?? 'local';
   const secretStoreInput =
     provider === 'keyvault'
@@ -151,10 +159,15 @@ function readInt(
 }
 
 /**
- * Validates a list of connector settings; each problem names the connector (by name, or by
- * position when the name itself is missing) and the setting's path.
+ * Validates a list of connector settings, each by the schema of its kind; each problem
+ * names the connector (by name, or by position when the name itself is missing) and the
+ * setting's path.
  */
-export function parseConnectorSettings(input: unknown, problems: string[]): ConnectorSettings[] {
+export function parseConnectorSettings(
+  input: unknown,
+  kinds: ConnectorSettingsKinds,
+  problems: string[],
+): ConnectorSettings[] {
   if (!Array.isArray(input)) {
     problems.push(`setting ${ENV.connectors}: must be a JSON array of connector settings`);
     return [];
@@ -162,7 +175,17 @@ export function parseConnectorSettings(input: unknown, problems: string[]): Conn
   const connectors: ConnectorSettings[] = [];
   input.forEach((raw: unknown, index) => {
     const label = connectorLabel(raw, index);
-    const parsed = connectorSettingsSchema.safeParse(raw);
+    const kind =
+      typeof raw === 'object' && raw !== null ? (raw as { kind?: unknown }).kind : undefined;
+    const schema = typeof kind === 'string' ? kinds.get(kind) : undefined;
+    if (schema === undefined) {
+      const known = [...kinds.keys()].join(', ') || '(none)';
+      problems.push(
+        `connector ${label}: setting "kind": ${typeof kind === 'string' ? `unknown kind "${kind}"` : 'missing'}; known: ${known}`,
+      );
+      return;
+    }
+    const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const path = issue.path.length === 0 ? '(whole entry)' : issue.path.join('.');
@@ -179,11 +202,6 @@ export function parseConnectorSettings(input: unknown, problems: string[]): Conn
   return connectors;
 }
 
-function parseConnectors(value: string | undefined, problems: string[]): ConnectorSettings[] {
-  const input = parseJson<unknown>(value, ENV.connectors, problems, []);
-  return parseConnectorSettings(input, problems);
-}
-
 function connectorLabel(raw: unknown, index: number): string {
   const name =
     typeof raw === 'object' && raw !== null ? (raw as { name?: unknown }).name : undefined;
@@ -198,11 +216,4 @@ function parseJson<T>(value: string | undefined, setting: string, problems: stri
     problems.push(`setting ${setting}: is not valid JSON`);
     return empty;
   }
-}
-
-/** The configuration of this process, read once from its environment. */
-let processConfig: AppConfig | undefined;
-export function processConfiguration(): AppConfig {
-  processConfig ??= loadConfig(process.env);
-  return processConfig;
 }

@@ -1,20 +1,24 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { isLoopbackHost, normaliseScimBaseUrl, trimTrailingSlashes } from './base-url';
+
+/**
+ * What every connector's settings hold, whatever its kind; each kind's schema (next to its
+ * adapter, e.g. src/connectors/scim/scim-settings.ts) adds its own fields to these.
+ */
 
 /** Key Vault secret names: 1-127 alphanumerics and dashes. Settings hold names, never values. */
-const secretName = z
+export const secretName = z
   .string()
   .regex(/^[0-9A-Za-z-]{1,127}$/, 'must be a secret name (letters, digits, dashes), not a value');
 
-const connectorName = z
+export const connectorName = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes');
 
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 /** Further simple attributes: target attribute name -> key of the profile's `attributes`. */
-const mapping = z.record(z.string().min(1), z.string().min(1)).default({});
+export const mapping = z.record(z.string().min(1), z.string().min(1)).default({});
 
 /**
  * NCRONTAB with seconds, as Azure Functions timer triggers read it:
@@ -34,7 +38,9 @@ function isSixFieldCron(expression: string): boolean {
   }
 }
 
-const transportSettings = {
+/** The fields every kind shares: its name, the schedule of its import, its transport. */
+export const commonConnectorFields = {
+  name: connectorName,
   /** Catalogue import on a timer ("Import SCIM groups" / "Import Directory Groups"). */
   importSchedule: importSchedule.optional(),
   /** The import's "Overwrite existing roles" option when it runs on the schedule. */
@@ -49,80 +55,13 @@ const transportSettings = {
   maxThrottleWaitSeconds: z.int().min(1).max(3600).default(120),
 };
 
-const scimAuth = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('bearer'), tokenSecret: secretName }),
-  z.object({ type: z.literal('basic'), username: z.string().min(1), passwordSecret: secretName }),
-  z.object({ type: z.literal('none') }),
-]);
+/** A connector's validated settings as the service at large sees them: its kind adds more. */
+export type ConnectorSettings = z.output<z.ZodObject<typeof commonConnectorFields>> & {
+  kind: string;
+};
 
-export const scimConnectorSchema = z
-  .object({
-    name: connectorName,
-    kind: z.literal('scim'),
-    baseUrl: httpUrl.transform(normaliseScimBaseUrl),
-    auth: scimAuth,
-    advanced: z.object({ lastLogonAttribute: z.string().min(1).optional() }).default({}),
-    mapping,
-    /** Spec default: the account ID. `scimId` for servers that demand their own ids. */
-    memberValue: z.enum(['accountId', 'scimId']).default('accountId'),
-    /** `pathFilter`: `members[value eq "x"]`; `valueArray`: `path: members` with a value list. */
-    memberRemoveStyle: z.enum(['pathFilter', 'valueArray']).default('pathFilter'),
-    pageSize: z.int().min(1).max(1000).default(100),
-    ...transportSettings,
-  })
-  .superRefine((settings, ctx) => {
-    const url = new URL(settings.baseUrl);
-    if (
-      settings.auth.type !== 'none' &&
-      url.protocol === 'http:' &&
-      !isLoopbackHost(url.hostname)
-    ) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['baseUrl'],
-        message: 'credentials are never sent over plain http except to loopback: use https',
-      });
-    }
-  });
+/** The schema that validates (and fills the defaults of) one kind's connector settings. */
+export type ConnectorSettingsSchema = z.ZodType<ConnectorSettings>;
 
-export const graphConnectorSchema = z
-  .object({
-    name: connectorName,
-    kind: z.literal('graph'),
-    tenantId: z.string().min(1),
-    clientId: z.string().min(1),
-    clientSecretName: secretName,
-    upnDomain: z
-      .string()
-      .regex(/^[A-Za-z0-9.-]+\.[A-Za-z0-9-]+$/, 'must be a domain name')
-      .optional(),
-    authority: httpUrl.default('https://login.microsoftonline.com').transform(trimTrailingSlashes),
-    graphEndpoint: httpUrl.default('https://graph.microsoft.com').transform(trimTrailingSlashes),
-    scopes: z.array(z.string().min(1)).min(1).optional(),
-    mapping,
-    pageSize: z.int().min(1).max(999).default(999),
-    ...transportSettings,
-  })
-  .superRefine((settings, ctx) => {
-    for (const field of ['authority', 'graphEndpoint'] as const) {
-      const url = new URL(settings[field]);
-      if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-        ctx.addIssue({ code: 'custom', path: [field], message: 'must use https' });
-      }
-    }
-  })
-  .transform((settings) => ({
-    ...settings,
-    scopes: settings.scopes ?? [`${settings.graphEndpoint}/.default`],
-  }));
-
-export const connectorSettingsSchema = z.discriminatedUnion('kind', [
-  scimConnectorSchema,
-  graphConnectorSchema,
-]);
-
-export type ScimConnectorSettings = z.output<typeof scimConnectorSchema>;
-export type GraphConnectorSettings = z.output<typeof graphConnectorSchema>;
-export type ConnectorSettings = z.output<typeof connectorSettingsSchema>;
-/** What an operator writes: defaults may be left out. */
-export type ConnectorSettingsInput = z.input<typeof connectorSettingsSchema>;
+/** The settings schema of each connector kind the process knows, by kind. */
+export type ConnectorSettingsKinds = ReadonlyMap<string, ConnectorSettingsSchema>;

@@ -1,5 +1,4 @@
-import type { ConnectorSettings } from '../config/connector-settings';
-import { ProvisioningError } from '../domain/errors';
+import type { ConnectorSettings, ConnectorSettingsSchema } from '../config/connector-settings';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
 import type { Connector } from './connector';
@@ -16,20 +15,26 @@ export interface ConnectorDependencies {
 }
 
 /**
- * What a connector kind is and can do, declared once next to its adapter: the API, timers,
- * activities and the CLI ask this, never the kind's name. A new kind is a folder with its
- * adapter and descriptor, and one line in src/connectors/connector-kinds.ts.
+ * What a connector kind is and can do, declared once next to its adapter: configuration,
+ * the API, timers, activities and the CLI ask this, never the kind's name. A new kind is a
+ * folder with its adapter, settings schema and descriptor, and one line in
+ * src/connectors/connector-kinds.ts.
  */
-export interface ConnectorKindDescriptor {
+export interface ConnectorKindDescriptor<S extends ConnectorSettings = ConnectorSettings> {
   /** The `kind` of its connectors' settings. */
   readonly kind: string;
+  /**
+   * Validates its connectors' settings at start (invariant 6) and fills their defaults: the
+   * kind's own fields beside the ones every kind shares (`commonConnectorFields`).
+   */
+  readonly settingsSchema: ConnectorSettingsSchema;
   /** The job type of its catalogue import (spec: "Import SCIM groups", "Import Directory Groups"). */
   readonly catalogueJobType: string;
-  /** Builds one connector from its validated settings (once per process). */
-  create(settings: ConnectorSettings, deps: ConnectorDependencies): Connector;
+  /** Builds one connector from settings its own schema validated (once per process). */
+  create(settings: S, deps: ConnectorDependencies): Connector;
   /** The test run with a test account (spec: compatibility points), where the kind has one. */
   compatibilityRun?(
-    settings: ConnectorSettings,
+    settings: S,
     secrets: SecretStore,
     options: { logger?: Logger; groupName?: string },
   ): Promise<CompatibilityReport>;
@@ -40,19 +45,4 @@ export function clockDeps(clock: ConnectorDependencies['clock']) {
   return clock === undefined
     ? {}
     : { sleep: (ms: number) => clock.sleep(ms), now: () => clock.now() };
-}
-
-/** The settings of a connector of `kind`; CONFIG_INVALID naming the connector otherwise. */
-export function settingsOfKind<K extends ConnectorSettings['kind']>(
-  settings: ConnectorSettings,
-  kind: K,
-): Extract<ConnectorSettings, { kind: K }> {
-  if (settings.kind !== kind) {
-    throw new ProvisioningError(
-      'CONFIG_INVALID',
-      `connector "${settings.name}" is of kind "${settings.kind}", not "${kind}"`,
-      { object: settings.name },
-    );
-  }
-  return settings as Extract<ConnectorSettings, { kind: K }>;
 }

@@ -1,4 +1,4 @@
-import type { ConnectorSettings } from '../config/connector-settings';
+import type { ConnectorSettings, ConnectorSettingsKinds } from '../config/connector-settings';
 import { ProvisioningError } from '../domain/errors';
 import type { ConnectorKindDescriptor } from './connector-kind';
 import { GRAPH_KIND } from './graph/graph-kind';
@@ -24,10 +24,25 @@ export function connectorKind(
   return descriptor;
 }
 
+/** The settings schema of every known kind: what `loadConfig` validates connectors with. */
+export function connectorSettingsKinds(): ConnectorSettingsKinds {
+  return new Map([...KINDS].map(([kind, descriptor]) => [kind, descriptor.settingsSchema]));
+}
+
 /**
  * Adds a kind (an extension, or a test's stand-in) through the same path the built-in
- * kinds take; its settings are validated by whoever builds them.
+ * kinds take: its settings are validated by its own schema like theirs. Returns what
+ * removes it again (a test puts the process back as it found it).
  */
-export function registerConnectorKind(descriptor: ConnectorKindDescriptor): void {
+export function registerConnectorKind<S extends ConnectorSettings>(
+  descriptor: ConnectorKindDescriptor<S>,
+): () => void {
+  if (KINDS.has(descriptor.kind)) {
+    throw new ProvisioningError(
+      'CONFIG_INVALID',
+      `connector kind "${descriptor.kind}" is known already`,
+    );
+  }
   KINDS.set(descriptor.kind, descriptor);
+  return () => KINDS.delete(descriptor.kind);
 }

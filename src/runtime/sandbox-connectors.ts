@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import {
-  graphConnectorSchema,
-  scimConnectorSchema,
-  type ConnectorSettings,
-} from '../config/connector-settings';
+import type { ConnectorSettings } from '../config/connector-settings';
+import { graphConnectorSchema } from '../connectors/graph/graph-settings';
+import { scimConnectorSchema } from '../connectors/scim/scim-settings';
 import { DEFAULT_SANDBOX_CLIENT, startGraphSandbox, type GraphSandbox } from '../sandbox/graph';
 import { startScimSandbox, type ScimSandbox } from '../sandbox/scim';
 

@@ -1,4 +1,4 @@
-import { processConfiguration } from '../config/app-config';
+import { processConfiguration } from './process-configuration';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import { buildServices } from './build-services';
 import { consoleLogger } from './console-logger';

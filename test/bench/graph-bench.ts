@@ -1,4 +1,4 @@
-import { graphConnectorSchema } from '../../src/config/connector-settings';
+import { graphConnectorSchema } from '../../src/connectors/graph/graph-settings';
 import { createGraphConnector, type GraphConnector } from '../../src/connectors/graph';
 import { LocalSecretStore } from '../../src/secrets';
 import {

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { scimConnectorSchema } from '../../src/config/connector-settings';
+import { scimConnectorSchema } from '../../src/connectors/scim/scim-settings';
 import { createdAccount, runMembership } from '../support/membership-procedure';
 import { ScimConnector } from '../../src/connectors/scim/scim-connector';
 import { LocalSecretStore } from '../../src/secrets/local-secret-store';

@@ -1,7 +1,7 @@
 import {
   scimConnectorSchema,
   type ScimConnectorSettings,
-} from '../../src/config/connector-settings';
+} from '../../src/connectors/scim/scim-settings';
 import { ScimConnector } from '../../src/connectors/scim/scim-connector';
 import { LocalSecretStore } from '../../src/secrets/local-secret-store';
 import {

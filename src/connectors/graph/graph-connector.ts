@@ -1,4 +1,4 @@
-import type { GraphConnectorSettings } from '../../config/connector-settings';
+import type { GraphConnectorSettings } from './graph-settings';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import type { GroupRef } from '../../domain/group';
 import { silentLogger, type Logger } from '../../domain/logger';

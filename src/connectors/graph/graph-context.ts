@@ -1,4 +1,4 @@
-import type { GraphConnectorSettings } from '../../config/connector-settings';
+import type { GraphConnectorSettings } from './graph-settings';
 import type { Logger } from '../../domain/logger';
 import type { GraphErrorContext } from './graph-error-mapper';
 import type { GraphHttp } from './graph-http';

@@ -1,14 +1,15 @@
-import { clockDeps, settingsOfKind, type ConnectorKindDescriptor } from '../connector-kind';
+import { clockDeps, type ConnectorKindDescriptor } from '../connector-kind';
 import { createGraphConnector } from './graph-connector';
+import { graphConnectorSchema, type GraphConnectorSettings } from './graph-settings';
 
 /** Connector B (spec: Connector B): Microsoft Graph v1.0 as an app. No compatibility run. */
-export const GRAPH_KIND: ConnectorKindDescriptor = {
+export const GRAPH_KIND: ConnectorKindDescriptor<GraphConnectorSettings> = {
   kind: 'graph',
+  settingsSchema: graphConnectorSchema,
   catalogueJobType: 'Import Directory Groups',
   create(settings, deps) {
-    const graph = settingsOfKind(settings, 'graph');
-    const ca = deps.trustedCa?.[graph.name];
-    return createGraphConnector(graph, {
+    const ca = deps.trustedCa?.[settings.name];
+    return createGraphConnector(settings, {
       secrets: deps.secrets,
       ...(deps.logger === undefined ? {} : { logger: deps.logger }),
       ...(ca === undefined ? {} : { ca }),

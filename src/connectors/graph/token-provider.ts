@@ -1,6 +1,6 @@
 import { ConfidentialClientApplication, type Configuration } from '@azure/msal-node';
 import { decodeJwt } from 'jose';
-import type { GraphConnectorSettings } from '../../config/connector-settings';
+import type { GraphConnectorSettings } from './graph-settings';
 import { ProvisioningError } from '../../domain/errors';
 import { silentLogger, type Logger } from '../../domain/logger';
 import type { SecretStore } from '../../secrets/secret-store';

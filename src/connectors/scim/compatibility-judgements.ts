@@ -1,4 +1,4 @@
-import type { ScimConnectorSettings } from '../../config/connector-settings';
+import type { ScimConnectorSettings } from './scim-settings';
 import type { HttpExchange } from '../http/transport';
 import type { CompatibilityCheck, PointOutcome } from './compatibility-report';
 

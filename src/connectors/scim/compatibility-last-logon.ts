@@ -1,4 +1,4 @@
-import type { ScimConnectorSettings } from '../../config/connector-settings';
+import type { ScimConnectorSettings } from './scim-settings';
 import { SCIM_LAST_LOGON_NAMES, readScimLastLogon } from '../../domain/last-logon';
 import { interpretListResponse } from './list-response';
 import type { ScimConnector } from './scim-connector';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ScimConnectorSettings } from '../../config/connector-settings';
+import type { ScimConnectorSettings } from './scim-settings';
 import type { TargetAccount } from '../../domain/account';
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';

@@ -1,4 +1,4 @@
-import type { ScimConnectorSettings } from '../../config/connector-settings';
+import type { ScimConnectorSettings } from './scim-settings';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import type { GroupRef } from '../../domain/group';
 import { readScimLastLogon } from '../../domain/last-logon';

@@ -1,4 +1,4 @@
-import type { ScimConnectorSettings } from '../../config/connector-settings';
+import type { ScimConnectorSettings } from './scim-settings';
 import type { Logger } from '../../domain/logger';
 import type { SecretStore } from '../../secrets/secret-store';
 import {

@@ -1,19 +1,21 @@
-import { clockDeps, settingsOfKind, type ConnectorKindDescriptor } from '../connector-kind';
+import { clockDeps, type ConnectorKindDescriptor } from '../connector-kind';
 import { runScimCompatibility } from './compatibility-run';
 import { ScimConnector } from './scim-connector';
+import { scimConnectorSchema, type ScimConnectorSettings } from './scim-settings';
 
 /** Connector A (spec: Connector A): a SCIM 2.0 client. */
-export const SCIM_KIND: ConnectorKindDescriptor = {
+export const SCIM_KIND: ConnectorKindDescriptor<ScimConnectorSettings> = {
   kind: 'scim',
+  settingsSchema: scimConnectorSchema,
   catalogueJobType: 'Import SCIM groups',
   create(settings, deps) {
-    return new ScimConnector(settingsOfKind(settings, 'scim'), {
+    return new ScimConnector(settings, {
       secrets: deps.secrets,
       ...(deps.logger === undefined ? {} : { logger: deps.logger }),
       ...clockDeps(deps.clock),
     });
   },
   compatibilityRun(settings, secrets, options) {
-    return runScimCompatibility(settingsOfKind(settings, 'scim'), secrets, options);
+    return runScimCompatibility(settings, secrets, options);
   },
 };

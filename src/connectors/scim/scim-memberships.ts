@@ -1,4 +1,4 @@
-import type { ScimConnectorSettings } from '../../config/connector-settings';
+import type { ScimConnectorSettings } from './scim-settings';
 import type { TargetAccount } from '../../domain/account';
 import { ProvisioningError, isProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';

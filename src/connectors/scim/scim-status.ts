@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ScimConnectorSettings } from '../../config/connector-settings';
+import type { ScimConnectorSettings } from './scim-settings';
 import { isProvisioningError } from '../../domain/errors';
 import type { StatusFinding, StatusResult } from '../connector';
 import type { HttpResult } from '../http/transport';

@@ -5,6 +5,7 @@ import type { ApiDeps } from '../../api/api-deps';
 import { importTimerHandler } from '../../api/import-timer';
 import { apiRoutes } from '../../api/routes';
 import { loadConfig, type AppConfig, type StorageConnection } from '../../config/app-config';
+import { connectorSettingsKinds } from '../../connectors/connector-kinds';
 import type { Logger } from '../../domain/logger';
 import { LocalSecretStore } from '../../secrets/local-secret-store';
 import type { WorkflowServices } from '../../workflows/workflow-services';
@@ -63,7 +64,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const { logger } = options;
   const clock = options.clock ?? 'real';
   const now = () => clockNow(clock);
-  let config = loadConfig(options.env ?? process.env);
+  let config = loadConfig(options.env ?? process.env, connectorSettingsKinds());
   const closers: (() => Promise<void> | void)[] = [];
   const close = async () => {
     for (const closer of closers.reverse()) await closer();

@@ -1,4 +1,4 @@
-import { processConfiguration } from '../../config/app-config';
+import { processConfiguration } from '../process-configuration';
 import { isProvisioningError } from '../../domain/errors';
 import { consoleLogger } from '../console-logger';
 import { startLocalHost, type LocalHost } from './local-host';

@@ -1,9 +1,10 @@
 import { HttpRequest, InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/app-config';
-import { connectorSettingsSchema } from '../../../src/config/connector-settings';
+import { scimConnectorSchema } from '../../../src/connectors/scim/scim-settings';
 import type { WorkflowServices } from '../../../src/workflows/workflow-services';
 import { connectorStatusHandler } from '../../../src/api/connector-status';
+import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds';
 import { ConnectorRegistry } from '../../../src/connectors/connector-registry';
 import { LocalSecretStore } from '../../../src/secrets/local-secret-store';
 import { startScimSandbox, type ScimSandbox } from '../../../src/sandbox/scim';
@@ -16,7 +17,7 @@ const logged: string[] = [];
 beforeAll(async () => {
   sandbox = await startScimSandbox({ auth: { type: 'bearer', token: TOKEN } });
   const settings = (name: string, tokenSecret: string) =>
-    connectorSettingsSchema.parse({
+    scimConnectorSchema.parse({
       name,
       kind: 'scim',
       baseUrl: sandbox.baseUrl,
@@ -24,7 +25,7 @@ beforeAll(async () => {
     });
   registry = new ConnectorRegistry(
     {
-      ...loadConfig({}),
+      ...loadConfig({}, connectorSettingsKinds()),
       connectors: [settings('hr', 'hr-token'), settings('hr-wrong', 'wrong-token')],
     },
     new LocalSecretStore({ 'hr-token': TOKEN, 'wrong-token': 'not-the-token-77' }),

@@ -2,7 +2,7 @@ import { ProvisioningError } from '../../../src/domain/errors';
 import {
   graphConnectorSchema,
   type GraphConnectorSettings,
-} from '../../../src/config/connector-settings';
+} from '../../../src/connectors/graph/graph-settings';
 import { createGraphConnector, type GraphConnector } from '../../../src/connectors/graph';
 import type { Connector } from '../../../src/connectors/connector';
 import type { TargetAccount } from '../../../src/domain/account';

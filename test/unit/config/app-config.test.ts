@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config';
+import { loadConfig as loadWithKinds } from '../../../src/config';
+import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds';
 import { ProvisioningError } from '../../../src/domain/errors';
 
 const scim = {
@@ -15,6 +16,9 @@ const graph = {
   clientId: 'client-1',
   clientSecretName: 'entra-secret',
 };
+
+const loadConfig = (env: Record<string, string | undefined>) =>
+  loadWithKinds(env, connectorSettingsKinds());
 
 function configWith(connectors: unknown[], extra: Record<string, string> = {}) {
   return loadConfig({ PROVISIONING_CONNECTORS: JSON.stringify(connectors), ...extra });

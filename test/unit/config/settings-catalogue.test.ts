@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENV, loadConfig } from '../../../src/config/app-config';
+import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds';
 import { SETTINGS } from '../../../src/config/settings-catalogue';
 
 const root = join(__dirname, '..', '..', '..');
@@ -29,7 +30,7 @@ describe('settings catalogue', () => {
   });
 
   it('the example values form a valid configuration with both connector kinds and schedules', () => {
-    const config = loadConfig(example.Values);
+    const config = loadConfig(example.Values, connectorSettingsKinds());
     expect(config.connectors.map((c) => [c.kind, c.importSchedule])).toEqual([
       ['scim', '0 0 2 * * *'],
       ['graph', '0 30 2 * * *'],
@@ -43,8 +44,8 @@ describe('settings catalogue', () => {
       unknown
     >[];
     connectors[0]!.importSchedule = '0 2 * * *';
-    expect(() => loadConfig({ PROVISIONING_CONNECTORS: JSON.stringify(connectors) })).toThrow(
-      /connector "hr-app": setting "importSchedule": must be a six-field NCRONTAB/,
-    );
+    expect(() =>
+      loadConfig({ PROVISIONING_CONNECTORS: JSON.stringify(connectors) }, connectorSettingsKinds()),
+    ).toThrow(/connector "hr-app": setting "importSchedule": must be a six-field NCRONTAB/);
   });
 });

@@ -27,8 +27,16 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
     const orchestration = vi.spyOn(durable.app, 'orchestration');
     const activity = vi.spyOn(durable.app, 'activity');
     await import('../../../functions/index.js');
-    expect(http.mock.calls.map(([name]) => name)).toContain('submitRequest');
-    expect(http.mock.calls).toHaveLength(12);
+    const { apiRoutes } = await import('../../../src/api/routes.js');
+    const routeNames = apiRoutes({
+      services: () => Promise.reject(new Error('not called')),
+      orchestrations: () => {
+        throw new Error('not called');
+      },
+      now: () => new Date(),
+    }).map((route) => route.name);
+    expect(routeNames).toContain('submitRequest');
+    expect(http.mock.calls.map(([name]) => name)).toEqual(routeNames);
     expect(http.mock.calls.every(([, options]) => options.authLevel === 'function')).toBe(true);
     expect(orchestration.mock.calls.map(([name]) => name).sort()).toEqual([
       'catalogueImport',

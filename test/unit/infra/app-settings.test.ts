@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConnectorSettings } from '../../../src/config/app-config';
+import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds';
 import { SETTINGS } from '../../../src/config/settings-catalogue';
 import { blockAfter, readRepoFile, topLevelKeys } from './bicep-text';
 
@@ -59,7 +60,7 @@ describe('example connectors in infra/main.parameters.json', () => {
   it('hold one connector of each kind that the app accepts, each with an import schedule', () => {
     expect(Array.isArray(connectors)).toBe(true);
     const problems: string[] = [];
-    const parsed = parseConnectorSettings(connectors, problems);
+    const parsed = parseConnectorSettings(connectors, connectorSettingsKinds(), problems);
     expect(problems).toEqual([]);
     expect(parsed.map((c) => c.kind).sort()).toEqual(['graph', 'scim']);
     for (const connector of parsed) expect(connector.importSchedule).toMatch(/\S/);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { connectorSettingsSchema } from '../../../src/config/connector-settings';
+import { scimConnectorSchema } from '../../../src/connectors/scim/scim-settings';
 import { silentLogger } from '../../../src/domain/logger';
 import { scheduleImports } from '../../../src/runtime/local-host/import-scheduler';
 
 const connector = (name: string, importSchedule?: string) =>
-  connectorSettingsSchema.parse({
+  scimConnectorSchema.parse({
     name,
     kind: 'scim',
     baseUrl: 'http://127.0.0.1:1',

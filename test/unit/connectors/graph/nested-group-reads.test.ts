@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { graphConnectorSchema } from '../../../../src/config/connector-settings';
+import { graphConnectorSchema } from '../../../../src/connectors/graph/graph-settings';
 import type { GraphContext } from '../../../../src/connectors/graph/graph-context';
 import { GraphHttp } from '../../../../src/connectors/graph/graph-http';
 import { readGroupStructure } from '../../../../src/connectors/graph/nested-group-reads';

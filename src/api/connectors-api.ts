@@ -1,0 +1,29 @@
+import type { HttpResponseInit } from '@azure/functions';
+import { connectorKind } from '../connectors/connector-kinds';
+import type { ApiDeps } from './api-deps';
+
+/**
+ * `GET /api/connectors`: the configured connectors, each with its kind and what it can do,
+ * as the kind declares it: a caller (the console, a workflow) offers only what works.
+ */
+export function listConnectorsHandler(deps: Pick<ApiDeps, 'services'>) {
+  return async (): Promise<HttpResponseInit> => {
+    const { registry } = await deps.services();
+    const connectors = registry.names().map((name) => {
+      const connector = registry.get(name)!;
+      const kind = connectorKind(connector);
+      return {
+        name,
+        kind: connector.kind,
+        catalogueJobType: kind.catalogueJobType,
+        capabilities: connector.capabilities,
+        features: {
+          compatibilityRun: kind.compatibilityRun !== undefined,
+          groupStructure: connector.readGroupStructure !== undefined,
+          inheritedMemberships: connector.readInheritedMemberships !== undefined,
+        },
+      };
+    });
+    return { status: 200, jsonBody: { connectors } };
+  };
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { isLoopbackHost, trimTrailingSlashes } from '../../config/base-url';
+import {
+  commonConnectorFields,
+  httpUrl,
+  mapping,
+  secretName,
+} from '../../config/connector-settings';
+
+/** Spec: Connection settings, connector B (directory), plus the operational settings. */
+export const graphConnectorSchema = z
+  .object({
+    ...commonConnectorFields,
+    kind: z.literal('graph'),
+    tenantId: z.string().min(1),
+    clientId: z.string().min(1),
+    clientSecretName: secretName,
+    upnDomain: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]+\.[A-Za-z0-9-]+$/, 'must be a domain name')
+      .optional(),
+    authority: httpUrl.default('https://login.microsoftonline.com').transform(trimTrailingSlashes),
+    graphEndpoint: httpUrl.default('https://graph.microsoft.com').transform(trimTrailingSlashes),
+    scopes: z.array(z.string().min(1)).min(1).optional(),
+    mapping,
+    pageSize: z.int().min(1).max(999).default(999),
+  })
+  .superRefine((settings, ctx) => {
+    for (const field of ['authority', 'graphEndpoint'] as const) {
+      const url = new URL(settings[field]);
+      if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+        ctx.addIssue({ code: 'custom', path: [field], message: 'must use https' });
+      }
+    }
+  })
+  .transform((settings) => ({
+    ...settings,
+    scopes: settings.scopes ?? [`${settings.graphEndpoint}/.default`],
+  }));
+
+export type GraphConnectorSettings = z.output<typeof graphConnectorSchema>;
+/** What an operator writes: defaults may be left out. */
+export type GraphConnectorSettingsInput = z.input<typeof graphConnectorSchema>;

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { isLoopbackHost, normaliseScimBaseUrl } from '../../config/base-url';
+import {
+  commonConnectorFields,
+  httpUrl,
+  mapping,
+  secretName,
+} from '../../config/connector-settings';
+
+const scimAuth = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('bearer'), tokenSecret: secretName }),
+  z.object({ type: z.literal('basic'), username: z.string().min(1), passwordSecret: secretName }),
+  z.object({ type: z.literal('none') }),
+]);
+
+/** Spec: Connection settings, connector A (SCIM), plus the operational settings. */
+export const scimConnectorSchema = z
+  .object({
+    ...commonConnectorFields,
+    kind: z.literal('scim'),
+    baseUrl: httpUrl.transform(normaliseScimBaseUrl),
+    auth: scimAuth,
+    advanced: z.object({ lastLogonAttribute: z.string().min(1).optional() }).default({}),
+    mapping,
+    /** Spec default: the account ID. `scimId` for servers that demand their own ids. */
+    memberValue: z.enum(['accountId', 'scimId']).default('accountId'),
+    /** `pathFilter`: `members[value eq "x"]`; `valueArray`: `path: members` with a value list. */
+    memberRemoveStyle: z.enum(['pathFilter', 'valueArray']).default('pathFilter'),
+    pageSize: z.int().min(1).max(1000).default(100),
+  })
+  .superRefine((settings, ctx) => {
+    const url = new URL(settings.baseUrl);
+    if (
+      settings.auth.type !== 'none' &&
+      url.protocol === 'http:' &&
+      !isLoopbackHost(url.hostname)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['baseUrl'],
+        message: 'credentials are never sent over plain http except to loopback: use https',
+      });
+    }
+  });
+
+export type ScimConnectorSettings = z.output<typeof scimConnectorSchema>;
+/** What an operator writes: defaults may be left out. */
+export type ScimConnectorSettingsInput = z.input<typeof scimConnectorSchema>;
