@@ -1,5 +1,7 @@
+import { afterAll, beforeAll } from 'vitest';
 import { submitProvisioningRequest } from '../../src/api/submit-request';
 import { loadConfig } from '../../src/config/app-config';
+import { connectorSettingsKinds } from '../../src/connectors/connector-kinds';
 import type { JournalEntry } from '../../src/domain/journal-entry';
 import { silentLogger, type Logger } from '../../src/domain/logger';
 import type { RequestReport } from '../../src/domain/request-report';
@@ -11,7 +13,7 @@ import { startServiceRuntime, type ServiceRuntime } from '../../src/runtime/serv
 import { ScaledClock, VirtualClock } from '../../src/runtime/local-host/virtual-clock';
 import { LocalSecretStore } from '../../src/secrets/local-secret-store';
 import { HISTORY_EVENT } from '../../src/runtime/local-host/history-events';
-import { requestInstanceId } from '../../src/workflows/names';
+import { jobInstanceId, ORCHESTRATIONS, requestInstanceId } from '../../src/workflows/names';
 
 export const SCIM = 'scim-sandbox';
 export const GRAPH = 'graph-sandbox';
@@ -54,7 +56,7 @@ export async function startServiceBench(options: ServiceBenchOptions = {}): Prom
       : new ScaledClock(options.clock, start);
   const sandboxes = await startSandboxConnectors({ now: () => clock.now() });
   const secrets = new LocalSecretStore({ ...sandboxes.secrets });
-  const config = { ...loadConfig({}), connectors: sandboxes.settings };
+  const config = { ...loadConfig({}, connectorSettingsKinds()), connectors: sandboxes.settings };
   let runtime: ServiceRuntime;
   try {
     runtime = await startServiceRuntime({
@@ -109,6 +111,51 @@ export async function startServiceBench(options: ServiceBenchOptions = {}): Prom
       await sandboxes.close();
     },
   };
+}
+
+/** Runs the catalogue import job of a connector to its end, as the API starts it. */
+export async function importCatalogue(bench: ServiceBench, connector: string): Promise<void> {
+  const jobId = `catalogue-${connector}`;
+  const type = connector === SCIM ? 'Import SCIM groups' : 'Import Directory Groups';
+  await bench.runtime.driver.startNew(ORCHESTRATIONS.catalogueImport, jobInstanceId(jobId), {
+    jobId,
+    type,
+    connector,
+    trigger: 'api',
+  });
+  const state = await bench.runtime.driver.waitFor(jobInstanceId(jobId), 10_000);
+  const status = (state.output as { status?: string } | null)?.status;
+  if (status !== 'succeeded') throw new Error(`the import of ${connector} ended ${status}`);
+}
+
+/**
+ * The service bench of one test file: started in `beforeAll`, closed in `afterAll`. The
+ * bench it returns stands for the started one (reading it before `beforeAll` ran throws).
+ */
+export function useServiceBench(options: ServiceBenchOptions = {}): ServiceBench {
+  let current: ServiceBench | undefined;
+  beforeAll(async () => {
+    current = await startServiceBench(options);
+  });
+  afterAll(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return new Proxy({} as ServiceBench, {
+    get(_, key) {
+      if (current === undefined) throw new Error('the service bench starts in beforeAll');
+      return Reflect.get(current, key) as unknown;
+    },
+  });
+}
+
+/** The calls of one activity in a request's orchestration, in the order they were scheduled. */
+export function requestActivityCalls(
+  bench: ServiceBench,
+  requestId: string,
+  name: string,
+): ActivityCall[] {
+  return activityCalls(bench, requestInstanceId(requestId)).filter((call) => call.name === name);
 }
 
 /** One activity call of an orchestration, from its history: what a test can see of the service's steps. */

@@ -1,29 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RequestReport } from '../../../src/domain/request-report';
 import { VirtualClock } from '../../../src/runtime/local-host/virtual-clock';
 import type { LeaseResult } from '../../../src/store/account-leases';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import {
-  activityCalls,
+  requestActivityCalls,
   GRAPH,
-  startServiceBench,
+  useServiceBench,
   type ActivityCall,
-  type ServiceBench,
 } from '../../support/service-bench';
 
 /** DESIGN invariant 7 for a request that runs longer than the lease it took (5 minutes). */
-let bench: ServiceBench;
-beforeAll(async () => {
-  bench = await startServiceBench();
-});
-afterAll(async () => {
-  await bench?.close();
-});
+const bench = useServiceBench();
 
 const LEASE_MS = 5 * 60_000;
 const lease = (call: ActivityCall) => (call.result as { value: LeaseResult }).value;
-const callsOf = (requestId: string, name: string) =>
-  activityCalls(bench, requestInstanceId(requestId)).filter((call) => call.name === name);
+const callsOf = (requestId: string, name: string) => requestActivityCalls(bench, requestId, name);
 
 /**
  * Waits for a request without the replay check of every history prefix: these histories

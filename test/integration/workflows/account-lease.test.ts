@@ -1,25 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { HISTORY_EVENT } from '../../../src/runtime/local-host/history-events';
 import { VirtualClock } from '../../../src/runtime/local-host/virtual-clock';
 import type { LeaseResult } from '../../../src/store/account-leases';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import {
   activityCalls,
+  requestActivityCalls,
   GRAPH,
   SCIM,
-  startServiceBench,
+  useServiceBench,
   type ActivityCall,
-  type ServiceBench,
 } from '../../support/service-bench';
 
 /** DESIGN invariant 7: one request at a time writes an account, whatever else is submitted. */
-let bench: ServiceBench;
-beforeAll(async () => {
-  bench = await startServiceBench();
-});
-afterAll(async () => {
-  await bench?.close();
-});
+const bench = useServiceBench();
 afterEach(() => {
   bench.sandboxes.graph.setReplicationDelay(0);
 });
@@ -34,8 +28,7 @@ const WRITES: string[] = [
   ACTIVITIES.writeMemberships,
 ];
 
-const callsOf = (requestId: string, name: string) =>
-  activityCalls(bench, requestInstanceId(requestId)).filter((call) => call.name === name);
+const callsOf = (requestId: string, name: string) => requestActivityCalls(bench, requestId, name);
 const writesOf = (requestId: string) =>
   activityCalls(bench, requestInstanceId(requestId)).filter((call) => WRITES.includes(call.name));
 const lease = (call: ActivityCall) => (call.result as { value: LeaseResult }).value;

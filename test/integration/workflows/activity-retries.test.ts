@@ -1,32 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HISTORY_EVENT } from '../../../src/runtime/local-host/history-events';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
-import {
-  activityCalls,
-  SCIM,
-  startServiceBench,
-  type ServiceBench,
-} from '../../support/service-bench';
+import { requestActivityCalls, SCIM, useServiceBench } from '../../support/service-bench';
 
 /**
  * Retryable failures an activity throws (the target unavailable after the transport's own
  * retries) are retried by Durable on timers (ACTIVITY_RETRY: 2 s, doubling, 3 attempts);
  * expected failures come back as data and are not retried.
  */
-let bench: ServiceBench;
-beforeAll(async () => {
-  bench = await startServiceBench();
-});
-afterAll(async () => {
-  await bench?.close();
-});
+const bench = useServiceBench();
 
 /** One activity call takes the transport's first try and its 4 retries (maxRetries 4). */
 const CALLS_PER_ATTEMPT = 5;
 const ATTEMPTS = 3;
 
-const callsOf = (requestId: string, name: string) =>
-  activityCalls(bench, requestInstanceId(requestId)).filter((call) => call.name === name);
+const callsOf = (requestId: string, name: string) => requestActivityCalls(bench, requestId, name);
 const inGroup = (group: string, userName: string) =>
   ((bench.sandboxes.scim.getGroup(group)?.members ?? []) as { value: string }[]).some(
     (member) => member.value === userName,

@@ -1,27 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ORCHESTRATIONS, jobInstanceId, requestInstanceId } from '../../../src/workflows/names';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { requestInstanceId } from '../../../src/workflows/names';
 import { HISTORY_EVENT } from '../../../src/runtime/local-host/history-events';
 import type { VirtualClock } from '../../../src/runtime/local-host/virtual-clock';
-import { GRAPH, startServiceBench, type ServiceBench } from '../../support/service-bench';
+import { GRAPH, importCatalogue, useServiceBench } from '../../support/service-bench';
 
 /**
  * The findings of issue 10 against a Graph target whose reads lag its writes: each test
  * judges the sandbox's committed state (the truth), never the service's report alone.
  */
-let bench: ServiceBench;
-beforeAll(async () => {
-  bench = await startServiceBench();
-  const job = await bench.runtime.driver.startNew(
-    ORCHESTRATIONS.catalogueImport,
-    jobInstanceId('catalogue'),
-    { jobId: 'catalogue', type: 'Import Directory Groups', connector: GRAPH, trigger: 'api' },
-  );
-  expect(job).toBe('started');
-  await bench.runtime.driver.waitFor(jobInstanceId('catalogue'), 10_000);
-});
-afterAll(async () => {
-  await bench?.close();
-});
+const bench = useServiceBench();
+beforeAll(() => importCatalogue(bench, GRAPH));
 afterEach(() => {
   bench.sandboxes.graph.setReplicationDelay(0);
 });

@@ -1,23 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CompatibilityReport } from '../../../src/connectors/scim/compatibility-report';
 import { ORCHESTRATIONS, jobInstanceId } from '../../../src/workflows/names';
 import type { JobInput, JobReport } from '../../../src/workflows/orchestrators/job-orchestrators';
-import {
-  activityCalls,
-  GRAPH,
-  SCIM,
-  startServiceBench,
-  type ServiceBench,
-} from '../../support/service-bench';
+import { activityCalls, GRAPH, SCIM, useServiceBench } from '../../support/service-bench';
 
 /** The catalogue import and compatibility run jobs, on the production activities and sandboxes. */
-let bench: ServiceBench;
-beforeAll(async () => {
-  bench = await startServiceBench();
-});
-afterAll(async () => {
-  await bench?.close();
-});
+const bench = useServiceBench();
 
 async function runJob(name: string, input: JobInput): Promise<JobReport> {
   const instanceId = jobInstanceId(input.jobId);

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { journalEntryKey } from '../../../src/domain/journal-entry';
 import { createActivityHandlers } from '../../../src/workflows/activities';
-import {
-  ACTIVITIES,
-  ORCHESTRATIONS,
-  jobInstanceId,
-  requestInstanceId,
-} from '../../../src/workflows/names';
+import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import {
   activityCalls,
+  requestActivityCalls,
   GRAPH,
   SCIM,
-  startServiceBench,
-  type ServiceBench,
+  importCatalogue,
+  useServiceBench,
 } from '../../support/service-bench';
 
 /**
@@ -20,25 +16,10 @@ import {
  * changes reach the journal, and groups the request and the catalogue do not name are never
  * touched. Judged on the sandboxes' truth and on what the history and journal show.
  */
-let bench: ServiceBench;
+const bench = useServiceBench();
 beforeAll(async () => {
-  bench = await startServiceBench();
-  for (const [jobId, type, connector] of [
-    ['catalogue-scim', 'Import SCIM groups', SCIM],
-    ['catalogue-graph', 'Import Directory Groups', GRAPH],
-  ] as const) {
-    await bench.runtime.driver.startNew(ORCHESTRATIONS.catalogueImport, jobInstanceId(jobId), {
-      jobId,
-      type,
-      connector,
-      trigger: 'api',
-    });
-    const state = await bench.runtime.driver.waitFor(jobInstanceId(jobId), 10_000);
-    expect((state.output as { status: string }).status).toBe('succeeded');
-  }
-});
-afterAll(async () => {
-  await bench?.close();
+  await importCatalogue(bench, SCIM);
+  await importCatalogue(bench, GRAPH);
 });
 
 const SCIM_QUIRKS = { lastLogonAttribute: 'lastLogin' };
@@ -46,8 +27,7 @@ const accountOf = (connector: string, name: string) =>
   connector === GRAPH ? `${name}@contoso.example` : name;
 const groupId = (connector: string, name: string) =>
   (connector === SCIM ? bench.sandboxes.scimGroups : bench.sandboxes.graphGroups)[name]!;
-const callsOf = (requestId: string, name: string) =>
-  activityCalls(bench, requestInstanceId(requestId)).filter((call) => call.name === name);
+const callsOf = (requestId: string, name: string) => requestActivityCalls(bench, requestId, name);
 const written = (requestId: string) =>
   callsOf(requestId, ACTIVITIES.writeMemberships).flatMap((call) => {
     const { add, remove } = call.input as { add: string[]; remove: string[] };

@@ -1,11 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import {
   activityCalls,
+  requestActivityCalls,
   GRAPH,
   SCIM,
-  startServiceBench,
-  type ServiceBench,
+  useServiceBench,
 } from '../../support/service-bench';
 
 /**
@@ -13,21 +13,14 @@ import {
  * what is read back (named groups only on SCIM), and how many groups one write carries
  * (membershipWriteBatchSize: SCIM 1, Graph 20).
  */
-let bench: ServiceBench;
-beforeAll(async () => {
-  bench = await startServiceBench();
-});
-afterAll(async () => {
-  await bench?.close();
-});
+const bench = useServiceBench();
 afterEach(() => {
   bench.sandboxes.scim.setQuirks(SCIM_QUIRKS);
   bench.sandboxes.graph.setReplicationDelay(0);
 });
 
 const SCIM_QUIRKS = { lastLogonAttribute: 'lastLogin' };
-const callsOf = (requestId: string, name: string) =>
-  activityCalls(bench, requestInstanceId(requestId)).filter((call) => call.name === name);
+const callsOf = (requestId: string, name: string) => requestActivityCalls(bench, requestId, name);
 const groupsIn = (input: unknown) => (input as { groupIds: string[] }).groupIds;
 const writeOf = (input: unknown) => input as { add: string[]; remove: string[] };
 

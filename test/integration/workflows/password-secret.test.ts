@@ -1,26 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ProvisioningRequest } from '../../../src/domain/provisioning-request';
 import type { RequestReport } from '../../../src/domain/request-report';
 import { createActivityHandlers } from '../../../src/workflows/activities';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
-import {
-  activityCalls,
-  GRAPH,
-  startServiceBench,
-  type ServiceBench,
-} from '../../support/service-bench';
+import { requestActivityCalls, GRAPH, useServiceBench } from '../../support/service-bench';
 
 /**
  * DESIGN invariant 5: a password in a request travels as a transient secret named
  * request-password-*, never in a history, the journal or a report, and is deleted after use.
  */
-let bench: ServiceBench;
-beforeAll(async () => {
-  bench = await startServiceBench();
-});
-afterAll(async () => {
-  await bench?.close();
-});
+const bench = useServiceBench();
 afterEach(() => {
   // Whatever a request did with its password, none is left behind when it ends.
   expect(transientSecrets()).toEqual([]);
@@ -29,8 +18,7 @@ afterEach(() => {
 const upn = (name: string) => `${name}@contoso.example`;
 const transientSecrets = () =>
   bench.secrets.names().filter((name) => name.startsWith('request-password-'));
-const callsOf = (requestId: string, name: string) =>
-  activityCalls(bench, requestInstanceId(requestId)).filter((call) => call.name === name);
+const callsOf = (requestId: string, name: string) => requestActivityCalls(bench, requestId, name);
 
 /** The secret name the request carried instead of its password. */
 async function secretOf(requestId: string): Promise<string> {

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ORCHESTRATIONS, requestInstanceId } from '../../../src/workflows/names';
-import { GRAPH, SCIM, startServiceBench, type ServiceBench } from '../../support/service-bench';
+import { GRAPH, SCIM, useServiceBench } from '../../support/service-bench';
 
-let bench: ServiceBench;
-beforeAll(async () => {
-  bench = await startServiceBench();
-});
-afterAll(async () => {
-  await bench?.close();
-});
+const bench = useServiceBench();
 
 const states = (report: { steps: { state: string }[] }) => report.steps.map((s) => s.state);
 
