@@ -10,14 +10,24 @@ export interface AccessTokenClaims {
   tenantId: string;
   clientId: string;
   roles: readonly string[];
+  /** Template ids of the Entra roles the app's service principal holds (`wids`). */
+  wids?: readonly string[];
   audience: string;
   issuer: string;
 }
 
+/** What Graph reads from a verified token: the app's permissions and Entra roles. */
+export interface VerifiedToken {
+  /** The `roles` claim (empty when absent). */
+  roles: string[];
+  /** The `wids` claim: template ids of the app's Entra roles (empty when absent). */
+  wids: string[];
+}
+
 /**
  * Signs and checks the sandbox's access tokens: RS256 JWTs shaped like Entra ID app
- * tokens (`aud`, `iss`, `tid`, `appid`, `roles` when granted, `exp`). Token lifetimes
- * run on the real clock, as MSAL's cache does.
+ * tokens (`aud`, `iss`, `tid`, `appid`, `roles` when granted, `wids` when the app holds
+ * Entra roles, `exp`). Token lifetimes run on the real clock, as MSAL's cache does.
  */
 export class AccessTokenIssuer {
   private constructor(
@@ -50,6 +60,7 @@ export class AccessTokenIssuer {
       idtyp: 'app',
       ver: '1.0',
       ...(claims.roles.length === 0 ? {} : { roles: [...claims.roles] }),
+      ...(claims.wids === undefined || claims.wids.length === 0 ? {} : { wids: [...claims.wids] }),
     })
       .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: this.publicJwk.kid ?? '' })
       .setIssuer(claims.issuer)
@@ -64,12 +75,12 @@ export class AccessTokenIssuer {
 
   /**
    * Checks signature, lifetime, audience, issuer and tenant; any failure is Graph's 401
-   * `InvalidAuthenticationToken`. Returns the token's `roles` (empty when absent).
+   * `InvalidAuthenticationToken`. Returns the token's `roles` and `wids` (empty when absent).
    */
   async verify(
     token: string,
     expected: { audience: string; issuer: string; tenantId: string },
-  ): Promise<string[]> {
+  ): Promise<VerifiedToken> {
     try {
       const { payload } = await jwtVerify(token, this.publicKey, {
         algorithms: ['RS256'],
@@ -78,8 +89,7 @@ export class AccessTokenIssuer {
       });
       if (payload['tid'] !== expected.tenantId)
         throw invalidToken('Access token validation failure. Invalid tenant.');
-      const roles = payload['roles'];
-      return Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string') : [];
+      return { roles: stringList(payload['roles']), wids: stringList(payload['wids']) };
     } catch (error) {
       if (error instanceof GraphRequestError) throw error;
       if (error instanceof joseErrors.JWTExpired) {
@@ -91,6 +101,10 @@ export class AccessTokenIssuer {
       throw invalidToken('Access token validation failure.');
     }
   }
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 /** 401 `InvalidAuthenticationToken` (graph-behaviour.md: Errors). */

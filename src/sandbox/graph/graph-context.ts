@@ -12,6 +12,8 @@ export interface GraphCall {
   body: unknown;
   /** The token's `roles` claim (empty when the claim is absent). */
   roles: readonly string[];
+  /** The token's `wids` claim: the app's Entra roles (empty when absent). */
+  wids: readonly string[];
 }
 
 /** The sandbox's mutable settings, shared by all handlers. */
@@ -37,4 +39,6 @@ export interface GraphContext {
   readonly staleLockReads: Set<string>;
   /** `accountEnabled` of each user before its last PATCH. */
   readonly accountEnabledBeforePatch: Map<string, unknown>;
+  /** Groups seeded `limited`: no app may read them (only `@odata.type` and `id` come back). */
+  readonly limitedGroups: Set<string>;
 }

@@ -1,4 +1,4 @@
-import type { AccessTokenIssuer } from './access-token-issuer.js';
+import type { AccessTokenIssuer, VerifiedToken } from './access-token-issuer.js';
 import { invalidToken } from './access-token-issuer.js';
 import { runBatch } from './batch-handler.js';
 import type { GraphCall, GraphContext } from './graph-context.js';
@@ -41,7 +41,7 @@ export async function handleGraphRequest(
 ): Promise<GraphReply> {
   const now = deps.context.now();
   try {
-    const roles = await authenticate(deps, request.authorization);
+    const { roles, wids } = await authenticate(deps, request.authorization);
     const body = parseJsonBody(request.body);
     const target = parseGraphTarget(request.target);
     if (target.segments.length === 1 && target.segments[0] === '$batch') {
@@ -57,7 +57,7 @@ export async function handleGraphRequest(
         const subTarget = parseGraphTarget(sub.url);
         const reply = executeCall(
           deps,
-          { method: sub.method, ...subTarget, body: sub.body, roles },
+          { method: sub.method, ...subTarget, body: sub.body, roles, wids },
           true,
         );
         deps.record({
@@ -69,7 +69,7 @@ export async function handleGraphRequest(
         return reply;
       });
     }
-    return executeCall(deps, { method: request.method, ...target, body, roles }, false);
+    return executeCall(deps, { method: request.method, ...target, body, roles, wids }, false);
   } catch (error) {
     return errorReply(error, now);
   }
@@ -103,7 +103,7 @@ function errorReply(error: unknown, now: number): GraphReply {
 async function authenticate(
   deps: GraphEndpointDeps,
   authorization: string | undefined,
-): Promise<string[]> {
+): Promise<VerifiedToken> {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
   if (match === null) throw invalidToken('Access token is empty.');
   const graphEndpoint = deps.context.graphEndpoint();

@@ -1,12 +1,22 @@
 import type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 import type { TruthEvent } from '../truth/truth-event.js';
+import type { EntraRoleName } from './permissions.js';
 
 /** An app registration known to the sandbox's token authority. */
 export interface GraphSandboxClient {
   clientId: string;
   secret: string;
-  /** Application permissions granted to the app, e.g. `User.ReadWrite.All`; they become the token's `roles` claim. */
+  /**
+   * Application permissions granted to the app, e.g. `User.ReadWrite.All`; they become the
+   * token's `roles` claim. Empty: no permission is granted, and the token has no `roles` claim.
+   */
   roles: string[];
+  /**
+   * Microsoft Entra roles assigned to the app's service principal (the token's `wids`).
+   * Changing or deleting a user who holds a directory role needs Global Administrator or
+   * Privileged Authentication Administrator; without, Graph answers 403 (default: none).
+   */
+  directoryRoles?: EntraRoleName[];
 }
 
 /** A replication delay in ms: fixed, or drawn per read from `[min, max]`. */
@@ -83,6 +93,12 @@ export interface SandboxGroupSeed {
   onPremisesSyncEnabled?: boolean | null;
   isAssignableToRole?: boolean;
   membershipRule?: string;
+  /**
+   * No app may read this group, whatever its permissions (graph-behaviour.md: objects the
+   * app may not read): in `members` and `memberOf` it comes back as `@odata.type` and `id`
+   * only, `GET /groups` leaves it out, and a call naming it answers 403.
+   */
+  limited?: boolean;
 }
 
 /** A running Graph sandbox: token authority and Graph v1.0 subset on one HTTPS loopback port. */

@@ -81,7 +81,13 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
   let newObjectWriteLag = checkDelay(options.newObjectWriteLagMs ?? 0, 'new object write lag');
   const clients = new Map<string, GraphSandboxClient>();
   for (const client of options.clients ?? [DEFAULT_SANDBOX_CLIENT]) {
-    clients.set(client.clientId, { ...client, roles: [...client.roles] });
+    clients.set(client.clientId, {
+      ...client,
+      roles: [...client.roles],
+      ...(client.directoryRoles === undefined
+        ? {}
+        : { directoryRoles: [...client.directoryRoles] }),
+    });
   }
   let replicationDelay = checkDelay(options.replicationDelayMs ?? 0);
   let latencyMs = options.latencyMs ?? 0;
@@ -106,6 +112,7 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
     faults,
     staleLockReads: new Set(),
     accountEnabledBeforePatch: new Map(),
+    limitedGroups: new Set(),
   };
 
   const server = await startLoopbackHttpsServer(
@@ -151,7 +158,11 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
       requests.length = 0;
     },
     addUser: (u) => seeder.addUser(u),
-    addGroup: (g) => seeder.addGroup(g),
+    addGroup: (g) => {
+      const group = seeder.addGroup(g);
+      if (g.limited === true) context.limitedGroups.add(group.id);
+      return group;
+    },
     addDirectoryRole: (r) => seeder.addDirectoryRole(r),
     addAdministrativeUnit: (a) => seeder.addAdministrativeUnit(a),
     addMember: (containerId, memberId) => seeder.addMember(containerId, memberId),

@@ -3,6 +3,7 @@ import { ACCESS_TOKEN_LIFETIME_SECONDS } from './access-token-issuer.js';
 import type { AccessTokenIssuer } from './access-token-issuer.js';
 import type { GraphReply } from './graph-error.js';
 import type { GraphSandboxClient } from './graph-sandbox-types.js';
+import { ENTRA_ROLE_TEMPLATE_IDS } from './permissions.js';
 
 /** What the token authority needs to know about the sandbox. */
 export interface TokenAuthorityConfig {
@@ -172,6 +173,7 @@ export async function handleTokenRequest(
     tenantId: config.tenantId,
     clientId: client.clientId,
     roles: client.roles,
+    wids: (client.directoryRoles ?? []).map((name) => ENTRA_ROLE_TEMPLATE_IDS[name]),
     audience: config.graphEndpoint(),
     issuer: graphTokenIssuer(config.tenantId),
   });

@@ -20,7 +20,7 @@ const ADMIN = DEFAULT_SANDBOX_CLIENT;
 const LIMITED = {
   clientId: 'limited-app',
   secret: 'limited-secret-1',
-  roles: ['GroupMember.Read.All'],
+  roles: ['User.Read.All', 'GroupMember.Read.All'],
 };
 const NO_ROLES = { clientId: 'no-roles-app', secret: 'no-roles-secret-1', roles: [] };
 

@@ -1,6 +1,6 @@
 import { Agent, fetch } from 'undici';
 import { DEFAULT_SANDBOX_CLIENT } from '../../../src/sandbox/graph/index.js';
-import type { GraphSandbox } from '../../../src/sandbox/graph/index.js';
+import type { GraphSandbox, GraphSandboxClient } from '../../../src/sandbox/graph/index.js';
 
 /** What a test saw of one Graph call: an answer, or a destroyed socket (`reset`). */
 export type GraphAnswer =
@@ -17,6 +17,8 @@ export type GraphAnswer =
   | { reset: true; code: string };
 
 export interface GraphTestClient {
+  /** The access token the client calls with. */
+  token: string;
   call(method: string, path: string, body?: unknown): Promise<GraphAnswer>;
   /** `@odata.id` reference to a directory object of this sandbox. */
   ref(id: string): { '@odata.id': string };
@@ -25,10 +27,13 @@ export interface GraphTestClient {
 
 /**
  * Plain undici against the sandbox over real HTTPS: a client-credentials token from the
- * sandbox's own token endpoint, then Graph calls. Resets come back as data so tests can
- * assert on them.
+ * sandbox's own token endpoint (for `client`, default the sandbox's default app), then
+ * Graph calls. Resets come back as data so tests can assert on them.
  */
-export async function graphTestClient(sandbox: GraphSandbox): Promise<GraphTestClient> {
+export async function graphTestClient(
+  sandbox: GraphSandbox,
+  client: Pick<GraphSandboxClient, 'clientId' | 'secret'> = DEFAULT_SANDBOX_CLIENT,
+): Promise<GraphTestClient> {
   const agent = new Agent({ connect: { ca: sandbox.ca } });
   const tokenAnswer = await fetch(`${sandbox.authority}/${sandbox.tenantId}/oauth2/v2.0/token`, {
     method: 'POST',
@@ -36,13 +41,14 @@ export async function graphTestClient(sandbox: GraphSandbox): Promise<GraphTestC
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
       grant_type: 'client_credentials',
-      client_id: DEFAULT_SANDBOX_CLIENT.clientId,
-      client_secret: DEFAULT_SANDBOX_CLIENT.secret,
+      client_id: client.clientId,
+      client_secret: client.secret,
       scope: `${sandbox.graphEndpoint}/.default`,
     }).toString(),
   });
   const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
   return {
+    token,
     async call(method, path, body) {
       try {
         const response = await fetch(`${sandbox.graphEndpoint}/v1.0${path}`, {

@@ -1,12 +1,12 @@
 import { checkSelect, shapeDirectoryObject } from '../directory-object-shapes.js';
 import type { GraphCall, GraphContext } from '../graph-context.js';
-import { resourceNotFound } from '../graph-error.js';
 import type { GraphReply } from '../graph-error.js';
 import { parseListQuery, parseSelect, pageOf } from '../list-query.js';
 import { compileODataFilter } from '../odata-filter.js';
 import { GRAPH_PERMISSIONS, requireAnyRole } from '../permissions.js';
 import { collectionReply, jsonReply } from './graph-replies.js';
 import { mixedCollectionReply } from './mixed-collection.js';
+import { namedGroup } from './named-group.js';
 import { noteStaleRead } from './write-visibility.js';
 
 const FILTERABLE_GROUP_PROPERTIES = [
@@ -29,7 +29,7 @@ export function listGroups(context: GraphContext, call: GraphCall): GraphReply {
     query.filter === undefined
       ? undefined
       : compileODataFilter(query.filter, FILTERABLE_GROUP_PROPERTIES, 'Group');
-  const groups = [...context.store.allGroups()];
+  const groups = [...context.store.allGroups()].filter((g) => !context.limitedGroups.has(g.id));
   const found = matches === undefined ? groups : groups.filter(matches);
   const page = pageOf(found, query, {
     graphEndpoint: context.graphEndpoint(),
@@ -48,8 +48,7 @@ export function getGroup(context: GraphContext, call: GraphCall, groupId: string
   requireAnyRole(call.roles, GRAPH_PERMISSIONS.readGroups);
   const select = parseSelect(call.query);
   checkSelect('group', select);
-  const group = context.store.group(groupId);
-  if (group === undefined) throw resourceNotFound(groupId);
+  const group = namedGroup(context, groupId);
   return jsonReply(200, {
     '@odata.context': `${context.graphEndpoint()}/v1.0/$metadata#groups/$entity`,
     ...shapeDirectoryObject('group', group, select, { withType: false, readable: true }),
@@ -63,7 +62,7 @@ export function listGroupMembers(
   groupId: string,
 ): GraphReply {
   requireAnyRole(call.roles, GRAPH_PERMISSIONS.readGroups);
-  if (context.store.group(groupId) === undefined) throw resourceNotFound(groupId);
+  namedGroup(context, groupId);
   const view = context.readView();
   const members = context.store.memberships.visibleMembers(groupId, view);
   noteStaleRead(
@@ -81,7 +80,7 @@ export function listGroupMemberOf(
   groupId: string,
 ): GraphReply {
   requireAnyRole(call.roles, GRAPH_PERMISSIONS.readGroups);
-  if (context.store.group(groupId) === undefined) throw resourceNotFound(groupId);
+  namedGroup(context, groupId);
   const view = context.readView();
   noteStaleRead(context, context.store.memberships.hasStaleContainerEdge(groupId, view));
   return mixedCollectionReply(

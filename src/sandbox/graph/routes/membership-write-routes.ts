@@ -4,6 +4,7 @@ import { GraphRequestError, resourceNotFound } from '../graph-error.js';
 import type { GraphReply } from '../graph-error.js';
 import { GRAPH_PERMISSIONS, hasAnyRole, requireAnyRole } from '../permissions.js';
 import { noContent } from './graph-replies.js';
+import { namedGroup } from './named-group.js';
 import { requireVisibleToWrites } from './write-visibility.js';
 
 const MAX_BIND_REFERENCES = 20;
@@ -52,8 +53,7 @@ function checkMembersWritable(group: DirectoryRecord, roles: readonly string[]):
 
 function writableGroup(context: GraphContext, call: GraphCall, groupId: string): DirectoryRecord {
   requireAnyRole(call.roles, GRAPH_PERMISSIONS.writeMembers);
-  const group = context.store.group(groupId);
-  if (group === undefined) throw resourceNotFound(groupId);
+  const group = namedGroup(context, groupId);
   checkMembersWritable(group, call.roles);
   return group;
 }

@@ -36,7 +36,9 @@ export function mixedCollectionReply(
   const value = page.value.map((object) =>
     shapeDirectoryObject(object.kind, object.record, query.select, {
       withType: true,
-      readable: canReadKind(object.kind, call.roles),
+      readable:
+        canReadKind(object.kind, call.roles) &&
+        !(object.kind === 'group' && context.limitedGroups.has(object.record.id)),
     }),
   );
   return collectionReply(context.graphEndpoint(), 'directoryObjects', {

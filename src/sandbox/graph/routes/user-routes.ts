@@ -6,7 +6,7 @@ import { GraphRequestError, resourceNotFound } from '../graph-error.js';
 import type { GraphReply } from '../graph-error.js';
 import { parseListQuery, parseSelect, pageOf } from '../list-query.js';
 import { compileODataFilter } from '../odata-filter.js';
-import { GRAPH_PERMISSIONS, requireAnyRole } from '../permissions.js';
+import { GRAPH_PERMISSIONS, requireAnyRole, requireMayChangeUser } from '../permissions.js';
 import { validateNewUser, validateUserChanges } from '../user-validation.js';
 import { collectionReply, jsonReply, noContent } from './graph-replies.js';
 import { mixedCollectionReply } from './mixed-collection.js';
@@ -141,6 +141,7 @@ export function updateUser(context: GraphContext, call: GraphCall, idOrUpn: stri
   const current = id === undefined ? undefined : context.store.committedUser(id);
   if (id === undefined || current === undefined) throw resourceNotFound(idOrUpn);
   requireVisibleToWrites(context, id, idOrUpn);
+  requireMayChangeUser(holdsDirectoryRole(context, id), call.wids);
   const changes = validateUserChanges(call.body, context.settings.verifiedDomains);
   const upn = changes['userPrincipalName'];
   if (typeof upn === 'string') {
@@ -158,8 +159,16 @@ export function deleteUser(context: GraphContext, call: GraphCall, idOrUpn: stri
   const id = context.store.resolveUserId(idOrUpn);
   if (id === undefined) throw resourceNotFound(idOrUpn);
   requireVisibleToWrites(context, id, idOrUpn);
+  requireMayChangeUser(holdsDirectoryRole(context, id), call.wids);
   context.store.deleteUser(id, context.now());
   return noContent();
+}
+
+/** Whether the user is a direct member of a directory role (the committed state). */
+function holdsDirectoryRole(context: GraphContext, userId: string): boolean {
+  return context.store.memberships
+    .committedContainers(userId)
+    .some((id) => context.store.kindOf(id) === 'directoryRole');
 }
 
 /** `GET /users/{id}/memberOf`: groups, directory roles and administrative units. */
