@@ -2,6 +2,7 @@ import type { StatusResult } from '../connectors/connector';
 import { connectorKind } from '../connectors/connector-kinds';
 import { formatCompatibilityReport } from '../connectors/scim';
 import { ProvisioningError } from '../domain/errors';
+import type { GroupLink } from '../domain/nested-groups';
 import type { CliContext } from './cli-context';
 import { findGroupByName, provision } from './provision';
 
@@ -137,14 +138,12 @@ export async function accountCommand(
   );
   if (connector.readInheritedMemberships !== undefined) {
     const memberships = await connector.readInheritedMemberships(account);
-    print(
-      `  direct memberships: ${memberships.direct.map((g) => g.displayName).join(', ') || 'none'}`,
-    );
+    print(`  direct memberships: ${memberships.direct.map(describeLink).join(', ') || 'none'}`);
     print('  effective inherited memberships:');
     if (memberships.inherited.length === 0) print('    none');
     for (const group of memberships.inherited) {
       print(
-        `    ${group.displayName} (${group.id}) through ${group.path.map((g) => g.displayName).join(' > ')}`,
+        `    ${describeEntry(group)} through ${group.path.map((g) => g.displayName).join(' > ')}`,
       );
     }
     for (const notice of memberships.notices) print(`  notice: ${notice.message}`);
@@ -218,10 +217,24 @@ export async function structureCommand(
     `Structure below ${structure.root.displayName} (${structure.root.id}): ${structure.groups.length} group(s)${structure.complete ? '' : ', incomplete'}`,
   );
   for (const entry of structure.groups) {
-    print(`${'  '.repeat(entry.depth + 1)}${entry.displayName} (${entry.id})`);
+    print(`${'  '.repeat(entry.depth + 1)}${describeEntry(entry)}`);
   }
   for (const notice of structure.notices) print(`notice: ${notice.message}`);
   return 0;
+}
+
+/** A group by name; one the app may not read by its id, saying why. */
+function describeLink(group: GroupLink): string {
+  return group.notReadable === undefined
+    ? group.displayName
+    : `${group.id} (not readable: ${group.notReadable})`;
+}
+
+/** A group by name and id; one the app may not read by its id, saying why. */
+function describeEntry(group: GroupLink): string {
+  return group.notReadable === undefined
+    ? `${group.displayName} (${group.id})`
+    : describeLink(group);
 }
 
 export function connectorArg(args: CommandArgs): string {

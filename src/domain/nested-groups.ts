@@ -14,6 +14,11 @@ export interface NestedGroupLimits {
 export interface GroupLink {
   id: string;
   displayName: string;
+  /**
+   * Set when the service may not read the group (its id stands in for the name): why. Its
+   * own relations are not read; the walk says so in a notice.
+   */
+  notReadable?: string;
 }
 
 /** A group reached by the walk, with the first (shortest) path that reaches it. */
@@ -24,7 +29,8 @@ export interface NestedGroupEntry extends GroupLink {
   path: GroupLink[];
 }
 
-export type NestedGroupNoticeKind = 'cycle' | 'group-limit' | 'depth-limit' | 'unreadable';
+export type NestedGroupNoticeKind =
+  'cycle' | 'group-limit' | 'depth-limit' | 'unreadable' | 'not-readable';
 
 /** Spec: Nested groups: cycles and incomplete reads are notices, never failures. */
 export interface NestedGroupNotice {
@@ -86,13 +92,7 @@ export class NestedGroupWalk {
         skipped.push(start.id);
         continue;
       }
-      const entry = {
-        ...start,
-        depth: 0,
-        path: [{ id: start.id, displayName: start.displayName }],
-      };
-      this.entries.set(start.id, entry);
-      this.level.push(entry);
+      this.enter({ ...start, depth: 0, path: [linkOf(start)] }, this.level);
     }
     if (skipped.length > 0) this.groupLimitReached(skipped);
   }
@@ -145,15 +145,15 @@ export class NestedGroupWalk {
         } else if (this.entries.size >= this.limits.maxGroups) {
           overLimit.add(neighbour.id);
         } else {
-          const added: NestedGroupEntry = {
-            id: neighbour.id,
-            displayName: neighbour.displayName,
-            depth: entry.depth + 1,
-            path: [...entry.path, { id: neighbour.id, displayName: neighbour.displayName }],
-          };
-          this.entries.set(neighbour.id, added);
           this.edges.push({ from: entry.id, to: neighbour.id });
-          next.push(added);
+          this.enter(
+            {
+              ...linkOf(neighbour),
+              depth: entry.depth + 1,
+              path: [...entry.path, linkOf(neighbour)],
+            },
+            next,
+          );
         }
       }
     }
@@ -188,6 +188,24 @@ export class NestedGroupWalk {
     };
   }
 
+  /**
+   * Takes a group into the result; one the service may not read is shown with a notice
+   * saying why, and its relations are not read (the result is then incomplete).
+   */
+  private enter(entry: NestedGroupEntry, level: NestedGroupEntry[]): void {
+    this.entries.set(entry.id, entry);
+    if (entry.notReadable === undefined) {
+      level.push(entry);
+      return;
+    }
+    this.complete = false;
+    this.notices.push({
+      kind: 'not-readable',
+      message: `group ${entry.id}: ${entry.notReadable}; its ${this.relationWord()} were not read, so the result is incomplete`,
+      groupIds: [entry.id],
+    });
+  }
+
   private groupLimitReached(skipped: string[]): void {
     this.complete = false;
     this.notices.push({
@@ -214,6 +232,15 @@ export class NestedGroupWalk {
   private relationWord(): string {
     return this.relation === 'members' ? 'nested groups' : 'parent groups';
   }
+}
+
+/** The link as it appears in paths and results: `notReadable` kept when set. */
+function linkOf(group: GroupLink): GroupLink {
+  return {
+    id: group.id,
+    displayName: group.displayName,
+    ...(group.notReadable === undefined ? {} : { notReadable: group.notReadable }),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { TargetAccount } from '../../domain/account';
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
+import type { GroupLink } from '../../domain/nested-groups';
 import type { MembershipWriteOutcome } from '../../domain/target-answers';
 import type { MembershipRead, MembershipWriteAnswer } from '../connector';
 import { sendBatch, type BatchRequest } from './graph-batch';
@@ -20,11 +21,27 @@ import { notWritableReason } from './group-writability';
  * Spec: Membership write procedure, steps 1 and 4: every direct group of the account,
  * all pages, groups only (spec 7: never directory roles or administrative units). A plain
  * read: no ConsistencyLevel header, no OData cast (graph-behaviour.md, Eventual consistency).
+ * A group the app may not read is there by its id, with a notice saying why.
  */
 export async function readMemberships(
   context: GraphContext,
   account: TargetAccount,
 ): Promise<MembershipRead> {
+  const groups = await readDirectGroups(context, account);
+  return {
+    groupIds: groups.map((group) => group.id),
+    names: Object.fromEntries(groups.map((group) => [group.id, group.displayName])),
+    notices: groups.flatMap((group) =>
+      group.notReadable === undefined ? [] : [`group ${group.id}: ${group.notReadable}`],
+    ),
+  };
+}
+
+/** The account's direct groups as links (`notReadable` on those the app may not read). */
+export async function readDirectGroups(
+  context: GraphContext,
+  account: TargetAccount,
+): Promise<GroupLink[]> {
   const objects = await context.http.list(
     {
       method: 'GET',
@@ -33,12 +50,7 @@ export async function readMemberships(
     },
     accountErrorContext(context, 'readAccountGroups', account),
   );
-  const groups = objects.filter(isGroupObject).map(toGroupLink);
-  return {
-    groupIds: groups.map((group) => group.id),
-    names: Object.fromEntries(groups.map((group) => [group.id, group.displayName])),
-    notices: [],
-  };
+  return objects.filter(isGroupObject).map(toGroupLink);
 }
 
 /** graph-behaviour.md: remove is `DELETE .../members/{uid}/$ref`; without `/$ref` Graph deletes the USER. */

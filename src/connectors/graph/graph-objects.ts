@@ -25,10 +25,25 @@ export function isGroupObject(object: GraphObject): boolean {
 }
 
 /**
- * A group as a named link. Objects the app may not read come back with only `@odata.type`
- * and `id` (graph-behaviour.md): their id stands in for the name.
+ * graph-behaviour.md: objects the app may not read come back with only `@odata.type` and
+ * `id` (other properties absent or null). Read with `displayName` selected, such an object
+ * has no name: every readable directory object has one.
+ */
+export function isLimitedObject(object: GraphObject): boolean {
+  return readString(object, 'displayName') === undefined;
+}
+
+/** Why a limited group shows no name: said beside it wherever it is shown. */
+export const LIMITED_GROUP_REASON =
+  'the app lacks permission to read this group: Microsoft Graph returned only its type and id';
+
+/**
+ * A group as a named link. A group the app may not read has its id for a name, and says
+ * why (`notReadable`).
  */
 export function toGroupLink(object: GraphObject): GroupLink {
   const id = readString(object, 'id') ?? '';
-  return { id, displayName: readString(object, 'displayName') ?? id };
+  return isLimitedObject(object)
+    ? { id, displayName: id, notReadable: LIMITED_GROUP_REASON }
+    : { id, displayName: readString(object, 'displayName') ?? id };
 }

@@ -10,7 +10,7 @@ import {
 } from '../../domain/nested-groups';
 import { groupErrorContext, type GraphContext } from './graph-context';
 import { isGroupObject, isRecord, toGroupLink } from './graph-objects';
-import { readMemberships } from './graph-memberships';
+import { readDirectGroups } from './graph-memberships';
 import { segment } from './graph-urls';
 import { neighbourPath, readLevel } from './group-level-reader';
 
@@ -74,8 +74,7 @@ export async function readInheritedMemberships(
   limits: NestedGroupLimits = NESTED_GROUP_LIMITS,
 ): Promise<InheritedMembershipsResult> {
   const callsBefore = context.http.calls;
-  const direct = await readMemberships(context, account);
-  const starts = direct.groupIds.map((id) => ({ id, displayName: direct.names[id] ?? id }));
+  const starts = await readDirectGroups(context, account);
   const walk = new NestedGroupWalk(starts, 'parents', limits);
   const stats = await walkLevels(
     context,

@@ -136,6 +136,35 @@ describe('NestedGroupWalk', () => {
     expect(walk.frontier().map((group) => group.id)).toEqual(['a', 'b']);
     expect(walk.result().notices[0]).toMatchObject({ kind: 'group-limit', groupIds: ['c'] });
   });
+
+  it('a group the service may not read is kept with a notice saying why, and never read', () => {
+    const hidden: GroupLink = {
+      id: 'h',
+      displayName: 'h',
+      notReadable: 'no permission to read it',
+    };
+    const walk = new NestedGroupWalk([g('a'), hidden], 'parents');
+    expect(walk.frontier().map((group) => group.id)).toEqual(['a']);
+    walk.record('a', [{ id: 'k', displayName: 'k', notReadable: 'no permission to read it' }]);
+    walk.advance();
+    expect(walk.done).toBe(true);
+    const result = walk.result();
+    expect(result.groups.map((group) => [group.id, group.notReadable])).toEqual([
+      ['a', undefined],
+      ['h', 'no permission to read it'],
+      ['k', 'no permission to read it'],
+    ]);
+    expect(result.notices).toEqual([
+      {
+        kind: 'not-readable',
+        message:
+          'group h: no permission to read it; its parent groups were not read, so the result is incomplete',
+        groupIds: ['h'],
+      },
+      expect.objectContaining({ kind: 'not-readable', groupIds: ['k'] }),
+    ]);
+    expect(result.complete).toBe(false);
+  });
 });
 
 describe('findCycles', () => {
