@@ -1,4 +1,4 @@
-import type { StatusResult } from '../connectors/connector';
+import type { LastLogonResult, StatusResult } from '../connectors/connector';
 import { connectorKind } from '../connectors/connector-kinds';
 import { formatCompatibilityReport } from '../connectors/scim';
 import { ProvisioningError } from '../domain/errors';
@@ -133,9 +133,7 @@ export async function accountCommand(
   print(
     `Account "${account.accountId}" on "${connector.name}": id ${account.id}, ${account.enabled ? 'enabled' : 'locked'}`,
   );
-  print(
-    `  last logon: ${lastLogon.status === 'found' ? `${lastLogon.value} (from ${lastLogon.detail})` : lastLogon.status}`,
-  );
+  print(`  last logon: ${describeLastLogon(lastLogon)}`);
   if (connector.readInheritedMemberships !== undefined) {
     const memberships = await connector.readInheritedMemberships(account);
     print(`  direct memberships: ${memberships.direct.map(describeLink).join(', ') || 'none'}`);
@@ -221,6 +219,14 @@ export async function structureCommand(
   }
   for (const notice of structure.notices) print(`notice: ${notice.message}`);
   return 0;
+}
+
+function describeLastLogon(lastLogon: LastLogonResult): string {
+  if (lastLogon.status === 'found')
+    return `${lastLogon.value ?? ''} (from ${lastLogon.detail ?? ''})`;
+  return lastLogon.status === 'not available' && lastLogon.detail !== undefined
+    ? `not available (${lastLogon.detail})`
+    : lastLogon.status;
 }
 
 /** A group by name; one the app may not read by its id, saying why. */

@@ -11,10 +11,14 @@ import { odataString } from './graph-urls';
 /** graph-behaviour.md: a tenant without Entra ID P1/P2 refuses signInActivity with this code. */
 export const NO_PREMIUM_LICENCE = 'Authentication_RequestFromNonPremiumTenantOrB2CTenant';
 
+/** The permission signInActivity needs besides reading users (graph-behaviour.md). */
+const READ_SIGN_INS = 'AuditLog.Read.All';
+
 /**
  * Spec: Read last logon: GET /users with `signInActivity` in `$select`; the value is the
  * latest of the interactive, non-interactive and successful sign-ins. A tenant without
- * the licence gets "not available", not a failure.
+ * the licence, or an app without AuditLog.Read.All, gets "not available" saying why, not a
+ * failure: the rest of the account reads fine.
  */
 export async function readLastLogon(
   context: GraphContext,
@@ -29,11 +33,17 @@ export async function readLastLogon(
       $select: 'id,userPrincipalName,signInActivity',
     },
   });
-  if (result.status === 403 && readGraphError(result.body).code === NO_PREMIUM_LICENCE) {
+  const refusal = result.status === 403 ? readGraphError(result.body).code : undefined;
+  if (refusal === NO_PREMIUM_LICENCE) {
     return {
       status: 'not available',
       detail: 'signInActivity needs a Microsoft Entra ID P1 or P2 licence in the tenant',
     };
+  }
+  // The account itself was read with GET /users; what this read adds, signInActivity,
+  // needs AuditLog.Read.All alone (graph-behaviour.md: signInActivity).
+  if (refusal === 'Authorization_RequestDenied') {
+    return { status: 'not available', detail: `needs ${READ_SIGN_INS}` };
   }
   if (result.status !== 200) throw mapGraphError(result, errors);
   const user = readPage(result.body, result.describe).value.find((item) => item.id === account.id);
