@@ -1,4 +1,4 @@
-import type { LastLogonResult, StatusResult } from '../connectors/connector';
+import type { LastLogonResult, StatusFinding, StatusResult } from '../connectors/connector';
 import { connectorKind } from '../connectors/connector-kinds';
 import { formatCompatibilityReport } from '../connectors/scim';
 import { ProvisioningError } from '../domain/errors';
@@ -16,8 +16,16 @@ export interface CommandArgs {
 export function formatStatus(status: StatusResult): string[] {
   return [
     `Status of connector "${status.connector}" (${status.kind}): ${status.ok ? 'OK' : 'FAILED'}: ${status.summary}`,
-    ...status.findings.map((f) => `  ${f.outcome.padEnd(8)} ${f.name}: ${f.detail}`),
+    ...status.findings.map(
+      (f) => `  ${f.outcome.padEnd(12)} ${f.name}${evidenceTag(f)}: ${f.detail}`,
+    ),
   ];
+}
+
+/** What a permission finding rests on, as the CLI prints it. */
+function evidenceTag(finding: StatusFinding): string {
+  if (finding.evidence === undefined) return '';
+  return finding.evidence === 'probe' ? ' [probe read]' : ' [token claim]';
 }
 
 /** `status <connector> [--probe]`: the spec's "Check status" (Graph: plus probe reads). */

@@ -25,7 +25,13 @@ export type ConnectorKind = string;
 /** One finding of a status check, shown to the operator as it is. */
 export interface StatusFinding {
   name: string;
-  outcome: 'ok' | 'failed' | 'missing' | 'granted' | 'unknown';
+  /**
+   * `granted`, `missing` and `not verified` are permission findings: `granted` only on
+   * proof (DESIGN invariant 11), `not verified` where nothing the service saw tells.
+   */
+  outcome: 'ok' | 'failed' | 'granted' | 'missing' | 'not verified';
+  /** What a permission finding rests on: a probe read just made (proof) or the token's roles claim (a hint). */
+  evidence?: 'probe' | 'token';
   detail: string;
 }
 

@@ -13,7 +13,6 @@ import type {
   MembershipRead,
   MembershipWriteAnswer,
   SetEnabledAnswer,
-  StatusFinding,
   StatusResult,
 } from '../connector';
 import { HttpTransport, transportOptionsOf } from '../http/transport';
@@ -24,7 +23,7 @@ import * as groups from './graph-groups';
 import { GraphHttp } from './graph-http';
 import { readLastLogon } from './graph-last-logon';
 import * as memberships from './graph-memberships';
-import { checkStatus, probePermissions, type StatusOptions } from './graph-status';
+import { checkStatus, type StatusOptions } from './graph-status';
 import {
   readGroupStructure,
   readInheritedMemberships,
@@ -107,11 +106,6 @@ export class GraphConnector implements Connector {
   /** Spec: "Check status": a token was obtained. With `probe`, also the probe reads. */
   checkStatus(options?: StatusOptions): Promise<StatusResult> {
     return checkStatus(this.context, options);
-  }
-
-  /** The probe reads that prove read permissions (graph-behaviour.md, Tokens). */
-  probePermissions(): Promise<StatusFinding[]> {
-    return probePermissions(this.context);
   }
 
   listAccounts(): AsyncIterable<TargetAccount> {

@@ -2,7 +2,7 @@ import { ProvisioningError, type ErrorCode } from '../../domain/errors';
 import { oneLine } from '../http/redact';
 import { throttledDetails, throttledFor } from '../http/throttled-for';
 import { isRecord } from './graph-objects';
-import { permissionFor, type GraphTask } from './graph-permissions';
+import { permissionsToGrant, type GraphTask } from './graph-permissions';
 
 /** What the mapper needs of an answer: a whole HTTP answer or one `$batch` sub-response. */
 export interface GraphAnswer {
@@ -61,7 +61,7 @@ export function readGraphError(body: unknown): GraphErrorBody {
  */
 export function mapGraphError(answer: GraphAnswer, context: GraphErrorContext): ProvisioningError {
   const error = readGraphError(answer.body);
-  const permission = permissionFor(context.task).permission;
+  const permission = permissionsToGrant(context.task);
   const { code, hint } = classify(answer.status, error, context, permission);
   const said = error.message === undefined ? '' : `: ${error.message}`;
   const message =

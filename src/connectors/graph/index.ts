@@ -6,5 +6,5 @@ export type {
   InheritedMembershipsResult,
   NestedReadStats,
 } from './nested-group-reads';
-export { GRAPH_PERMISSIONS, assessRoles, type GraphTask } from './graph-permissions';
+export { GRAPH_PERMISSIONS, assessClaim, type GraphTask } from './graph-permissions';
 export { buildAuthorityMetadata } from './authority-metadata';

@@ -14,7 +14,17 @@ export interface AccessToken {
   fromCache: boolean;
   /** The token's `roles` claim: the application permissions granted (a hint only). */
   roles: string[];
+  /** Whether the token carried a `roles` claim at all, and what it held. */
+  rolesClaim: RolesClaim;
 }
+
+/**
+ * The token's `roles` claim: `absent` when the token has none (Entra ID leaves it out when
+ * no application permission is granted), `unreadable` when the token is not a JWT the
+ * service can decode (Microsoft calls access tokens opaque to clients).
+ */
+export type RolesClaim =
+  { kind: 'roles'; roles: string[] } | { kind: 'absent' } | { kind: 'unreadable' };
 
 export interface TokenProviderOptions {
   secrets: SecretStore;
@@ -103,11 +113,13 @@ export class GraphTokenProvider {
         authority: this.authority,
       });
     }
+    const rolesClaim = readRolesClaim(result.accessToken);
     return {
       accessToken: result.accessToken,
       expiresOn: result.expiresOn,
       fromCache: result.fromCache,
-      roles: readRoles(result.accessToken),
+      roles: rolesClaim.kind === 'roles' ? rolesClaim.roles : [],
+      rolesClaim,
     };
   }
 
@@ -163,13 +175,18 @@ export class GraphTokenProvider {
 }
 
 /** The `roles` claim, decoded without verification: it is a hint, not a decision. */
-export function readRoles(accessToken: string): string[] {
+export function readRolesClaim(accessToken: string): RolesClaim {
+  let roles: unknown;
   try {
-    const roles = decodeJwt(accessToken).roles;
-    return Array.isArray(roles)
-      ? roles.filter((role): role is string => typeof role === 'string')
-      : [];
+    roles = decodeJwt(accessToken).roles;
   } catch {
-    return [];
+    return { kind: 'unreadable' };
   }
+  if (roles === undefined) return { kind: 'absent' };
+  return {
+    kind: 'roles',
+    roles: Array.isArray(roles)
+      ? roles.filter((role): role is string => typeof role === 'string')
+      : [],
+  };
 }

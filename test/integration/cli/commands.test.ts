@@ -43,7 +43,7 @@ describe('the CLI against its own sandboxes (nothing configured)', () => {
     expect(scim.code).toBe(0);
     expect(graph.code).toBe(0);
     expect(graph.text).toContain('token obtained');
-    expect(graph.text).toMatch(/Probe: read accounts/);
+    expect(graph.text).toMatch(/^ {2}granted {6}Read accounts \[probe read\]: proof: GET \/users/m);
     const secrets = Object.values(ctx.sandboxes!.secrets);
     for (const secret of secrets) expect(scim.text + graph.text).not.toContain(secret);
   });

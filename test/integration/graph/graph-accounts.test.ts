@@ -30,11 +30,13 @@ beforeEach(() => {
 });
 
 describe('status check (real MSAL over HTTPS)', () => {
-  it('is ok when a token is obtained, with the roles claim as a hint per task', async () => {
+  it('is ok when a token is obtained; without probes nothing is granted, the roles claim is a hint', async () => {
     const status = await graph.checkStatus();
     expect(status.ok).toBe(true);
     expect(status.findings[0]).toMatchObject({ name: 'Access token', outcome: 'ok' });
-    expect(status.findings.filter((finding) => finding.outcome === 'granted')).toHaveLength(6);
+    expect(status.findings.slice(1).map((finding) => [finding.outcome, finding.evidence])).toEqual(
+      Array(6).fill(['not verified', 'token']),
+    );
     expect(harness.sandbox.stats.graphRequests).toBe(0);
   });
 
@@ -45,16 +47,17 @@ describe('status check (real MSAL over HTTPS)', () => {
     expect(harness.sandbox.stats.tokenRequests).toBe(before);
   });
 
-  it('with probe, runs the probe reads of graph-behaviour.md', async () => {
+  it('with probe, runs the probe reads of graph-behaviour.md: read permissions proven, writes not', async () => {
     harness.sandbox.addUser({ userPrincipalName: 'probe.user@contoso.example' });
     harness.sandbox.setLicensed(false);
     const status = await harness.connector().checkStatus({ probe: true });
-    const probes = status.findings.filter((finding) => finding.name.startsWith('Probe'));
-    expect(probes.map((probe) => [probe.name, probe.outcome])).toEqual([
-      ['Probe: read accounts', 'granted'],
-      ['Probe: read groups', 'granted'],
-      ['Probe: last logon', 'unknown'],
-      ["Probe: read an account's groups", 'granted'],
+    expect(status.findings.slice(1).map((finding) => [finding.name, finding.outcome])).toEqual([
+      ['Read accounts', 'granted'],
+      ['Create, change, lock, delete accounts', 'not verified'],
+      ['Read groups and group structure', 'granted'],
+      ["Read an account's groups", 'granted'],
+      ['Write memberships', 'not verified'],
+      ['Last logon', 'not verified'],
     ]);
   });
 
@@ -69,21 +72,29 @@ describe('status check (real MSAL over HTTPS)', () => {
     expect(JSON.stringify(status)).not.toContain(wrong);
   });
 
-  it('an app without permissions still gets a token (spec: the check proves credentials only); the hints say so', async () => {
+  it('an app without permissions still gets a token (spec: the check proves credentials only); the report says no permission is granted', async () => {
     const status = await harness.connector({ client: NO_ROLES }).checkStatus();
     expect(status.ok).toBe(true);
+    expect(status.summary).toContain(
+      `no application permission is granted to this app; grant admin consent for ${NO_ROLES.clientId} in tenant ${harness.sandbox.tenantId}`,
+    );
     expect(status.findings.slice(1).map((finding) => finding.outcome)).toEqual(
-      Array(6).fill('missing'),
+      Array(7).fill('missing'),
     );
   });
 
-  it('probe reads of an app without permissions name each missing permission', async () => {
+  it('probe reads of an app without permissions name what to grant', async () => {
     const status = await harness.connector({ client: NO_ROLES }).checkStatus({ probe: true });
-    const probes = status.findings.filter((finding) => finding.name.startsWith('Probe'));
-    expect(probes.map((probe) => probe.outcome)).toEqual(['missing', 'missing', 'missing']);
-    expect(probes[0]?.detail).toContain('User.Read.All');
-    expect(probes[1]?.detail).toContain('GroupMember.Read.All');
-    expect(probes[2]?.detail).toContain('AuditLog.Read.All');
+    const probed = status.findings.filter((finding) => finding.evidence === 'probe');
+    expect(probed.map((finding) => finding.name)).toEqual([
+      'Read accounts',
+      'Read groups and group structure',
+      "Read an account's groups",
+      'Last logon',
+    ]);
+    expect(probed[0]?.detail).toContain('(grant User.Read.All)');
+    expect(probed[1]?.detail).toContain('(grant GroupMember.Read.All)');
+    expect(probed[3]?.detail).toContain('(grant AuditLog.Read.All and User.Read.All)');
   });
 
   it('an unknown client fails the check', async () => {

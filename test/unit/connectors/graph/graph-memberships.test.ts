@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeOutcome } from '../../../../src/connectors/graph/graph-memberships';
 import { isGroupObject } from '../../../../src/connectors/graph/graph-objects';
-import { readRoles } from '../../../../src/connectors/graph/token-provider';
+import { readRolesClaim } from '../../../../src/connectors/graph/token-provider';
 
 const graphError = (code: string) => ({ error: { code, message: 'any text' } });
 
@@ -53,12 +53,15 @@ describe('isGroupObject', () => {
   });
 });
 
-describe('readRoles', () => {
-  it('reads the roles claim of a token and tolerates a token without one', () => {
+describe('readRolesClaim', () => {
+  it('reads the roles claim, tells a token without one from a token it cannot read', () => {
     const encode = (payload: object) =>
       `e30.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.sig`;
-    expect(readRoles(encode({ roles: ['User.Read.All', 7] }))).toEqual(['User.Read.All']);
-    expect(readRoles(encode({ appid: 'x' }))).toEqual([]);
-    expect(readRoles('not a jwt')).toEqual([]);
+    expect(readRolesClaim(encode({ roles: ['User.Read.All', 7] }))).toEqual({
+      kind: 'roles',
+      roles: ['User.Read.All'],
+    });
+    expect(readRolesClaim(encode({ appid: 'x' }))).toEqual({ kind: 'absent' });
+    expect(readRolesClaim('not a jwt')).toEqual({ kind: 'unreadable' });
   });
 });

@@ -1,31 +1,54 @@
 import { describe, expect, it } from 'vitest';
-import { assessRoles, GRAPH_PERMISSIONS } from '../../../../src/connectors/graph/graph-permissions';
+import {
+  assessClaim,
+  GRAPH_PERMISSIONS,
+  permissionsToGrant,
+} from '../../../../src/connectors/graph/graph-permissions';
 
-describe('assessRoles', () => {
-  it('reports each task of the spec table, labelled as a hint', () => {
-    const findings = assessRoles(['User.Read.All', 'GroupMember.ReadWrite.All']);
-    expect(findings.map((finding) => [finding.name, finding.outcome])).toEqual([
-      ['Read accounts', 'granted'],
-      ['Create, change, lock, delete accounts', 'missing'],
-      ['Read groups and group structure', 'granted'],
-      ["Read an account's groups", 'missing'],
-      ['Write memberships', 'granted'],
-      ['Last logon', 'missing'],
-    ]);
-    expect(findings.every((finding) => finding.detail.startsWith('hint:'))).toBe(true);
-    expect(findings[1]?.detail).toContain('User.ReadWrite.All');
-  });
-
-  it('counts a broader permission as granting the task', () => {
-    const findings = assessRoles(['Directory.ReadWrite.All']);
-    expect(findings.find((finding) => finding.name === 'Read accounts')).toMatchObject({
-      outcome: 'granted',
-      detail: expect.stringContaining('includes User.Read.All') as unknown,
+describe('assessClaim', () => {
+  it('an account groups read is met by a user read and a group read, not only by Directory.Read.All', () => {
+    expect(
+      assessClaim('readAccountGroups', ['User.ReadWrite.All', 'GroupMember.ReadWrite.All']),
+    ).toEqual({
+      met: true,
+      grantedBy: ['User.ReadWrite.All', 'GroupMember.ReadWrite.All'],
+      lacking: [],
+    });
+    expect(assessClaim('readAccountGroups', ['Directory.Read.All'])).toEqual({
+      met: true,
+      grantedBy: ['Directory.Read.All'],
+      lacking: [],
     });
   });
 
-  it('an empty roles claim grants nothing', () => {
-    expect(assessRoles([]).every((finding) => finding.outcome === 'missing')).toBe(true);
-    expect(assessRoles([])).toHaveLength(GRAPH_PERMISSIONS.length);
+  it('names the least permission of each need the claim does not meet', () => {
+    expect(assessClaim('readAccountGroups', ['User.Read.All'])).toMatchObject({
+      met: false,
+      lacking: ['GroupMember.Read.All'],
+    });
+    expect(assessClaim('lastLogon', ['AuditLog.Read.All'])).toMatchObject({
+      met: false,
+      lacking: ['User.Read.All'],
+    });
+    expect(assessClaim('writeAccounts', ['Directory.Read.All']).lacking).toEqual([
+      'User.ReadWrite.All',
+    ]);
+  });
+
+  it('an empty claim meets no task', () => {
+    expect(GRAPH_PERMISSIONS.every((entry) => !assessClaim(entry.task, []).met)).toBe(true);
+  });
+});
+
+describe('permissionsToGrant', () => {
+  it('says what to grant for each task', () => {
+    expect(GRAPH_PERMISSIONS.map((entry) => permissionsToGrant(entry.task))).toEqual([
+      'User.Read.All',
+      'User.ReadWrite.All',
+      'GroupMember.Read.All',
+      'User.Read.All and GroupMember.Read.All',
+      'GroupMember.ReadWrite.All',
+      'AuditLog.Read.All and User.Read.All',
+    ]);
   });
 });
