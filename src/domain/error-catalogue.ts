@@ -78,6 +78,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     status: 502,
     meaning: 'the app lacks the application permission the message names',
   },
+  GRAPH_ACCOUNT_PRIVILEGED: {
+    status: 502,
+    meaning:
+      'the account holds a directory role: only an app holding a privileged Microsoft Entra role may change or delete it',
+  },
   GRAPH_REQUEST_REJECTED: { status: 502, meaning: 'Microsoft Graph refused the call' },
   GRAPH_CONFLICT: {
     status: 409,

@@ -31,6 +31,7 @@ export type ErrorCode =
   // Microsoft Graph (connector B)
   | 'GRAPH_TOKEN_FAILED'
   | 'GRAPH_PERMISSION_MISSING'
+  | 'GRAPH_ACCOUNT_PRIVILEGED'
   | 'GRAPH_REQUEST_REJECTED'
   | 'GRAPH_CONFLICT'
   // outcomes of operations

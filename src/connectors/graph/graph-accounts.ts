@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import { ProvisioningError } from '../../domain/errors';
 import type { CreateAccountAnswer, DeleteAccountAnswer } from '../connector';
+import { accountWriteError } from './account-write-error';
 import {
   accountErrorContext,
   errorContext,
@@ -162,28 +163,33 @@ export async function deleteAccount(
   context: GraphContext,
   account: TargetAccount,
 ): Promise<DeleteAccountAnswer> {
-  const result = await context.http.expect(
-    { method: 'DELETE', path: `/users/${segment(account.id)}` },
-    [204, 200, 404],
-    accountErrorContext(context, 'writeAccounts', account),
-  );
+  const result = await context.http.send({
+    method: 'DELETE',
+    path: `/users/${segment(account.id)}`,
+  });
+  if (![204, 200, 404].includes(result.status)) {
+    throw await accountWriteError(context, account, result);
+  }
   return {
     outcome: result.status === 404 ? 'absent' : 'deleted',
     maybeOurs: result.maybeAppliedBefore,
   };
 }
 
-/** PATCH /users/{id} (graph-behaviour.md: 204, no body). */
+/** PATCH /users/{id} (graph-behaviour.md: 204, no body); a refusal says why (accountWriteError). */
 export async function patchUser(
   context: GraphContext,
   account: TargetAccount,
   body: Record<string, unknown>,
 ): Promise<void> {
-  await context.http.expect(
-    { method: 'PATCH', path: `/users/${segment(account.id)}`, json: body },
-    [204, 200],
-    accountErrorContext(context, 'writeAccounts', account),
-  );
+  const result = await context.http.send({
+    method: 'PATCH',
+    path: `/users/${segment(account.id)}`,
+    json: body,
+  });
+  if (![204, 200].includes(result.status)) {
+    throw await accountWriteError(context, account, result);
+  }
 }
 
 const PASSWORD_SETS = [

@@ -27,7 +27,25 @@ export interface GraphErrorContext {
   object: string;
   /** The code a 404 means. */
   notFound: 'ACCOUNT_NOT_FOUND' | 'GROUP_NOT_FOUND' | 'GRAPH_REQUEST_REJECTED';
+  /** Why a 403 `Authorization_RequestDenied` came, when the service read it out (see ForbiddenCause). */
+  forbidden?: ForbiddenCause;
 }
+
+/**
+ * Graph answers 403 `Authorization_RequestDenied` alike for a missing permission and for an
+ * account only a privileged role may change (Graph's user update and delete pages: in
+ * app-only calls User.ReadWrite.All is not enough for a user holding an administrator
+ * role). The service tells them apart by what it can read, never by the message:
+ * - `privileged-account`: the account's memberOf shows these directory roles;
+ * - `permission-held`: the account holds no directory role and the token's roles claim
+ *   carries the permission (a hint), so something else is refused;
+ * - `not-told`: what would tell could not be read (`why`).
+ * Without a cause, a 403 `Authorization_RequestDenied` is the missing permission.
+ */
+export type ForbiddenCause =
+  | { kind: 'privileged-account'; roles: string[] }
+  | { kind: 'permission-held'; by: string }
+  | { kind: 'not-told'; why: string };
 
 /** graph-behaviour.md: `{ error: { code, message, details?, innerError } }`. */
 export interface GraphErrorBody {
@@ -100,10 +118,7 @@ function classify(
       };
     case 403:
       return error.code === 'Authorization_RequestDenied'
-        ? {
-            code: 'GRAPH_PERMISSION_MISSING',
-            hint: ` (the app needs the application permission ${permission}, with admin consent)`,
-          }
+        ? classifyDenied(context.forbidden, permission)
         : {
             code: 'TARGET_FORBIDDEN',
             hint: ` (this call needs the application permission ${permission})`,
@@ -123,6 +138,44 @@ function classify(
       return {
         code: status >= 400 && status < 500 ? 'GRAPH_REQUEST_REJECTED' : 'TARGET_RESPONSE_INVALID',
         hint: '',
+      };
+  }
+}
+
+function classifyDenied(
+  cause: ForbiddenCause | undefined,
+  permission: string,
+): { code: ErrorCode; hint: string } {
+  switch (cause?.kind) {
+    case undefined:
+      return {
+        code: 'GRAPH_PERMISSION_MISSING',
+        hint: ` (the app needs the application permission ${permission}, with admin consent)`,
+      };
+    case 'privileged-account':
+      return {
+        code: 'GRAPH_ACCOUNT_PRIVILEGED',
+        hint:
+          ` (the account holds the directory role ${cause.roles.join(', ')}: Graph lets an app ` +
+          `change or delete such an account only when the app itself holds a privileged ` +
+          `Microsoft Entra role such as Privileged Authentication Administrator; ` +
+          `${permission} is not enough)`,
+      };
+    case 'permission-held':
+      return {
+        code: 'TARGET_FORBIDDEN',
+        hint:
+          ` (the token's roles claim carries ${cause.by} and the account holds no directory ` +
+          `role, so Graph refused for another reason: some changes, such as a password, ` +
+          `also need the app to hold a Microsoft Entra role such as User Administrator)`,
+      };
+    case 'not-told':
+      return {
+        code: 'TARGET_FORBIDDEN',
+        hint:
+          ` (either the app lacks the application permission ${permission}, or the account ` +
+          `holds a directory role that only a privileged Microsoft Entra role may change; ` +
+          `could not tell which: ${cause.why})`,
       };
   }
 }

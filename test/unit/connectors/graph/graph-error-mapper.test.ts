@@ -126,4 +126,52 @@ describe('mapGraphError', () => {
     const error = mapGraphError({ ...answer(400), body }, context);
     expect(error.details).toMatchObject({ graphDetailCodes: ['ObjectConflict'] });
   });
+
+  describe('a 403 Authorization_RequestDenied on an account write, by what the service read', () => {
+    const denied = answer(
+      403,
+      'Authorization_RequestDenied',
+      'Insufficient privileges to complete the operation.',
+    );
+    const write = {
+      ...context,
+      task: 'writeAccounts' as const,
+      subject: 'account "a@contoso.example"',
+      notFound: 'ACCOUNT_NOT_FOUND' as const,
+    };
+
+    it('the account holds a directory role: GRAPH_ACCOUNT_PRIVILEGED, naming the role', () => {
+      const error = mapGraphError(denied, {
+        ...write,
+        forbidden: { kind: 'privileged-account', roles: ['Global Administrator'] },
+      });
+      expect(error.code).toBe('GRAPH_ACCOUNT_PRIVILEGED');
+      expect(error.message).toContain('holds the directory role Global Administrator');
+      expect(error.details).not.toHaveProperty('permission');
+    });
+
+    it('the token carries the permission and the account holds no role: forbidden for another reason', () => {
+      const error = mapGraphError(denied, {
+        ...write,
+        forbidden: { kind: 'permission-held', by: 'User.ReadWrite.All' },
+      });
+      expect(error.code).toBe('TARGET_FORBIDDEN');
+      expect(error.message).toContain("the token's roles claim carries User.ReadWrite.All");
+    });
+
+    it('nothing told the causes apart: both named, and why it could not tell', () => {
+      const error = mapGraphError(denied, {
+        ...write,
+        forbidden: {
+          kind: 'not-told',
+          why: "the account's memberOf could not be read (TARGET_UNAVAILABLE)",
+        },
+      });
+      expect(error.code).toBe('TARGET_FORBIDDEN');
+      expect(error.message).toContain(
+        'either the app lacks the application permission User.ReadWrite.All',
+      );
+      expect(error.message).toContain('could not tell which');
+    });
+  });
 });
