@@ -1,3 +1,4 @@
+import { ProvisioningError } from '../../domain/errors';
 import type { GraphConnectorSettings } from './graph-settings';
 import type { Logger } from '../../domain/logger';
 import type { GraphErrorContext } from './graph-error-mapper';
@@ -46,6 +47,19 @@ export function accountErrorContext(
 /** The error context of a read of one group: a 404 means the group is missing. */
 export function groupErrorContext(context: GraphContext, groupId: string): GraphErrorContext {
   return errorContext(context, 'readGroups', `group "${groupId}"`, groupId, 'GROUP_NOT_FOUND');
+}
+
+/**
+ * GROUP_NOT_FOUND for a group id that cannot name a group: Graph's ids are GUIDs, and
+ * Graph answers anything else with 400 "Invalid object identifier", not 404.
+ */
+export function noSuchGroupId(context: GraphContext, groupId: string): ProvisioningError {
+  return new ProvisioningError(
+    'GROUP_NOT_FOUND',
+    `connector "${context.settings.name}": no group has the id "${groupId}" (Microsoft Graph ` +
+      `group ids are GUIDs; to find a group by name, search the groups)`,
+    { object: groupId },
+  );
 }
 
 /** Runs `action` with a password known to the redaction, and forgets it afterwards. */

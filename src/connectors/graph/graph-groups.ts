@@ -1,9 +1,9 @@
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { sendBatch, type BatchRequest } from './graph-batch';
-import { groupErrorContext, errorContext, type GraphContext } from './graph-context';
+import { groupErrorContext, errorContext, noSuchGroupId, type GraphContext } from './graph-context';
 import { mapGraphError } from './graph-error-mapper';
-import { isRecord, type GraphObject } from './graph-objects';
+import { isObjectId, isRecord, type GraphObject } from './graph-objects';
 import { ROLE_ASSIGNABLE_WRITE_PERMISSION } from './graph-permissions';
 import { odataString, segment } from './graph-urls';
 import { GROUP_SELECT, toGroupRef, type WritabilityOptions } from './group-writability';
@@ -89,6 +89,8 @@ export async function readGroupsById(
   context: GraphContext,
   ids: readonly string[],
 ): Promise<Map<string, GraphObject>> {
+  const malformed = ids.find((id) => !isObjectId(id));
+  if (malformed !== undefined) throw noSuchGroupId(context, malformed);
   const found = new Map<string, GraphObject>();
   const notFound = (id: string) => groupErrorContext(context, id);
   if (ids.length <= SINGLE_CALL_LIMIT) {

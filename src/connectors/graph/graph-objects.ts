@@ -6,6 +6,11 @@ export type GraphObject = Record<string, unknown>;
 /** graph-behaviour.md: memberOf and members lists tell groups apart by this type. */
 export const GROUP_ODATA_TYPE = '#microsoft.graph.group';
 
+/** Directory object ids are GUIDs: Graph answers 400 "Invalid object identifier" to anything else. */
+export function isObjectId(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -8,8 +8,8 @@ import {
   type InheritedMembershipsResult,
   type NestedReadStats,
 } from '../../domain/nested-groups';
-import { groupErrorContext, type GraphContext } from './graph-context';
-import { isGroupObject, isRecord, toGroupLink } from './graph-objects';
+import { groupErrorContext, noSuchGroupId, type GraphContext } from './graph-context';
+import { isGroupObject, isObjectId, isRecord, toGroupLink } from './graph-objects';
 import { readDirectGroups } from './graph-memberships';
 import { segment } from './graph-urls';
 import { neighbourPath, readLevel } from './group-level-reader';
@@ -26,6 +26,7 @@ export async function readGroupStructure(
   groupId: string,
   limits: NestedGroupLimits = NESTED_GROUP_LIMITS,
 ): Promise<GroupStructure> {
+  if (!isObjectId(groupId)) throw noSuchGroupId(context, groupId);
   const errors = groupErrorContext(context, groupId);
   const callsBefore = context.http.calls;
   const [rootAnswer, rootMembers] = await Promise.all([

@@ -12,25 +12,36 @@ import type {
 import { silentLogger } from '../../../../src/domain/logger';
 
 const ROOT = 'https://graph.example/v1.0';
-const groupOf = (id: string) => ({
+/** A GUID per short name: Graph's group ids are GUIDs. */
+const gid = (name: string) =>
+  `00000000-0000-4000-8000-${Buffer.from(name).toString('hex').padStart(12, '0')}`;
+const groupOf = (name: string) => ({
   '@odata.type': '#microsoft.graph.group',
-  id,
-  displayName: id.toUpperCase(),
+  id: gid(name),
+  displayName: name.toUpperCase(),
+});
+/** A group the app may not read: Graph returns only its type and id. */
+const limitedGroupOf = (name: string) => ({
+  '@odata.type': '#microsoft.graph.group',
+  id: gid(name),
 });
 const user = { '@odata.type': '#microsoft.graph.user', id: 'u1', displayName: 'User' };
 const denied = {
   error: { code: 'Authorization_RequestDenied', message: 'Insufficient privileges' },
 };
 
-/** Answers GET /groups/{id} and /groups/{id}/members from a table; `hidden` groups answer 403. */
+/** Answers GET /groups/{id} and /groups/{id}/members from a table by name; `hidden` groups answer 403. */
 function contextFor(members: Record<string, object[]>, hidden: string[]) {
   const calls: string[] = [];
+  const names = new Map(
+    [...Object.keys(members), ...hidden, 'root'].map((name) => [gid(name), name]),
+  );
   const answer = (path: string): { status: number; body: unknown } => {
     const match = /^\/groups\/([^/?]+)(\/members)?/.exec(path);
-    const id = match?.[1] ?? '';
-    if (match?.[2] === undefined) return { status: 200, body: groupOf(id) };
-    if (hidden.includes(id)) return { status: 403, body: denied };
-    return { status: 200, body: { value: members[id] ?? [] } };
+    const name = names.get(match?.[1] ?? '') ?? '';
+    if (match?.[2] === undefined) return { status: 200, body: groupOf(name) };
+    if (hidden.includes(name)) return { status: 403, body: denied };
+    return { status: 200, body: { value: members[name] ?? [] } };
   };
   const transport = {
     send: async (call: HttpCall): Promise<HttpResult> => {
@@ -86,13 +97,13 @@ describe('readGroupStructure', () => {
       { root: [user, groupOf('a'), groupOf('b')], b: [groupOf('c')] },
       ['a'],
     );
-    const structure = await readGroupStructure(context, 'root');
-    expect(structure.groups.map((group) => group.id)).toEqual(['root', 'a', 'b', 'c']);
+    const structure = await readGroupStructure(context, gid('root'));
+    expect(structure.groups.map((group) => group.displayName)).toEqual(['ROOT', 'A', 'B', 'C']);
     expect(structure.complete).toBe(false);
     expect(structure.notices).toEqual([
       expect.objectContaining({
         kind: 'unreadable',
-        groupIds: ['a'],
+        groupIds: [gid('a')],
         message: expect.stringContaining('GRAPH_PERMISSION_MISSING, HTTP 403') as unknown,
       }),
     ]);
@@ -100,7 +111,7 @@ describe('readGroupStructure', () => {
 
   it('an unreadable root fails with the permission it needs', async () => {
     const { context } = contextFor({}, ['root']);
-    await expect(readGroupStructure(context, 'root')).rejects.toMatchObject({
+    await expect(readGroupStructure(context, gid('root'))).rejects.toMatchObject({
       code: 'GRAPH_PERMISSION_MISSING',
       details: { permission: 'GroupMember.Read.All' },
     });
@@ -109,9 +120,34 @@ describe('readGroupStructure', () => {
   it('reads a wide level as $batch envelopes of 20, sent side by side', async () => {
     const children = Array.from({ length: 45 }, (_, i) => groupOf(`g${i}`));
     const { context, calls } = contextFor({ root: children }, []);
-    const structure = await readGroupStructure(context, 'root');
+    const structure = await readGroupStructure(context, gid('root'));
     expect(structure.groups).toHaveLength(46);
     expect(calls.filter((call) => call === 'POST /$batch')).toHaveLength(3);
     expect(structure.stats).toEqual({ levels: 2, requests: 5, roundTrips: 2 });
+  });
+
+  it('a nested group the app may not read is shown by its id with a notice saying why, and not read further', async () => {
+    const { context, calls } = contextFor({ root: [groupOf('a'), limitedGroupOf('l')] }, []);
+    const structure = await readGroupStructure(context, gid('root'));
+    expect(structure.groups.find((group) => group.id === gid('l'))).toMatchObject({
+      displayName: gid('l'),
+      notReadable: expect.stringContaining(
+        'the app lacks permission to read this group',
+      ) as unknown,
+    });
+    expect(structure.notices).toEqual([
+      expect.objectContaining({ kind: 'not-readable', groupIds: [gid('l')] }),
+    ]);
+    expect(structure.complete).toBe(false);
+    expect(calls.some((call) => call.includes(gid('l')))).toBe(false);
+  });
+
+  it('an id that is not a GUID names no group: GROUP_NOT_FOUND, without asking Graph', async () => {
+    const { context, calls } = contextFor({}, []);
+    await expect(readGroupStructure(context, 'Sales')).rejects.toMatchObject({
+      code: 'GROUP_NOT_FOUND',
+      object: 'Sales',
+    });
+    expect(calls).toEqual([]);
   });
 });
