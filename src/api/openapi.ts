@@ -91,6 +91,47 @@ const connectorSchema = {
   },
 };
 
+const groupLinkSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    displayName: { type: 'string' },
+    notReadable: {
+      type: 'string',
+      description:
+        'Set when the app may not read the group (Graph returned only its type and id): why. displayName is then the id.',
+    },
+  },
+};
+
+const statusSchema = {
+  type: 'object',
+  properties: {
+    connector: { type: 'string' },
+    kind: { type: 'string' },
+    ok: { type: 'boolean', description: 'Graph: a token was obtained, nothing more (spec)' },
+    summary: { type: 'string' },
+    findings: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'Graph: a task of the permission table' },
+          outcome: {
+            enum: ['ok', 'failed', 'granted', 'missing', 'not verified'],
+            description: 'granted only on proof; not verified where nothing the service saw tells',
+          },
+          evidence: {
+            enum: ['probe', 'token'],
+            description: "probe: a read just made (proof); token: the token's roles claim (a hint)",
+          },
+          detail: { type: 'string' },
+        },
+      },
+    },
+  },
+};
+
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const error = (description: string) => ({
   description,
@@ -103,6 +144,25 @@ const name = {
   schema: { type: 'string' },
   description: 'Connector name',
 };
+
+const PATH_SEGMENT = 'a path segment is not percent-encoded UTF-8 (PATH_SEGMENT_INVALID)';
+
+/** Every route answers 400 PATH_SEGMENT_INVALID before it runs (path-segments.ts). */
+function withPathSegmentCheck<T extends Record<string, Record<string, { responses: object }>>>(
+  paths: T,
+): T {
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      const responses = operation.responses as Record<string, { description: string }>;
+      const existing = responses['400'];
+      responses['400'] =
+        existing === undefined
+          ? error(`Invalid path: ${PATH_SEGMENT}`)
+          : { ...existing, description: `${existing.description}; or ${PATH_SEGMENT}` };
+    }
+  }
+  return paths;
+}
 
 /** `GET /api/openapi.json`: the inbound API (DESIGN: Inbound API), OpenAPI 3.1. */
 export function openApiDocument(): Record<string, unknown> {
@@ -128,11 +188,13 @@ export function openApiDocument(): Record<string, unknown> {
           unrepresentable: 'any',
         }),
         Step: stepSchema,
+        StatusResult: statusSchema,
+        GroupLink: groupLinkSchema,
         Error: errorSchema,
         Connector: connectorSchema,
       },
     },
-    paths: {
+    paths: withPathSegmentCheck({
       '/requests': {
         post: {
           summary: 'Submit a provisioning request (idempotent on requestId)',
@@ -193,10 +255,17 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/connectors/{name}/status': {
         post: {
-          summary: 'Check status (Graph: a token was obtained; ?probe=true adds probe reads)',
-          parameters: [name],
+          summary:
+            'Check status (Graph: a token was obtained, and the permission report per task; ?probe=true adds the probe reads that prove read permissions)',
+          parameters: [
+            name,
+            { name: 'probe', in: 'query', schema: { type: 'boolean', default: false } },
+          ],
           responses: {
-            200: { description: 'Findings' },
+            200: {
+              description: 'The check ran (ok says whether it passed)',
+              content: json({ $ref: '#/components/schemas/StatusResult' }),
+            },
             404: error('Unknown connector'),
             502: error('Target failed'),
           },
@@ -273,7 +342,21 @@ export function openApiDocument(): Record<string, unknown> {
             { name: 'accountId', in: 'path', required: true, schema: { type: 'string' } },
           ],
           responses: {
-            200: { description: 'The account' },
+            200: {
+              description:
+                'The account: enabled, lastLogon ({ status: found | none found | not available, value, detail saying why }), directMemberships and (Graph) effectiveInheritedMemberships with notices',
+              content: json({
+                type: 'object',
+                properties: {
+                  lastLogon: { type: 'object' },
+                  directMemberships: {
+                    type: 'array',
+                    items: { $ref: '#/components/schemas/GroupLink' },
+                  },
+                  notices: { type: 'array' },
+                },
+              }),
+            },
             404: error('Unknown connector or account'),
           },
         },
@@ -286,9 +369,12 @@ export function openApiDocument(): Record<string, unknown> {
             { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
           ],
           responses: {
-            200: { description: 'The structure' },
+            200: {
+              description:
+                'The structure: groups (a GroupLink each, with depth and path), edges, notices, complete',
+            },
             400: error('No nested groups'),
-            404: error('Unknown connector'),
+            404: error('Unknown connector, or no group has this id (GROUP_NOT_FOUND)'),
           },
         },
       },
@@ -308,7 +394,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
-    },
+    }),
   };
 }
 

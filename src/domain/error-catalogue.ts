@@ -22,6 +22,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     meaning: 'the request is invalid; `problems` names each problem',
   },
   REQUEST_TOO_LARGE: { status: 413, meaning: 'the request body is larger than the API accepts' },
+  PATH_SEGMENT_INVALID: {
+    status: 400,
+    meaning:
+      'a segment of the URL path is not percent-encoded UTF-8; `object` is the segment as sent',
+  },
   REQUEST_CONFLICT: {
     status: 409,
     meaning: 'the requestId was used before for a different request',

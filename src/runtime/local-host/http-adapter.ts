@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { HttpRequest, type HttpResponseInit } from '@azure/functions';
 import { MAX_BODY_BYTES } from '../../api/http-problem';
+import { malformedPathSegment, malformedSegmentAnswer } from '../../api/path-segments';
 import type { ApiRoute } from '../../api/routes';
 import type { Logger } from '../../domain/logger';
 import { createInvocationContext } from './invocation-context';
@@ -55,6 +56,12 @@ async function handle(
         },
       },
     });
+    return;
+  }
+  const badSegment = malformedPathSegment(url.pathname);
+  if (badSegment !== undefined) {
+    // Route parameters are decoded below: a segment that does not decode is answered here.
+    send(res, malformedSegmentAnswer(badSegment));
     return;
   }
   const path = url.pathname.startsWith('/api/') ? url.pathname.slice('/api/'.length) : undefined;

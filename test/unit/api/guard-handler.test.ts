@@ -44,4 +44,38 @@ describe('guardHandler', () => {
     expect(JSON.stringify(response.jsonBody)).not.toContain('7f3a');
     expect(logged.join()).toContain('unexpected failure');
   });
+
+  it('answers a path segment that is not percent-encoded UTF-8 with 400, before the handler runs', async () => {
+    let ran = false;
+    const guarded = guardHandler('getAccount', async () => {
+      ran = true;
+      return { status: 200 };
+    });
+    const raw = new HttpRequest({
+      method: 'GET',
+      url: 'http://127.0.0.1/api/connectors/entra/accounts/%ED%A0%80',
+      params: { name: 'entra', accountId: '%ED%A0%80' },
+    });
+    const response = await guarded(raw, context([]));
+    expect(response.status).toBe(400);
+    expect(response.jsonBody).toMatchObject({
+      error: { code: 'PATH_SEGMENT_INVALID', object: '%ED%A0%80' },
+    });
+    expect(ran).toBe(false);
+  });
+
+  it('answers a route parameter the host decoded into something no caller sent as text with 400', async () => {
+    const guarded = guardHandler('getAccount', async () => ({ status: 200 }));
+    for (const accountId of ['\uD800', 'a\uFFFD']) {
+      const decoded = new HttpRequest({
+        method: 'GET',
+        url: 'http://127.0.0.1/api/connectors/entra/accounts/x',
+        params: { name: 'entra', accountId },
+      });
+      const response = await guarded(decoded, context([]));
+      expect(response.status).toBe(400);
+      expect(response.jsonBody).toMatchObject({ error: { code: 'PATH_SEGMENT_INVALID' } });
+      expect(JSON.stringify(response.jsonBody)).toContain('path parameter \\"accountId\\"');
+    }
+  });
 });
