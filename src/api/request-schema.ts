@@ -124,6 +124,23 @@ export const accountSchema = z.strictObject({
     .optional(),
 });
 
+/*
+ * The caller's context (who asked, why, which case) is free text for people: any character
+ * but control characters, which no log, table or report shows faithfully. No secret belongs
+ * here, and none is taken from here.
+ */
+export const requestContextSchema = {
+  requestedBy: nameText('requestedBy', 256)
+    .optional()
+    .describe('Who asked: the person or workflow, as the caller names them'),
+  reason: nameText('reason', 1024).optional().describe("Why, in the caller's words"),
+  correlationId: nameText('correlationId', 256)
+    .optional()
+    .describe(
+      "The governance workflow's own id for the case (ticket, approval); filterable in GET /journal",
+    ),
+};
+
 /**
  * `POST /api/requests` and bulk queue messages (DESIGN: Inbound API). Cross-field rules:
  * create comes first, nothing follows delete, a password is used by a create or
@@ -133,6 +150,7 @@ export const provisioningRequestSchema = z
   .strictObject({
     requestId: requestIdSchema.optional(),
     connector: z.string().min(1, 'connector must be named').max(63),
+    ...requestContextSchema,
     account: accountSchema,
     password: z.string().min(1).max(256).optional(),
     actions: z.array(action).min(1, 'at least one action').max(50, 'at most 50 actions'),

@@ -97,6 +97,35 @@ describe('provisioning request schema', () => {
     ).toEqual([]);
   });
 
+  it('takes the caller context: who asked, why, and the case, any text but control characters', () => {
+    expect(
+      problems({
+        ...valid,
+        requestedBy: "o'brien@example.test",
+        reason: 'joiner: "new hire" in 営業 🎉',
+        correlationId: 'CHG-0042',
+      }),
+    ).toEqual([]);
+    expect(
+      problems({
+        ...valid,
+        requestedBy: 'x'.repeat(257),
+        reason: 'line one\nline two',
+        correlationId: '',
+      }),
+    ).toEqual([
+      { path: 'requestedBy', message: 'requestedBy must be at most 256 characters' },
+      {
+        path: 'reason',
+        message: expect.stringMatching(/^reason must not contain control characters \(U\+000A/),
+      },
+      { path: 'correlationId', message: 'correlationId must not be empty' },
+    ]);
+    expect(problems({ ...valid, reason: 'r'.repeat(1025) })).toEqual([
+      { path: 'reason', message: 'reason must be at most 1024 characters' },
+    ]);
+  });
+
   it('keeps the order rules: create first, nothing after delete', () => {
     expect(
       problems({
