@@ -2,18 +2,24 @@ import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
 import type { ApiDeps } from './api-deps';
 import { problem } from './http-problem';
-import { describeProblems } from './request-schema';
+import { describeProblems, requestIdSchema } from './request-schema';
 
 const journalQuery = z.strictObject({
   connector: z.string().min(1).max(63).optional(),
   accountId: z.string().min(1).max(256).optional(),
+  requestId: requestIdSchema.optional(),
+  correlationId: z.string().min(1).max(256).optional(),
+  requestedBy: z.string().min(1).max(256).optional(),
   from: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time' }).optional(),
   to: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time' }).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   continuationToken: z.string().min(1).max(4096).optional(),
 });
 
-/** `GET /api/journal`: effective changes, filtered by connector, account and time, paged. */
+/**
+ * `GET /api/journal`: effective changes, filtered by connector, account, request, the
+ * governance workflow's case (`correlationId`), who asked (`requestedBy`) and time, paged.
+ */
 export function journalHandler(deps: ApiDeps) {
   return async (request: HttpRequest): Promise<HttpResponseInit> => {
     const parsed = journalQuery.safeParse(Object.fromEntries(request.query.entries()));

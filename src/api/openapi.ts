@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CATALOGUE, ERROR_CODES } from '../domain/error-catalogue';
+import { JOURNAL_CHANGES } from '../domain/journal-entry';
 import { provisioningRequestSchema } from './request-schema';
 
 const errorSchema = {
@@ -132,6 +133,44 @@ const statusSchema = {
   },
 };
 
+const contextProperties = {
+  requestedBy: { type: 'string', description: 'Who asked, as the request named them' },
+  reason: { type: 'string', description: 'Why, as the request said' },
+  correlationId: {
+    type: 'string',
+    description: "The governance workflow's id for the case (ticket, approval)",
+  },
+};
+
+const journalEntrySchema = {
+  type: 'object',
+  required: ['key', 'connector', 'accountId', 'requestId', 'step', 'change', 'at'],
+  properties: {
+    key: { type: 'string', description: 'Stable per request, step and change' },
+    connector: { type: 'string' },
+    accountId: { type: 'string' },
+    requestId: { type: 'string' },
+    step: { type: 'integer' },
+    change: { enum: JOURNAL_CHANGES },
+    groupId: { type: 'string' },
+    groupName: { type: 'string' },
+    ...contextProperties,
+    at: { type: 'string', format: 'date-time' },
+  },
+};
+
+const JOURNAL_FILTERS: Record<string, string> = {
+  connector: 'Connector name',
+  accountId: 'Account ID (exact)',
+  requestId: 'Request id (exact)',
+  correlationId: "The governance workflow's case id the requests carried (exact)",
+  requestedBy: 'Who asked, as the requests named them (exact)',
+  from: 'ISO 8601 time, inclusive',
+  to: 'ISO 8601 time, exclusive',
+  limit: 'Page size, 1-1000 (default 100)',
+  continuationToken: "The previous page's continuationToken",
+};
+
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 const error = (description: string) => ({
   description,
@@ -190,6 +229,7 @@ export function openApiDocument(): Record<string, unknown> {
         Step: stepSchema,
         StatusResult: statusSchema,
         GroupLink: groupLinkSchema,
+        JournalEntry: journalEntrySchema,
         Error: errorSchema,
         Connector: connectorSchema,
       },
@@ -228,6 +268,7 @@ export function openApiDocument(): Record<string, unknown> {
                   requestId: { type: 'string' },
                   connector: { type: 'string' },
                   accountId: { type: 'string' },
+                  ...contextProperties,
                   status: { enum: ['pending', 'running', 'succeeded', 'failed'] },
                   steps: { type: 'array', items: { $ref: '#/components/schemas/Step' } },
                 },
@@ -380,16 +421,24 @@ export function openApiDocument(): Record<string, unknown> {
       },
       '/journal': {
         get: {
-          summary: 'Effective changes, filtered and paged',
-          parameters: ['connector', 'accountId', 'from', 'to', 'limit', 'continuationToken'].map(
-            (q) => ({
-              name: q,
-              in: 'query',
-              schema: { type: q === 'limit' ? 'integer' : 'string' },
-            }),
-          ),
+          summary: 'Effective changes with the context of their requests, filtered and paged',
+          parameters: Object.entries(JOURNAL_FILTERS).map(([q, description]) => ({
+            name: q,
+            in: 'query',
+            description,
+            schema: { type: q === 'limit' ? 'integer' : 'string' },
+          })),
           responses: {
-            200: { description: 'A page of journal entries' },
+            200: {
+              description: 'A page of journal entries',
+              content: json({
+                type: 'object',
+                properties: {
+                  entries: { type: 'array', items: { $ref: '#/components/schemas/JournalEntry' } },
+                  continuationToken: { type: 'string' },
+                },
+              }),
+            },
             400: error('Invalid query'),
           },
         },

@@ -1,17 +1,59 @@
 import { z } from 'zod';
 import { ACTION_TYPES } from '../domain/provisioning-request';
 
-/** No control characters, and nothing that ends a quoted filter string (RFC 7644 §3.4.2.2). */
+/*
+ * Names are the target's, not ours: a directory allows quotes, backslashes, apostrophes,
+ * ampersands, any script and emoji in account IDs and group names, and the connectors
+ * escape every value where it goes (RFC 7644 §3.4.2.2 in SCIM filters, doubled quotes and
+ * percent-encoding in OData, percent-encoding in paths and table keys). Refused is only
+ * what no target can use: control characters (they cannot be shown, typed or compared
+ * reliably, and directories refuse them), unpaired surrogates (not Unicode text: JSON and
+ * UTF-8 cannot carry them faithfully), blank and over-long values.
+ */
 // eslint-disable-next-line no-control-regex -- control characters are what it refuses
-const SAFE_TEXT = /^[^\u0000-\u001f\u007f"\\]*$/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
-const safeText = (what: string, max: number) =>
+/** The problem with a text's characters, naming where it is (never repeating the value). */
+function characterProblem(what: string, value: string): string | undefined {
+  const control = CONTROL.exec(value);
+  if (control !== null) {
+    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    return (
+      `${what} must not contain control characters (U+${code} at position ${control.index + 1}): ` +
+      'no directory shows or compares them reliably'
+    );
+  }
+  const surrogate = LONE_SURROGATE.exec(value);
+  if (surrogate !== null) {
+    return `${what} is not valid Unicode text (an unpaired surrogate at position ${surrogate.index + 1})`;
+  }
+  return undefined;
+}
+
+/** Any text a target may hold, up to `max` characters: not blank, no control characters. */
+export const nameText = (what: string, max: number) =>
   z
     .string()
     .min(1, `${what} must not be empty`)
     .max(max, `${what} must be at most ${max} characters`)
-    .regex(SAFE_TEXT, `${what} must not contain quotes, backslashes or control characters`)
-    .refine((value) => value.trim() === value, `${what} must not start or end with spaces`);
+    .superRefine((value, ctx) => {
+      if (value.length > 0 && value.trim() === '') {
+        ctx.addIssue({ code: 'custom', message: `${what} must not be blank` });
+      }
+      const problem = characterProblem(what, value);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    });
+
+/*
+ * An account ID is also the key the service finds the account by again; targets that trim
+ * spaces (many SCIM servers) would store another ID than the one asked for.
+ */
+const accountIdText = nameText('accountId', 256).refine(
+  (value) => value.trim() === value || value.trim() === '',
+  'accountId must not start or end with spaces: a target that trims them stores another ID, ' +
+    'and the account would not be found again by this one',
+);
 
 export const requestIdSchema = z
   .string()
@@ -22,9 +64,9 @@ export const requestIdSchema = z
 
 const groupSelector = z.union(
   [
-    safeText('group name', 256),
-    z.strictObject({ id: safeText('group id', 256) }),
-    z.strictObject({ name: safeText('group name', 256) }),
+    nameText('group name', 256),
+    z.strictObject({ id: nameText('group id', 256) }),
+    z.strictObject({ name: nameText('group name', 256) }),
   ],
   { error: 'a group is a name, { "name": ... } or { "id": ... }' },
 );
@@ -64,10 +106,10 @@ const action = z.unknown().transform((value, ctx) => {
 const simpleValue = z.union([z.string().max(1024), z.number(), z.boolean()]);
 
 export const accountSchema = z.strictObject({
-  accountId: safeText('accountId', 256),
-  displayName: z.string().min(1).max(256).optional(),
-  givenName: z.string().min(1).max(128).optional(),
-  familyName: z.string().min(1).max(128).optional(),
+  accountId: accountIdText,
+  displayName: nameText('displayName', 256).optional(),
+  givenName: nameText('givenName', 128).optional(),
+  familyName: nameText('familyName', 128).optional(),
   email: z.email('must be an e-mail address').optional(),
   attributes: z
     .record(
@@ -82,6 +124,23 @@ export const accountSchema = z.strictObject({
     .optional(),
 });
 
+/*
+ * The caller's context (who asked, why, which case) is free text for people: any character
+ * but control characters, which no log, table or report shows faithfully. No secret belongs
+ * here, and none is taken from here.
+ */
+export const requestContextSchema = {
+  requestedBy: nameText('requestedBy', 256)
+    .optional()
+    .describe('Who asked: the person or workflow, as the caller names them'),
+  reason: nameText('reason', 1024).optional().describe("Why, in the caller's words"),
+  correlationId: nameText('correlationId', 256)
+    .optional()
+    .describe(
+      "The governance workflow's own id for the case (ticket, approval); filterable in GET /journal",
+    ),
+};
+
 /**
  * `POST /api/requests` and bulk queue messages (DESIGN: Inbound API). Cross-field rules:
  * create comes first, nothing follows delete, a password is used by a create or
@@ -91,6 +150,7 @@ export const provisioningRequestSchema = z
   .strictObject({
     requestId: requestIdSchema.optional(),
     connector: z.string().min(1, 'connector must be named').max(63),
+    ...requestContextSchema,
     account: accountSchema,
     password: z.string().min(1).max(256).optional(),
     actions: z.array(action).min(1, 'at least one action').max(50, 'at most 50 actions'),

@@ -1,5 +1,6 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import type { ProvisioningRequest } from '../domain/provisioning-request';
+import { requestContextOf } from '../domain/request-context';
 import { initialSteps, skipRemaining, type RequestReport } from '../domain/request-report';
 import { requestInstanceId } from '../workflows/names';
 import type { OrchestrationState } from '../workflows/orchestration-client';
@@ -88,6 +89,7 @@ export function requestView(state: OrchestrationState): RequestReport & { runtim
             requestId: input.requestId,
             connector: input.connector,
             accountId: input.account.accountId,
+            ...requestContextOf(input),
             status: 'pending',
             steps: initialSteps(input.actions),
           };

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { SerializedError } from '../domain/errors';
 import type { ProvisioningRequest } from '../domain/provisioning-request';
+import { requestContextOf } from '../domain/request-context';
 import { ORCHESTRATIONS, requestInstanceId } from '../workflows/names';
 import type { OrchestrationClient } from '../workflows/orchestration-client';
 import type { WorkflowServices } from '../workflows/workflow-services';
@@ -46,6 +47,7 @@ export async function submitProvisioningRequest(
   const input: ProvisioningRequest = {
     requestId,
     connector: rest.connector,
+    ...requestContextOf(rest),
     account: rest.account,
     actions: rest.actions.map((action) =>
       'groups' in action

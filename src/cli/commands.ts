@@ -157,7 +157,10 @@ export async function accountCommand(
   return 0;
 }
 
-/** `provision <connector> <accountId> [--create] [--grant A,B] [--revoke C] [--lock|--unlock] [--delete]`. */
+/**
+ * `provision <connector> <accountId> [--create] [--grant A,B] [--revoke C] [--lock|--unlock]
+ * [--delete] [--requested-by W] [--reason R] [--correlation-id C]`.
+ */
 export async function provisionCommand(
   ctx: CliContext,
   args: CommandArgs,
@@ -197,6 +200,11 @@ export async function provisionCommand(
       lock: args.values.lock === true,
       unlock: args.values.unlock === true,
       delete: args.values.delete === true,
+      context: {
+        ...(text('requested-by') === undefined ? {} : { requestedBy: text('requested-by') }),
+        ...(text('reason') === undefined ? {} : { reason: text('reason') }),
+        ...(text('correlation-id') === undefined ? {} : { correlationId: text('correlation-id') }),
+      },
     },
     print,
   );

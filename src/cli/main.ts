@@ -30,6 +30,7 @@ Commands:
   structure <connector> <group>      nested group structure below a group (Graph)
   provision <connector> <accountId> [--create] [--display-name N] [--email E]
             [--grant A,B] [--revoke C] [--lock|--unlock] [--delete]
+            [--requested-by WHO] [--reason WHY] [--correlation-id CASE]
   demo                               run everything once against the sandbox (npm start)
 
 Connectors come from PROVISIONING_CONNECTORS (JSON) and secrets from LOCAL_SECRETS;
@@ -59,6 +60,9 @@ async function main(argv: string[]): Promise<number> {
       revoke: { type: 'string' },
       'display-name': { type: 'string' },
       email: { type: 'string' },
+      'requested-by': { type: 'string' },
+      reason: { type: 'string' },
+      'correlation-id': { type: 'string' },
       create: { type: 'boolean' },
       lock: { type: 'boolean' },
       unlock: { type: 'boolean' },

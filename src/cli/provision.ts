@@ -2,6 +2,7 @@ import { submitProvisioningRequest } from '../api/submit-request';
 import type { Connector } from '../connectors/connector';
 import { ProvisioningError } from '../domain/errors';
 import type { GroupRef } from '../domain/group';
+import type { RequestContext } from '../domain/request-context';
 import type { RequestReport } from '../domain/request-report';
 import { requestInstanceId } from '../workflows/names';
 import type { CliContext } from './cli-context';
@@ -17,6 +18,8 @@ export interface ProvisionRequest {
   lock?: boolean;
   unlock?: boolean;
   delete?: boolean;
+  /** Who asks, why, and the governance workflow's case: into the report and the journal. */
+  context?: RequestContext;
 }
 
 /** How long the CLI waits for a request (a lease held by another request may take 10 minutes). */
@@ -42,7 +45,7 @@ export async function provision(
     ...(request.delete === true ? [{ type: 'delete' }] : []),
   ];
   const submitted = await submitProvisioningRequest(
-    { connector: request.connector, account: request.profile, actions },
+    { connector: request.connector, ...request.context, account: request.profile, actions },
     service.services,
     service.driver,
     { source: 'cli', now: new Date() },
@@ -74,6 +77,12 @@ export async function provision(
 /** A report as the CLI prints it: one line per step, then its changes, notices and error. */
 export function describeReport(report: RequestReport): string[] {
   const lines = [`  request ${report.requestId}: ${report.status}`];
+  const context = [
+    report.correlationId === undefined ? undefined : `case ${report.correlationId}`,
+    report.requestedBy === undefined ? undefined : `requested by ${report.requestedBy}`,
+    report.reason === undefined ? undefined : `reason: ${report.reason}`,
+  ].filter((part) => part !== undefined);
+  if (context.length > 0) lines.push(`  ${context.join(', ')}`);
   for (const step of report.steps) {
     const groups = step.groups === undefined ? '' : ` ${step.groups.join(', ')}`;
     lines.push(`  ${`${step.action}${groups}`.padEnd(28)} ${step.state}`);

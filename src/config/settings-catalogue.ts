@@ -87,6 +87,7 @@ export const SETTINGS: readonly SettingDescription[] = [
   {
     name: 'LOCAL_HOST_API_KEY',
     need: 'local',
-    description: 'API key the local host demands (random and printed at start when unset)',
+    description:
+      'API key the local host demands (random and printed at start when unset; never printed when set)',
   },
 ];

@@ -70,19 +70,52 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
       : { passwordSecret: input.passwordSecret, discardAfterUse: input.lastPasswordUse }),
     intentKey: intentKey(input.requestId, input.step, STEP_OPS.createAccount),
   });
-  if (!created.ok) return failed(created.error);
-  const answer = created.value;
+  // A create whose answers were lost (after the transport's and Durable's retries) may
+  // have been applied: a read tells, as for an unusable answer (scim-interop.md).
+  if (!created.ok && !mayHaveBeenApplied(created.error)) return failed(created.error);
+  const answer: CreateAccountAnswer = created.ok ? created.value : lostCreate(created.error);
   // The account exists from the answer on: the visibility window counts from there.
   const answeredAt = yield* now();
   let account: TargetAccount;
-  if (answer.outcome === 'exists') {
-    const shown = yield* readUntilShown(input, answeredAt);
-    if ('error' in shown) return failed(shown.error);
-    account = shown.account;
-  } else {
-    account = answer.account;
+  const notices: string[] = [];
+  switch (answer.outcome) {
+    case 'created':
+    case 'adopted':
+      account = answer.account;
+      break;
+    case 'exists': {
+      const shown = yield* findUntilShown(input, answeredAt, false);
+      if ('error' in shown) return failed(shown.error);
+      if (shown.account === null) {
+        return failed(
+          accountNotFound(
+            input,
+            `: the target refused to create it again (it exists), but no read showed it within ` +
+              `${Math.round(input.capabilities.visibilityWindowMs / 1000)} s`,
+          ),
+        );
+      }
+      account = shown.account;
+      break;
+    }
+    case 'unconfirmed': {
+      // The verdict rests on the read (DESIGN invariant 11): the account is there, or not.
+      const shown = yield* findUntilShown(input, answeredAt, true);
+      if ('error' in shown || shown.account === null) {
+        const readError = 'error' in shown ? shown.error : undefined;
+        return failed(answer.error, [], [notShownAfter(input, answer.fault, readError)]);
+      }
+      account = shown.account;
+      notices.push(
+        `the target created account "${input.accountId}" but ${answer.fault}; ` +
+          `a read by account ID shows it (id ${account.id})`,
+      );
+      break;
+    }
   }
-  const ours = answer.outcome === 'created' || answer.maybeOurs;
+  // An unusable answer to this request's own create, and a read that shows the account: the
+  // create is this request's effective change (scim-interop.md: answer lost after the write).
+  const ours = answer.outcome === 'created' || answer.outcome === 'unconfirmed' || answer.maybeOurs;
   const at = iso(answeredAt);
   input.handle.account = account;
   input.handle.seen = true;
@@ -91,7 +124,7 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
     link: { targetId: account.id, linkedAt: at, ...(ours ? { createdAt: at } : {}) },
     ...(ours ? { enabled: { value: true, at } } : {}),
   };
-  if (ours) return succeeded([{ change: 'account created' }], [], record);
+  if (ours) return succeeded([{ change: 'account created' }], notices, record);
   return succeeded(
     [],
     [`account "${input.accountId}" existed already and was adopted (id ${account.id})`],
@@ -100,27 +133,58 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
 }
 
 /**
- * The target refused a second account with this ID, but reads do not show the first one
- * yet (replication): looked up again on the timer, within the visibility window.
+ * Whether a failed write may still have been applied: no answer after the request may have
+ * arrived (the transport says so), or a 5xx from the target or a gateway in front of it.
  */
-function* readUntilShown(
+function mayHaveBeenApplied(error: SerializedError): boolean {
+  return error.details?.maybeApplied === true || error.code === 'TARGET_UNAVAILABLE';
+}
+
+/** A create that failed after it may have been applied: only a read can tell. */
+function lostCreate(error: SerializedError): CreateAccountAnswer {
+  const fault =
+    error.status === undefined
+      ? `its answer was lost (${error.code})`
+      : `answered ${error.status} (${error.code})`;
+  return { outcome: 'unconfirmed', maybeOurs: true, fault, error };
+}
+
+/** Why an unconfirmed create fails: no read showed the account, or the read failed. */
+function notShownAfter(
+  input: AccountStepInput,
+  fault: string,
+  readError: SerializedError | undefined,
+): string {
+  if (readError !== undefined) {
+    return (
+      `the target ${fault}, and reading account "${input.accountId}" back failed ` +
+      `(${readError.code}): could not tell whether it was created`
+    );
+  }
+  const seconds = Math.round(input.capabilities.visibilityWindowMs / 1000);
+  return (
+    `the target ${fault}, and no read by account ID ${seconds > 0 ? `within ${seconds} s ` : ''}` +
+    `shows account "${input.accountId}": it was not created`
+  );
+}
+
+/**
+ * Looks the account up by its account ID until a read shows it or the visibility window
+ * has passed (null): at once when `readAtOnce`, else first after the first re-read delay
+ * (the target just said the account exists, and its reads lag).
+ */
+function* findUntilShown(
   input: AccountStepInput,
   started: number,
-): Machine<{ account: TargetAccount } | { error: SerializedError }> {
+  readAtOnce: boolean,
+): Machine<{ account: TargetAccount | null } | { error: SerializedError }> {
   const deadline = started + input.capabilities.visibilityWindowMs;
-  for (let round = 0; ; round++) {
-    const at = yield* now();
-    const delay = delayWithin(round, at, deadline);
-    if (delay <= 0) {
-      return {
-        error: accountNotFound(
-          input,
-          `: the target refused to create it again (it exists), but no read showed it within ` +
-            `${Math.round(input.capabilities.visibilityWindowMs / 1000)} s`,
-        ),
-      };
+  for (let round = readAtOnce ? -1 : 0; ; round++) {
+    if (round >= 0) {
+      const delay = delayWithin(round, yield* now(), deadline);
+      if (delay <= 0) return { account: null };
+      yield* wait(delay);
     }
-    yield* wait(delay);
     const found = yield* call<AccountLookup>(STEP_OPS.findAccount, {
       connector: input.connector,
       accountId: input.accountId,

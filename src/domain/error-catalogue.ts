@@ -103,6 +103,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     meaning:
       'the service may not write the members of the group (dynamic, mail-enabled, synced, role-assignable)',
   },
+  CATALOGUE_EMPTY: {
+    status: 409,
+    meaning:
+      "setMemberships needs the connector's role catalogue, which is empty: import it first (POST /connectors/{name}/imports); nothing was written",
+  },
   ACCOUNT_STATE_NOT_CONFIRMED: {
     status: 502,
     meaning:

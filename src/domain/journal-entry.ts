@@ -1,17 +1,21 @@
 import { createHash } from 'node:crypto';
+import { requestContextOf, type RequestContext } from './request-context';
 
-/** An effective change, as the change journal records it (spec 5, DESIGN invariant 1). */
-export type JournalChange =
-  | 'account created'
-  | 'account updated'
-  | 'account locked'
-  | 'account unlocked'
-  | 'password set'
-  | 'account deleted'
-  | 'member added'
-  | 'member removed';
+/** The effective changes the change journal records (spec 5, DESIGN invariant 1). */
+export const JOURNAL_CHANGES = [
+  'account created',
+  'account updated',
+  'account locked',
+  'account unlocked',
+  'password set',
+  'account deleted',
+  'member added',
+  'member removed',
+] as const;
+export type JournalChange = (typeof JOURNAL_CHANGES)[number];
 
-export interface JournalEntry {
+/** One effective change, with the request's context: who asked, why, under which case. */
+export interface JournalEntry extends RequestContext {
   /** Derived from request, step and change: a replayed or retried write upserts the same entry. */
   key: string;
   connector: string;
@@ -54,13 +58,14 @@ export interface EffectiveChange {
 
 /**
  * The journal entries of one step's effective changes, stamped with the orchestration's
- * time: keyed by request, step and change, so a replay or retry upserts the same entries.
+ * time and the request's context: keyed by request, step and change, so a replay or retry
+ * upserts the same entries.
  *
  * @example
- * journalEntriesOf({ requestId: 'r1', connector: 'hr', accountId: 'ada' }, 0, [{ change: 'account created' }], at);
+ * journalEntriesOf({ requestId: 'r1', connector: 'hr', accountId: 'ada', correlationId: 'CHG-42' }, 0, [{ change: 'account created' }], at);
  */
 export function journalEntriesOf(
-  request: { requestId: string; connector: string; accountId: string },
+  request: { requestId: string; connector: string; accountId: string } & RequestContext,
   step: number,
   changes: readonly EffectiveChange[],
   at: string,
@@ -74,6 +79,7 @@ export function journalEntriesOf(
     change: change.change,
     ...(change.groupId === undefined ? {} : { groupId: change.groupId }),
     ...(change.groupName === undefined ? {} : { groupName: change.groupName }),
+    ...requestContextOf(request),
     at,
   }));
 }

@@ -49,19 +49,21 @@ function* changeMemberships(
   input: MembershipStepInput,
   account: TargetAccount,
 ): Machine<StepOutcome> {
-  const resolved = yield* resolveGroups(input.connector, input.groups);
-  if ('error' in resolved) return failed(resolved.error);
-  const names: Record<string, string> = {};
-  for (const group of resolved.groups) names[group.id] = group.displayName;
   let managed: GroupRef[] = [];
   if (input.action === 'setMemberships') {
     const listed = yield* call<GroupRef[]>(STEP_OPS.listManagedGroups, {
       connector: input.connector,
     });
     if (!listed.ok) return failed(listed.error);
+    // Reconciling against no catalogue would grant and never revoke: refused before any write.
+    if (listed.value.length === 0) return failed(catalogueEmpty(input));
     managed = listed.value;
-    for (const group of managed) names[group.id] ??= group.displayName;
   }
+  const resolved = yield* resolveGroups(input.connector, input.groups);
+  if ('error' in resolved) return failed(resolved.error);
+  const names: Record<string, string> = {};
+  for (const group of resolved.groups) names[group.id] = group.displayName;
+  for (const group of managed) names[group.id] ??= group.displayName;
   const plan = planMembershipWrites(input.action, resolved.groups, managed);
   if (plan.refused.length > 0) return failed(notWritable(input, plan.refused));
   const groups = {
@@ -296,5 +298,21 @@ function notWritable(input: StepContext, groups: readonly GroupRef[]): Serialize
         reason: group.notWritableReason ?? 'members not writable',
       })),
     },
+  };
+}
+
+/**
+ * setMemberships reconciles the account against the connector's role catalogue (the managed
+ * groups): with none imported yet it would grant the named groups and revoke nothing.
+ */
+function catalogueEmpty(input: StepContext): SerializedError {
+  return {
+    code: 'CATALOGUE_EMPTY',
+    message:
+      `the role catalogue of connector "${input.connector}" is empty: import it first ` +
+      `(POST /api/connectors/${encodeURIComponent(input.connector)}/imports). setMemberships ` +
+      `reconciles account "${input.accountId}" against it; nothing was written`,
+    retryable: false,
+    object: input.connector,
   };
 }

@@ -1,5 +1,6 @@
 import type { AccountProfile } from './account';
 import type { ConnectorCapabilities } from './capabilities';
+import type { RequestContext } from './request-context';
 
 /** The actions of a provisioning request, run in the order given (DESIGN: Inbound API). */
 export const ACTION_TYPES = [
@@ -25,10 +26,11 @@ export type ProvisioningAction =
   | { type: 'grant' | 'revoke' | 'setMemberships'; groups: GroupSelector[] };
 
 /**
- * The orchestration input of a provisioning request. It holds no secret: a password
- * travels as the name of a transient secret in the SecretStore (DESIGN invariant 5).
+ * The orchestration input of a provisioning request, with the caller's context (who, why,
+ * which case). It holds no secret: a password travels as the name of a transient secret in
+ * the SecretStore (DESIGN invariant 5).
  */
-export interface ProvisioningRequest {
+export interface ProvisioningRequest extends RequestContext {
   requestId: string;
   connector: string;
   account: AccountProfile;

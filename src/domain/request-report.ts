@@ -1,6 +1,7 @@
 import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
 import type { ActionType, ProvisioningAction } from './provisioning-request';
+import type { RequestContext } from './request-context';
 
 /** The state of one step (DESIGN: GET /requests/{id}). */
 export type StepState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
@@ -22,8 +23,11 @@ export interface StepReport {
   error?: SerializedError;
 }
 
-/** What a provisioning orchestration publishes as custom status and returns as output. */
-export interface RequestReport {
+/**
+ * What a provisioning orchestration publishes as custom status and returns as output, with
+ * the caller's context (who asked, why, which case).
+ */
+export interface RequestReport extends RequestContext {
   requestId: string;
   connector: string;
   accountId: string;

@@ -1,4 +1,5 @@
 import type { TargetAccount } from './account';
+import type { SerializedError } from './errors';
 
 /** The direct memberships of one account as read from the target (a replica: it may lag). */
 export interface MembershipRead {
@@ -43,7 +44,19 @@ export type CreateAccountAnswer =
   /** The account ID was taken; the existing account was read and is the same account. */
   | { outcome: 'adopted'; account: TargetAccount; maybeOurs: boolean }
   /** The account ID was taken, but reads do not show the account yet (replication). */
-  | { outcome: 'exists'; maybeOurs: boolean };
+  | { outcome: 'exists'; maybeOurs: boolean }
+  /**
+   * The create was sent, but its answer is unusable (no id, a body that does not parse, no
+   * answer at all): whether the account was made only a read can tell (DESIGN invariant 11).
+   */
+  | {
+      outcome: 'unconfirmed';
+      maybeOurs: boolean;
+      /** What was wrong with the answer, after "the target created the account but ...". */
+      fault: string;
+      /** The step fails with this when no read shows the account. */
+      error: SerializedError;
+    };
 
 /** What a delete answered: `absent` when the target did not have the account (404). */
 export interface DeleteAccountAnswer {

@@ -3,6 +3,11 @@ import type { JournalEntry } from '../domain/journal-entry';
 export interface JournalQuery {
   connector?: string;
   accountId?: string;
+  requestId?: string;
+  /** The governance workflow's case id the requests carried (exact). */
+  correlationId?: string;
+  /** Who asked, as the requests named them (exact). */
+  requestedBy?: string;
   /** ISO time, inclusive. */
   from?: string;
   /** ISO time, exclusive. */

@@ -1,6 +1,7 @@
 import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
 import { ProvisioningError } from '../domain/errors';
 import type { JournalChange, JournalEntry } from '../domain/journal-entry';
+import { requestContextOf } from '../domain/request-context';
 import { EnsuredTable } from './ensured-table';
 import type { JournalPage, JournalQuery, JournalStore } from './journal-store';
 import { guardStorage } from './storage-failure';
@@ -19,6 +20,9 @@ interface JournalRow {
   change: string;
   groupId?: string;
   groupName?: string;
+  requestedBy?: string;
+  reason?: string;
+  correlationId?: string;
   at: string;
 }
 
@@ -98,6 +102,11 @@ function journalFilter(query: JournalQuery): string {
     clauses.push(odata`PartitionKey eq ${encodeTableKey(query.connector)}`);
   }
   if (query.accountId !== undefined) clauses.push(odata`accountId eq ${query.accountId}`);
+  if (query.requestId !== undefined) clauses.push(odata`requestId eq ${query.requestId}`);
+  if (query.correlationId !== undefined) {
+    clauses.push(odata`correlationId eq ${query.correlationId}`);
+  }
+  if (query.requestedBy !== undefined) clauses.push(odata`requestedBy eq ${query.requestedBy}`);
   // RowKeys start with the entry's ISO time: a time range is a RowKey range.
   if (query.from !== undefined) clauses.push(odata`RowKey ge ${isoTime(query.from, 'from')}`);
   if (query.to !== undefined) clauses.push(odata`RowKey lt ${isoTime(query.to, 'to')}`);
@@ -150,6 +159,7 @@ function toRow(entry: JournalEntry): JournalRow {
     change: entry.change,
     ...(entry.groupId === undefined ? {} : { groupId: entry.groupId }),
     ...(entry.groupName === undefined ? {} : { groupName: entry.groupName }),
+    ...requestContextOf(entry),
     at: entry.at,
   };
 }
@@ -164,6 +174,7 @@ function fromRow(row: TableEntityResult<JournalRow>): JournalEntry {
     change: row.change as JournalChange,
     ...(row.groupId === undefined ? {} : { groupId: row.groupId }),
     ...(row.groupName === undefined ? {} : { groupName: row.groupName }),
+    ...requestContextOf(row),
     at: row.at,
   };
 }

@@ -169,8 +169,8 @@ describe('bad input', () => {
     expect(answer.body.error.code).toBe('REQUEST_TOO_LARGE');
   });
 
-  it.each(['bad"id', 'bad\\id', 'bad\u0000id', ' padded'])(
-    'refuses the filter-breaking account ID %j',
+  it.each(['bad\u0000id', 'bad\nid', ' padded', '   '])(
+    'refuses the unusable account ID %j',
     async (accountId) => {
       const answer = await nothingChanges(() =>
         t.api('POST', '/api/requests', { ...good, account: { accountId } }),

@@ -13,6 +13,6 @@ export async function createdAccount(
   password?: string,
 ): Promise<TargetAccount> {
   const answer = await connector.createAccount(profile, password);
-  if (answer.outcome === 'exists') throw new Error(`account ${profile.accountId} not readable`);
+  if (!('account' in answer)) throw new Error(`account ${profile.accountId} not readable`);
   return answer.account;
 }

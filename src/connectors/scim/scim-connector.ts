@@ -13,6 +13,7 @@ import type {
   SetEnabledAnswer,
   StatusResult,
 } from '../connector';
+import { createAnswerFault, unusableCreateAnswer } from './create-answer';
 import { mapScimError } from './error-mapper';
 import { attributeFilter } from './filter';
 import { interpretListResponse } from './list-response';
@@ -107,25 +108,33 @@ export class ScimConnector implements Connector {
 
   /**
    * Spec: Create account. A 409 `uniqueness` adopts the existing account when its userName
-   * is the account ID (invariant 4: an activity may run twice; scim-interop.md).
+   * is the account ID (invariant 4: an activity may run twice; scim-interop.md). A 2xx the
+   * account cannot be read from (no `id`, a body that does not parse) is `unconfirmed`: the
+   * step machine reads the account back by userName to tell (invariant 11).
    */
   async createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountAnswer> {
+    const context = this.accountContext(profile.accountId);
     const result = await this.http.send({
       method: 'POST',
       url: scimUrl(this.settings.baseUrl, 'Users'),
       json: toScimUser(profile, this.settings.mapping, password),
       accept: [200, 201, 409],
-      context: this.accountContext(profile.accountId),
+      context,
       ...(password === undefined ? {} : { transientSecrets: [password] }),
     });
     const maybeOurs = result.maybeAppliedBefore;
     if (result.status !== 409) {
+      const fault = createAnswerFault(result);
+      if (fault !== undefined) {
+        return unusableCreateAnswer(result, fault, {
+          connector: this.name,
+          accountId: profile.accountId,
+        });
+      }
       return { outcome: 'created', account: fromScimUser(result.body), maybeOurs };
     }
     const existing = await this.findAccount(profile.accountId);
-    if (existing === undefined) {
-      throw mapScimError(result, this.accountContext(profile.accountId));
-    }
+    if (existing === undefined) throw mapScimError(result, context);
     return { outcome: 'adopted', account: existing, maybeOurs };
   }
 

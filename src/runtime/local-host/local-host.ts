@@ -43,6 +43,8 @@ export interface LocalHost {
   /** e.g. http://127.0.0.1:7071 */
   url: string;
   apiKey: string;
+  /** The key was made at start (LOCAL_HOST_API_KEY unset): only then may it be printed. */
+  apiKeyGenerated: boolean;
   config: AppConfig;
   services: WorkflowServices;
   driver: OrchestrationDriver;
@@ -135,6 +137,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     return {
       url: `http://127.0.0.1:${port}`,
       apiKey,
+      apiKeyGenerated: config.localHost.apiKey === undefined,
       config,
       services,
       driver,

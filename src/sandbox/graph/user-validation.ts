@@ -96,11 +96,40 @@ function validateMailNickname(value: unknown): void {
   }
 }
 
+/*
+ * Entra ID's user name policy for userPrincipalName: ASCII letters, digits and ' . - _ ! # ^ ~
+ * before the "@" (no "&", no spaces, no other script), no "." at its start or just before
+ * the "@", at most 64 characters before it, 48 after it and 113 in all.
+ */
+const UPN_LOCAL_PART = /^[A-Za-z0-9'.\-_!#^~]{1,64}$/;
+
+function invalidUserPrincipalName(): GraphRequestError {
+  return new GraphRequestError(
+    400,
+    'Request_BadRequest',
+    'Property userPrincipalName is invalid.',
+    {
+      extra: { details: [{ code: 'InvalidValue', target: 'userPrincipalName' }] },
+    },
+  );
+}
+
 function validateUserPrincipalName(value: unknown, verifiedDomains: readonly string[]): void {
   if (!nonEmptyString(value)) throw invalidValue('userPrincipalName');
   const at = value.lastIndexOf('@');
-  if (at <= 0 || /\s/.test(value)) throw invalidValue('userPrincipalName');
-  const domain = value.slice(at + 1).toLowerCase();
+  const local = value.slice(0, Math.max(at, 0));
+  const domainPart = value.slice(at + 1);
+  if (
+    at <= 0 ||
+    value.length > 113 ||
+    domainPart.length > 48 ||
+    !UPN_LOCAL_PART.test(local) ||
+    local.startsWith('.') ||
+    local.endsWith('.')
+  ) {
+    throw invalidUserPrincipalName();
+  }
+  const domain = domainPart.toLowerCase();
   if (!verifiedDomains.some((verified) => verified.toLowerCase() === domain)) {
     throw new GraphRequestError(
       400,

@@ -54,6 +54,9 @@ function shapeResponses(state: SandboxState) {
         res.status(204).end();
         return res;
       }
+      if (isCreateAnswer(req, res) && state.quirks.createAnswer !== undefined) {
+        return sendBrokenCreateAnswer(res, body, state.quirks.createAnswer);
+      }
       let projection;
       try {
         projection = parseProjection(queryOf(req), USER_SCHEMA.toLowerCase());
@@ -72,6 +75,32 @@ function shapeResponses(state: SandboxState) {
     };
     next();
   };
+}
+
+function isCreateAnswer(req: Request, res: Response): boolean {
+  // req.path is relative to the router that answers; the URL as sent names the resource.
+  const path = new URL(req.originalUrl, 'http://sandbox.invalid').pathname;
+  return req.method === 'POST' && /\/Users\/?$/.test(path) && res.statusCode === 201;
+}
+
+/** Quirk `createAnswer`: the user was created; its answer cannot be read by a client. */
+function sendBrokenCreateAnswer(
+  res: Response,
+  body: unknown,
+  kind: 'withoutId' | 'notJson',
+): Response {
+  res.set('Content-Type', SCIM_JSON);
+  res.removeHeader('Location');
+  if (kind === 'notJson')
+    return res.send('{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"');
+  const user = { ...(body as Record<string, unknown>) };
+  delete user.id;
+  if (typeof user.meta === 'object' && user.meta !== null) {
+    const meta = { ...(user.meta as Record<string, unknown>) };
+    delete meta.location;
+    user.meta = meta;
+  }
+  return res.send(JSON.stringify(user));
 }
 
 /**

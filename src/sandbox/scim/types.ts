@@ -45,6 +45,12 @@ export interface ScimQuirks {
   noServiceProviderConfig?: boolean;
   /** Users carry their last logon under this attribute name or dotted path. */
   lastLogonAttribute?: string;
+  /**
+   * How `POST /Users` answers a create it made (the user IS created): `withoutId` with the
+   * user but no `id`, `meta.location` or `Location` header (a real gateway did this);
+   * `notJson` with a body that does not parse.
+   */
+  createAnswer?: 'withoutId' | 'notJson';
   /** Milliseconds added before every response. */
   latencyMs?: number;
 }

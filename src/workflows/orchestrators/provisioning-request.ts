@@ -17,6 +17,7 @@ import {
   type RequestReport,
   type StepReport,
 } from '../../domain/request-report';
+import { requestContextOf } from '../../domain/request-context';
 import { newAccountHandle, type StepContext } from '../../domain/step-context';
 import type { StepOutcome } from '../../domain/step-outcome';
 import type { LeaseResult } from '../../store/account-leases';
@@ -58,6 +59,7 @@ export function* provisioningRequestOrchestrator(
     requestId: request.requestId,
     connector: request.connector,
     accountId: request.account.accountId,
+    ...requestContextOf(request),
     status: 'running',
     steps: initialSteps(request.actions),
     startedAt: now(),
@@ -150,7 +152,7 @@ export function* provisioningRequestOrchestrator(
         connector,
         accountId,
         entries: journalEntriesOf(
-          { requestId: request.requestId, connector, accountId },
+          { requestId: request.requestId, connector, accountId, ...requestContextOf(request) },
           index,
           outcome.changes,
           now(),

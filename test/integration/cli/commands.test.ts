@@ -52,8 +52,12 @@ describe('the CLI against its own sandboxes (nothing configured)', () => {
     const created = await run(provisionCommand, ['scim-sandbox', 'cli.user'], {
       create: true,
       grant: 'Sales,Finance',
+      'requested-by': 'ops@example.test',
+      reason: 'joiner',
+      'correlation-id': 'CHG-7',
     });
     expect(created.code, created.text).toBe(0);
+    expect(created.text).toContain('case CHG-7, requested by ops@example.test, reason: joiner');
     expect(created.text).toMatch(/request .+: succeeded/);
     expect(created.text).toMatch(/member added Sales/);
     expect(created.text).toMatch(/member added Finance/);
@@ -85,6 +89,16 @@ describe('the CLI against its own sandboxes (nothing configured)', () => {
       'member added Sales',
       'member removed Finance',
     ]);
+    // The context given on the command line is in every entry of that request, and only there.
+    const ofCase = await service.services.journal.query({ correlationId: 'CHG-7' });
+    expect(
+      ofCase.entries
+        .map((e) => `${e.change}${e.groupName === undefined ? '' : ` ${e.groupName}`}`)
+        .sort(),
+    ).toEqual(['account created', 'member added Finance', 'member added Sales']);
+    for (const entry of ofCase.entries) {
+      expect(entry).toMatchObject({ requestedBy: 'ops@example.test', reason: 'joiner' });
+    }
     const record = await service.services.links.get('scim-sandbox', 'cli.user');
     expect(record).toMatchObject({ enabled: false, assignedGroups: [scim.getGroup('Sales')?.id] });
     const shown = await run(accountCommand, ['scim-sandbox', 'cli.user']);

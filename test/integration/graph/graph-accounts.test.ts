@@ -110,22 +110,33 @@ describe('status check (real MSAL over HTTPS)', () => {
 });
 
 describe('accounts', () => {
-  it('creates enabled, with the UPN domain appended and mailNickname reduced', async () => {
+  it('creates enabled, with the UPN domain appended and mailNickname from the name part', async () => {
     const created = await graph.createAccount(
-      { accountId: 'José.Nuñez', displayName: 'José Nuñez', attributes: {} },
+      { accountId: "Jose.O'Neil", displayName: 'José O’Neil', attributes: {} },
       'Initial-Passw0rd!',
     );
     if (created.outcome !== 'created') throw new Error(`not created: ${created.outcome}`);
     expect(created.account).toMatchObject({
-      accountId: 'José.Nuñez@contoso.example',
+      accountId: "Jose.O'Neil@contoso.example",
       enabled: true,
     });
     const stored = harness.sandbox.getUser(created.account.id);
     expect(stored).toMatchObject({
-      mailNickname: 'Jose.Nunez',
+      mailNickname: "Jose.O'Neil",
       accountEnabled: true,
-      displayName: 'José Nuñez',
+      displayName: 'José O’Neil',
     });
+  });
+
+  it('passes on the directory refusing a user name with accents, creating nothing', async () => {
+    // Entra ID's user name policy: no accents in userPrincipalName.
+    await expect(
+      graph.createAccount({ accountId: 'José.Nuñez' }, 'Initial-Passw0rd!'),
+    ).rejects.toMatchObject({
+      code: 'GRAPH_REQUEST_REJECTED',
+      message: expect.stringContaining('Property userPrincipalName is invalid.'),
+    });
+    expect(harness.sandbox.userIdByUpn('José.Nuñez@contoso.example')).toBeUndefined();
   });
 
   it('adopts an existing account with the same UPN (ObjectConflict)', async () => {

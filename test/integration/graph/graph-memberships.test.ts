@@ -111,7 +111,7 @@ describe('membership write procedure (the step machine, directly on the connecto
       { accountId: `fresh${userCount}` },
       'Fresh-Passw0rd!',
     );
-    if (created.outcome === 'exists') throw new Error('expected a new account');
+    if (!('account' in created)) throw new Error('expected a new account');
     const outcome = await runMembership(harness, graph, created.account, 'grant', free);
     expect(outcome.changes).toHaveLength(1);
     expect(harness.sandbox.directMemberIds(free[0]!)).toContain(created.account.id);

@@ -267,6 +267,41 @@ describe('writes', () => {
     expect([stale.body['accountEnabled'], fresh.body['accountEnabled']]).toEqual([true, false]);
   });
 
+  it("keeps Entra ID's user name policy: ASCII letters, digits and ' . - _ ! # ^ ~ before the @", async () => {
+    const passwordProfile = { password: 'Str0ng-Passw0rd!' };
+    const create = (local: string) =>
+      graph('POST', '/users', {
+        body: {
+          accountEnabled: true,
+          displayName: local,
+          mailNickname: 'policy',
+          passwordProfile,
+          userPrincipalName: `${local}@contoso.example`,
+        },
+      });
+    expect((await create("o'brien#1^~!_x.y-z")).status).toBe(201);
+    for (const local of [
+      'jane"doe',
+      'a&b',
+      'a b',
+      'a\\b',
+      'a%b',
+      'a+b',
+      '山田',
+      'x🎉',
+      'dot.',
+      '.dot',
+      'x'.repeat(65),
+    ]) {
+      const refused = await create(local);
+      expect(refused.status, local).toBe(400);
+      expect(refused.body.error).toMatchObject({
+        code: 'Request_BadRequest',
+        message: 'Property userPrincipalName is invalid.',
+      });
+    }
+  });
+
   it('adds and removes members by $ref with Graph semantics, and refuses unwritable groups', async () => {
     const user = sandbox.addUser({ userPrincipalName: 'ref@contoso.example' });
     const path = `/groups/${sandbox.addGroup({ displayName: 'Ref group' }).id}/members`;

@@ -76,6 +76,34 @@ describe('TableJournalStore', () => {
     expect(page.entries).toEqual([]);
   });
 
+  it('keeps the context of each entry and filters by case, requester and request', async () => {
+    const ticket = `CHG-"42" 'Q' \\ & #%+ 山田 🎉`;
+    const withContext = (base: JournalEntry, context: Partial<JournalEntry>): JournalEntry => ({
+      ...base,
+      ...context,
+    });
+    const first = withContext(entry('context', 'ada', 0, '2025-04-01T00:00:00.000Z'), {
+      correlationId: ticket,
+      requestedBy: "o'brien@example.test",
+      reason: 'joiner: "new hire", team 営業',
+    });
+    const second = withContext(entry('context', 'ada', 1, '2025-04-01T00:00:01.000Z', 'g1'), {
+      correlationId: ticket,
+      requestedBy: 'iga-workflow',
+    });
+    const unrelated = entry('context', 'bob', 0, '2025-04-01T00:00:02.000Z');
+    await journal.record([first, second, unrelated]);
+
+    expect((await journal.query({ correlationId: ticket })).entries).toEqual([first, second]);
+    expect(
+      (await journal.query({ connector: 'context', requestedBy: "o'brien@example.test" })).entries,
+    ).toEqual([first]);
+    expect((await journal.query({ requestId: 'req-bob' })).entries).toEqual([unrelated]);
+    expect((await journal.query({ correlationId: "x' or correlationId ne '" })).entries).toEqual(
+      [],
+    );
+  });
+
   it('returns a time range, from inclusive and to exclusive, in time order', async () => {
     const times = [
       '2025-03-01T09:00:00.000Z',

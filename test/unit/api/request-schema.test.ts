@@ -35,14 +35,96 @@ describe('provisioning request schema', () => {
     );
   });
 
-  it.each(['jane"doe', 'jane\\doe', 'jane\ndoe', ' jane'])(
-    'refuses the filter-breaking account ID %j',
-    (accountId) => {
+  // Names a directory allows (issue 12, item 7): the connectors escape them where they go.
+  const NAMES = [
+    'jane"doe',
+    'C:\\Share Admins',
+    "o'brien",
+    'R&D #1 100% +plus',
+    'Quote "Q" Group',
+    'Zoë Ωmega 山田太郎 محمد',
+    'party 🎉 team',
+  ];
+
+  it.each(NAMES)('accepts %j as account ID, display name and group name', (name) => {
+    expect(
+      problems({
+        ...valid,
+        account: { accountId: name, displayName: name, givenName: name, familyName: name },
+        actions: [
+          { type: 'create' },
+          { type: 'grant', groups: [name, { name }, { id: name }] },
+          { type: 'revoke', groups: [name] },
+          { type: 'setMemberships', groups: [name] },
+        ],
+      }),
+    ).toEqual([]);
+  });
+
+  it.each([
+    ['jane\ndoe', /control characters \(U\+000A at position 5\)/],
+    ['tab\there', /control characters \(U\+0009 at position 4\)/],
+    ['del\u007f', /control characters \(U\+007F at position 4\)/],
+    ['c1\u0085', /control characters \(U\+0085 at position 3\)/],
+    ['half \ud83c', /not valid Unicode text \(an unpaired surrogate at position 6\)/],
+    ['', /must not be empty/],
+    ['   ', /must not be blank/],
+    ['x'.repeat(257), /at most 256 characters/],
+  ])('refuses %j everywhere a name goes, saying why', (name, reason) => {
+    const found = problems({
+      ...valid,
+      account: { accountId: name, displayName: name },
+      actions: [{ type: 'create' }, { type: 'grant', groups: [name, { id: name }] }],
+    });
+    expect(found.map((p) => p.path).sort()).toEqual([
+      'account.accountId',
+      'account.displayName',
+      'actions.1.groups.0',
+      'actions.1.groups.1.id',
+    ]);
+    for (const problem of found) expect(problem.message).toMatch(reason);
+  });
+
+  it('refuses an account ID with leading or trailing spaces: it would not be found again', () => {
+    for (const accountId of [' jane', 'jane ']) {
       expect(problems({ ...valid, account: { accountId } })).toEqual([
-        { path: 'account.accountId', message: expect.stringMatching(/quotes|spaces/) },
+        { path: 'account.accountId', message: expect.stringMatching(/start or end with spaces/) },
       ]);
-    },
-  );
+    }
+    // A group name must equal the target's exactly, spaces included.
+    expect(
+      problems({ ...valid, actions: [{ type: 'create' }, { type: 'grant', groups: [' Sales '] }] }),
+    ).toEqual([]);
+  });
+
+  it('takes the caller context: who asked, why, and the case, any text but control characters', () => {
+    expect(
+      problems({
+        ...valid,
+        requestedBy: "o'brien@example.test",
+        reason: 'joiner: "new hire" in 営業 🎉',
+        correlationId: 'CHG-0042',
+      }),
+    ).toEqual([]);
+    expect(
+      problems({
+        ...valid,
+        requestedBy: 'x'.repeat(257),
+        reason: 'line one\nline two',
+        correlationId: '',
+      }),
+    ).toEqual([
+      { path: 'requestedBy', message: 'requestedBy must be at most 256 characters' },
+      {
+        path: 'reason',
+        message: expect.stringMatching(/^reason must not contain control characters \(U\+000A/),
+      },
+      { path: 'correlationId', message: 'correlationId must not be empty' },
+    ]);
+    expect(problems({ ...valid, reason: 'r'.repeat(1025) })).toEqual([
+      { path: 'reason', message: 'reason must be at most 1024 characters' },
+    ]);
+  });
 
   it('keeps the order rules: create first, nothing after delete', () => {
     expect(

@@ -76,6 +76,14 @@ describe('requestView', () => {
     expect(view.steps[1]?.groups).toEqual(['Sales']);
   });
 
+  it('shows the caller context of a request that has not started yet, and no secret name', () => {
+    const withContext = { ...input, requestedBy: 'iga-workflow', correlationId: 'CHG-42' };
+    const view = requestView(state('Pending', { input: withContext }));
+    expect(view).toMatchObject({ requestedBy: 'iga-workflow', correlationId: 'CHG-42' });
+    expect(view).not.toHaveProperty('reason');
+    expect(JSON.stringify(view)).not.toContain(input.passwordSecret);
+  });
+
   it('shows the custom status while the request runs', () => {
     const running = report('running', step(0, 'succeeded'), step(1, 'running'), step(2, 'pending'));
 

@@ -73,6 +73,111 @@ describe('account step: create', () => {
   });
 });
 
+describe('account step: create with an unusable answer (issue 12, item 5)', () => {
+  const unconfirmed = {
+    outcome: 'unconfirmed',
+    maybeOurs: false,
+    fault: 'answered without an id',
+    error: {
+      code: 'TARGET_RESPONSE_INVALID',
+      message: 'POST /Users answered without an id',
+      retryable: false,
+    },
+  };
+
+  it('reads the account back at once and continues when the read shows it, naming the fault', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => unconfirmed,
+      findAccount: () => ({ account: ADA, record: null }),
+    });
+    const outcome = await run('create', io, CONSISTENT);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account created' }] });
+    expect(outcome.notices).toEqual([
+      'the target created account "ada@contoso.example" but answered without an id; a read by account ID shows it (id u-1)',
+    ]);
+    expect(outcome.record?.link).toMatchObject({ targetId: 'u-1' });
+    expect(io.callsOf('findAccount').map((c) => c.at - START)).toEqual([0]);
+  });
+
+  it('fails with the original error when the read does not show the account', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => unconfirmed,
+      findAccount: () => ({ account: null, record: null }),
+    });
+    const outcome = await run('create', io, CONSISTENT);
+    expect(outcome).toMatchObject({ ok: false, changes: [], error: unconfirmed.error });
+    expect(outcome.notices[0]).toContain('no read by account ID shows account');
+    expect(outcome.record).toBeUndefined();
+  });
+
+  it('on a lagging target, reads again within the visibility window before deciding', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => unconfirmed,
+      findAccount: (_input, call) => ({ account: call < 3 ? null : ADA, record: null }),
+    });
+    const outcome = await run('create', io, LAGGING);
+    expect(outcome.ok).toBe(true);
+    expect(io.callsOf('findAccount').map((c) => (c.at - START) / 1000)).toEqual([0, 1, 3]);
+
+    const never = new ScriptedIo({
+      createAccount: () => unconfirmed,
+      findAccount: () => ({ account: null, record: null }),
+    });
+    const failedOutcome = await run('create', never, LAGGING);
+    expect(failedOutcome.error).toEqual(unconfirmed.error);
+    expect(failedOutcome.notices[0]).toContain('within 30 s');
+    expect(never.callsOf('findAccount').at(-1)!.at - START).toBe(30_000);
+  });
+
+  it('reads back after a create whose answers were all lost, and counts the create as its own', async () => {
+    const lost = {
+      ok: false,
+      error: {
+        code: 'TARGET_UNREACHABLE',
+        message: 'POST /Users failed (UND_ERR_SOCKET)',
+        retryable: true,
+        details: { maybeApplied: true },
+      },
+    };
+    const io = new ScriptedIo({
+      createAccount: () => lost,
+      findAccount: () => ({ account: ADA, record: null }),
+    });
+    const outcome = await run('create', io, CONSISTENT);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account created' }] });
+    expect(outcome.notices[0]).toBe(
+      'the target created account "ada@contoso.example" but its answer was lost (TARGET_UNREACHABLE); a read by account ID shows it (id u-1)',
+    );
+  });
+
+  it('does not read back after a failure that cannot have created anything', async () => {
+    for (const error of [
+      { code: 'SCIM_INVALID_VALUE', message: 'refused', retryable: false, status: 400 },
+      {
+        code: 'TARGET_UNREACHABLE',
+        message: 'refused',
+        retryable: true,
+        details: { maybeApplied: false },
+      },
+    ]) {
+      const io = new ScriptedIo({ createAccount: () => ({ ok: false, error }) });
+      const outcome = await run('create', io, CONSISTENT);
+      expect(outcome).toMatchObject({ ok: false, error, notices: [] });
+      expect(io.callsOf('findAccount')).toEqual([]);
+    }
+  });
+
+  it('says it could not tell when the read itself fails, and keeps the original error', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => unconfirmed,
+      findAccount: () => failure('TARGET_UNAVAILABLE'),
+    });
+    const outcome = await run('create', io, CONSISTENT);
+    expect(outcome.error).toEqual(unconfirmed.error);
+    expect(outcome.notices[0]).toContain('could not tell whether it was created');
+  });
+});
+
 describe('account step: lock and unlock (a read never cancels a write)', () => {
   it('unlocks right after a lock although a lagging read still shows the account enabled', async () => {
     // The service locked it 2 s ago; the replica read still shows the state before.

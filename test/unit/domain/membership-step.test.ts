@@ -223,6 +223,19 @@ describe('membership step: lag is judged by when a write was sent', () => {
 describe('membership step: setMemberships reconciles the writable managed groups only', () => {
   const managed = () => CATALOGUE;
 
+  it('refuses to reconcile against an empty catalogue, before any target call', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record({ assignedGroups: ['g-legal'] }) }),
+      listManagedGroups: () => [],
+    });
+    const outcome = await run('setMemberships', [SALES], io);
+    expect(outcome).toMatchObject({ ok: false, changes: [], error: { code: 'CATALOGUE_EMPTY' } });
+    expect(outcome.error?.message).toContain(
+      'the role catalogue of connector "entra" is empty: import it first (POST /api/connectors/entra/imports)',
+    );
+    expect(io.calls.map((call) => call.op)).toEqual(['findAccount', 'listManagedGroups']);
+  });
+
   it('leaves a dynamic group the account is in alone, with a notice naming it', async () => {
     const io = new ScriptedIo({
       findAccount: () => ({ account: ADA, record: record() }),

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { submitProvisioningRequest } from '../../../src/api/submit-request';
+import type { ProvisioningRequest } from '../../../src/domain/provisioning-request';
+import type { SecretStore } from '../../../src/secrets/secret-store';
+import type { OrchestrationClient } from '../../../src/workflows/orchestration-client';
+import type { WorkflowServices } from '../../../src/workflows/workflow-services';
+
+const PASSWORD = 'Planted-Passw0rd-77';
+const CONTEXT = { requestedBy: 'ops@example.test', reason: 'joiner', correlationId: 'CHG-42' };
+
+/** A submission with a password and a context, and everything it handed on. */
+async function submit() {
+  const stored: [string, string][] = [];
+  const secrets = {
+    set: async (name: string, value: string) => void stored.push([name, value]),
+    delete: async () => {},
+  } as unknown as SecretStore;
+  const started: unknown[] = [];
+  const orchestrations: OrchestrationClient = {
+    startNew: async (_name, _id, input) => {
+      started.push(input);
+      return 'started';
+    },
+    getStatus: async () => undefined,
+  };
+  const services = {
+    registry: {
+      get: () => ({
+        capabilities: {
+          visibilityWindowMs: 0,
+          membershipReadScope: 'named',
+          membershipWriteBatchSize: 1,
+        },
+      }),
+    },
+    secrets,
+  } as unknown as WorkflowServices;
+  const outcome = await submitProvisioningRequest(
+    {
+      connector: 'hr',
+      account: { accountId: 'ada' },
+      password: PASSWORD,
+      actions: [{ type: 'create' }],
+      ...CONTEXT,
+    },
+    services,
+    orchestrations,
+    { source: 'queue', now: new Date('2026-11-23T08:00:00Z') },
+  );
+  return { outcome, stored, input: started[0] as ProvisioningRequest };
+}
+
+describe('submitProvisioningRequest: context and secrets stay apart', () => {
+  it('carries the context into the orchestration input, and the password only into the secret store', async () => {
+    const { outcome, stored, input } = await submit();
+    expect(outcome.kind).toBe('started');
+    expect(input).toMatchObject(CONTEXT);
+    expect(JSON.stringify(input)).not.toContain(PASSWORD);
+    // The secret is the password alone: no context goes into it.
+    expect(stored).toEqual([[input.passwordSecret, PASSWORD]]);
+  });
+});
