@@ -1,7 +1,8 @@
 // Role assignments: exactly the data-plane roles the app needs, each at the narrowest scope that
 // works, plus (optionally) the operator's right to enter connector secrets.
 // Role IDs are Azure built-in role definition IDs (learn.microsoft.com/azure/role-based-access-
-// control/built-in-roles); test/unit/infra checks each one against the name in its comment.
+// control/built-in-roles); test/unit/infra checks the compiled assignments by role name, principal
+// and scope.
 
 @description('Principal (object) ID of the function app\'s user-assigned managed identity.')
 param appPrincipalId string

@@ -49,7 +49,7 @@ param secretCacheSeconds int
 @allowed(['debug', 'info', 'warn', 'error'])
 param logLevel string
 
-@description('Node.js major version; must satisfy package.json engines (checked in test/unit/infra).')
+@description('Node.js major version; every release of it must satisfy package.json engines (test/unit/infra).')
 param nodeVersion string
 
 @description('Upper bound of Flex Consumption instances (40-1000).')
@@ -130,9 +130,10 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
   }
 }
 
-// Every setting src/config/settings-catalogue.ts marks `need: 'azure'` is here (checked in
-// test/unit/infra). Values are names, URLs and client IDs only: secrets stay in Key Vault and are
-// read by name at run time.
+// Every setting src/config/settings-catalogue.ts lists for Azure (`need: 'azure'` or 'optional') is
+// here, and nothing else but the Application Insights pair the host reads (checked on the compiled
+// template in test/unit/infra). Values are names, URLs and client IDs only: secrets stay in Key
+// Vault and are read by name at run time.
 var appSettings = {
   AzureWebJobsStorage__accountName: storageAccountName
   AzureWebJobsStorage__credential: 'managedidentity'
