@@ -74,7 +74,7 @@ resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing
   name: applicationInsightsName
 }
 
-resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+resource plan 'Microsoft.Web/serverfarms@2025-03-01' = {
   name: planName
   location: location
   tags: tags
@@ -88,7 +88,7 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   }
 }
 
-resource site 'Microsoft.Web/sites@2024-04-01' = {
+resource site 'Microsoft.Web/sites@2025-03-01' = {
   name: name
   location: location
   tags: union(tags, { 'azd-service-name': 'api' })
@@ -149,7 +149,7 @@ var appSettings = {
   LOG_LEVEL: logLevel
 }
 
-resource siteAppSettings 'Microsoft.Web/sites/config@2024-04-01' = {
+resource siteAppSettings 'Microsoft.Web/sites/config@2025-03-01' = {
   parent: site
   name: 'appsettings'
   properties: appSettings
@@ -157,7 +157,7 @@ resource siteAppSettings 'Microsoft.Web/sites/config@2024-04-01' = {
 
 // Optional second gate in front of the function keys: only tokens issued by this tenant for the
 // API's app registration, to one of the allowed caller applications, get through.
-resource siteAuth 'Microsoft.Web/sites/config@2024-04-01' = if (enableEntraAuth) {
+resource siteAuth 'Microsoft.Web/sites/config@2025-03-01' = if (enableEntraAuth) {
   parent: site
   name: 'authsettingsV2'
   properties: {
