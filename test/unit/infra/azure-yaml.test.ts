@@ -73,4 +73,20 @@ describeCompiled('azure.yaml against the compiled template', () => {
     expect(used.length).toBeGreaterThan(0);
     for (const name of used) expect(outputs, name).toContain(name);
   });
+
+  it('gets the secret commands as text, one command per connector secret per line', () => {
+    // azd keeps an array output as JSON text: the hook would print one line of JSON, quotes
+    // escaped, that no one can paste. A string output prints as the commands themselves.
+    const { template: armTemplate, snapshot, parameters } = template();
+    expect(armTemplate.outputs?.CONNECTOR_SECRET_COMMANDS?.type).toBe('string');
+    const vault = onlyResource(snapshot, 'Microsoft.KeyVault/vaults').name;
+    const secrets = ['hr-app-scim-token', 'entra-client-secret'];
+    expect(JSON.stringify(parameters)).toContain(secrets[0]);
+    expect(String(snapshot.outputs.CONNECTOR_SECRET_COMMANDS).split('\n')).toEqual(
+      secrets.map(
+        (name) =>
+          `read -rs SECRET_VALUE && az keyvault secret set --vault-name ${vault} --name ${name} --value "$SECRET_VALUE" --output none && unset SECRET_VALUE`,
+      ),
+    );
+  });
 });
