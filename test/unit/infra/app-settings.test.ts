@@ -11,7 +11,8 @@ import {
   resourcesOfType,
   siteIdentity,
 } from './arm-snapshot';
-import { template, describeCompiled } from './compiled-template';
+import { describeCompiled, template } from './compiled-template';
+import { SECRET_NAME_FIELDS, secretNamesIn } from './connector-secrets';
 
 /**
  * Settings the Functions host reads itself, not src/config: the only ones the template may set
@@ -93,7 +94,10 @@ describeCompiled('app settings of the compiled template', () => {
     );
     const config = loadConfig(env, connectorSettingsKinds());
     expect(config.secretStore.provider).toBe('keyvault');
-    expect(config.storage).toMatchObject({ kind: 'identity', accountName: expect.any(String) });
+    expect(config.storage).toMatchObject({
+      kind: 'identity',
+      accountName: onlyResource(snapshot, 'Microsoft.Storage/storageAccounts').name,
+    });
     const queues = resourcesOfType(
       snapshot,
       'Microsoft.Storage/storageAccounts/queueServices/queues',
@@ -102,9 +106,10 @@ describeCompiled('app settings of the compiled template', () => {
       config.bulkQueueName,
       `${config.bulkQueueName}-poison`,
     ]);
-    expect(config.connectors.map((c) => c.name)).toEqual(
-      (parameters.parameters.connectors?.value as { name: string }[]).map((c) => c.name),
+    expect(JSON.parse(settings.PROVISIONING_CONNECTORS!)).toEqual(
+      parameters.parameters.connectors?.value,
     );
+    expect(config.connectors.map((c) => c.name)).toEqual(['hr-app', 'entra']);
   });
 });
 
@@ -120,12 +125,11 @@ describeCompiled('connectors in infra/main.bicepparam', () => {
   });
 
   it('name secrets as Key Vault secret names and carry no credential field', () => {
-    const named = new Set(['tokenSecret', 'passwordSecret', 'clientSecretName']);
     const suspicious: string[] = [];
     const visit = (value: unknown, path: string): void => {
       if (typeof value !== 'object' || value === null) return;
       for (const [key, inner] of Object.entries(value)) {
-        if (named.has(key)) assertKeyVaultSecretName(String(inner));
+        if (SECRET_NAME_FIELDS.has(key)) assertKeyVaultSecretName(String(inner));
         else if (/secret|password|token|credential|key$/i.test(key))
           suspicious.push(`${path}.${key}`);
         visit(inner, `${path}.${key}`);
@@ -133,5 +137,6 @@ describeCompiled('connectors in infra/main.bicepparam', () => {
     };
     visit(connectors(), 'connectors');
     expect(suspicious).toEqual([]);
+    expect(secretNamesIn(connectors())).toEqual(['hr-app-scim-token', 'entra-client-secret']);
   });
 });

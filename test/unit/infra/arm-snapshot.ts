@@ -5,6 +5,7 @@ import type { ArmResource, ArmTemplate, PredictedResource, Snapshot } from './co
  * a test can also hand it a changed copy and see its check fail.
  */
 
+/** The resources of a type (compared without case, as ARM does). */
 export function resourcesOfType(snapshot: Snapshot, type: string): PredictedResource[] {
   return snapshot.predictedResources.filter((r) => r.type.toLowerCase() === type.toLowerCase());
 }

@@ -72,11 +72,9 @@ export interface Compiled {
   snapshot: Snapshot;
   /** The text of each output file, for searches over everything the compiler produced. */
   texts: Record<string, string>;
-  /** The Bicep CLI the check used (from the NuGet cache). */
-  cli: string;
 }
 
-export const inCi = !['', '0', 'false'].includes(process.env.CI ?? '');
+const inCi = !['', '0', 'false'].includes(process.env.CI ?? '');
 
 function load(): Compiled | { skipped: string } {
   const run = spawnSync(process.execPath, [checkScript, '--if-stale'], {
@@ -102,14 +100,13 @@ function load(): Compiled | { skipped: string } {
     parameters: JSON.parse(texts['main.parameters.json']) as Compiled['parameters'],
     snapshot: JSON.parse(texts['main.snapshot.json']) as Snapshot,
     texts,
-    cli: (JSON.parse(read('check.json')) as { cli: string }).cli,
   };
 }
 
 const loaded = load();
 
-/** The compiled template, or undefined when the tests must be skipped (see `skipReason`). */
-export const compiled: Compiled | undefined = 'skipped' in loaded ? undefined : loaded;
+/** The compiled template, or undefined when the tests must be skipped. */
+const compiled: Compiled | undefined = 'skipped' in loaded ? undefined : loaded;
 
 /** Empty, or why the template tests are skipped on this machine. */
 const skipReason = 'skipped' in loaded ? ` (skipped: ${loaded.skipped})` : '';

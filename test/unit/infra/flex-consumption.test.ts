@@ -9,7 +9,7 @@ import {
   referenceTo,
   siteIdentity,
 } from './arm-snapshot';
-import { repoRoot, template, describeCompiled } from './compiled-template';
+import { describeCompiled, repoRoot, template } from './compiled-template';
 import { everyReleaseOfMajorSatisfies } from './node-engines';
 
 const read = (path: string): string => readFileSync(join(repoRoot, path), 'utf8');

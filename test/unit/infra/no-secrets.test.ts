@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
-import { moduleDeployment, onlyResource, resourcesOfType } from './arm-snapshot';
-import { repoRoot, template, type ArmTemplate, describeCompiled } from './compiled-template';
+import { onlyResource, resourcesOfType } from './arm-snapshot';
+import { describeCompiled, repoRoot, template, type ArmTemplate } from './compiled-template';
 
 /**
  * What a secret looks like in a template: storage keys and key-bearing connection strings, SAS
@@ -58,9 +58,7 @@ function secureDeclarations(armTemplate: ArmTemplate, where = 'main'): string[] 
       .map(([name]) => `${where}: output ${name}`),
     ...armTemplate.resources
       .filter((r) => r.type === 'Microsoft.Resources/deployments')
-      .flatMap((r) =>
-        secureDeclarations(moduleDeployment(armTemplate, r.name).properties!.template!, r.name),
-      ),
+      .flatMap((r) => secureDeclarations(r.properties!.template!, r.name)),
   ];
 }
 

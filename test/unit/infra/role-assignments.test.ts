@@ -8,7 +8,13 @@ import {
   siteIdentity,
   type RoleGrant,
 } from './arm-snapshot';
-import { repoRoot, template, type Snapshot, describeCompiled } from './compiled-template';
+import {
+  describeCompiled,
+  repoRoot,
+  template,
+  type PredictedResource,
+  type Snapshot,
+} from './compiled-template';
 
 /**
  * Azure built-in role definition IDs ("Azure built-in roles",
@@ -51,13 +57,34 @@ function describeGrants(snapshot: Snapshot, grants: RoleGrant[]): string[] {
     .sort();
 }
 
+/** How the snapshot writes the principal of the function app's identity. */
+function appPrincipal(snapshot: Snapshot): string {
+  return `[${referenceTo(siteIdentity(snapshot), 'principalId')}]`;
+}
+
 /** The grants to the function app's identity, described. */
 function appGrants(snapshot: Snapshot): string[] {
-  const principal = `[${referenceTo(siteIdentity(snapshot), 'principalId')}]`;
+  const principal = appPrincipal(snapshot);
   return describeGrants(
     snapshot,
     roleGrants(snapshot).filter((grant) => grant.principal === principal),
   );
+}
+
+/** A copy of the snapshot with one more role assignment, as Bicep would write it. */
+function withGrant(snapshot: Snapshot, role: string, scope: string, principal: string): Snapshot {
+  const assignment: PredictedResource = {
+    id: `${scope}/providers/Microsoft.Authorization/roleAssignments/${role}`,
+    type: 'Microsoft.Authorization/roleAssignments',
+    name: role,
+    apiVersion: '2022-04-01',
+    properties: {
+      roleDefinitionId: `/providers/Microsoft.Authorization/roleDefinitions/${role}`,
+      principalId: principal,
+      principalType: 'ServicePrincipal',
+    },
+  };
+  return { ...snapshot, predictedResources: [...snapshot.predictedResources, assignment] };
 }
 
 function expectedAppGrants(snapshot: Snapshot): string[] {
@@ -84,34 +111,20 @@ describeCompiled('role assignments of the compiled template', () => {
 
   it('would name a broader role, or a role at resource-group scope, slipped in', () => {
     const { snapshot } = template();
-    const app = roleGrants(snapshot).find((g) => g.principal.includes('principalId'))!;
     const rg = onlyResource(snapshot, 'Microsoft.Resources/resourceGroups');
-    const widened: Snapshot = {
-      ...snapshot,
-      predictedResources: [
-        ...snapshot.predictedResources,
-        ...[
-          ['b24988ac-6180-42a0-ab88-20f7382dd24c', rg.id],
-          ['ba92f5b4-2d11-453d-a403-e96b0029c9fe', app.scope],
-        ].map(([role, scope]) => ({
-          id: `${scope}/providers/Microsoft.Authorization/roleAssignments/${role}`,
-          type: 'Microsoft.Authorization/roleAssignments',
-          name: role!,
-          apiVersion: '2022-04-01',
-          properties: {
-            roleDefinitionId: `/providers/Microsoft.Authorization/roleDefinitions/${role}`,
-            principalId: app.principal,
-            principalType: 'ServicePrincipal',
-          },
-        })),
-      ],
-    };
-    const extra = appGrants(widened).filter((g) => !expectedAppGrants(snapshot).includes(g));
-    expect(extra).toEqual([
+    const storage = onlyResource(snapshot, 'Microsoft.Storage/storageAccounts');
+    const contributor = 'b24988ac-6180-42a0-ab88-20f7382dd24c';
+    const blobContributor = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe';
+    const widened = withGrant(
+      withGrant(snapshot, contributor, rg.id, appPrincipal(snapshot)),
+      blobContributor,
+      storage.id,
+      appPrincipal(snapshot),
+    );
+    const expected = expectedAppGrants(snapshot);
+    expect(appGrants(widened).filter((grant) => !expected.includes(grant))).toEqual([
       `Contributor on Microsoft.Resources/resourceGroups ${rg.name}`,
-      expect.stringMatching(
-        /^Storage Blob Data Contributor on Microsoft\.Storage\/storageAccounts /,
-      ),
+      `Storage Blob Data Contributor on Microsoft.Storage/storageAccounts ${storage.name}`,
     ]);
   });
 
@@ -121,14 +134,14 @@ describeCompiled('role assignments of the compiled template', () => {
     expect(operator).toMatch(/^[0-9a-f-]{36}$/);
     const grants = roleGrants(snapshot).filter((grant) => grant.principal === operator);
     expect(describeGrants(snapshot, grants)).toEqual([
-      `Key Vault Secrets Officer on ${'Microsoft.KeyVault/vaults'} ${onlyResource(snapshot, 'Microsoft.KeyVault/vaults').name}`,
+      `Key Vault Secrets Officer on Microsoft.KeyVault/vaults ${onlyResource(snapshot, 'Microsoft.KeyVault/vaults').name}`,
     ]);
     expect(grants[0]!.principalType).toBe(parameters.parameters.operatorPrincipalType?.value);
   });
 
   it('grant nothing to anyone else', () => {
     const { snapshot, parameters } = template();
-    const app = `[${referenceTo(siteIdentity(snapshot), 'principalId')}]`;
+    const app = appPrincipal(snapshot);
     const operator = parameters.parameters.operatorPrincipalId?.value;
     const others = roleGrants(snapshot).filter(
       (g) => g.principal !== app && g.principal !== operator,
