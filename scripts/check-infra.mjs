@@ -1,7 +1,5 @@
 // `npm run infra:check`: compiles and lints infra/ with the official Bicep CLI and writes what the
-// template tests read to build/infra/. The CLI comes from NuGet only (package
-// Azure.Bicep.CommandLine.<rid>, restored once by a throwaway project, then reused from the NuGet
-// cache). Any compiler or linter error or warning fails the check; Info is shown only. Without the
+// template tests read to build/infra/. The CLI comes from NuGet only (bicep-cli.mjs). Any compiler or linter error or warning fails the check; Info is shown only. Without the
 // .NET SDK it says how to get Bicep and fails only in CI.
 //
 //   node scripts/check-infra.mjs [--if-stale] [--infra <dir>] [--out <dir>]
@@ -9,27 +7,24 @@
 // --if-stale: nothing to do when the outputs were built from the same inputs (the tests ask so).
 // Outputs exist only after a check that passed on the current inputs: a failed or impossible
 // check removes them, so no reader ever sees JSON of an older template.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  accessSync,
-  chmodSync,
-  constants,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { bicepCli } from './bicep-cli.mjs';
 
 const BICEP_VERSION = '0.49.2';
-const self = new URL(import.meta.url).pathname;
+const self = fileURLToPath(import.meta.url);
 const root = join(dirname(self), '..');
 const { values: options } = parseArgs({
   options: {
@@ -57,11 +52,6 @@ const DEPLOYMENT = {
   subscriptionId: '00000000-0000-4000-8000-000000000001',
   tenantId: '00000000-0000-4000-8000-000000000002',
   resourceGroup: 'rg-infra-check',
-};
-const quietDotnet = {
-  DOTNET_CLI_TELEMETRY_OPTOUT: '1',
-  DOTNET_NOLOGO: '1',
-  DOTNET_SKIP_FIRST_TIME_EXPERIENCE: '1',
 };
 
 /** Every .bicep and .bicepparam file under a folder, sorted. */
@@ -125,92 +115,6 @@ function lockHolderAlive(lock) {
   }
 }
 
-/** NuGet's runtime identifier of this machine, as the Bicep CLI packages are named. */
-function runtimeId() {
-  const os = { linux: 'linux', darwin: 'osx', win32: 'win' }[process.platform];
-  const arch = { x64: 'x64', arm64: 'arm64' }[process.arch];
-  if (os === undefined || arch === undefined) {
-    throw new Error(`no Bicep CLI package for ${process.platform}-${process.arch}`);
-  }
-  return `${os}-${arch}`;
-}
-
-function dotnet(args) {
-  const result = spawnSync('dotnet', args, {
-    encoding: 'utf8',
-    env: { ...process.env, ...quietDotnet },
-  });
-  return result.status === 0 ? result.stdout.trim() : undefined;
-}
-
-/**
- * The Bicep CLI from the NuGet cache, restored first when it is not there yet; or the reason
- * there is none. The package folder carries the version, so the file found is that version.
- */
-function bicepCli() {
-  const packageId = `Azure.Bicep.CommandLine.${runtimeId()}`;
-  const exe = (packages) =>
-    join(
-      packages,
-      packageId.toLowerCase(),
-      BICEP_VERSION,
-      'tools',
-      process.platform === 'win32' ? 'bicep.exe' : 'bicep',
-    );
-  const usual = exe(process.env.NUGET_PACKAGES ?? join(homedir(), '.nuget', 'packages'));
-  if (existsSync(usual)) return { cli: executable(usual) };
-  const sdk = dotnet(['--version']);
-  if (sdk === undefined) return { missing: 'the .NET SDK (dotnet) is not installed' };
-  const listed = dotnet(['nuget', 'locals', 'global-packages', '--list']);
-  const cli = listed ? exe(listed.replace(/^global-packages:\s*/, '')) : usual;
-  if (!existsSync(cli)) restore(packageId, sdk);
-  if (!existsSync(cli)) throw new Error(`dotnet restore finished, yet ${cli} is not there`);
-  return { cli: executable(cli) };
-}
-
-/** A throwaway project whose one purpose is to have NuGet download and unpack the package. */
-function restore(packageId, sdkVersion) {
-  const scratch = mkdtempSync(join(tmpdir(), 'bicep-cli-restore-'));
-  try {
-    const project = join(scratch, 'bicep-cli.csproj');
-    // The SDK's own target framework: restoring for it downloads no targeting pack.
-    const framework = `net${sdkVersion.split('.')[0]}.0`;
-    writeFileSync(
-      project,
-      [
-        '<Project Sdk="Microsoft.NET.Sdk">',
-        `  <PropertyGroup><TargetFramework>${framework}</TargetFramework></PropertyGroup>`,
-        `  <ItemGroup><PackageDownload Include="${packageId}" Version="[${BICEP_VERSION}]" /></ItemGroup>`,
-        '</Project>',
-        '',
-      ].join('\n'),
-    );
-    console.log(
-      `infra-check: fetching ${packageId} ${BICEP_VERSION} from NuGet (kept in its cache)`,
-    );
-    const result = spawnSync('dotnet', ['restore', project, '--nologo', '--verbosity', 'quiet'], {
-      cwd: scratch,
-      encoding: 'utf8',
-      env: { ...process.env, ...quietDotnet },
-    });
-    if (result.status !== 0) {
-      throw new Error(`dotnet restore of ${packageId} failed:\n${result.stdout}${result.stderr}`);
-    }
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
-}
-
-function executable(path) {
-  if (process.platform === 'win32') return path;
-  try {
-    accessSync(path, constants.X_OK);
-  } catch {
-    chmodSync(path, 0o755);
-  }
-  return path;
-}
-
 /** Runs the CLI in the infra folder with the fixed deployment environment. */
 function run(cli, args) {
   return new Promise((done, fail) => {
@@ -241,7 +145,7 @@ function diagnosticsOf(sarif, command) {
   return log.runs.flatMap((sarifRun) =>
     (sarifRun.results ?? []).map((result) => {
       const location = result.locations?.[0]?.physicalLocation;
-      const file = location ? new URL(location.artifactLocation.uri).pathname : '(no file)';
+      const file = location ? fileURLToPath(location.artifactLocation.uri) : '(no file)';
       // SARIF: a result without a level is a warning; Bicep's Info is a note.
       const level = { error: 'Error', warning: 'Warning', note: 'Info', none: 'Info' };
       return {
@@ -431,7 +335,7 @@ async function main() {
       if (JSON.parse(readFileSync(stampFile, 'utf8')).inputs === inputs) return 0;
     }
     rmSync(outDir, { recursive: true, force: true });
-    const found = bicepCli();
+    const found = bicepCli(BICEP_VERSION);
     if (found.missing !== undefined) {
       console.error(`infra-check: skipped: ${found.missing}, so there is no Bicep CLI.`);
       console.error(HOW_TO_GET_BICEP);
