@@ -85,7 +85,7 @@ var connectorSecretNames = filter(
   secretName => !empty(secretName)
 )
 
-resource rg 'Microsoft.Resources/resourceGroups@2021-04-01' = {
+resource rg 'Microsoft.Resources/resourceGroups@2025-04-01' = {
   name: !empty(resourceGroupName) ? resourceGroupName : 'rg-${environmentName}'
   location: location
   tags: tags
@@ -186,7 +186,16 @@ output AZURE_RESOURCE_GROUP string = rg.name
 output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
 output FUNCTION_APP_URL string = 'https://${functionApp.outputs.defaultHostName}'
 output KEY_VAULT_NAME string = keyVault.outputs.name
-// One command per connector secret; it reads the value from a hidden prompt, so the value never
-// passes through Bicep, an output, an app setting or the shell history.
-#disable-next-line outputs-should-not-contain-secrets // secret names only, never values
-output CONNECTOR_SECRET_COMMANDS array = map(connectorSecretNames, secretName => 'read -rs SECRET_VALUE && az keyvault secret set --vault-name ${keyVaultName} --name ${secretName} --value "$SECRET_VALUE" --output none && unset SECRET_VALUE')
+// One command per connector secret, one per line; each reads the value from a hidden prompt, so the
+// value never passes through Bicep, an output, an app setting or the shell history. A string, not
+// an array: azd keeps an array output as JSON text, which the post-provision hook would print as
+// one line with escaped quotes that cannot be pasted. Secret names only: the linter's
+// outputs-should-not-contain-secrets rule stays on for this output.
+output CONNECTOR_SECRET_COMMANDS string = join(
+  map(
+    connectorSecretNames,
+    secretName =>
+      'read -rs SECRET_VALUE && az keyvault secret set --vault-name ${keyVaultName} --name ${secretName} --value "$SECRET_VALUE" --output none && unset SECRET_VALUE'
+  ),
+  '\n'
+)

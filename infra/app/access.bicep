@@ -1,7 +1,8 @@
 // Role assignments: exactly the data-plane roles the app needs, each at the narrowest scope that
 // works, plus (optionally) the operator's right to enter connector secrets.
 // Role IDs are Azure built-in role definition IDs (learn.microsoft.com/azure/role-based-access-
-// control/built-in-roles); test/unit/infra checks each one against the name in its comment.
+// control/built-in-roles); test/unit/infra checks the compiled assignments by role name, principal
+// and scope.
 
 @description('Principal (object) ID of the function app\'s user-assigned managed identity.')
 param appPrincipalId string
@@ -41,11 +42,11 @@ var storageRoles = [
   roles.storageTableDataContributor
 ]
 
-resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+resource storage 'Microsoft.Storage/storageAccounts@2025-06-01' existing = {
   name: storageAccountName
 }
 
-resource vault 'Microsoft.KeyVault/vaults@2023-07-01' existing = {
+resource vault 'Microsoft.KeyVault/vaults@2025-05-01' existing = {
   name: keyVaultName
 }
 

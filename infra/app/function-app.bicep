@@ -49,7 +49,7 @@ param secretCacheSeconds int
 @allowed(['debug', 'info', 'warn', 'error'])
 param logLevel string
 
-@description('Node.js major version; must satisfy package.json engines (checked in test/unit/infra).')
+@description('Node.js major version; every release of it must satisfy package.json engines (test/unit/infra).')
 param nodeVersion string
 
 @description('Upper bound of Flex Consumption instances (40-1000).')
@@ -74,7 +74,7 @@ resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing
   name: applicationInsightsName
 }
 
-resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+resource plan 'Microsoft.Web/serverfarms@2025-03-01' = {
   name: planName
   location: location
   tags: tags
@@ -88,7 +88,7 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   }
 }
 
-resource site 'Microsoft.Web/sites@2024-04-01' = {
+resource site 'Microsoft.Web/sites@2025-03-01' = {
   name: name
   location: location
   tags: union(tags, { 'azd-service-name': 'api' })
@@ -130,9 +130,10 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
   }
 }
 
-// Every setting src/config/settings-catalogue.ts marks `need: 'azure'` is here (checked in
-// test/unit/infra). Values are names, URLs and client IDs only: secrets stay in Key Vault and are
-// read by name at run time.
+// Every setting src/config/settings-catalogue.ts lists for Azure (`need: 'azure'` or 'optional') is
+// here, and nothing else but the Application Insights pair the host reads (checked on the compiled
+// template in test/unit/infra). Values are names, URLs and client IDs only: secrets stay in Key
+// Vault and are read by name at run time.
 var appSettings = {
   AzureWebJobsStorage__accountName: storageAccountName
   AzureWebJobsStorage__credential: 'managedidentity'
@@ -148,7 +149,7 @@ var appSettings = {
   LOG_LEVEL: logLevel
 }
 
-resource siteAppSettings 'Microsoft.Web/sites/config@2024-04-01' = {
+resource siteAppSettings 'Microsoft.Web/sites/config@2025-03-01' = {
   parent: site
   name: 'appsettings'
   properties: appSettings
@@ -156,7 +157,7 @@ resource siteAppSettings 'Microsoft.Web/sites/config@2024-04-01' = {
 
 // Optional second gate in front of the function keys: only tokens issued by this tenant for the
 // API's app registration, to one of the allowed caller applications, get through.
-resource siteAuth 'Microsoft.Web/sites/config@2024-04-01' = if (enableEntraAuth) {
+resource siteAuth 'Microsoft.Web/sites/config@2025-03-01' = if (enableEntraAuth) {
   parent: site
   name: 'authsettingsV2'
   properties: {

@@ -11,7 +11,7 @@ param location string
 @description('Tags applied to the identity.')
 param tags object = {}
 
-resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
+resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2024-11-30' = {
   name: name
   location: location
   tags: tags

@@ -19,7 +19,7 @@ param tags object = {}
 @maxValue(90)
 param softDeleteRetentionInDays int = 90
 
-resource vault 'Microsoft.KeyVault/vaults@2023-07-01' = {
+resource vault 'Microsoft.KeyVault/vaults@2025-05-01' = {
   name: name
   location: location
   tags: tags

@@ -23,7 +23,7 @@ param retentionInDays int = 30
 @description('Daily ingestion cap in GB (-1: no cap). A cap bounds cost if a loop floods the logs.')
 param dailyQuotaGb int = -1
 
-resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
+resource logAnalytics 'Microsoft.OperationalInsights/workspaces@2025-07-01' = {
   name: logAnalyticsName
   location: location
   tags: tags

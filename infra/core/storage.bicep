@@ -30,7 +30,7 @@ var tableNames = [
   'WriteIntents'
 ]
 
-resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
+resource storage 'Microsoft.Storage/storageAccounts@2025-06-01' = {
   name: name
   location: location
   tags: tags
@@ -53,12 +53,12 @@ resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   }
 }
 
-resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {
+resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2025-06-01' = {
   parent: storage
   name: 'default'
 }
 
-resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2025-06-01' = {
   parent: blobService
   name: deploymentContainerName
   properties: {
@@ -66,26 +66,26 @@ resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/con
   }
 }
 
-resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2025-06-01' = {
   parent: storage
   name: 'default'
 }
 
 // The queue trigger moves a message to "<name>-poison" after 5 dequeues (host.json
 // maxDequeueCount); creating it up front lets operators watch it before the first failure.
-resource queues 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = [
+resource queues 'Microsoft.Storage/storageAccounts/queueServices/queues@2025-06-01' = [
   for queueName in [bulkQueueName, '${bulkQueueName}-poison']: {
     parent: queueService
     name: queueName
   }
 ]
 
-resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2023-05-01' = {
+resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2025-06-01' = {
   parent: storage
   name: 'default'
 }
 
-resource tables 'Microsoft.Storage/storageAccounts/tableServices/tables@2023-05-01' = [
+resource tables 'Microsoft.Storage/storageAccounts/tableServices/tables@2025-06-01' = [
   for tableName in tableNames: {
     parent: tableService
     name: tableName

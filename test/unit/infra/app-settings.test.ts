@@ -1,84 +1,142 @@
-import { describe, expect, it } from 'vitest';
-import { parseConnectorSettings } from '../../../src/config/app-config';
+import { expect, it } from 'vitest';
+import { loadConfig, parseConnectorSettings } from '../../../src/config/app-config';
 import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds';
 import { SETTINGS } from '../../../src/config/settings-catalogue';
-import { blockAfter, readRepoFile, topLevelKeys } from './bicep-text';
+import { assertKeyVaultSecretName } from '../../../src/secrets/key-vault-secret-name';
+import {
+  appSettings,
+  isRuntimeValue,
+  onlyResource,
+  referenceTo,
+  resourcesOfType,
+  siteIdentity,
+} from './arm-snapshot';
+import { describeCompiled, template } from './compiled-template';
+import { SECRET_NAME_FIELDS, secretNamesIn } from './connector-secrets';
 
-const functionApp = readRepoFile('infra/app/function-app.bicep');
-const mainBicep = readRepoFile('infra/main.bicep');
-const parameters = JSON.parse(readRepoFile('infra/main.parameters.json')) as {
-  parameters: Record<string, { value: unknown }>;
+/**
+ * Settings the Functions host reads itself, not src/config: the only ones the template may set
+ * beyond the settings catalogue (src/config/settings-catalogue.ts), which is the source of truth.
+ */
+const HOST_SETTINGS: Record<string, string> = {
+  APPLICATIONINSIGHTS_CONNECTION_STRING: 'where the host and the worker send telemetry',
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Entra ID authentication of that telemetry',
 };
 
-function appSettingNames(bicep: string): string[] {
-  return topLevelKeys(blockAfter(bicep, 'var appSettings ='));
+/** Settings missing against the catalogue, meant for the local host only, or read by nobody. */
+function settingProblems(names: string[]): string[] {
+  const problems: string[] = [];
+  for (const setting of SETTINGS) {
+    const set = names.includes(setting.name);
+    if (setting.need !== 'local' && !set)
+      problems.push(`missing ${setting.name} (${setting.need})`);
+    if (setting.need === 'local' && set) problems.push(`sets ${setting.name}: local host only`);
+  }
+  for (const name of names) {
+    if (!SETTINGS.some((s) => s.name === name) && HOST_SETTINGS[name] === undefined) {
+      problems.push(`sets ${name}: nothing reads it`);
+    }
+  }
+  return problems;
 }
 
-function missingAzureSettings(bicep: string): string[] {
-  const set = new Set(appSettingNames(bicep));
-  return SETTINGS.filter((s) => s.need === 'azure' && !set.has(s.name)).map((s) => s.name);
-}
-
-describe('app settings in infra/app/function-app.bicep', () => {
-  it('sets every setting the settings catalogue marks as needed in Azure', () => {
-    expect(SETTINGS.some((s) => s.need === 'azure')).toBe(true);
-    expect(missingAzureSettings(functionApp)).toEqual([]);
+describeCompiled('app settings of the compiled template', () => {
+  it('set every setting the code reads in Azure (the settings catalogue) and nothing else', () => {
+    const { snapshot } = template();
+    const names = Object.keys(appSettings(snapshot));
+    expect(names.length).toBeGreaterThan(5);
+    expect(settingProblems(names)).toEqual([]);
   });
 
-  it('reports a required setting that is dropped from the template', () => {
-    const withoutVaultUrl = functionApp.replace(/^\s*KEY_VAULT_URL:.*$/m, '');
-    expect(missingAzureSettings(withoutVaultUrl)).toEqual(['KEY_VAULT_URL']);
+  it('would report a missing setting, a local-only one and one nobody reads', () => {
+    const names = Object.keys(appSettings(template().snapshot));
+    const changed = [
+      ...names.filter((name) => name !== 'KEY_VAULT_URL'),
+      'AzureWebJobsStorage', // a connection string would win over the identity settings
+      'FUNCTIONS_WORKER_RUNTIME',
+    ];
+    expect(settingProblems(changed)).toEqual([
+      'missing KEY_VAULT_URL (azure)',
+      'sets AzureWebJobsStorage: local host only',
+      'sets FUNCTIONS_WORKER_RUNTIME: nothing reads it',
+    ]);
   });
 
-  it('sets no setting meant for the local host only (LOCAL_SECRETS would hold secret values)', () => {
-    const local = SETTINGS.filter((s) => s.need === 'local').map((s) => s.name);
-    expect(appSettingNames(functionApp).filter((name) => local.includes(name))).toEqual([]);
+  it("wire each value to the resource it comes from: the app's identity, storage and vault", () => {
+    const { snapshot } = template();
+    const settings = appSettings(snapshot);
+    const identity = siteIdentity(snapshot);
+    const storage = onlyResource(snapshot, 'Microsoft.Storage/storageAccounts');
+    const vault = onlyResource(snapshot, 'Microsoft.KeyVault/vaults');
+    expect(settings).toMatchObject({
+      AzureWebJobsStorage__accountName: storage.name,
+      AzureWebJobsStorage__credential: 'managedidentity',
+      AzureWebJobsStorage__clientId: `[${referenceTo(identity, 'clientId')}]`,
+      AZURE_CLIENT_ID: `[${referenceTo(identity, 'clientId')}]`,
+      SECRET_STORE: 'keyvault',
+      KEY_VAULT_URL: `[${referenceTo(vault, 'vaultUri')}]`,
+    });
   });
 
-  it('leaves the runtime to functionAppConfig, as Flex Consumption requires', () => {
-    const names = appSettingNames(functionApp);
-    expect(names).not.toContain('FUNCTIONS_WORKER_RUNTIME');
-    expect(names).not.toContain('FUNCTIONS_EXTENSION_VERSION');
-    expect(names).not.toContain('WEBSITE_RUN_FROM_PACKAGE');
-  });
-
-  it('applies exactly that object as the site app settings, with the store in Key Vault', () => {
-    expect(functionApp).toMatch(/name: 'appsettings'\s*\n\s*properties: appSettings\s*\n/);
-    expect(functionApp).toMatch(/^\s*SECRET_STORE: 'keyvault'$/m);
-    expect(functionApp).toMatch(/^\s*AzureWebJobsStorage__credential: 'managedidentity'$/m);
-  });
-
-  it('generates PROVISIONING_CONNECTORS from the connectors parameter', () => {
-    expect(functionApp).toMatch(/^\s*PROVISIONING_CONNECTORS: string\(connectors\)$/m);
-    expect(mainBicep).toMatch(/^\s*connectors: connectors$/m);
+  it('form a configuration the app accepts, with its bulk queue and connectors in place', () => {
+    const { snapshot, parameters } = template();
+    const settings = appSettings(snapshot);
+    // Values only the deployment knows get stand-ins of the right shape.
+    const env = Object.fromEntries(
+      Object.entries(settings).map(([name, value]) => [
+        name,
+        !isRuntimeValue(value)
+          ? value
+          : name === 'KEY_VAULT_URL'
+            ? 'https://stand-in.vault.azure.net/'
+            : '00000000-0000-0000-0000-00000000beef',
+      ]),
+    );
+    const config = loadConfig(env, connectorSettingsKinds());
+    expect(config.secretStore.provider).toBe('keyvault');
+    expect(config.storage).toMatchObject({
+      kind: 'identity',
+      accountName: onlyResource(snapshot, 'Microsoft.Storage/storageAccounts').name,
+    });
+    const queues = resourcesOfType(
+      snapshot,
+      'Microsoft.Storage/storageAccounts/queueServices/queues',
+    );
+    expect(queues.map((q) => q.name.split('/').at(-1)).sort()).toEqual([
+      config.bulkQueueName,
+      `${config.bulkQueueName}-poison`,
+    ]);
+    expect(JSON.parse(settings.PROVISIONING_CONNECTORS!)).toEqual(
+      parameters.parameters.connectors?.value,
+    );
+    expect(config.connectors.map((c) => c.name)).toEqual(['hr-app', 'entra']);
   });
 });
 
-describe('example connectors in infra/main.parameters.json', () => {
-  const connectors = parameters.parameters.connectors?.value;
+describeCompiled('connectors in infra/main.bicepparam', () => {
+  const connectors = (): unknown => template().parameters.parameters.connectors?.value;
 
   it('hold one connector of each kind that the app accepts, each with an import schedule', () => {
-    expect(Array.isArray(connectors)).toBe(true);
     const problems: string[] = [];
-    const parsed = parseConnectorSettings(connectors, connectorSettingsKinds(), problems);
+    const parsed = parseConnectorSettings(connectors(), connectorSettingsKinds(), problems);
     expect(problems).toEqual([]);
     expect(parsed.map((c) => c.kind).sort()).toEqual(['graph', 'scim']);
     for (const connector of parsed) expect(connector.importSchedule).toMatch(/\S/);
   });
 
-  it('name secrets and never carry a credential field', () => {
-    const allowed = new Set(['tokenSecret', 'passwordSecret', 'clientSecretName']);
+  it('name secrets as Key Vault secret names and carry no credential field', () => {
     const suspicious: string[] = [];
     const visit = (value: unknown, path: string): void => {
       if (typeof value !== 'object' || value === null) return;
       for (const [key, inner] of Object.entries(value)) {
-        if (/secret|password|token|credential|key$/i.test(key) && !allowed.has(key)) {
+        if (SECRET_NAME_FIELDS.has(key)) assertKeyVaultSecretName(String(inner));
+        else if (/secret|password|token|credential|key$/i.test(key))
           suspicious.push(`${path}.${key}`);
-        }
         visit(inner, `${path}.${key}`);
       }
     };
-    visit(connectors, 'connectors');
+    visit(connectors(), 'connectors');
     expect(suspicious).toEqual([]);
+    expect(secretNamesIn(connectors())).toEqual(['hr-app-scim-token', 'entra-client-secret']);
   });
 });

@@ -1,112 +1,136 @@
-import { describe, expect, it } from 'vitest';
-import { bicepFiles, readRepoFile, resourceDeclarations, type SourceFile } from './bicep-text';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { expect, it } from 'vitest';
+import { onlyResource, resourcesOfType } from './arm-snapshot';
+import { describeCompiled, repoRoot, template, type ArmTemplate } from './compiled-template';
 
 /**
- * Patterns that mean a secret is in (or produced by) the templates: storage keys and key-bearing
- * connection strings, SAS tokens, ARM list* functions that return keys, and secure parameters
- * (the service takes no secret through Bicep: the operator enters secrets into Key Vault).
+ * What a secret looks like in a template: storage keys and key-bearing connection strings, SAS
+ * tokens, the instrumentation key, ARM list* calls (they return keys), Key Vault reads and writes.
+ * The service takes no secret through the template: the operator enters secrets into Key Vault.
  */
-const forbidden: { pattern: RegExp; why: string }[] = [
-  { pattern: /AccountKey=/i, why: 'storage account key in a connection string' },
-  { pattern: /DefaultEndpointsProtocol=/i, why: 'storage connection string' },
-  { pattern: /SharedAccessSignature|[?&]sig=/i, why: 'SAS token' },
+const SECRET_SHAPES: { pattern: RegExp; what: string }[] = [
+  { pattern: /AccountKey=/i, what: 'a storage account key' },
+  { pattern: /DefaultEndpointsProtocol=/i, what: 'a storage connection string' },
+  { pattern: /SharedAccessSignature|[?&]sig=/i, what: 'a SAS token' },
+  { pattern: /InstrumentationKey=/i, what: 'an instrumentation key' },
   {
-    pattern: /\blist(Keys|Secrets|AccountSas|ServiceSas|ConnectionStrings)\s*\(/i,
-    why: 'ARM list* call',
+    pattern: /\blist(Keys|Secrets|AccountSas|ServiceSas|ConnectionStrings|Credentials?)\s*\(/i,
+    what: 'an ARM list* call',
   },
-  { pattern: /@secure\(\)/, why: 'secure parameter: secrets never pass through Bicep' },
-  { pattern: /Microsoft\.KeyVault\/vaults\/secrets/i, why: 'secret value written by the template' },
-  { pattern: /getSecret\(/, why: 'Key Vault secret read into the template' },
+  { pattern: /getSecret\(/, what: 'a Key Vault secret read into the deployment' },
+  { pattern: /Microsoft\.KeyVault\/vaults\/secrets/i, what: 'a secret written by the template' },
 ];
 
-function violations(files: SourceFile[]): string[] {
-  const found: string[] = [];
-  for (const file of files) {
-    for (const { pattern, why } of forbidden) {
-      if (pattern.test(file.text)) found.push(`${file.path}: ${why}`);
+/** Every secret shape found, as "<file>: <what>". */
+function secretFindings(files: Record<string, string>): string[] {
+  return Object.entries(files).flatMap(([path, text]) =>
+    SECRET_SHAPES.filter(({ pattern }) => pattern.test(text)).map(({ what }) => `${path}: ${what}`),
+  );
+}
+
+/** The infra sources and azure.yaml, by path. */
+function sources(): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(bicep|bicepparam|json)$/.test(entry.name)) {
+        files[relative(repoRoot, path)] = readFileSync(path, 'utf8');
+      }
     }
-  }
-  return found;
+  };
+  walk(join(repoRoot, 'infra'));
+  files['azure.yaml'] = readFileSync(join(repoRoot, 'azure.yaml'), 'utf8');
+  return files;
 }
 
-const infra: SourceFile[] = [
-  ...bicepFiles(),
-  { path: 'infra/main.parameters.json', text: readRepoFile('infra/main.parameters.json') },
-  { path: 'azure.yaml', text: readRepoFile('azure.yaml') },
-];
-
-function declaration(type: string) {
-  const all = bicepFiles().flatMap((f) => resourceDeclarations(f.text));
-  const found = all.find((r) => r.type === type && !r.existing);
-  if (found === undefined) throw new Error(`no ${type} declared`);
-  return found;
+/** Parameters and outputs of secure type, in the template and in every module. */
+function secureDeclarations(armTemplate: ArmTemplate, where = 'main'): string[] {
+  const secure = (type: string): boolean => /^secure(string|object)$/i.test(type);
+  return [
+    ...Object.entries(armTemplate.parameters ?? {})
+      .filter(([, p]) => secure(p.type))
+      .map(([name]) => `${where}: parameter ${name}`),
+    ...Object.entries(armTemplate.outputs ?? {})
+      .filter(([, o]) => secure(o.type))
+      .map(([name]) => `${where}: output ${name}`),
+    ...armTemplate.resources
+      .filter((r) => r.type === 'Microsoft.Resources/deployments')
+      .flatMap((r) => secureDeclarations(r.properties!.template!, r.name)),
+  ];
 }
 
-describe('no secret in the infra templates', () => {
-  it('holds no key, connection string, SAS, list* call or secure parameter', () => {
-    expect(infra.map((f) => f.path)).toContain('infra/main.bicep');
-    expect(violations(infra)).toEqual([]);
+describeCompiled('no secret in the template', () => {
+  it('holds no key, connection string, SAS, list* call or secret, compiled or in the sources', () => {
+    const { texts } = template();
+    const files = { ...texts, ...sources() };
+    expect(Object.keys(files)).toEqual(
+      expect.arrayContaining([
+        'main.json',
+        'main.snapshot.json',
+        'infra/main.bicepparam',
+        'azure.yaml',
+      ]),
+    );
+    expect(secretFindings(files)).toEqual([]);
   });
 
   it('flags a storage connection string built from the account key', () => {
-    const leaky: SourceFile = {
-      path: 'leaky.bicep',
-      text: "var c = 'DefaultEndpointsProtocol=https;AccountName=${s.name};AccountKey=${s.listKeys().keys[0].value}'",
+    const leaky = {
+      'leaky.json':
+        "[format('DefaultEndpointsProtocol=https;AccountName={0};AccountKey={1}', parameters('n'), listKeys(resourceId('Microsoft.Storage/storageAccounts', parameters('n')), '2025-06-01').keys[0].value)]",
     };
-    expect(violations([leaky])).toEqual([
-      'leaky.bicep: storage account key in a connection string',
-      'leaky.bicep: storage connection string',
-      'leaky.bicep: ARM list* call',
+    expect(secretFindings(leaky)).toEqual([
+      'leaky.json: a storage account key',
+      'leaky.json: a storage connection string',
+      'leaky.json: an ARM list* call',
     ]);
   });
 
-  it('outputs only names, URLs and commands that prompt for the value', () => {
-    const outputs = readRepoFile('infra/main.bicep')
-      .split('\n')
-      .filter((line) => line.startsWith('output '));
-    expect(outputs.map((line) => line.split(' ')[1])).toEqual([
-      'AZURE_LOCATION',
-      'AZURE_TENANT_ID',
-      'AZURE_RESOURCE_GROUP',
+  it('takes and gives no secure parameter or output, in main or any module', () => {
+    const { template: armTemplate } = template();
+    expect(
+      armTemplate.resources.filter((r) => r.type === 'Microsoft.Resources/deployments').length,
+    ).toBe(6);
+    expect(secureDeclarations(armTemplate)).toEqual([]);
+  });
+
+  it('creates no Key Vault secret and outputs names, URLs and prompting commands only', () => {
+    const { snapshot } = template();
+    expect(resourcesOfType(snapshot, 'Microsoft.KeyVault/vaults/secrets')).toEqual([]);
+    expect(Object.keys(snapshot.outputs).sort()).toEqual([
       'AZURE_FUNCTION_APP_NAME',
+      'AZURE_LOCATION',
+      'AZURE_RESOURCE_GROUP',
+      'AZURE_TENANT_ID',
+      'CONNECTOR_SECRET_COMMANDS',
       'FUNCTION_APP_URL',
       'KEY_VAULT_NAME',
-      'CONNECTOR_SECRET_COMMANDS',
     ]);
-    const commands = readRepoFile('infra/main.bicep').slice(
-      readRepoFile('infra/main.bicep').indexOf('output CONNECTOR_SECRET_COMMANDS'),
-    );
-    expect(commands).toContain('read -rs SECRET_VALUE');
-    expect(commands).toContain('az keyvault secret set --vault-name ${keyVaultName}');
   });
 });
 
-describe('identity-only access to the data stores', () => {
-  it('turns shared-key access off on the storage account', () => {
-    const body = declaration('Microsoft.Storage/storageAccounts').body;
-    expect(body).toMatch(/allowSharedKeyAccess: false/);
-    expect(body).toMatch(/allowBlobPublicAccess: false/);
+describeCompiled('identity-only access to the data stores', () => {
+  it('turns shared-key (and anonymous) access off on the storage account', () => {
+    const storage = onlyResource(template().snapshot, 'Microsoft.Storage/storageAccounts');
+    expect(storage.properties).toMatchObject({
+      allowSharedKeyAccess: false,
+      defaultToOAuthAuthentication: true,
+      allowBlobPublicAccess: false,
+      minimumTlsVersion: 'TLS1_2',
+      supportsHttpsTrafficOnly: true,
+    });
   });
 
-  it('keeps Key Vault in RBAC mode with purge protection', () => {
-    const body = declaration('Microsoft.KeyVault/vaults').body;
-    expect(body).toMatch(/enableRbacAuthorization: true/);
-    expect(body).toMatch(/enablePurgeProtection: true/);
-    expect(body).not.toMatch(/accessPolicies/);
-  });
-
-  it('accepts telemetry only with an Entra ID token', () => {
-    const body = declaration('Microsoft.Insights/components').body;
-    expect(body).toMatch(/DisableLocalAuth: true/);
-    expect(body).toMatch(/WorkspaceResourceId: logAnalytics\.id/);
-    expect(readRepoFile('infra/app/function-app.bicep')).toMatch(
-      /APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=\$\{identityClientId\};Authorization=AAD'/,
-    );
-  });
-
-  it('deploys the package with the managed identity, not a key', () => {
-    const body = declaration('Microsoft.Web/sites').body;
-    expect(body).toMatch(/type: 'UserAssignedIdentity'/);
-    expect(body).not.toMatch(/StorageAccountConnectionString/i);
+  it('keeps Key Vault in RBAC mode with purge protection and no access policies', () => {
+    const vault = onlyResource(template().snapshot, 'Microsoft.KeyVault/vaults');
+    expect(vault.properties).toMatchObject({
+      enableRbacAuthorization: true,
+      enableSoftDelete: true,
+      enablePurgeProtection: true,
+    });
+    expect(vault.properties).not.toHaveProperty('accessPolicies');
   });
 });

@@ -1,135 +1,151 @@
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
 import {
-  bicepFiles,
-  blockAfter,
-  guidLiterals,
-  readRepoFile,
-  resourceDeclarations,
-  topLevelKeys,
-  type SourceFile,
-} from './bicep-text';
+  onlyResource,
+  referenceTo,
+  roleGrants,
+  siteIdentity,
+  type RoleGrant,
+} from './arm-snapshot';
+import {
+  describeCompiled,
+  repoRoot,
+  template,
+  type PredictedResource,
+  type Snapshot,
+} from './compiled-template';
 
 /**
- * Azure built-in role definition IDs, as listed in "Azure built-in roles"
- * (learn.microsoft.com/azure/role-based-access-control/built-in-roles, checked 2026-04).
- * Roles the app must NOT get are listed too, so that swapping one in is caught by name.
+ * Azure built-in role definition IDs ("Azure built-in roles",
+ * learn.microsoft.com/azure/role-based-access-control/built-in-roles). Broader roles the app must
+ * not get are listed too, so that one swapped in is named in the failure.
  */
-const BUILT_IN_ROLES: Record<string, string> = {
-  'Storage Blob Data Owner': 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b',
-  'Storage Blob Data Contributor': 'ba92f5b4-2d11-453d-a403-e96b0029c9fe',
-  'Storage Queue Data Contributor': '974c5e8b-45b9-4653-ba55-5f855dd0fb88',
-  'Storage Table Data Contributor': '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3',
-  'Key Vault Secrets Officer': 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7',
-  'Key Vault Secrets User': '4633458b-17de-408a-b874-0445c86b69e6',
-  'Monitoring Metrics Publisher': '3913510d-42f4-4e42-8a64-420c390055eb',
+const ROLES: Record<string, string> = {
+  'b7e6dc6d-f1e8-4753-8033-0f276bb0955b': 'Storage Blob Data Owner',
+  'ba92f5b4-2d11-453d-a403-e96b0029c9fe': 'Storage Blob Data Contributor',
+  '974c5e8b-45b9-4653-ba55-5f855dd0fb88': 'Storage Queue Data Contributor',
+  '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3': 'Storage Table Data Contributor',
+  '17d1049b-9a84-46fb-8f53-869881c3d3ab': 'Storage Account Contributor',
+  '4633458b-17de-408a-b874-0445c86b69e6': 'Key Vault Secrets User',
+  'b86a8fe4-44ce-4948-aee5-eccb2c155cd7': 'Key Vault Secrets Officer',
+  '00482a5a-887f-4fb3-b363-3b7fe8e74483': 'Key Vault Administrator',
+  '3913510d-42f4-4e42-8a64-420c390055eb': 'Monitoring Metrics Publisher',
+  'b24988ac-6180-42a0-ab88-20f7382dd24c': 'Contributor',
+  '8e3af657-a8ff-443c-a75c-2fe8c4bcb635': 'Owner',
 };
 
-/** Every GUID literal whose comment does not name the documented role with that exact ID. */
-function mislabelledGuids(files: SourceFile[]): string[] {
-  const problems: string[] = [];
-  for (const file of files) {
-    for (const { guid, comment, line } of guidLiterals(file.text)) {
-      const documented = BUILT_IN_ROLES[comment];
-      if (documented === undefined) problems.push(`${file.path}:${line} ${guid} "${comment}"`);
-      else if (documented !== guid) {
-        problems.push(`${file.path}:${line} ${guid} is not ${comment} (${documented})`);
-      }
-    }
-  }
-  return problems;
+/**
+ * The narrowest Key Vault role for what the code does with secrets: Secrets User reads; the
+ * code also sets and deletes the transient per-request password secrets (DESIGN invariant 5),
+ * and Secrets Officer is the narrowest built-in role that can.
+ */
+function vaultRoleTheCodeNeeds(): string {
+  const store = readFileSync(join(repoRoot, 'src/secrets/key-vault-secret-store.ts'), 'utf8');
+  const writes = /\.setSecret\(|\.beginDeleteSecret\(/.test(store);
+  return writes ? 'Key Vault Secrets Officer' : 'Key Vault Secrets User';
 }
 
-interface Grant {
-  role: string;
-  principal: string;
-  scope: string;
+/** "<role> on <scope resource type>/<name>" for each grant, named by the tables above. */
+function describeGrants(snapshot: Snapshot, grants: RoleGrant[]): string[] {
+  return grants
+    .map((grant) => {
+      const scope = snapshot.predictedResources.find((r) => r.id === grant.scope);
+      const where = scope === undefined ? grant.scope : `${scope.type} ${scope.name}`;
+      return `${ROLES[grant.role] ?? `unknown role ${grant.role}`} on ${where}`;
+    })
+    .sort();
 }
 
-/** The role assignments of app/access.bicep as (role name, principal parameter, scope symbol). */
-function grants(access: string): Grant[] {
-  const roleIds = new Map<string, string>();
-  for (const { guid, comment } of guidLiterals(blockAfter(access, 'var roles ='))) {
-    roleIds.set(guid, comment);
-  }
-  const roleKeyToName = new Map<string, string>();
-  const rolesBlock = blockAfter(access, 'var roles =');
-  for (const key of topLevelKeys(rolesBlock)) {
-    const guid = new RegExp(`${key}: '([0-9a-f-]{36})'`).exec(rolesBlock)?.[1] ?? '';
-    roleKeyToName.set(key, roleIds.get(guid) ?? `unknown ${guid}`);
-  }
-  const loopRoles = [...blockAfter(access, 'var storageRoles =').matchAll(/roles\.(\w+)/g)].map(
-    (m) => m[1] ?? '',
+/** How the snapshot writes the principal of the function app's identity. */
+function appPrincipal(snapshot: Snapshot): string {
+  return `[${referenceTo(siteIdentity(snapshot), 'principalId')}]`;
+}
+
+/** The grants to the function app's identity, described. */
+function appGrants(snapshot: Snapshot): string[] {
+  const principal = appPrincipal(snapshot);
+  return describeGrants(
+    snapshot,
+    roleGrants(snapshot).filter((grant) => grant.principal === principal),
   );
-  const found: Grant[] = [];
-  for (const resource of resourceDeclarations(access)) {
-    if (resource.type !== 'Microsoft.Authorization/roleAssignments') continue;
-    const principal = /principalId: (\w+)/.exec(resource.body)?.[1] ?? '(none)';
-    const scope = /scope: (\w+)/.exec(resource.body)?.[1] ?? '(deployment scope)';
-    const keys = /for roleId in storageRoles/.test(resource.body)
-      ? loopRoles
-      : [/roleDefinitions', roles\.(\w+)\)/.exec(resource.body)?.[1] ?? '(none)'];
-    for (const key of keys) {
-      found.push({ role: roleKeyToName.get(key) ?? `unknown ${key}`, principal, scope });
-    }
-  }
-  return found;
 }
 
-const access = readRepoFile('infra/app/access.bicep');
+/** A copy of the snapshot with one more role assignment, as Bicep would write it. */
+function withGrant(snapshot: Snapshot, role: string, scope: string, principal: string): Snapshot {
+  const assignment: PredictedResource = {
+    id: `${scope}/providers/Microsoft.Authorization/roleAssignments/${role}`,
+    type: 'Microsoft.Authorization/roleAssignments',
+    name: role,
+    apiVersion: '2022-04-01',
+    properties: {
+      roleDefinitionId: `/providers/Microsoft.Authorization/roleDefinitions/${role}`,
+      principalId: principal,
+      principalType: 'ServicePrincipal',
+    },
+  };
+  return { ...snapshot, predictedResources: [...snapshot.predictedResources, assignment] };
+}
 
-describe('role assignment GUIDs', () => {
-  it('are each the documented built-in role ID of the role named in their comment', () => {
-    const files = bicepFiles();
-    expect(files.flatMap((f) => guidLiterals(f.text)).length).toBeGreaterThanOrEqual(5);
-    expect(mislabelledGuids(files)).toEqual([]);
+function expectedAppGrants(snapshot: Snapshot): string[] {
+  const on = (type: string): string => `${type} ${onlyResource(snapshot, type).name}`;
+  const storage = on('Microsoft.Storage/storageAccounts');
+  return [
+    // Functions host storage with an identity: host locks, timer and Durable leases, the package.
+    `Storage Blob Data Owner on ${storage}`,
+    // Durable control and work-item queues, the bulk queue trigger, its poison queue.
+    `Storage Queue Data Contributor on ${storage}`,
+    // Durable history and instances; the journal, catalogue, link, lease and intent tables.
+    `Storage Table Data Contributor on ${storage}`,
+    `${vaultRoleTheCodeNeeds()} on ${on('Microsoft.KeyVault/vaults')}`,
+    // Application Insights with local authentication off takes telemetry from this role only.
+    `Monitoring Metrics Publisher on ${on('Microsoft.Insights/components')}`,
+  ].sort();
+}
+
+describeCompiled('role assignments of the compiled template', () => {
+  it('give the app identity exactly the data-plane roles the code needs, each on its resource', () => {
+    const { snapshot } = template();
+    expect(appGrants(snapshot)).toEqual(expectedAppGrants(snapshot));
   });
 
-  it('catches a GUID whose comment names another role, or no documented role', () => {
-    const swapped: SourceFile = {
-      path: 'swapped.bicep',
-      text: [
-        "  a: '4633458b-17de-408a-b874-0445c86b69e6' // Key Vault Secrets Officer",
-        "  b: '974c5e8b-45b9-4653-ba55-5f855dd0a4b8' // Storage Queue Data Contributor",
-        "  c: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'",
-      ].join('\n'),
-    };
-    expect(mislabelledGuids([swapped])).toEqual([
-      'swapped.bicep:1 4633458b-17de-408a-b874-0445c86b69e6 is not Key Vault Secrets Officer (b86a8fe4-44ce-4948-aee5-eccb2c155cd7)',
-      'swapped.bicep:2 974c5e8b-45b9-4653-ba55-5f855dd0a4b8 is not Storage Queue Data Contributor (974c5e8b-45b9-4653-ba55-5f855dd0fb88)',
-      'swapped.bicep:3 b7e6dc6d-f1e8-4753-8033-0f276bb0955b ""',
-    ]);
-  });
-});
-
-describe('roles of the function app identity', () => {
-  const appGrants = grants(access).filter((g) => g.principal === 'appPrincipalId');
-
-  it('are exactly the data-plane roles the app needs, each on its own resource', () => {
-    expect(appGrants.map((g) => `${g.role} on ${g.scope}`).sort()).toEqual([
-      'Key Vault Secrets Officer on vault',
-      'Monitoring Metrics Publisher on applicationInsights',
-      'Storage Blob Data Owner on storage',
-      'Storage Queue Data Contributor on storage',
-      'Storage Table Data Contributor on storage',
-    ]);
-  });
-
-  it('would show a broader role slipped in beside them', () => {
-    const widened = access.replace(
-      'roles.storageTableDataContributor\n]',
-      'roles.storageTableDataContributor\n  roles.keyVaultSecretsOfficer\n]',
+  it('would name a broader role, or a role at resource-group scope, slipped in', () => {
+    const { snapshot } = template();
+    const rg = onlyResource(snapshot, 'Microsoft.Resources/resourceGroups');
+    const storage = onlyResource(snapshot, 'Microsoft.Storage/storageAccounts');
+    const contributor = 'b24988ac-6180-42a0-ab88-20f7382dd24c';
+    const blobContributor = 'ba92f5b4-2d11-453d-a403-e96b0029c9fe';
+    const widened = withGrant(
+      withGrant(snapshot, contributor, rg.id, appPrincipal(snapshot)),
+      blobContributor,
+      storage.id,
+      appPrincipal(snapshot),
     );
-    const roles = grants(widened)
-      .filter((g) => g.principal === 'appPrincipalId' && g.scope === 'storage')
-      .map((g) => g.role);
-    expect(roles).toContain('Key Vault Secrets Officer');
+    const expected = expectedAppGrants(snapshot);
+    expect(appGrants(widened).filter((grant) => !expected.includes(grant))).toEqual([
+      `Contributor on Microsoft.Resources/resourceGroups ${rg.name}`,
+      `Storage Blob Data Contributor on Microsoft.Storage/storageAccounts ${storage.name}`,
+    ]);
   });
 
-  it('leaves the operator only the right to enter secrets in this vault', () => {
-    const operator = grants(access).filter((g) => g.principal === 'operatorPrincipalId');
-    expect(operator).toEqual([
-      { role: 'Key Vault Secrets Officer', principal: 'operatorPrincipalId', scope: 'vault' },
+  it('give the operator only the right to enter secrets in this vault', () => {
+    const { snapshot, parameters } = template();
+    const operator = parameters.parameters.operatorPrincipalId?.value as string;
+    expect(operator).toMatch(/^[0-9a-f-]{36}$/);
+    const grants = roleGrants(snapshot).filter((grant) => grant.principal === operator);
+    expect(describeGrants(snapshot, grants)).toEqual([
+      `Key Vault Secrets Officer on Microsoft.KeyVault/vaults ${onlyResource(snapshot, 'Microsoft.KeyVault/vaults').name}`,
     ]);
-    expect(access).toMatch(/operatorVaultRole[^\n]*= if \(!empty\(operatorPrincipalId\)\)/);
+    expect(grants[0]!.principalType).toBe(parameters.parameters.operatorPrincipalType?.value);
+  });
+
+  it('grant nothing to anyone else', () => {
+    const { snapshot, parameters } = template();
+    const app = appPrincipal(snapshot);
+    const operator = parameters.parameters.operatorPrincipalId?.value;
+    const others = roleGrants(snapshot).filter(
+      (g) => g.principal !== app && g.principal !== operator,
+    );
+    expect(others).toEqual([]);
   });
 });
