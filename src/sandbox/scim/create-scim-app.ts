@@ -152,6 +152,30 @@ function authenticate(state: SandboxState) {
   };
 }
 
+/**
+ * What a path outside the SCIM endpoints answers (quirk `outsidePrefix`): a SCIM 404 by
+ * default; an application's own HTML page otherwise, with 404 or, as single-page apps
+ * answer every unknown path, 200.
+ */
+function applicationPage(
+  state: SandboxState,
+  _req: Request,
+  res: Response,
+  next: NextFunction,
+): void {
+  const mode = state.quirks.outsidePrefix ?? 'scimNotFound';
+  if (mode === 'scimNotFound') {
+    next(scimError(404, null, 'Endpoint Not Found'));
+    return;
+  }
+  res
+    .status(mode === 'html200' ? 200 : 404)
+    .type('text/html; charset=utf-8')
+    .send(
+      '<!doctype html><html><head><title>App</title></head><body><div id="root"></div></body></html>',
+    );
+}
+
 function handleErrors(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
   const { status, scimType, detail } = describeThrown(error);
   if (res.headersSent) return;
@@ -176,13 +200,17 @@ export function createScimApp(state: SandboxState): Express {
   app.use(authenticate(state));
   if (state.baseUrlPath !== state.prefix) {
     // The status check falls back to the base URL when /ServiceProviderConfig is missing (spec).
-    app.get(state.baseUrlPath === '' ? '/' : state.baseUrlPath, (_req, res) => {
+    app.get(state.baseUrlPath === '' ? '/' : state.baseUrlPath, (req, res, next) => {
+      if ((state.quirks.outsidePrefix ?? 'scimNotFound') !== 'scimNotFound') {
+        applicationPage(state, req, res, next);
+        return;
+      }
       res.json({ service: 'SCIM 2.0 sandbox', endpoint: state.endpoint });
     });
   }
   app.use(state.prefix === '' ? '/' : state.prefix, scimRoutes(state));
-  app.use((_req: Request, _res: Response, next: NextFunction) =>
-    next(scimError(404, null, 'Endpoint Not Found')),
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    applicationPage(state, req, res, next),
   );
   app.use(handleErrors);
   return app;

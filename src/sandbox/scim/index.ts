@@ -1,4 +1,5 @@
 export { startScimSandbox } from './start-scim-sandbox.js';
+export { BUILT_IN_APP_PREFIX, BUILT_IN_APP_QUIRKS } from './built-in-app.js';
 export type {
   RecordedRequest,
   ScimQuirks,

@@ -1,5 +1,6 @@
 import { project } from './attribute-projection.js';
 import type { Projection } from './attribute-projection.js';
+import { checkFilterSupport } from './filter-support.js';
 import { matchesFilter } from './filter-match.js';
 import { scimError } from './scim-error.js';
 import { parseScimFilter } from './scim-filter.js';
@@ -45,6 +46,7 @@ export function listResources(
   let matches = all;
   if (filterText !== null) {
     const filter = parseScimFilter(filterText);
+    checkFilterSupport(filter, coreSchema, quirks);
     const options = {
       caseSensitive: quirks.caseSensitiveFilters === true,
       coreSchema: coreSchema.toLowerCase(),

@@ -53,7 +53,7 @@ function serviceProviderConfig(state: SandboxState): unknown {
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: state.quirks.maxCount ?? 10_000 },
-    changePassword: { supported: true },
+    changePassword: { supported: state.quirks.passwordNotPatchable !== true },
     sort: { supported: false },
     etag: { supported: false },
     authenticationSchemes: schemes,
@@ -102,6 +102,59 @@ function ignoredPatch(kind: 'User' | 'Group', state: SandboxState): Handler {
   };
 }
 
+/** A PatchOp operation that writes `password`, by path or inside a path-less value. */
+function writesPassword(operation: unknown): boolean {
+  const { path, value } = (operation ?? {}) as { path?: unknown; value?: unknown };
+  if (typeof path === 'string') return /(^|:)password$/i.test(path.trim());
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    Object.keys(value).some((key) => key.toLowerCase() === 'password')
+  );
+}
+
+// Quirk `passwordNotPatchable` (scim-interop.md, built-in services): 400 `invalidPath`.
+function refusePasswordPatch(state: SandboxState): Handler {
+  return (req) => {
+    const id = idParam(req);
+    if (state.store.getUser(id) === undefined)
+      throw scimError(404, null, `Resource ${id} not found`);
+    if (readPatchOperations(req.body).some(writesPassword)) {
+      throw scimError(400, 'invalidPath', "Attribute 'password' is not writable by PATCH");
+    }
+  };
+}
+
+// Quirk `noGroups`: the server has no Group resource type at all.
+function withoutGroups(body: unknown): unknown {
+  const list = body as { Resources?: unknown[]; totalResults?: number } | null;
+  if (list === null || typeof list !== 'object' || !Array.isArray(list.Resources)) return body;
+  const isGroup = (resource: unknown) => {
+    const id = (resource as { id?: unknown } | null)?.id;
+    return id === 'Group' || id === GROUP_SCHEMA;
+  };
+  const Resources = list.Resources.filter((resource) => !isGroup(resource));
+  return { ...list, Resources, totalResults: Resources.length, itemsPerPage: Resources.length };
+}
+
+function hideGroups(state: SandboxState) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (state.quirks.noGroups !== true) {
+      next();
+      return;
+    }
+    // Mounted on /ResourceTypes and /Schemas: the path is what follows them.
+    const path = req.path.toLowerCase();
+    if (path === '/group' || path === `/${GROUP_SCHEMA.toLowerCase()}`) {
+      next(scimError(404, null, 'Endpoint Not Found'));
+      return;
+    }
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => json(withoutGroups(body));
+    next();
+  };
+}
+
 function notImplemented(_req: Request, res: Response, next: NextFunction): void {
   next(scimError(501, null, 'Endpoint Not Implemented'));
 }
@@ -133,11 +186,23 @@ export function scimRoutes(state: SandboxState): Router {
       res.json(serviceProviderConfig(state));
     }),
   );
+  router.use('/Groups', (_req, _res, next) => {
+    next(state.quirks.noGroups === true ? scimError(404, null, 'Endpoint Not Found') : undefined);
+  });
+  router.use(['/ResourceTypes', '/Schemas'], hideGroups(state));
   router.get('/Users', route(list('User', state)));
   router.get('/Groups', route(list('Group', state)));
   router.get('/Users/:id', route(getOne('User', state)));
   router.get('/Groups/:id', route(getOne('Group', state)));
   router.patch('/Users/:id', (req, res, next) => {
+    if (state.quirks.passwordNotPatchable === true) {
+      try {
+        refusePasswordPatch(state)(req, res);
+      } catch (error) {
+        next(error);
+        return;
+      }
+    }
     if (state.quirks.ignorePatchOps !== true) {
       next();
       return;
@@ -160,6 +225,21 @@ export function scimRoutes(state: SandboxState): Router {
       res.json(project(patched, parseProjection(queryOf(req), GROUP_SCHEMA.toLowerCase())));
     }),
   );
+  router.delete(['/Users/:id', '/Groups/:id'], (req, _res, next) => {
+    if (state.quirks.deleteNotAllowed !== true) {
+      next();
+      return;
+    }
+    const id = idParam(req);
+    const exists = req.path.startsWith('/Users/')
+      ? state.store.getUser(id)
+      : state.store.getGroup(id);
+    next(
+      exists === undefined
+        ? scimError(404, null, `Resource ${id} not found`)
+        : scimError(405, null, 'Resources cannot be deleted on this server: set active to false'),
+    );
+  });
   router.all('/Me', notImplemented);
   router.all('/Bulk', notImplemented);
   router.use(

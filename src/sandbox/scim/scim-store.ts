@@ -14,6 +14,8 @@ export interface ScimMember {
 interface UserRecord {
   resource: ScimResource;
   lastLogon?: string;
+  /** The server holds a password for the user (its value is never kept). */
+  hasPassword?: boolean;
 }
 
 // Attributes the server owns: never taken from a client's payload.
@@ -89,6 +91,16 @@ export class ScimStore {
     if (record !== undefined) record.lastLogon = iso;
   }
 
+  /** Records that the user now has a password (set on create or by PATCH). */
+  markPasswordSet(id: string): void {
+    const record = this.users.get(id);
+    if (record !== undefined) record.hasPassword = true;
+  }
+
+  hasPassword(id: string): boolean {
+    return this.users.get(id)?.hasPassword === true;
+  }
+
   /** Creates (no `id`) or replaces a user; 404 for an unknown id, 409 `uniqueness` on a taken userName. */
   putUser(id: string | undefined, attributes: ScimResource, lastLogon?: string): ScimResource {
     const existing = id === undefined ? undefined : this.users.get(id);
@@ -107,7 +119,11 @@ export class ScimStore {
     if (existing !== undefined)
       this.userIdByName.delete(String(existing.resource.userName).toLowerCase());
     this.userIdByName.set(userName.toLowerCase(), newId);
-    this.users.set(newId, { resource, lastLogon: lastLogon ?? existing?.lastLogon });
+    this.users.set(newId, {
+      resource,
+      lastLogon: lastLogon ?? existing?.lastLogon,
+      ...(existing?.hasPassword === true ? { hasPassword: true } : {}),
+    });
     return resource;
   }
 

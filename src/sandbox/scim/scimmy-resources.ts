@@ -1,4 +1,5 @@
 import { SCIMMY } from 'scimmy-routers';
+import { checkFilterSupport } from './filter-support.js';
 import { matchesFilter } from './filter-match.js';
 import { checkMemberValues } from './member-values.js';
 import { scimError } from './scim-error.js';
@@ -34,6 +35,7 @@ function list(
   const expression = request.filter?.expression;
   if (expression === undefined) return resources.map((r) => structuredClone(r));
   const filter = parseScimFilter(expression);
+  checkFilterSupport(filter, schema, ctx.quirks());
   const options = {
     caseSensitive: ctx.quirks().caseSensitiveFilters === true,
     coreSchema: schema.toLowerCase(),
@@ -66,7 +68,12 @@ export function declareScimmyResources(): void {
     ingress: (request: ScimmyRequest, instance: { password?: unknown }, ctx: SandboxContext) => {
       const before = request.id === undefined ? undefined : ctx.store.getUser(request.id);
       const stored = ctx.store.putUser(request.id, plain(instance));
-      ctx.truth.userWritten(before, stored, instance.password !== undefined);
+      // Quirk `passwordNotPatchable`: a password on create is accepted and silently ignored
+      // (PATCH on it is refused before it gets here).
+      const passwordKept =
+        instance.password !== undefined && ctx.quirks().passwordNotPatchable !== true;
+      if (passwordKept) ctx.store.markPasswordSet(String(stored.id));
+      ctx.truth.userWritten(before, stored, passwordKept);
       return structuredClone(stored);
     },
     degress: (request: ScimmyRequest, ctx: SandboxContext) => {

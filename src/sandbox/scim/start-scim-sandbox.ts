@@ -125,6 +125,16 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
       const resource = id === undefined ? undefined : store.getGroup(id);
       return resource === undefined ? undefined : structuredClone(resource);
     },
+    listUsers() {
+      return store.listUsers().map((user) => structuredClone(user));
+    },
+    listGroups() {
+      return store.listGroups().map((group) => structuredClone(group));
+    },
+    hasPassword(idOrUserName) {
+      const id = userId(idOrUserName);
+      return id !== undefined && store.hasPassword(id);
+    },
     setLastLogon(userName, iso) {
       const id = store.findUserId(userName);
       if (id === undefined) {

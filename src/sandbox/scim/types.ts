@@ -1,5 +1,6 @@
 import type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 import type { TruthEvent } from '../truth/truth-event.js';
+import type { CompareOp } from './scim-filter.js';
 
 /** How the sandbox authenticates callers (spec: Authentication, connector A). */
 export type ScimSandboxAuth =
@@ -53,6 +54,30 @@ export interface ScimQuirks {
   createAnswer?: 'withoutId' | 'notJson';
   /** Milliseconds added before every response. */
   latencyMs?: number;
+  /**
+   * The comparison operators filters may use; any other answers 400 `invalidFilter`
+   * (applications' built-in SCIM services: no `co`). Default: all of RFC 7644 §3.4.2.2.
+   */
+  filterOperators?: readonly CompareOp[];
+  /** `GET /Groups` takes no filter but `displayName eq "..."`; any other answers 400 `invalidFilter`. */
+  groupFilterDisplayNameEqOnly?: boolean;
+  /**
+   * `password` is not writable by PATCH (400 `invalidPath`), while a password on create is
+   * accepted and silently ignored; `/ServiceProviderConfig` says `changePassword: false`.
+   */
+  passwordNotPatchable?: boolean;
+  /**
+   * DELETE on users and groups answers 405 (applications that only let provisioning
+   * deactivate accounts); nothing is deleted.
+   */
+  deleteNotAllowed?: boolean;
+  /** No groups at all: every `/Groups` path answers 404; `/ResourceTypes` and `/Schemas` leave Group out. */
+  noGroups?: boolean;
+  /**
+   * What paths outside the SCIM prefix (and the base URL) answer: a SCIM 404 (default), an
+   * application's HTML 404 page, or its HTML page with 200 (a single-page app's fallback).
+   */
+  outsidePrefix?: 'scimNotFound' | 'html404' | 'html200';
 }
 
 export interface ScimSandboxOptions {
@@ -107,6 +132,11 @@ export interface ScimSandbox {
   getUser(idOrUserName: string): Record<string, unknown> | undefined;
   /** A copy of the stored group, by SCIM id or displayName. */
   getGroup(idOrDisplayName: string): Record<string, unknown> | undefined;
+  /** Copies of every stored user (no passwords) and group, in creation order: the committed state. */
+  listUsers(): Array<Record<string, unknown>>;
+  listGroups(): Array<Record<string, unknown>>;
+  /** Whether the server holds a password for the user (set on create or by PATCH, and not ignored). */
+  hasPassword(idOrUserName: string): boolean;
   /** Sets the last logon a user reports under `quirks.lastLogonAttribute`. */
   setLastLogon(userName: string, iso: string): void;
   /**
