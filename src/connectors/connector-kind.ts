@@ -36,7 +36,7 @@ export interface ConnectorKindDescriptor<S extends ConnectorSettings = Connector
   compatibilityRun?(
     settings: S,
     secrets: SecretStore,
-    options: { logger?: Logger; groupName?: string },
+    options: { logger?: Logger; groupName?: string; jobId?: string },
   ): Promise<CompatibilityReport>;
 }
 

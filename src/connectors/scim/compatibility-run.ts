@@ -1,41 +1,107 @@
-import { randomBytes } from 'node:crypto';
 import type { ScimConnectorSettings } from './scim-settings';
-import type { TargetAccount } from '../../domain/account';
-import { isProvisioningError, ProvisioningError } from '../../domain/errors';
-import type { GroupRef } from '../../domain/group';
+import { summaryOf, verdictOf } from '../../domain/compatibility-result';
 import type { Logger } from '../../domain/logger';
 import type { SecretStore } from '../../secrets/secret-store';
-import { runMembershipStep } from '../direct-io';
-import type { HttpExchange } from '../http/transport';
-import {
-  authHolds,
-  authNote,
-  decide,
-  judgeCallFailure,
-  judgeFilter,
-  judgeMembership,
-  judgePatch,
-} from './compatibility-judgements';
+import { createTestAccount, tryUserPatches } from './compatibility-account';
+import { actionTable } from './compatibility-actions';
+import { cleanUp, type Cleanup, type MadeByRun } from './compatibility-cleanup';
+import { locateEndpoints, type DeclaredFeatures } from './compatibility-endpoints';
+import { findTestGroup, type GroupFindings } from './compatibility-groups';
 import { findLastLogonEvidence } from './compatibility-last-logon';
-import {
-  COMPATIBILITY_POINTS,
-  type CompatibilityCheck,
-  type CompatibilityReport,
-  type CompatibilityStep,
-} from './compatibility-report';
-import { ScimConnector } from './scim-connector';
-import { scimUrl } from './scim-paths';
+import { tryMemberships } from './compatibility-memberships';
+import { judgePoints } from './compatibility-points';
+import type { CompatibilityReport } from './compatibility-report';
+import { CompatibilitySession } from './compatibility-session';
 
 export interface CompatibilityOptions {
-  /** The group to grant and revoke; default: the first group of the catalogue. */
+  /** The group to grant and revoke; default: the catalogue's first, else a temporary one. */
   groupName?: string;
+  /** The job that runs it, kept with the result. */
+  jobId?: string;
   logger?: Logger;
+  /** When the run ends (default: the real clock). */
+  now?: () => Date;
+}
+
+/** Point 6 and the last-logon action: a known attribute on the server's users or schemas. */
+async function tryLastLogon(s: CompatibilitySession): Promise<void> {
+  const found = await s.attempt('look for a last-logon attribute', () =>
+    findLastLogonEvidence(s.connector, s.settings),
+  );
+  if (found.value === undefined) {
+    s.check(
+      6,
+      'last logon',
+      undefined,
+      `could not look: ${found.error?.message ?? ''}`,
+      found.evidence,
+    );
+    return;
+  }
+  const { holds, note } = found.value;
+  s.check(6, 'last logon', holds, note, found.evidence);
+  s.observe(
+    'lastLogon',
+    holds === true ? 'works' : holds === false ? 'will fail' : 'untested',
+    holds === false ? `reads answer "none found": ${note}` : note,
+    6,
+  );
+}
+
+/** What the run made, for the cleanup. */
+interface Made extends MadeByRun {
+  groups?: GroupFindings;
+  declared?: DeclaredFeatures;
+}
+
+/** The parts of the run after the endpoints were found; the test account is kept for cleanup. */
+async function tryEverything(
+  s: CompatibilitySession,
+  options: CompatibilityOptions,
+  made: Made,
+): Promise<void> {
+  const declared = await locateEndpoints(s);
+  if (declared === undefined) return;
+  made.declared = declared;
+  const created = await createTestAccount(s, declared);
+  made.account = created.account;
+  made.accountMayExist = created.mayExist;
+  const account = made.account;
+  made.groups = await findTestGroup(s, account, options.groupName);
+  const { group } = made.groups;
+  if (account !== undefined && group !== undefined) {
+    made.membershipMayRemain = (await tryMemberships(s, account, group)).mayRemain;
+  } else {
+    const why =
+      account === undefined
+        ? 'not tried: no test account'
+        : `not tried: ${made.groups.noGroupBecause ?? 'no group'}`;
+    s.check(3, 'member value', undefined, why, []);
+    s.check(5, 'group members add', undefined, why, []);
+    s.check(5, 'group members remove', undefined, why, []);
+    for (const action of ['grant', 'revoke'] as const) {
+      if (made.groups.noGroups) {
+        s.observe(action, 'will fail', 'the server has no groups (GET /Groups answered 404)');
+      } else s.untested(action, why);
+    }
+  }
+  if (account !== undefined) await tryUserPatches(s, account, declared);
+  else {
+    for (const aspect of ['user attributes', 'password', 'active']) {
+      s.check(5, aspect, undefined, 'not tried: no test account', []);
+    }
+  }
+  await tryLastLogon(s);
 }
 
 /**
  * The test run with a test account (spec: "create, grant and revoke a group, lock, delete
- * ... shows whether a server fits"). Each compatibility point is judged from the calls
- * that showed it; the test account is removed at the end even when a step fails.
+ * ... shows whether a server fits"). Each compatibility point is judged from what the run
+ * tried and saw (DESIGN invariant 11): FITS only when every part of the point was seen to
+ * work. Where a setting of the connector makes a point fit (the server's own id as member
+ * value, the other remove form, a base URL with the server's prefix), the run tries it and
+ * says so. Everything the run creates (the test account, a temporary test group) is removed
+ * at the end, even after a failed step, and each removal is checked by a read.
  *
  * @example
  * const report = await runScimCompatibility(settings, secrets);
@@ -45,261 +111,48 @@ export async function runScimCompatibility(
   secrets: SecretStore,
   options: CompatibilityOptions = {},
 ): Promise<CompatibilityReport> {
-  let bucket: HttpExchange[] = [];
-  const connector = new ScimConnector(settings, {
-    secrets,
-    observer: (exchange) => bucket.push(exchange),
-    ...(options.logger === undefined ? {} : { logger: options.logger }),
-  });
-  const checks: CompatibilityCheck[][] = COMPATIBILITY_POINTS.map(() => []);
-  const steps: CompatibilityStep[] = [];
-  const testAccount = `compat-test-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-
-  /** Runs a step, keeping the calls it made as evidence. */
-  async function step<T>(
-    name: string,
-    run: () => Promise<T>,
-  ): Promise<{
-    value?: T;
-    error?: Error & { code?: string; status?: number };
-    evidence: HttpExchange[];
-  }> {
-    bucket = [];
-    try {
-      const value = await run();
-      steps.push({ name, outcome: 'succeeded', detail: '' });
-      return { value, evidence: bucket };
-    } catch (error) {
-      if (!isProvisioningError(error)) throw error;
-      steps.push({ name, outcome: 'failed', detail: error.message });
-      return { error, evidence: bucket };
-    }
-  }
-  const skip = (name: string, why: string) => steps.push({ name, outcome: 'skipped', detail: why });
-  const check = (
-    point: number,
-    holds: boolean | undefined,
-    note: string,
-    evidence: HttpExchange[],
-  ) => checks[point - 1]?.push({ holds, note, evidence: evidence.slice(-3) });
-
-  let account: TargetAccount | undefined;
-  let group: GroupRef | undefined;
+  const s = new CompatibilitySession(settings, secrets, options.logger);
+  const made: Made = { accountMayExist: false, membershipMayRemain: false };
+  let cleanup: Cleanup;
   try {
-    const spc = await step('read ServiceProviderConfig', async () => {
-      const result = await connector.http.probe(
-        'GET',
-        scimUrl(settings.baseUrl, 'ServiceProviderConfig'),
-      );
-      return result.status;
-    });
-    if (spc.value === 200)
-      check(1, true, 'ServiceProviderConfig answers under /scim/v2/', spc.evidence);
-
-    const before = await step('search the test account (userName eq)', () =>
-      connector.findAccount(testAccount),
-    );
-    judgeFilter(before.error, 'eq', before.evidence, check);
-
-    const created = await step('create the test account', () =>
-      connector.createAccount({
-        accountId: testAccount,
-        displayName: 'Compatibility test account',
-        givenName: 'Compatibility',
-        familyName: 'Test',
-        email: `${testAccount}@example.invalid`,
-      }),
-    );
-    account =
-      created.value === undefined || created.value.outcome === 'exists'
-        ? undefined
-        : created.value.outcome === 'unconfirmed'
-          ? // The answer was unusable: the account is cleaned up if a read shows it.
-            await connector.findAccount(testAccount).catch(() => undefined)
-          : created.value.account;
-    if (created.value !== undefined) {
-      check(1, true, 'POST /scim/v2/Users created the test account', created.evidence);
-      check(2, authHolds(settings), authNote(settings), created.evidence);
-    } else {
-      judgeCallFailure(created.error, created.evidence, check, settings);
-    }
-
-    if (account !== undefined) {
-      const found = await step('find the test account (userName eq)', () =>
-        connector.findAccount(testAccount),
-      );
-      if (found.value !== undefined)
-        check(4, true, 'userName eq found the test account', found.evidence);
-      else if (found.error === undefined)
-        check(4, false, 'userName eq did not find the test account', found.evidence);
-      else judgeFilter(found.error, 'eq', found.evidence, check);
-    }
-
-    const picked = await step('pick a group', async () => {
-      if (options.groupName !== undefined) return connector.findGroup(options.groupName);
-      for await (const first of connector.importGroups()) return first;
-      return undefined;
-    });
-    group = picked.value;
-    if (options.groupName !== undefined) judgeFilter(picked.error, 'eq', picked.evidence, check);
-    if (group !== undefined && options.groupName !== undefined) {
-      check(4, true, `displayName eq found group "${group.displayName}"`, picked.evidence);
-    }
-
-    if (group !== undefined) {
-      const text = searchText(group.displayName);
-      const target = group;
-      const search = await step(`search groups (displayName co "${text}")`, () =>
-        connector.searchGroups(text),
-      );
-      if (search.value !== undefined) {
-        const hit = search.value.some((g) => g.id === target.id);
-        check(
-          4,
-          hit,
-          `displayName co "${text}" ${hit ? 'found' : 'did not find'} the group`,
-          search.evidence,
-        );
-      } else judgeFilter(search.error, 'co', search.evidence, check);
-    } else {
-      skip('search groups (displayName co)', 'no group to search for');
-    }
-
-    if (account !== undefined && group !== undefined) {
-      const [member, target] = [account, group];
-      const grant = await step(`grant group "${target.displayName}"`, () =>
-        changeMembership(connector, member, 'grant', target.id),
-      );
-      judgeMembership(grant.error, grant.evidence, 'add', check);
-      if (grant.error === undefined) {
-        const revoke = await step(`revoke group "${target.displayName}"`, () =>
-          changeMembership(connector, member, 'revoke', target.id),
-        );
-        judgeMembership(revoke.error, revoke.evidence, 'remove', check);
-      } else skip(`revoke group "${target.displayName}"`, 'the grant failed');
-    } else {
-      skip(
-        'grant and revoke a group',
-        account === undefined ? 'no test account' : 'no group found',
-      );
-    }
-
-    if (account !== undefined) {
-      const password = `Cp-${randomBytes(12).toString('base64url')}9!`;
-      const member = account;
-      const pw = await step('set a password (PATCH password)', () =>
-        connector.setPassword(member, password),
-      );
-      judgePatch(pw.error, pw.evidence, 'PATCH password', check);
-      const lock = await step('lock the test account (PATCH active false)', async () => {
-        await connector.setEnabled(member, false);
-        return connector.findAccount(testAccount);
-      });
-      if (lock.value !== undefined) {
-        const locked = !lock.value.enabled;
-        check(
-          5,
-          locked,
-          `PATCH active false ${locked ? 'locked' : 'did not lock'} the account`,
-          lock.evidence,
-        );
-      } else judgePatch(lock.error, lock.evidence, 'PATCH active', check);
-    } else {
-      skip('set password and lock', 'no test account');
-    }
-
-    const lastLogon = await step('look for a last-logon attribute', () =>
-      findLastLogonEvidence(connector, settings),
-    );
-    if (lastLogon.value !== undefined) {
-      check(6, lastLogon.value.holds, lastLogon.value.note, lastLogon.evidence);
+    try {
+      await tryEverything(s, options, made);
+    } finally {
+      cleanup = await cleanUp(s, made);
     }
   } finally {
-    bucket = [];
+    await s.close();
   }
-
-  const cleanup = await removeTestAccount(connector, testAccount, account, steps);
-  await connector.close();
-  const points = COMPATIBILITY_POINTS.map((title, index) => ({
-    number: index + 1,
-    title,
-    outcome: decide(checks[index] ?? []),
-    checks: checks[index] ?? [],
-  }));
-  if (points[1]?.outcome === 'could not tell' && settings.auth.type === 'none') {
-    points[1].checks.push({ holds: undefined, note: authNote(settings), evidence: [] });
-  }
+  const points = judgePoints(s.checks, s.suggestions, {
+    ...(s.stopped === undefined ? {} : { stopped: s.stopped }),
+    noGroups: s.noGroups,
+  });
+  const verdict = verdictOf(points);
   return {
     connector: settings.name,
-    baseUrl: settings.baseUrl,
-    testAccount,
-    ...(group === undefined ? {} : { group: { id: group.id, displayName: group.displayName } }),
+    at: (options.now?.() ?? new Date()).toISOString(),
+    ...(options.jobId === undefined ? {} : { jobId: options.jobId }),
+    verdict,
+    summary: summaryOf(verdict, points),
     points,
-    steps,
-    cleanup,
-    fits: points.every((point) => point.outcome === 'fits'),
+    suggestedSettings: s.suggestions,
+    actions: actionTable(
+      s,
+      `not tried: ${s.stopped ?? 'the run did not get that far (see the steps)'}`,
+    ),
+    judgedSettings: {
+      baseUrl: settings.baseUrl,
+      'auth.type': settings.auth.type,
+      memberValue: settings.memberValue,
+      memberRemoveStyle: settings.memberRemoveStyle,
+    },
+    baseUrl: settings.baseUrl,
+    testAccount: s.testAccount,
+    ...(made.declared === undefined ? {} : { declared: made.declared }),
+    ...(made.groups?.group === undefined ? {} : { group: made.groups.group }),
+    steps: s.steps,
+    cleanup: cleanup.summary,
+    leftBehind: cleanup.leftBehind,
+    fits: verdict === 'fits',
   };
-}
-
-/**
- * Grants or revokes one group through the service's own membership procedure (the step
- * machine production runs), directly on the connector: a failure comes back as its error.
- */
-async function changeMembership(
-  connector: ScimConnector,
-  account: TargetAccount,
-  action: 'grant' | 'revoke',
-  groupId: string,
-): Promise<void> {
-  const outcome = await runMembershipStep(connector, account, action, [groupId]);
-  if (!outcome.ok && outcome.error !== undefined) {
-    const { error } = outcome;
-    throw new ProvisioningError(error.code, error.message, {
-      retryable: error.retryable,
-      ...(error.object === undefined ? {} : { object: error.object }),
-      ...(error.details === undefined ? {} : { details: error.details }),
-    });
-  }
-}
-
-/** A piece of the group name for the `co` search: the middle of it, so `sw`/`ew` would not do. */
-function searchText(name: string): string {
-  if (name.length <= 3) return name;
-  const size = Math.max(3, Math.floor(name.length / 2));
-  const start = Math.floor((name.length - size) / 2);
-  return name.slice(start, start + size);
-}
-
-/** Always removes the test account, even after a failed step. */
-async function removeTestAccount(
-  connector: ScimConnector,
-  testAccount: string,
-  known: TargetAccount | undefined,
-  steps: CompatibilityStep[],
-): Promise<string> {
-  try {
-    const account = known ?? (await connector.findAccount(testAccount));
-    if (account === undefined) {
-      steps.push({
-        name: 'delete the test account',
-        outcome: 'skipped',
-        detail: 'it was never created',
-      });
-      return 'nothing to remove: the test account was not created';
-    }
-    const outcome = await connector.deleteAccount(account);
-    const gone = (await connector.findAccount(testAccount)) === undefined;
-    steps.push({
-      name: 'delete the test account',
-      outcome: gone ? 'succeeded' : 'failed',
-      detail: gone ? '' : 'the account can still be found after DELETE',
-    });
-    return gone
-      ? `test account "${testAccount}" removed (${outcome.outcome})`
-      : `test account "${testAccount}" still exists after DELETE: remove it by hand`;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    steps.push({ name: 'delete the test account', outcome: 'failed', detail: message });
-    return `could not remove test account "${testAccount}": ${message}`;
-  }
 }

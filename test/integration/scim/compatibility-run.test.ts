@@ -1,8 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatCompatibilityReport } from '../../../src/connectors/scim/compatibility-report';
+import {
+  formatCompatibilityReport,
+  type CompatibilityReport,
+} from '../../../src/connectors/scim/compatibility-report';
 import { runScimCompatibility } from '../../../src/connectors/scim/compatibility-run';
-import type { ScimQuirks } from '../../../src/sandbox/scim';
-import { startScimTarget, type ScimTarget } from '../../support/scim-target';
+import type { ActionOutcome, ServiceAction } from '../../../src/domain/compatibility-result';
+import {
+  BUILT_IN_APP_PREFIX,
+  BUILT_IN_APP_QUIRKS,
+  type ScimSandbox,
+  type ScimSandboxOptions,
+} from '../../../src/sandbox/scim';
+import { BASIC_PASSWORD, startScimTarget, type ScimTarget } from '../../support/scim-target';
 
 let target: ScimTarget | undefined;
 afterEach(async () => {
@@ -10,77 +19,454 @@ afterEach(async () => {
   target = undefined;
 });
 
-async function run(quirks: ScimQuirks, groupName?: string, auth?: { type: 'none' }) {
-  target = await startScimTarget({ quirks, ...(auth === undefined ? {} : { auth }) });
-  target.sandbox.seedGroups([{ displayName: 'Compat Group' }, { displayName: 'Second Group' }]);
-  target.sandbox.seedUsers([{ userName: 'someone', lastLogon: '2026-11-01T00:00:00Z' }]);
-  const report = await runScimCompatibility(
-    target.settings,
-    target.secrets,
-    groupName === undefined ? {} : { groupName },
-  );
-  const testUserLeft = target.sandbox.getUser(report.testAccount);
-  return { report, testUserLeft, text: formatCompatibilityReport(report) };
+/** The committed state a run must leave as it found it (meta.lastModified aside). */
+function committed(sandbox: ScimSandbox) {
+  return {
+    users: sandbox.listUsers().map((u) => ({ id: u.id, userName: u.userName, active: u.active })),
+    groups: sandbox
+      .listGroups()
+      .map((g) => ({ id: g.id, displayName: g.displayName, members: g.members })),
+  };
 }
 
-const outcomes = (report: { points: Array<{ outcome: string }> }) =>
-  report.points.map((p) => p.outcome);
+interface RunCase {
+  sandbox?: ScimSandboxOptions;
+  settings?: Record<string, unknown>;
+  /** What the server holds before the run (default: nothing). */
+  seed?: (sandbox: ScimSandbox) => void;
+  groupName?: string;
+  /** The base URL the operator configured (default: the sandbox's right one). */
+  baseUrl?: (sandbox: ScimSandbox) => string;
+}
 
-describe('the compatibility run (spec: a test run with a test account)', () => {
-  it('reports all six points fit on a fitting server, with evidence, and removes the test account', async () => {
-    const { report, testUserLeft, text } = await run({ lastLogonAttribute: 'lastLogin' });
+async function run(c: RunCase = {}) {
+  target = await startScimTarget(c.sandbox, c.settings);
+  const { sandbox } = target;
+  c.seed?.(sandbox);
+  const before = committed(sandbox);
+  const settings =
+    c.baseUrl === undefined ? target.settings : { ...target.settings, baseUrl: c.baseUrl(sandbox) };
+  const report = await runScimCompatibility(
+    settings,
+    target.secrets,
+    c.groupName === undefined ? {} : { groupName: c.groupName },
+  );
+  return {
+    report,
+    before,
+    after: committed(sandbox),
+    truth: sandbox.truthLog(),
+    text: formatCompatibilityReport(report),
+  };
+}
+
+const outcomes = (report: CompatibilityReport) => report.points.map((p) => p.outcome);
+
+/** The action table as outcome -> actions, in the table's order. */
+function actions(report: CompatibilityReport): Record<ActionOutcome, ServiceAction[]> {
+  const table: Record<ActionOutcome, ServiceAction[]> = {
+    works: [],
+    'will fail': [],
+    untested: [],
+  };
+  for (const verdict of report.actions) table[verdict.outcome].push(verdict.action);
+  return table;
+}
+
+const EVERY_ACTION: ServiceAction[] = [
+  'create',
+  'update',
+  'lock',
+  'unlock',
+  'setPassword',
+  'delete',
+  'grant',
+  'revoke',
+  'setMemberships',
+  'import',
+  'groupSearch',
+  'lastLogon',
+];
+const except = (...left: ServiceAction[]) => EVERY_ACTION.filter((a) => !left.includes(a));
+const withLastLogon = { lastLogonAttribute: 'lastLogin' };
+const seedUserWithLogon = (s: ScimSandbox) =>
+  s.seedUsers([{ userName: 'someone', lastLogon: '2026-11-01T00:00:00Z' }]);
+const seedGroups = (s: ScimSandbox) => {
+  seedUserWithLogon(s);
+  s.seedGroups([{ displayName: 'Compat Group' }, { displayName: 'Second Group' }]);
+};
+
+describe('the compatibility run on a fitting server (as today)', () => {
+  it('fits on all six points, each with evidence, and leaves the server as it was', async () => {
+    const { report, before, after, truth, text } = await run({
+      sandbox: { quirks: withLastLogon },
+      seed: seedGroups,
+    });
+
     expect(outcomes(report)).toEqual(['fits', 'fits', 'fits', 'fits', 'fits', 'fits']);
-    expect(report.fits).toBe(true);
-    expect(report.group?.displayName).toBe('Compat Group');
-    for (const point of report.points.slice(0, 5)) {
-      expect(point.checks.some((c) => c.evidence.length > 0)).toBe(true);
+    expect(report).toMatchObject({ verdict: 'fits', fits: true, suggestedSettings: [] });
+    expect(report.group).toEqual(
+      expect.objectContaining({ displayName: 'Compat Group', temporary: false }),
+    );
+    // Every check that shows something holds names the requests and answers behind it.
+    for (const point of report.points) {
+      for (const check of point.checks.filter((c) => c.holds === true)) {
+        expect(check.evidence.length, `${point.number}: ${check.note}`).toBeGreaterThan(0);
+      }
     }
-    expect(report.steps.map((s) => s.outcome)).not.toContain('failed');
-    expect(testUserLeft).toBeUndefined();
-    expect(report.cleanup).toContain('removed');
-    expect(text).toMatch(/1\. endpoints under a path that ends in \/scim\/v2\/\s+FITS/);
-    expect(text).toContain('6 of 6 points fit');
+    expect(actions(report)).toEqual({ works: EVERY_ACTION, 'will fail': [], untested: [] });
+    // The truth: the test account was created, granted, revoked, locked, unlocked, deleted.
+    expect(truth.filter((e) => e.accountId === report.testAccount).map((e) => e.change)).toEqual([
+      'account created',
+      'member added',
+      'member removed',
+      'account updated',
+      'password set',
+      'account locked',
+      'account unlocked',
+      'account deleted',
+    ]);
+    expect(after).toEqual(before);
+    expect(report.leftBehind).toEqual([]);
+    expect(text).toMatch(/^1\. endpoints under a path that ends in \/scim\/v2\/\s+FITS$/m);
+    expect(text).toContain('Verdict: the server fits (6 of 6 points fit as configured)');
     expect(text).not.toMatch(/"password":"(?!\[redacted\])/);
   });
 
   it('grants and revokes the group the operator names', async () => {
-    const { report } = await run({ lastLogonAttribute: 'lastLogin' }, 'Second Group');
-    expect(report.group?.displayName).toBe('Second Group');
-    expect(report.fits).toBe(true);
-  });
-
-  it('finds point 3 does not fit when member values must be internal ids, and still removes the account', async () => {
-    const { report, testUserLeft, text } = await run({
-      lastLogonAttribute: 'lastLogin',
-      memberValuesMustBeInternalIds: true,
+    const { report } = await run({
+      sandbox: { quirks: withLastLogon },
+      seed: seedGroups,
+      groupName: 'Second Group',
     });
-    expect(report.points[2]).toMatchObject({ outcome: 'does not fit' });
-    expect(report.points[2]?.checks[0]?.evidence).toContainEqual(
-      expect.objectContaining({ status: 400 }),
+    expect(report.group?.displayName).toBe('Second Group');
+    expect(report.verdict).toBe('fits');
+  });
+
+  it('fits 5 of 6 without a last-logon attribute, and says last logon will fail', async () => {
+    const { report } = await run({ seed: (s) => s.seedGroups([{ displayName: 'Compat Group' }]) });
+    expect(outcomes(report)).toEqual(['fits', 'fits', 'fits', 'fits', 'fits', 'does not fit']);
+    expect(report.summary).toBe(
+      'the server does not fit: point(s) 6 (5 of 6 points fit as configured)',
     );
-    expect(report.fits).toBe(false);
-    expect(testUserLeft).toBeUndefined();
-    expect(text).toContain('3. the account ID accepted as a group member value');
-    expect(text).toMatch(/DOES NOT FIT/);
+    expect(actions(report)).toEqual({
+      works: except('lastLogon'),
+      'will fail': ['lastLogon'],
+      untested: [],
+    });
+    expect(report.points[5]?.advice).toContain('advanced.lastLogonAttribute');
   });
 
-  it('finds point 6 does not fit without a last-logon attribute', async () => {
-    const { report } = await run({});
-    expect(report.points[5]?.outcome).toBe('does not fit');
-    expect(outcomes(report).slice(0, 5)).toEqual(['fits', 'fits', 'fits', 'fits', 'fits']);
+  it('on a fresh server with no group: grants and revokes a temporary group, tries co on it, and deletes it', async () => {
+    const { report, before, after, truth } = await run({
+      sandbox: { quirks: withLastLogon },
+      seed: seedUserWithLogon,
+    });
+    expect(outcomes(report)).toEqual(['fits', 'fits', 'fits', 'fits', 'fits', 'fits']);
+    expect(report.group).toMatchObject({
+      temporary: true,
+      displayName: `${report.testAccount}-group`,
+    });
+    const co = report.points[3]?.checks.find((c) => c.aspect === 'co');
+    expect(co).toMatchObject({ holds: true });
+    expect(co?.evidence.at(-1)?.request).toMatch(/filter=displayName\+co\+/);
+    expect(truth.filter((e) => e.groupId === report.group?.id).map((e) => e.change)).toEqual([
+      'member added',
+      'member removed',
+    ]);
+    expect(after).toEqual(before);
+    expect(report.cleanup).toContain(`temporary test group "${report.testAccount}-group" removed`);
+  });
+});
+
+describe("the compatibility run on applications' built-in SCIM services, one misfit at a time", () => {
+  it('members only as internal ids: point 3 does not fit, fits with memberValue: scimId, which grant needs', async () => {
+    const { report, before, after, truth } = await run({
+      sandbox: { quirks: { ...withLastLogon, memberValuesMustBeInternalIds: true } },
+      seed: seedGroups,
+    });
+
+    expect(outcomes(report)).toEqual(['fits', 'fits', 'does not fit', 'fits', 'fits', 'fits']);
+    expect(report.points[2]).toMatchObject({
+      fitsWith: [{ setting: 'memberValue', value: 'scimId' }],
+      advice: `set "memberValue": "scimId" in the connector's settings`,
+    });
+    expect(report.points[2]?.checks[0]?.evidence.at(-1)).toMatchObject({ status: 400 });
+    expect(report.suggestedSettings).toEqual([
+      expect.objectContaining({ setting: 'memberValue', value: 'scimId', point: 3, tried: true }),
+    ]);
+    expect(report.verdict).toBe('fits with the suggested settings');
+    expect(report.summary).toBe(
+      'the server fits with memberValue: scimId (5 of 6 points fit as configured)',
+    );
+    const grant = report.actions.find((a) => a.action === 'grant');
+    expect(grant).toMatchObject({
+      outcome: 'works',
+      needs: [{ setting: 'memberValue', value: 'scimId' }],
+    });
+    expect(actions(report)).toEqual({ works: EVERY_ACTION, 'will fail': [], untested: [] });
+    // The server really took the member by its id, and lost it again on revoke.
+    const user = truth.find((e) => e.accountId === report.testAccount);
+    expect(
+      truth
+        .filter((e) => e.userId === user?.userId && e.groupId !== undefined)
+        .map((e) => e.change),
+    ).toEqual(['member added', 'member removed']);
+    expect(after).toEqual(before);
   });
 
-  it('finds point 5 does not fit when PATCH is silently ignored', async () => {
-    const { report, testUserLeft } = await run({
-      lastLogonAttribute: 'lastLogin',
-      ignorePatchOps: true,
+  it('no co, with groups: point 4 does not fit and group search will fail; everything else works', async () => {
+    const { report } = await run({
+      sandbox: { quirks: { ...withLastLogon, filterOperators: ['eq'] } },
+      seed: seedGroups,
+    });
+    expect(outcomes(report)).toEqual(['fits', 'fits', 'fits', 'does not fit', 'fits', 'fits']);
+    expect(report.points[3]?.reason).toContain('400 invalidFilter');
+    expect(actions(report)).toEqual({
+      works: except('groupSearch'),
+      'will fail': ['groupSearch'],
+      untested: [],
+    });
+  });
+
+  it('no co on a fresh server: co is still tried, and point 4 does not fit (never "fits" unseen)', async () => {
+    const { report, before, after } = await run({
+      sandbox: { quirks: { ...withLastLogon, filterOperators: ['eq'] } },
+      seed: seedUserWithLogon,
+    });
+    expect(report.points[3]?.outcome).toBe('does not fit');
+    expect(report.points[3]?.checks.find((c) => c.aspect === 'co')).toMatchObject({
+      holds: false,
+      evidence: [expect.objectContaining({ status: 400, request: expect.stringMatching(/co/) })],
+    });
+    expect(report.steps.map((s) => s.name)).not.toContainEqual(expect.stringMatching(/skipped/));
+    expect(after).toEqual(before);
+  });
+
+  it('password not writable by PATCH: point 5 does not fit, setPassword will fail, the rest works', async () => {
+    const { report, truth } = await run({
+      sandbox: { quirks: { ...withLastLogon, passwordNotPatchable: true } },
+      seed: seedGroups,
+    });
+    expect(outcomes(report)).toEqual(['fits', 'fits', 'fits', 'fits', 'does not fit', 'fits']);
+    expect(report.points[4]?.reason).toMatch(
+      /^PATCH password was refused \(the server declares changePassword: false\): .*400 invalidPath/,
+    );
+    expect(report.points[4]?.advice).toBe('on this server these will fail: setPassword');
+    expect(actions(report)).toEqual({
+      works: except('setPassword'),
+      'will fail': ['setPassword'],
+      untested: [],
+    });
+    expect(report.actions.find((a) => a.action === 'create')?.reason).toContain(
+      'a password given on create may be ignored',
+    );
+    expect(truth.map((e) => e.change)).not.toContain('password set');
+  });
+
+  it('no groups at all: memberships could not be tried and will fail, co is tried on Users', async () => {
+    const { report, before, after } = await run({
+      sandbox: { quirks: { ...withLastLogon, noGroups: true } },
+      seed: seedUserWithLogon,
+    });
+    expect(outcomes(report)).toEqual([
+      'fits',
+      'fits',
+      'could not tell',
+      'fits',
+      'could not tell',
+      'fits',
+    ]);
+    expect(report.points[2]).toMatchObject({
+      reason: 'member value: not tried: the server has no groups (GET /Groups answered 404)',
+      advice: expect.stringContaining('the server has no groups: memberships cannot be managed'),
+    });
+    expect(report.points[3]?.checks.find((c) => c.aspect === 'co')).toMatchObject({
+      holds: true,
+      note: expect.stringMatching(/^userName co ".+" found the test account$/),
+    });
+    expect(actions(report)).toEqual({
+      works: ['create', 'update', 'lock', 'unlock', 'setPassword', 'delete', 'lastLogon'],
+      'will fail': ['grant', 'revoke', 'setMemberships', 'import', 'groupSearch'],
+      untested: [],
+    });
+    expect(report.verdict).toBe('could not tell');
+    expect(after).toEqual(before);
+  });
+
+  it('endpoints under a prefix, host configured: point 1 fits with the base URL the run found and tried', async () => {
+    const { report, before, after } = await run({
+      sandbox: {
+        prefix: BUILT_IN_APP_PREFIX,
+        quirks: { ...withLastLogon, outsidePrefix: 'html200' },
+      },
+      seed: seedGroups,
+      baseUrl: (s) => new URL(s.endpoint).origin,
+    });
+    const found = `${new URL(target!.sandbox.endpoint).origin}/api/auth`;
+    expect(outcomes(report)).toEqual(['does not fit', 'fits', 'fits', 'fits', 'fits', 'fits']);
+    expect(report.points[0]).toMatchObject({
+      fitsWith: [{ setting: 'baseUrl', value: found }],
+      advice: `set "baseUrl": "${found}" in the connector's settings`,
+    });
+    expect(report.points[0]?.reason).toContain('not a SCIM answer');
+    expect(report.suggestedSettings).toEqual([
+      expect.objectContaining({ setting: 'baseUrl', value: found, tried: true }),
+    ]);
+    expect(report.verdict).toBe('fits with the suggested settings');
+    expect(report.actions.every((a) => a.outcome === 'works')).toBe(true);
+    expect(report.actions.every((a) => a.needs?.some((n) => n.setting === 'baseUrl'))).toBe(true);
+    expect(after).toEqual(before);
+  });
+
+  it('Basic only, bearer configured: point 2 does not fit, says to set Basic, and creates nothing', async () => {
+    const { report, truth } = await run({
+      sandbox: { auth: { type: 'basic', username: 'svc', password: BASIC_PASSWORD } },
+      settings: { auth: { type: 'bearer', tokenSecret: 'scim-token' } },
+    });
+    expect(outcomes(report)).toEqual([
+      'fits',
+      'does not fit',
+      'could not tell',
+      'could not tell',
+      'could not tell',
+      'could not tell',
+    ]);
+    expect(report.points[1]?.reason).toContain('WWW-Authenticate: Basic');
+    expect(report.suggestedSettings).toEqual([
+      expect.objectContaining({ setting: 'auth.type', value: 'basic', point: 2, tried: false }),
+    ]);
+    expect(report.points[5]?.advice).toBe(
+      'first fix what stopped the run (the server refused the credentials (point 2)), then run again',
+    );
+    expect(actions(report)).toEqual({ works: [], 'will fail': [], untested: EVERY_ACTION });
+    expect(report.verdict).toBe('does not fit');
+    expect(truth).toEqual([]);
+    expect(report.cleanup).toBe('nothing to remove: the test account was not created');
+  });
+
+  it('Basic only, Basic configured: point 2 fits', async () => {
+    const { report } = await run({
+      sandbox: {
+        auth: { type: 'basic', username: 'svc', password: BASIC_PASSWORD },
+        quirks: withLastLogon,
+      },
+      seed: seedGroups,
+    });
+    expect(report.points[1]).toMatchObject({
+      outcome: 'fits',
+      reason: 'the server accepted the basic credentials',
+    });
+  });
+
+  it('only the other remove form: point 5 fits with memberRemoveStyle: valueArray, which revoke needs', async () => {
+    const { report, after, before } = await run({
+      sandbox: { quirks: { ...withLastLogon, memberRemoveStyle: 'valueArray' } },
+      seed: seedGroups,
+    });
+    expect(outcomes(report)).toEqual(['fits', 'fits', 'fits', 'fits', 'does not fit', 'fits']);
+    expect(report.points[4]?.fitsWith).toEqual([
+      { setting: 'memberRemoveStyle', value: 'valueArray' },
+    ]);
+    expect(report.actions.find((a) => a.action === 'revoke')).toMatchObject({
+      outcome: 'works',
+      needs: [{ setting: 'memberRemoveStyle', value: 'valueArray' }],
+    });
+    expect(report.verdict).toBe('fits with the suggested settings');
+    expect(after).toEqual(before);
+  });
+
+  it('PATCH silently ignored: point 5 does not fit, and the account is still removed', async () => {
+    const { report, before, after } = await run({
+      sandbox: { quirks: { ...withLastLogon, ignorePatchOps: true } },
+      seed: seedGroups,
     });
     expect(report.points[4]?.outcome).toBe('does not fit');
-    expect(testUserLeft).toBeUndefined();
+    expect(actions(report)['will fail']).toEqual(expect.arrayContaining(['update', 'lock']));
+    expect(after).toEqual(before);
   });
 
-  it('cannot tell point 2 for a connector without credentials', async () => {
-    const { report } = await run({ lastLogonAttribute: 'lastLogin' }, undefined, { type: 'none' });
-    expect(report.points[1]?.outcome).toBe('could not tell');
+  it('DELETE refused: delete will fail, and the cleanup names the account and group left behind', async () => {
+    const { report, truth, after } = await run({
+      sandbox: { quirks: { ...withLastLogon, deleteNotAllowed: true } },
+      seed: seedUserWithLogon,
+    });
+    expect(actions(report)['will fail']).toEqual(['delete']);
+    const user = truth.find((e) => e.accountId === report.testAccount);
+    expect(report.leftBehind).toEqual([
+      expect.objectContaining({ kind: 'account', name: report.testAccount, id: user?.userId }),
+      expect.objectContaining({
+        kind: 'group',
+        name: `${report.testAccount}-group`,
+        id: report.group?.id,
+      }),
+    ]);
+    expect(report.cleanup).toMatch(/^left behind, remove by hand: account "compat-test-/);
+    // What the report names is what the server really holds.
+    expect(after.users.map((u) => u.userName)).toContain(report.testAccount);
+    expect(after.groups.map((g) => g.id)).toContain(report.group?.id);
+  });
+
+  it("the whole built-in service, fresh with no group yet (issue 17's case): every point exactly right", async () => {
+    const { report, before, after, text } = await run({
+      sandbox: { prefix: BUILT_IN_APP_PREFIX, quirks: { ...BUILT_IN_APP_QUIRKS } },
+      baseUrl: (s) => new URL(s.endpoint).origin,
+    });
+    const origin = new URL(target!.sandbox.endpoint).origin;
+
+    expect(outcomes(report)).toEqual([
+      'does not fit',
+      'fits',
+      'does not fit',
+      'does not fit',
+      'does not fit',
+      'does not fit',
+    ]);
+    expect(report.points.map((p) => p.fitsWith)).toEqual([
+      [{ setting: 'baseUrl', value: `${origin}/api/auth` }],
+      undefined,
+      [{ setting: 'memberValue', value: 'scimId' }],
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(report.points[3]?.checks.find((c) => c.aspect === 'co')).toMatchObject({
+      holds: false,
+      note: expect.stringContaining('400 invalidFilter'),
+    });
+    expect(report.suggestedSettings.map((s) => [s.setting, s.value, s.tried])).toEqual([
+      ['baseUrl', `${origin}/api/auth`, true],
+      ['memberValue', 'scimId', true],
+    ]);
+    expect(actions(report)).toEqual({
+      works: except('setPassword', 'groupSearch', 'lastLogon'),
+      'will fail': ['setPassword', 'groupSearch', 'lastLogon'],
+      untested: [],
+    });
+    expect(report.declared).toEqual({
+      changePassword: false,
+      patch: true,
+      filter: true,
+      filterMaxResults: 100,
+    });
+    expect(report.summary).toBe(
+      `the server does not fit: point(s) 4, 5, 6 (1 of 6 points fit as configured; set baseUrl: ${origin}/api/auth, memberValue: scimId as well)`,
+    );
+    expect(after).toEqual(before);
+    expect(text).toContain(`3. the account ID accepted as a group member value`);
+    expect(text).toContain('   fits with memberValue: scimId');
+    expect(text).toMatch(/^ {2}setPassword {5}WILL FAIL {2}PATCH password: .*\[point 5\]$/m);
+    expect(text).toContain(`What will work (with baseUrl: ${origin}/api/auth):`);
+  });
+
+  it('a connector without credentials cannot have point 2 told', async () => {
+    const { report } = await run({
+      sandbox: { auth: { type: 'none' }, quirks: withLastLogon },
+      seed: seedGroups,
+    });
+    expect(report.points[1]).toMatchObject({
+      outcome: 'could not tell',
+      advice: 'configure bearer or Basic credentials for the connector and run again',
+    });
   });
 });
