@@ -8,6 +8,7 @@ import { BulkQueue } from '../store/bulk-queue';
 import { queueClient, tableClient } from '../store/storage-clients';
 import { TableAccountLeases } from '../store/table-account-leases';
 import { TableAccountLinks } from '../store/table-account-links';
+import { TableCompatibilityRuns } from '../store/table-compatibility-runs';
 import { TableJournalStore } from '../store/table-journal-store';
 import { TableRoleCatalogue } from '../store/table-role-catalogue';
 import { TableWriteIntents } from '../store/table-write-intents';
@@ -22,6 +23,7 @@ export const TABLES = {
   links: 'AccountLinks',
   leases: 'AccountLeases',
   intents: 'WriteIntents',
+  compatibility: 'CompatibilityRuns',
 } as const;
 
 export interface BuildServicesOptions {
@@ -63,6 +65,7 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     links: new TableAccountLinks(tableClient(storage, TABLES.links)),
     leases: new TableAccountLeases(tableClient(storage, TABLES.leases)),
     intents: new TableWriteIntents(tableClient(storage, TABLES.intents)),
+    compatibility: new TableCompatibilityRuns(tableClient(storage, TABLES.compatibility)),
     bulkQueue: new BulkQueue(
       queueClient(storage, config.bulkQueueName),
       queueClient(storage, `${config.bulkQueueName}-poison`),

@@ -4,6 +4,7 @@ import type { SecretStore } from '../secrets/secret-store';
 import type { AccountLeaseStore } from '../store/account-leases';
 import type { AccountLinkStore } from '../store/account-links';
 import type { BulkQueue } from '../store/bulk-queue';
+import type { CompatibilityRunStore } from '../store/compatibility-runs';
 import type { JournalStore } from '../store/journal-store';
 import type { RoleCatalogueStore } from '../store/role-catalogue';
 import type { WriteIntentStore } from '../store/write-intents';
@@ -17,6 +18,8 @@ export interface WorkflowServices {
   links: AccountLinkStore;
   leases: AccountLeaseStore;
   intents: WriteIntentStore;
+  /** The last compatibility run of each connector. */
+  compatibility: CompatibilityRunStore;
   bulkQueue: BulkQueue;
   logger: Logger;
 }

@@ -31,3 +31,10 @@ export interface ImportCatalogueInput {
   overwriteExisting: boolean;
   at: string;
 }
+export interface RunCompatibilityInput {
+  connector: string;
+  /** The job running it, kept with the result. */
+  jobId?: string;
+  /** The group to grant and revoke (default: the catalogue's first, else a temporary one). */
+  groupName?: string;
+}

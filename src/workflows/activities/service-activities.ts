@@ -8,10 +8,10 @@ import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
 import type { ServicesProvider } from '../workflow-services';
 import type {
-  ConnectorInput,
   ImportCatalogueInput,
   LeaseInput,
   RecordStepInput,
+  RunCompatibilityInput,
 } from './activity-inputs';
 import { connectorOf } from './connector-of';
 
@@ -110,8 +110,14 @@ export function serviceActivities(services: ServicesProvider) {
       });
     },
 
-    /** The compatibility run of connector A; it cleans up its test account itself. */
-    async runCompatibility(input: ConnectorInput): Promise<ActivityResult<CompatibilityReport>> {
+    /**
+     * The compatibility run of a connector whose kind has one; it cleans up after itself. Its
+     * result is kept as the connector's last run (replacing the one before), which the
+     * status check shows and failed requests are read against.
+     */
+    async runCompatibility(
+      input: RunCompatibilityInput,
+    ): Promise<ActivityResult<CompatibilityReport>> {
       return runActivity('runCompatibility', services, async (s) => {
         const settings = s.registry.settings(input.connector);
         const kind = s.registry.kindOf(input.connector);
@@ -122,7 +128,17 @@ export function serviceActivities(services: ServicesProvider) {
             { object: input.connector },
           );
         }
-        return kind.compatibilityRun(settings, s.secrets, { logger: s.logger });
+        const report = await kind.compatibilityRun(settings, s.secrets, {
+          logger: s.logger,
+          ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
+          ...(input.groupName === undefined ? {} : { groupName: input.groupName }),
+        });
+        await s.compatibility.keep(report);
+        s.logger.info(`compatibility run of connector ${input.connector}: ${report.verdict}`, {
+          connector: input.connector,
+          ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
+        });
+        return report;
       });
     },
   };

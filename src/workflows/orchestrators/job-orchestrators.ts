@@ -15,7 +15,9 @@ export interface JobInput {
   connector: string;
   /** Catalogue imports: the "Overwrite existing roles" option. */
   overwriteExisting?: boolean;
-  trigger: 'api' | 'schedule';
+  /** Compatibility runs: the group to grant and revoke. */
+  groupName?: string;
+  trigger: 'api' | 'schedule' | 'cli';
 }
 
 export interface JobReport {
@@ -24,6 +26,7 @@ export interface JobReport {
   connector: string;
   status: 'running' | 'succeeded' | 'failed';
   overwriteExisting?: boolean;
+  groupName?: string;
   trigger: JobInput['trigger'];
   startedAt: string;
   finishedAt?: string;
@@ -45,6 +48,8 @@ export function* catalogueImportOrchestrator(context: OrchestrationContext): Ste
 export function* compatibilityRunOrchestrator(context: OrchestrationContext): Step<JobReport> {
   return yield* runJob(context, ACTIVITIES.runCompatibility, (input) => ({
     connector: input.connector,
+    jobId: input.jobId,
+    ...(input.groupName === undefined ? {} : { groupName: input.groupName }),
   }));
 }
 
@@ -63,6 +68,7 @@ function* runJob(
     ...(input.overwriteExisting === undefined
       ? {}
       : { overwriteExisting: input.overwriteExisting }),
+    ...(input.groupName === undefined ? {} : { groupName: input.groupName }),
     trigger: input.trigger,
     startedAt,
   };

@@ -150,6 +150,29 @@ describe('compatibility run job', () => {
     const status = await bench.runtime.driver.getStatus(jobInstanceId('compat-scim'));
     expect(status?.customStatus).toMatchObject({ status: 'succeeded' });
     expect(status?.customStatus).not.toHaveProperty('result');
+    // Kept as the connector's last run, with the job that ran it.
+    expect(await bench.runtime.services.compatibility.last(SCIM)).toEqual(run);
+    expect(run.jobId).toBe('compat-scim');
+  });
+
+  it('grants and revokes the group the job names, and its run replaces the one before', async () => {
+    const report = await runJob(ORCHESTRATIONS.compatibilityRun, {
+      jobId: 'compat-scim-named',
+      type: 'Compatibility run',
+      connector: SCIM,
+      groupName: 'Finance',
+      trigger: 'api',
+    });
+
+    const run = report.result as CompatibilityReport;
+    expect(report).toMatchObject({ status: 'succeeded', groupName: 'Finance' });
+    expect(run.group).toEqual({
+      id: bench.sandboxes.scimGroups.Finance,
+      displayName: 'Finance',
+      temporary: false,
+    });
+    const kept = await bench.runtime.services.compatibility.last(SCIM);
+    expect(kept).toMatchObject({ jobId: 'compat-scim-named', at: run.at });
   });
 
   it('fails on the Graph connector, saying it is for SCIM servers', async () => {
