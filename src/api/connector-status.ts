@@ -1,22 +1,36 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { isProvisioningError } from '../domain/errors';
 import type { ApiDeps } from './api-deps';
+import { lastRunSummary } from './compatibility-runs-api';
 import { errorResponse, unknownConnector } from './http-problem';
 
 /**
  * `POST /api/connectors/{name}/status`: the spec's "Check status". 200 with the findings
- * whether or not the check passed (the check ran); 404 for an unknown connector.
+ * whether or not the check passed (the check ran), and for kinds with a compatibility run
+ * the date and verdict of the last one (`lastCompatibilityRun`, null when none was kept);
+ * 404 for an unknown connector.
  */
 export function connectorStatusHandler(deps: Pick<ApiDeps, 'services'>) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const name = request.params.name ?? '';
-    const connector = (await deps.services()).registry.get(name);
+    const services = await deps.services();
+    const connector = services.registry.get(name);
     if (connector === undefined) return unknownConnector(name);
     const probe = request.query.get('probe') === 'true';
     try {
       const status = await connector.checkStatus({ probe });
       context.log(`status check of connector ${name}: ${status.ok ? 'ok' : 'failed'}`);
-      return { status: 200, jsonBody: status };
+      // The service's own store failing is no failure of the target: the check still answers.
+      const lastRun = await lastRunSummary(services, name).catch((error: unknown) => {
+        context.warn(
+          `last compatibility run of connector ${name} not read: ${isProvisioningError(error) ? error.message : String(error)}`,
+        );
+        return undefined;
+      });
+      return {
+        status: 200,
+        jsonBody: lastRun === undefined ? status : { ...status, lastCompatibilityRun: lastRun },
+      };
     } catch (error) {
       if (!isProvisioningError(error)) throw error;
       context.warn(`status check of connector ${name} failed: ${error.code}`);

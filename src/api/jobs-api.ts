@@ -10,6 +10,9 @@ import { readJsonBody } from './read-body';
 import { describeProblems } from './request-schema';
 
 const importOptions = z.strictObject({ overwriteExisting: z.boolean().default(false) });
+const compatibilityOptions = z.strictObject({
+  groupName: z.string().trim().min(1).max(256).optional(),
+});
 
 /** `POST /api/connectors/{name}/imports`: starts a catalogue import job; 202 with the job URL. */
 export function startImportHandler(deps: ApiDeps) {
@@ -37,7 +40,10 @@ export function startImportHandler(deps: ApiDeps) {
   };
 }
 
-/** `POST /api/connectors/{name}/compatibility-run`: the test run of a connector whose kind has one, as a job. */
+/**
+ * `POST /api/connectors/{name}/compatibility-run`: the test run of a connector whose kind has
+ * one, as a job; optional body `{ "groupName" }`: the group to grant and revoke.
+ */
 export function startCompatibilityRunHandler(deps: ApiDeps) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const name = request.params.name ?? '';
@@ -52,10 +58,19 @@ export function startCompatibilityRunHandler(deps: ApiDeps) {
         { object: name },
       );
     }
+    const read = await readJsonBody(request, { optional: true });
+    if ('response' in read) return read.response;
+    const options = compatibilityOptions.safeParse(read.body);
+    if (!options.success) {
+      return problem(400, 'REQUEST_INVALID', 'invalid compatibility run options', {
+        problems: describeProblems(options.error),
+      });
+    }
     return startJob(deps, request, context, ORCHESTRATIONS.compatibilityRun, {
       jobId: randomUUID(),
       type: 'Compatibility run',
       connector: name,
+      ...(options.data.groupName === undefined ? {} : { groupName: options.data.groupName }),
       trigger: 'api',
     });
   };

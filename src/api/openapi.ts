@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CATALOGUE, ERROR_CODES } from '../domain/error-catalogue';
 import { JOURNAL_CHANGES } from '../domain/journal-entry';
+import { compatibilityResultSchema } from './openapi-compatibility';
 import { provisioningRequestSchema } from './request-schema';
 
 const errorSchema = {
@@ -130,6 +131,17 @@ const statusSchema = {
         },
       },
     },
+    lastCompatibilityRun: {
+      type: ['object', 'null'],
+      description:
+        'Kinds with a compatibility run: the last one in brief (null: none yet); GET /connectors/{name}/compatibility-run has it whole',
+      properties: {
+        at: { type: 'string', format: 'date-time' },
+        verdict: { type: 'string' },
+        summary: { type: 'string' },
+        jobId: { type: 'string' },
+      },
+    },
   },
 };
 
@@ -232,6 +244,7 @@ export function openApiDocument(): Record<string, unknown> {
         JournalEntry: journalEntrySchema,
         Error: errorSchema,
         Connector: connectorSchema,
+        CompatibilityResult: compatibilityResultSchema,
       },
     },
     paths: withPathSegmentCheck({
@@ -304,7 +317,8 @@ export function openApiDocument(): Record<string, unknown> {
           ],
           responses: {
             200: {
-              description: 'The check ran (ok says whether it passed)',
+              description:
+                'The check ran (ok says whether it passed); for kinds with a compatibility run, lastCompatibilityRun',
               content: json({ $ref: '#/components/schemas/StatusResult' }),
             },
             404: error('Unknown connector'),
@@ -333,10 +347,37 @@ export function openApiDocument(): Record<string, unknown> {
         post: {
           summary: 'Start the compatibility run of a SCIM connector (test account, cleaned up)',
           parameters: [name],
+          requestBody: {
+            content: json({
+              type: 'object',
+              properties: {
+                groupName: {
+                  type: 'string',
+                  description:
+                    "The group to grant and revoke; default the catalogue's first, else a temporary one",
+                },
+              },
+            }),
+          },
           responses: {
-            202: { description: 'Job started' },
-            400: error('Not a SCIM connector'),
+            202: {
+              description:
+                'Job started; its result (GET /jobs/{id}) is a CompatibilityResult with the run itself',
+            },
+            400: error('Not a SCIM connector, or invalid options'),
             404: error('Unknown connector'),
+          },
+        },
+        get: {
+          summary: "The connector's last compatibility run (a new run replaces it)",
+          parameters: [name],
+          responses: {
+            200: {
+              description: 'The last run',
+              content: json({ $ref: '#/components/schemas/CompatibilityResult' }),
+            },
+            400: error('Not a SCIM connector'),
+            404: error('Unknown connector, or no run yet'),
           },
         },
       },

@@ -5,6 +5,7 @@ import { initialSteps, skipRemaining, type RequestReport } from '../domain/reque
 import { requestInstanceId } from '../workflows/names';
 import type { OrchestrationState } from '../workflows/orchestration-client';
 import type { ApiDeps } from './api-deps';
+import { withCompatibilityHints } from './compatibility-hints';
 import { errorResponse, problem, unknownConnector } from './http-problem';
 import { readJsonBody } from './read-body';
 import { requestIdSchema } from './request-schema';
@@ -71,7 +72,9 @@ export function getRequestHandler(deps: ApiDeps) {
     const state = await deps.orchestrations(context).getStatus(requestInstanceId(id));
     if (state === undefined)
       return problem(404, 'NOT_FOUND', `no provisioning request "${id}"`, { object: id });
-    return { status: 200, jsonBody: requestView(state) };
+    const view = requestView(state);
+    const explained = await withCompatibilityHints(view, await deps.services());
+    return { status: 200, jsonBody: { ...explained, runtimeStatus: view.runtimeStatus } };
   };
 }
 

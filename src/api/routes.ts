@@ -7,6 +7,7 @@ import {
   groupStructureHandler,
   rolesHandler,
 } from './connector-reads-api';
+import { lastCompatibilityRunHandler } from './compatibility-runs-api';
 import { connectorStatusHandler } from './connector-status';
 import { listConnectorsHandler } from './connectors-api';
 import { getJobHandler, startCompatibilityRunHandler, startImportHandler } from './jobs-api';
@@ -62,6 +63,12 @@ function routes(deps: ApiDeps): ApiRoute[] {
       method: 'POST',
       route: 'connectors/{name}/compatibility-run',
       handler: startCompatibilityRunHandler(deps),
+    },
+    {
+      name: 'getLastCompatibilityRun',
+      method: 'GET',
+      route: 'connectors/{name}/compatibility-run',
+      handler: lastCompatibilityRunHandler(deps),
     },
     { name: 'getJob', method: 'GET', route: 'jobs/{id}', handler: getJobHandler(deps) },
     {

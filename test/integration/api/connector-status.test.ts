@@ -8,14 +8,21 @@ import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds'
 import { ConnectorRegistry } from '../../../src/connectors/connector-registry';
 import { LocalSecretStore } from '../../../src/secrets/local-secret-store';
 import { startScimSandbox, type ScimSandbox } from '../../../src/sandbox/scim';
+import { tableClient } from '../../../src/store/storage-clients';
+import { TableCompatibilityRuns } from '../../../src/store/table-compatibility-runs';
+import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
 
 const TOKEN = 'status-token-5a1e9c';
 let sandbox: ScimSandbox;
 let registry: ConnectorRegistry;
+let storage: TestStorage;
+let compatibility: TableCompatibilityRuns;
 const logged: string[] = [];
 
 beforeAll(async () => {
   sandbox = await startScimSandbox({ auth: { type: 'bearer', token: TOKEN } });
+  storage = await startTestStorage();
+  compatibility = new TableCompatibilityRuns(tableClient(storage.connection, 'CompatibilityRuns'));
   const settings = (name: string, tokenSecret: string) =>
     scimConnectorSchema.parse({
       name,
@@ -34,6 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await registry.close();
   await sandbox.close();
+  await storage.close();
 });
 
 async function call(name: string) {
@@ -47,7 +55,7 @@ async function call(name: string) {
     logHandler: (_level, ...args) => logged.push(args.join(' ')),
   });
   return connectorStatusHandler({
-    services: () => Promise.resolve({ registry } as unknown as WorkflowServices),
+    services: () => Promise.resolve({ registry, compatibility } as unknown as WorkflowServices),
   })(request, context);
 }
 
@@ -56,6 +64,31 @@ describe('POST /api/connectors/{name}/status', () => {
     const response = await call('hr');
     expect(response.status).toBe(200);
     expect(response.jsonBody).toMatchObject({ connector: 'hr', kind: 'scim', ok: true });
+    expect(response.jsonBody).toHaveProperty('lastCompatibilityRun', null);
+  });
+
+  it('shows the date and verdict of the last compatibility run', async () => {
+    await compatibility.keep({
+      connector: 'hr',
+      at: '2026-11-20T09:30:00.000Z',
+      jobId: 'job-7',
+      verdict: 'fits with the suggested settings',
+      summary: 'the server fits with memberValue: scimId (5 of 6 points fit as configured)',
+      points: [],
+      suggestedSettings: [],
+      actions: [],
+      judgedSettings: {},
+    });
+    const response = await call('hr');
+    expect(response.jsonBody).toMatchObject({
+      ok: true,
+      lastCompatibilityRun: {
+        at: '2026-11-20T09:30:00.000Z',
+        verdict: 'fits with the suggested settings',
+        summary: 'the server fits with memberValue: scimId (5 of 6 points fit as configured)',
+        jobId: 'job-7',
+      },
+    });
   });
 
   it('reports refused credentials as a failed check without the secret', async () => {
