@@ -1,9 +1,8 @@
 import type { LastLogonResult, StatusFinding, StatusResult } from '../connectors/connector';
-import { connectorKind } from '../connectors/connector-kinds';
-import { formatCompatibilityReport } from '../connectors/scim';
 import { ProvisioningError } from '../domain/errors';
 import type { GroupLink } from '../domain/nested-groups';
 import type { CliContext } from './cli-context';
+import { lastRunLine } from './compat';
 import { findGroupByName, provision } from './provision';
 
 export type Print = (line: string) => void;
@@ -28,42 +27,21 @@ function evidenceTag(finding: StatusFinding): string {
   return finding.evidence === 'probe' ? ' [probe read]' : ' [token claim]';
 }
 
-/** `status <connector> [--probe]`: the spec's "Check status" (Graph: plus probe reads). */
+/**
+ * `status <connector> [--probe]`: the spec's "Check status" (Graph: plus probe reads), and
+ * the date and verdict of the connector's last compatibility run.
+ */
 export async function statusCommand(
   ctx: CliContext,
   args: CommandArgs,
   print: Print,
 ): Promise<number> {
-  const status = await ctx
-    .connector(connectorArg(args))
-    .checkStatus({ probe: args.values.probe === true });
+  const connector = ctx.connector(connectorArg(args));
+  const status = await connector.checkStatus({ probe: args.values.probe === true });
   formatStatus(status).forEach((line) => print(line));
+  const lastRun = await lastRunLine(ctx, connector);
+  if (lastRun !== undefined) print(lastRun);
   return status.ok ? 0 : 1;
-}
-
-/** `compat <connector> [--group NAME]`: the test run with a test account (connector A). */
-export async function compatCommand(
-  ctx: CliContext,
-  args: CommandArgs,
-  print: Print,
-): Promise<number> {
-  const settings = ctx.settings(connectorArg(args));
-  const kind = connectorKind(settings);
-  if (kind.compatibilityRun === undefined) {
-    throw new ProvisioningError(
-      'OPERATION_NOT_SUPPORTED',
-      `connector "${settings.name}" (${settings.kind}) has no compatibility run: it is for SCIM servers`,
-      { object: settings.name },
-    );
-  }
-  const group = typeof args.values.group === 'string' ? args.values.group : undefined;
-  const report = await kind.compatibilityRun(
-    settings,
-    ctx.secrets,
-    group === undefined ? {} : { groupName: group },
-  );
-  print(formatCompatibilityReport(report));
-  return report.fits ? 0 : 1;
 }
 
 /** `import <connector>`: reads the whole group catalogue, page by page. */

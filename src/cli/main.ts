@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { isProvisioningError } from '../domain/errors';
 import { openCliContext } from './cli-context';
+import { compatCommand } from './compat';
 import {
   accountCommand,
   accountsCommand,
-  compatCommand,
   groupsCommand,
   importCommand,
   provisionCommand,
@@ -19,9 +19,11 @@ import { demoCommand } from './demo';
 const USAGE = `Usage: npm run cli -- <command> [arguments]
 
 Commands:
-  status <connector> [--probe]       check status (SCIM: ServiceProviderConfig; Graph: token,
-                                     roles hint, and with --probe the probe reads)
-  compat <connector> [--group NAME]  compatibility run with a test account (SCIM)
+  status <connector> [--probe]       check status (SCIM: ServiceProviderConfig, and the date and
+                                     verdict of the last compatibility run; Graph: token, roles
+                                     hint, and with --probe the probe reads)
+  compat <connector> [--group NAME]  compatibility run with a test account (SCIM): the six points
+                                     with evidence, the settings to use, what will work
   import <connector>                 read the whole group catalogue
   groups <connector> <text>          search groups whose name contains <text>
   accounts <connector>               list every account on the target

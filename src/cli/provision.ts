@@ -1,3 +1,4 @@
+import { withCompatibilityHints } from '../api/compatibility-hints';
 import { submitProvisioningRequest } from '../api/submit-request';
 import type { Connector } from '../connectors/connector';
 import { ProvisioningError } from '../domain/errors';
@@ -69,7 +70,8 @@ export async function provision(
     throw new ProvisioningError(submitted.error.code, submitted.error.message);
   }
   const state = await service.driver.waitFor(requestInstanceId(submitted.requestId), WAIT_MS);
-  const report = state.output as RequestReport;
+  // As the API shows it: a failure is read against the connector's last compatibility run.
+  const report = await withCompatibilityHints(state.output as RequestReport, service.services);
   for (const line of describeReport(report)) print(line);
   return report;
 }

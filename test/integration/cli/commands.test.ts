@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCliContext, type CliContext } from '../../../src/cli/cli-context';
+import { compatCommand } from '../../../src/cli/compat';
 import {
   accountCommand,
-  compatCommand,
   importCommand,
   provisionCommand,
   statusCommand,
@@ -33,8 +33,45 @@ describe('the CLI against its own sandboxes (nothing configured)', () => {
     for (let point = 1; point <= 6; point++) {
       expect(text).toMatch(new RegExp(`^${point}\\. .+ FITS$`, 'm'));
     }
+    expect(text).toMatch(/^ {2}setMemberships {2}WORKS /m);
     expect(text).toMatch(/Cleanup: test account "compat-test-[^"]+" removed/);
+    expect(text).toContain('Verdict: the server fits (6 of 6 points fit as configured)');
     expect(text).not.toContain(ctx.sandboxes!.secrets['scim-sandbox-token']!);
+    const status = await run(statusCommand, ['scim-sandbox']);
+    expect(status.text).toMatch(
+      /^Last compatibility run: \d{4}-\d\d-\d\dT.+Z: fits: the server fits \(6 of 6 points fit as configured\)$/m,
+    );
+  });
+
+  it('compat says what to set, and provision then names the run when it is not set', async () => {
+    const { scim } = ctx.sandboxes!;
+    scim.setQuirks({ lastLogonAttribute: 'lastLogin', memberValuesMustBeInternalIds: true });
+    try {
+      const compat = await run(compatCommand, ['scim-sandbox'], { group: 'Marketing' });
+      expect(compat.code).toBe(1);
+      expect(compat.text).toMatch(
+        /^3\. the account ID accepted as a group member value +DOES NOT FIT$/m,
+      );
+      expect(compat.text).toContain('   fits with memberValue: scimId');
+      expect(compat.text).toContain(`"memberValue": "scimId"  (point 3, tried:`);
+      expect(compat.text).toContain('Verdict: the server fits with memberValue: scimId');
+
+      const failed = await run(provisionCommand, ['scim-sandbox', 'cli.scimid'], {
+        create: true,
+        grant: 'Marketing',
+      });
+      expect(failed.code).toBe(1);
+      expect(failed.text).toMatch(
+        /SCIM_INVALID_VALUE: grant needs memberValue: scimId on this server: compatibility run of .+, point 3; the connector has memberValue: accountId\. The server's answer: .+400 invalidValue/,
+      );
+      expect(scim.groupIdsOf('cli.scimid')).toEqual([]);
+      const status = await run(statusCommand, ['scim-sandbox']);
+      expect(status.text).toMatch(
+        /^Last compatibility run: .+: fits with the suggested settings: /m,
+      );
+    } finally {
+      scim.setQuirks({ lastLogonAttribute: 'lastLogin' });
+    }
   });
 
   it('status answers for both connector kinds, without secrets', async () => {
