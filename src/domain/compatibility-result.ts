@@ -1,3 +1,5 @@
+import { ACTION_TYPES } from './provisioning-request';
+
 /**
  * What a compatibility run found out about a target (spec: Errors, compatibility points; "a
  * test run with a test account shows whether a server fits"), in a form any connector kind
@@ -14,21 +16,12 @@ export type PointOutcome = 'fits' | 'does not fit' | 'could not tell';
 export type CompatibilityVerdict =
   'fits' | 'fits with the suggested settings' | 'does not fit' | 'could not tell';
 
-/** The service's actions, as an operator asks "will it work on this server?". */
-export const SERVICE_ACTIONS = [
-  'create',
-  'update',
-  'lock',
-  'unlock',
-  'setPassword',
-  'delete',
-  'grant',
-  'revoke',
-  'setMemberships',
-  'import',
-  'groupSearch',
-  'lastLogon',
-] as const;
+/**
+ * The service's actions, as an operator asks "will it work on this server?": a request's
+ * actions (by the same names, so a failed step finds its verdict), then the catalogue import,
+ * group search and last-logon reads.
+ */
+export const SERVICE_ACTIONS = [...ACTION_TYPES, 'import', 'groupSearch', 'lastLogon'] as const;
 
 export type ServiceAction = (typeof SERVICE_ACTIONS)[number];
 

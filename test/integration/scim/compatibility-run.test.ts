@@ -4,7 +4,11 @@ import {
   type CompatibilityReport,
 } from '../../../src/connectors/scim/compatibility-report';
 import { runScimCompatibility } from '../../../src/connectors/scim/compatibility-run';
-import type { ActionOutcome, ServiceAction } from '../../../src/domain/compatibility-result';
+import {
+  SERVICE_ACTIONS,
+  type ActionOutcome,
+  type ServiceAction,
+} from '../../../src/domain/compatibility-result';
 import {
   BUILT_IN_APP_PREFIX,
   BUILT_IN_APP_QUIRKS,
@@ -73,20 +77,7 @@ function actions(report: CompatibilityReport): Record<ActionOutcome, ServiceActi
   return table;
 }
 
-const EVERY_ACTION: ServiceAction[] = [
-  'create',
-  'update',
-  'lock',
-  'unlock',
-  'setPassword',
-  'delete',
-  'grant',
-  'revoke',
-  'setMemberships',
-  'import',
-  'groupSearch',
-  'lastLogon',
-];
+const EVERY_ACTION: ServiceAction[] = [...SERVICE_ACTIONS];
 const except = (...left: ServiceAction[]) => EVERY_ACTION.filter((a) => !left.includes(a));
 const withLastLogon = { lastLogonAttribute: 'lastLogin' };
 const seedUserWithLogon = (s: ScimSandbox) =>
