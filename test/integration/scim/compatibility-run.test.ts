@@ -450,6 +450,19 @@ describe("the compatibility run on applications' built-in SCIM services, one mis
     expect(text).toContain(`What will work (with baseUrl: ${origin}/api/auth):`);
   });
 
+  it('a create answered without an id: the run reads the account back, as the service does, and says so', async () => {
+    const { report, before, after } = await run({
+      sandbox: { quirks: { ...withLastLogon, createAnswer: 'withoutId' } },
+      seed: seedGroups,
+    });
+    expect(outcomes(report)).toEqual(['fits', 'fits', 'fits', 'fits', 'fits', 'fits']);
+    expect(report.actions.find((a) => a.action === 'create')).toMatchObject({
+      outcome: 'works',
+      reason: expect.stringContaining('the server created the account but answered without an id'),
+    });
+    expect(after).toEqual(before);
+  });
+
   it('a connector without credentials cannot have point 2 told', async () => {
     const { report } = await run({
       sandbox: { auth: { type: 'none' }, quirks: withLastLogon },
