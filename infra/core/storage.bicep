@@ -28,6 +28,7 @@ var tableNames = [
   'AccountLinks'
   'AccountLeases'
   'WriteIntents'
+  'CompatibilityRuns'
 ]
 
 resource storage 'Microsoft.Storage/storageAccounts@2025-06-01' = {

@@ -16,7 +16,7 @@ import type { WorkflowServices } from '../workflows/workflow-services';
 import { ConnectorRegistry } from '../connectors/connector-registry';
 import type { ConnectorDependencies } from '../connectors/create-connector';
 
-/** Table names (infra/README.md lists them). */
+/** Table names: `infra/core/storage.bicep` creates exactly these (a template test checks it). */
 export const TABLES = {
   journal: 'ProvisioningJournal',
   catalogue: 'RoleCatalogue',
