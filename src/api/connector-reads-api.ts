@@ -3,6 +3,7 @@ import type { Connector } from '../connectors/connector';
 import { httpStatusOf } from '../domain/error-catalogue';
 import { isProvisioningError, ProvisioningError } from '../domain/errors';
 import type { ApiDeps } from './api-deps';
+import type { RoleCatalogueStore } from '../store/role-catalogue';
 import { errorResponse, problem, unknownConnector } from './http-problem';
 
 type Read = (connector: Connector, request: HttpRequest) => Promise<HttpResponseInit>;
@@ -52,41 +53,74 @@ export function groupSearchHandler(deps: Pick<ApiDeps, 'services'>) {
   });
 }
 
+/** How many catalogue groups an account view reads where memberships are read group by group. */
+const NAMED_READ_LIMIT = 200;
+
 /**
  * `GET /api/connectors/{name}/accounts/{accountId}`: the account on the target: enabled,
  * last logon, direct memberships and, where groups nest, "Effective inherited memberships".
+ * Where the target reads memberships only among named groups (SCIM), the direct memberships
+ * are read among the role catalogue's groups, and a notice says so.
  */
 export function accountViewHandler(deps: Pick<ApiDeps, 'services'>) {
-  return connectorRead(deps, async (connector, request) => {
-    const accountId = request.params.accountId ?? '';
-    const account = await connector.findAccount(accountId);
-    if (account === undefined) {
-      return problem(
-        404,
-        'ACCOUNT_NOT_FOUND',
-        `account "${accountId}" not found on connector "${connector.name}"`,
-        {
-          object: accountId,
-        },
-      );
-    }
-    const lastLogon = await connector.readLastLogon(account);
-    const view: Record<string, unknown> = { connector: connector.name, account, lastLogon };
-    if (connector.readInheritedMemberships !== undefined) {
-      const memberships = await connector.readInheritedMemberships(account);
-      view.directMemberships = memberships.direct;
-      view.effectiveInheritedMemberships = memberships.inherited;
-      view.notices = memberships.notices;
-    } else {
-      const direct = await connector.readMemberships(account, []);
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const services = await deps.services();
+    return connectorRead(deps, async (connector) => {
+      const accountId = request.params.accountId ?? '';
+      const account = await connector.findAccount(accountId);
+      if (account === undefined) {
+        return problem(
+          404,
+          'ACCOUNT_NOT_FOUND',
+          `account "${accountId}" not found on connector "${connector.name}"`,
+          { object: accountId },
+        );
+      }
+      const lastLogon = await connector.readLastLogon(account);
+      const view: Record<string, unknown> = { connector: connector.name, account, lastLogon };
+      if (connector.readInheritedMemberships !== undefined) {
+        const memberships = await connector.readInheritedMemberships(account);
+        view.directMemberships = memberships.direct;
+        view.effectiveInheritedMemberships = memberships.inherited;
+        view.notices = memberships.notices;
+        return { status: 200, jsonBody: view };
+      }
+      const { groupIds, notices } = await groupsToRead(services.catalogue, connector);
+      const direct = await connector.readMemberships(account, groupIds);
       view.directMemberships = direct.groupIds.map((id) => ({
         id,
         displayName: direct.names[id] ?? id,
       }));
-      view.notices = direct.notices;
-    }
-    return { status: 200, jsonBody: view };
-  });
+      view.notices = [...notices, ...direct.notices];
+      return { status: 200, jsonBody: view };
+    })(request, context);
+  };
+}
+
+/** The groups whose membership an account view asks about: all, or the catalogue's. */
+async function groupsToRead(
+  catalogue: RoleCatalogueStore,
+  connector: Connector,
+): Promise<{ groupIds: string[]; notices: string[] }> {
+  if (connector.capabilities.membershipReadScope === 'all') return { groupIds: [], notices: [] };
+  const roles = await catalogue.list(connector.name);
+  if (roles.length === 0) {
+    return {
+      groupIds: [],
+      notices: [
+        `direct memberships are read among the role catalogue's groups on this target, and the catalogue of connector "${connector.name}" is empty: import it first`,
+      ],
+    };
+  }
+  const read = roles.slice(0, NAMED_READ_LIMIT);
+  return {
+    groupIds: read.map((role) => role.groupId),
+    notices: [
+      roles.length > NAMED_READ_LIMIT
+        ? `direct memberships are read among the role catalogue's groups on this target: the first ${NAMED_READ_LIMIT} of ${roles.length} were read`
+        : `direct memberships are read among the role catalogue's ${roles.length} groups on this target; groups outside the catalogue are not shown`,
+    ],
+  };
 }
 
 /** `GET /api/connectors/{name}/groups/{id}/structure`: nested group structure (Graph). */

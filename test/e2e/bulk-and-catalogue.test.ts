@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestInstanceId } from '../../src/workflows/names';
-import { startTestHost, type TestHost } from './local-host-harness';
+import { startTestHost, until, type TestHost } from './local-host-harness';
 
 let t: TestHost;
 beforeAll(async () => {
@@ -9,20 +9,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('bulk requests through the storage queue', () => {
   it('runs 97 good messages and moves the 3 malformed ones to the poison queue with the reason', async () => {
