@@ -53,18 +53,23 @@ export async function checkScimStatus(
         `the server refused the ${settings.auth.type} credentials (${base.status})`,
       );
     }
-    if (base.status < 400) {
+    // A page an application serves at the base URL (HTML, a login form) is reachable, not SCIM:
+    // only a JSON answer counts (invariant 11), else the Users endpoint must tell.
+    if (base.status < 400 && base.body !== undefined) {
       findings.push({
         name: 'base URL',
         outcome: 'ok',
-        detail: `${base.describe} answered ${base.status}`,
+        detail: `${base.describe} answered ${base.status} with JSON`,
       });
       return done(true, 'SCIM server reachable through its base URL (no ServiceProviderConfig)');
     }
     findings.push({
       name: 'base URL',
       outcome: 'failed',
-      detail: `${base.describe} answered ${base.status}`,
+      detail:
+        base.status < 400
+          ? `${base.describe} answered ${base.status}, but not with JSON: not a SCIM answer`
+          : `${base.describe} answered ${base.status}`,
     });
     // Beyond the spec: Entra's test connection (scim-interop.md), a filter on a value that
     // matches nothing, answered 200 with an empty list (or 404 by some servers).
@@ -81,11 +86,12 @@ export async function checkScimStatus(
         `the server refused the ${settings.auth.type} credentials (${probe.status})`,
       );
     }
-    const ok = probe.status === 200 || probe.status === 404;
+    // 200 with a list, or a SCIM error body on 404 (some servers answer an empty filter so).
+    const ok = (probe.status === 200 || probe.status === 404) && isObject(probe.body);
     findings.push({
       name: 'Users filter',
       outcome: ok ? 'ok' : 'failed',
-      detail: `${probe.describe} answered ${probe.status}`,
+      detail: `${probe.describe} answered ${probe.status}${isObject(probe.body) ? '' : ' without a JSON body'}`,
     });
     return done(
       ok,

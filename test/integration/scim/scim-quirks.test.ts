@@ -1,3 +1,4 @@
+import { ScimConnector } from '../../../src/connectors/scim/scim-connector';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScimQuirks } from '../../../src/sandbox/scim';
 import { createdAccount, runMembership } from '../../support/membership-procedure';
@@ -118,6 +119,28 @@ describe('connector A tolerates', () => {
     );
     expect(t.sandbox.requests.map((r) => r.path)).toContain('/');
   });
+
+  it.each(['html200', 'html404'] as const)(
+    'a base URL that reaches an application page (%s), not its SCIM endpoints, does not pass the status check',
+    async (outsidePrefix) => {
+      target = await startScimTarget({ prefix: '/api/auth/scim/v2', quirks: { outsidePrefix } });
+      const connector = new ScimConnector(
+        { ...target.settings, baseUrl: new URL(target.sandbox.endpoint).origin },
+        { secrets: target.secrets },
+      );
+      try {
+        const status = await connector.checkStatus();
+        expect(status.ok, status.summary).toBe(false);
+        expect(status.findings.map((f) => `${f.name}:${f.outcome}`)).toEqual([
+          'ServiceProviderConfig:missing',
+          'base URL:failed',
+          'Users filter:failed',
+        ]);
+      } finally {
+        await connector.close();
+      }
+    },
+  );
 
   it('endpoints under another prefix, with the Base URL given with /scim/v2/', async () => {
     target = await startScimTarget({ prefix: '/tenant-a/scim/v2' });
