@@ -1,6 +1,7 @@
 import { sameValue } from '../truth/same-value.js';
 import type { TruthChange } from '../truth/truth-event.js';
 import { TruthLog } from '../truth/truth-log.js';
+import { GroupChangeLog } from './group-change-log.js';
 import { MembershipGraph } from './membership-graph.js';
 import { ReplicatedValue } from './replicated-value.js';
 import { userChangeKinds } from './user-change-events.js';
@@ -30,6 +31,8 @@ const sameUser = (a: DirectoryRecord | undefined, b: DirectoryRecord | undefined
 export class DirectoryStore {
   readonly memberships = new MembershipGraph();
   readonly truth = new TruthLog();
+  /** Every creation, update and deletion of a group, for `groups/delta`. */
+  readonly groupChanges = new GroupChangeLog();
   private readonly users = new Map<string, ReplicatedUser>();
   private readonly upnIndex = new Map<string, string>();
   /** When a just-created user becomes visible to writes (graph-behaviour.md: "Except right after a create"). */
@@ -58,6 +61,19 @@ export class DirectoryStore {
 
   seedGroup(record: DirectoryRecord): void {
     this.groups.set(record.id, record);
+    this.groupChanges.record(record.id, 'created');
+  }
+
+  /** Changes a group's properties as an administrator would; no change when the values are the same. */
+  updateGroup(id: string, changes: Record<string, unknown>): void {
+    const current = this.groups.get(id);
+    if (current === undefined) return;
+    const changed = Object.keys(changes).filter(
+      (property) => property !== 'id' && !sameValue(current[property], changes[property]),
+    );
+    if (changed.length === 0) return;
+    this.groups.set(id, { ...current, ...changes, id });
+    this.groupChanges.record(id, 'updated', changed);
   }
 
   seedDirectoryRole(record: DirectoryRecord): void {
@@ -191,6 +207,7 @@ export class DirectoryStore {
       .committedMembers(id)
       .flatMap((memberId) => this.users.get(memberId)?.committed ?? []);
     this.groups.delete(id);
+    this.groupChanges.record(id, 'deleted');
     this.memberships.removeEverywhere(id, at);
     for (const user of memberUsers) {
       this.recordUser('member removed', user, at, { groupId: id, cascade: true });

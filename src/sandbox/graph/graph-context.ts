@@ -20,6 +20,10 @@ export interface GraphCall {
 export interface GraphSettings {
   verifiedDomains: string[];
   signInActivityLicensed: boolean;
+  /** Items per page of a `groups/delta` round. */
+  deltaPageSize: number;
+  /** Delta and skip tokens of another generation are expired (`expireDeltaTokens()`). */
+  deltaTokenGeneration: number;
 }
 
 /** Everything a Graph handler needs besides the call. */

@@ -1,6 +1,7 @@
 import type { GraphCall, GraphContext } from './graph-context.js';
 import { GraphRequestError } from './graph-error.js';
 import type { GraphReply } from './graph-error.js';
+import { groupsDelta } from './routes/group-delta-routes.js';
 import {
   getGroup,
   listGroupMemberOf,
@@ -89,6 +90,10 @@ function groupMethods(
   ref: string | undefined,
 ): MethodTable {
   if (id === undefined) return { GET: listGroups };
+  // `/delta` is Graph's shortcut for `/microsoft.graph.delta`; group ids are GUIDs.
+  if (id === 'delta' || id === 'microsoft.graph.delta') {
+    return relation === undefined ? { GET: groupsDelta } : {};
+  }
   if (relation === undefined) {
     return {
       GET: (c, call) => getGroup(c, call, id),

@@ -59,6 +59,11 @@ export interface GraphSandboxOptions {
   signInActivityLicensed?: boolean;
   /** Default: no throttling. */
   throttle?: ThrottleSettings;
+  /**
+   * Items per page of a `groups/delta` round (default 200: Graph's page size for directory
+   * objects in delta queries, which ignore `$top`).
+   */
+  deltaPageSize?: number;
 }
 
 /** One Graph request as the sandbox saw it. `viaBatch` marks sub-requests of a `$batch`. */
@@ -124,6 +129,12 @@ export interface GraphSandbox {
   addGroup(g: SandboxGroupSeed): { id: string };
   addDirectoryRole(r: { displayName: string }): { id: string };
   addAdministrativeUnit(a: { displayName: string }): { id: string };
+  /** Changes a group as an administrator would (`displayName`, `mailEnabled`, ...): `groups/delta` reports it. */
+  updateGroup(groupId: string, changes: Omit<Partial<SandboxGroupSeed>, 'id'>): void;
+  /** Deletes a group as an administrator would: `groups/delta` reports it removed. */
+  deleteGroup(groupId: string): void;
+  /** Every delta and skip token issued so far expires (400 `syncStateNotFound`), as after 7 days. */
+  expireDeltaTokens(): void;
   /** Seeds a membership, visible at once; the container is a group, directory role or administrative unit. */
   addMember(containerId: string, memberId: string): void;
   /** Committed state (ignores replication delay), `passwordProfile` included. */

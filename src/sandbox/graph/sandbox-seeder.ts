@@ -76,6 +76,24 @@ export class SandboxSeeder {
     return { id };
   }
 
+  /** Changes a seeded group's properties; the mail address follows `mailEnabled`. */
+  updateGroup(groupId: string, changes: Omit<Partial<SandboxGroupSeed>, 'id'>): void {
+    const group = this.store.group(groupId);
+    if (group === undefined) {
+      throw new ProvisioningError('REQUEST_INVALID', `the Graph sandbox has no group '${groupId}'`);
+    }
+    const next: Record<string, unknown> = {};
+    for (const [property, value] of Object.entries(changes)) {
+      if (value !== undefined) next[property] = Array.isArray(value) ? [...value] : value;
+    }
+    if (changes.mailEnabled !== undefined) {
+      next['mail'] = changes.mailEnabled
+        ? `${String(group['mailNickname'])}@${this.defaultDomain()}`
+        : null;
+    }
+    this.store.updateGroup(groupId, next);
+  }
+
   addDirectoryRole(seed: { displayName: string }): { id: string } {
     const id = this.newId(undefined);
     this.store.seedDirectoryRole({

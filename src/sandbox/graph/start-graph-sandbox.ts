@@ -35,6 +35,23 @@ function checkDelay(delay: ReplicationDelay, name = 'replication delay'): Replic
   return delay;
 }
 
+/** Graph's page size for directory objects in delta queries (they ignore `$top`). */
+const DEFAULT_DELTA_PAGE_SIZE = 200;
+
+function checkPageSize(size: number): number {
+  if (!Number.isInteger(size) || size < 1) {
+    throw new ProvisioningError(
+      'REQUEST_INVALID',
+      `delta page size ${size} must be a positive integer`,
+    );
+  }
+  return size;
+}
+
+function unknownGroup(groupId: string): ProvisioningError {
+  return new ProvisioningError('REQUEST_INVALID', `the Graph sandbox has no group '${groupId}'`);
+}
+
 /** The seed of replication draws when neither a fault plan nor `replicationSeed` gives one. */
 const DEFAULT_REPLICATION_SEED = 0x5eed;
 
@@ -101,6 +118,8 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
     settings: {
       verifiedDomains: [...(options.verifiedDomains ?? DEFAULT_VERIFIED_DOMAINS)],
       signInActivityLicensed: options.signInActivityLicensed ?? true,
+      deltaPageSize: checkPageSize(options.deltaPageSize ?? DEFAULT_DELTA_PAGE_SIZE),
+      deltaTokenGeneration: 1,
     },
     graphEndpoint: () => origin,
     now,
@@ -165,6 +184,14 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
     },
     addDirectoryRole: (r) => seeder.addDirectoryRole(r),
     addAdministrativeUnit: (a) => seeder.addAdministrativeUnit(a),
+    updateGroup: (groupId, changes) => seeder.updateGroup(groupId, changes),
+    deleteGroup: (groupId) => {
+      if (store.group(groupId) === undefined) throw unknownGroup(groupId);
+      store.deleteGroup(groupId, now());
+    },
+    expireDeltaTokens: () => {
+      context.settings.deltaTokenGeneration += 1;
+    },
     addMember: (containerId, memberId) => seeder.addMember(containerId, memberId),
     getUser: (id) => {
       const user = store.committedUser(id);
