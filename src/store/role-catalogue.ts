@@ -13,12 +13,52 @@ export interface RoleCatalogueStore {
     options?: { search?: string; includeGone?: boolean },
   ): Promise<CatalogueRole[]>;
   get(connector: string, groupId: string): Promise<CatalogueRole | undefined>;
-  /** Applies one page of an import: new groups added, renames per `overwriteExisting`. */
+  /**
+   * Applies one page of an import: new groups added, renames per `overwriteExisting`. The
+   * roles the page's groups had are looked up in `snapshot` when given (a full import),
+   * else read by id.
+   */
   applyImportPage(
     connector: string,
     groups: readonly GroupRef[],
     options: ImportOptions,
+    snapshot?: RoleSnapshot,
   ): Promise<ImportPageCounts>;
+  /**
+   * Every role of the connector, read at once, for a full import to look its pages up in: it
+   * meets every role anyway, and one read of the partition costs far less than reads by id
+   * (Table Storage scans the partition for a filter naming several row keys).
+   */
+  snapshot(connector: string): Promise<RoleSnapshot>;
   /** After a complete import: present roles not seen by `jobId` become `gone`. Returns how many. */
   markGone(connector: string, jobId: string, at: string): Promise<number>;
+  /**
+   * Roles of groups the target reports removed become `gone` (never deleted). Returns how
+   * many this job marked, the same again when a retried run of the job repeats it.
+   */
+  markRemoved(
+    connector: string,
+    groupIds: readonly string[],
+    options: Pick<ImportOptions, 'jobId' | 'at'>,
+  ): Promise<number>;
+  /** Where the connector's last import left its target's change feed; undefined before the first. */
+  changeCursor(connector: string): Promise<SavedChangeCursor | undefined>;
+  saveChangeCursor(connector: string, cursor: SavedChangeCursor): Promise<void>;
+}
+
+/**
+ * The roles of one connector as a full import found them, following the pages applied with
+ * it. Opaque outside the store; it holds a few hundred bytes per role.
+ */
+export interface RoleSnapshot {
+  readonly connector: string;
+  readonly size: number;
+}
+
+/** A change feed's cursor as the catalogue keeps it between imports. */
+export interface SavedChangeCursor {
+  cursor: string;
+  /** The import job that reached it, and when. */
+  jobId: string;
+  savedAt: string;
 }

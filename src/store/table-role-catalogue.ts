@@ -11,6 +11,8 @@ import type {
   ImportOptions,
   ImportPageCounts,
   RoleCatalogueStore,
+  RoleSnapshot,
+  SavedChangeCursor,
 } from './role-catalogue';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
 import { upsertInBatches } from './table-batches';
@@ -19,13 +21,37 @@ import { decodeTableKey, encodeTableKey } from './table-key';
 /** A role as stored: the role, and what its last import did with it (for retried pages). */
 interface RoleRow extends Omit<CatalogueRole, 'connector' | 'groupId'> {
   importOutcome?: ImportOutcome;
+  /** The import job that marked the role gone. */
+  goneJobId?: string;
+}
+
+/** What is stored of a role: the role, and which jobs last touched it. */
+interface StoredRole {
+  role: CatalogueRole;
+  outcome: ImportOutcome | undefined;
+  goneJobId: string | undefined;
 }
 
 /*
- * Table Storage allows at most 15 comparisons in one $filter: the partition key and 14
- * row keys per query when reading the existing rows of an import page.
+ * The change cursors live in the catalogue's table under a partition no connector can
+ * have (connector names are lowercase letters, digits and dashes), one row per connector.
  */
-const ROW_KEYS_PER_QUERY = 14;
+const CURSOR_PARTITION = '~change-cursors';
+
+/** Point reads of one page's rows in flight at once. */
+const READS_IN_FLIGHT = 16;
+
+/** A snapshot of this store: the stored roles by group id. */
+class TableRoleSnapshot implements RoleSnapshot {
+  constructor(
+    readonly connector: string,
+    readonly rows: Map<string, StoredRole>,
+  ) {}
+
+  get size(): number {
+    return this.rows.size;
+  }
+}
 
 /**
  * The role catalogue in Table Storage: PartitionKey is the connector, RowKey the group id
@@ -72,6 +98,7 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
     connector: string,
     groups: readonly GroupRef[],
     options: ImportOptions,
+    snapshot?: RoleSnapshot,
   ): Promise<ImportPageCounts> {
     const counts: ImportPageCounts = {
       added: 0,
@@ -83,10 +110,17 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
     // A group listed twice on one page counts once, with its last listing.
     const unique = [...new Map(groups.map((group) => [group.id, group])).values()];
     if (unique.length === 0) return counts;
-    const existing = await this.readRows(
-      connector,
-      unique.map((group) => group.id),
-    );
+    const known =
+      snapshot instanceof TableRoleSnapshot && snapshot.connector === connector
+        ? snapshot.rows
+        : undefined;
+    const existing =
+      known ??
+      (await this.readRows(
+        connector,
+        unique.map((group) => group.id),
+      ));
+    const applied: StoredRole[] = [];
     const rows = unique.map((group) => {
       const before = existing.get(group.id);
       const { role, outcome } = reconcileImportedGroup(before?.role, group, {
@@ -98,11 +132,26 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
         outcome,
       });
       counts[reported] += 1;
+      applied.push({ role, outcome: reported, goneJobId: undefined });
       return toEntity(role, reported);
     });
     const client = await this.table.client();
     await guardStorage('write catalogue roles', () => upsertInBatches(client, rows, 'Replace'));
+    for (const stored of applied) known?.set(stored.role.groupId, stored);
     return counts;
+  }
+
+  async snapshot(connector: string): Promise<RoleSnapshot> {
+    const client = await this.table.client();
+    const filter = odata`PartitionKey eq ${encodeTableKey(connector)}`;
+    const rows = new Map<string, StoredRole>();
+    await guardStorage('read catalogue roles', async () => {
+      for await (const row of client.listEntities<RoleRow>({ queryOptions: { filter } })) {
+        const role = fromRow(row);
+        rows.set(role.groupId, { role, outcome: row.importOutcome, goneJobId: row.goneJobId });
+      }
+    });
+    return new TableRoleSnapshot(connector, rows);
   }
 
   /** Present roles the job did not see become `gone` since `at`; returns how many. */
@@ -124,11 +173,68 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
       rowKey,
       status: 'gone',
       goneSince: at,
+      goneJobId: jobId,
     }));
     await guardStorage('mark catalogue roles gone', () =>
       upsertInBatches(client, updates, 'Merge'),
     );
     return updates.length;
+  }
+
+  async markRemoved(
+    connector: string,
+    groupIds: readonly string[],
+    options: Pick<ImportOptions, 'jobId' | 'at'>,
+  ): Promise<number> {
+    const unique = [...new Set(groupIds)];
+    if (unique.length === 0) return 0;
+    const existing = await this.readRows(connector, unique);
+    const partitionKey = encodeTableKey(connector);
+    let marked = 0;
+    const updates: { partitionKey: string; rowKey: string; [key: string]: unknown }[] = [];
+    for (const { role, goneJobId } of existing.values()) {
+      if (role.status === 'gone') {
+        if (goneJobId === options.jobId) marked += 1;
+        continue;
+      }
+      marked += 1;
+      updates.push({
+        partitionKey,
+        rowKey: encodeTableKey(role.groupId),
+        status: 'gone',
+        goneSince: options.at,
+        goneJobId: options.jobId,
+      });
+    }
+    const client = await this.table.client();
+    await guardStorage('mark catalogue roles gone', () =>
+      upsertInBatches(client, updates, 'Merge'),
+    );
+    return marked;
+  }
+
+  async changeCursor(connector: string): Promise<SavedChangeCursor | undefined> {
+    const client = await this.table.client();
+    try {
+      const row = await client.getEntity<SavedChangeCursor>(
+        CURSOR_PARTITION,
+        encodeTableKey(connector),
+      );
+      return { cursor: row.cursor, jobId: row.jobId, savedAt: row.savedAt };
+    } catch (error) {
+      if (storageStatus(error) === 404) return undefined;
+      throw storageFailure('read the catalogue change cursor', error);
+    }
+  }
+
+  async saveChangeCursor(connector: string, cursor: SavedChangeCursor): Promise<void> {
+    const client = await this.table.client();
+    await guardStorage('save the catalogue change cursor', () =>
+      client.upsertEntity(
+        { partitionKey: CURSOR_PARTITION, rowKey: encodeTableKey(connector), ...cursor },
+        'Replace',
+      ),
+    );
   }
 
   private async readPartition(connector: string, includeGone: boolean): Promise<CatalogueRole[]> {
@@ -146,29 +252,29 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
     });
   }
 
+  /** The stored rows of these groups, by point reads (the cheapest reads Table Storage has). */
   private async readRows(
     connector: string,
     groupIds: readonly string[],
-  ): Promise<Map<string, { role: CatalogueRole; outcome: ImportOutcome | undefined }>> {
+  ): Promise<Map<string, StoredRole>> {
     const client = await this.table.client();
     const partition = encodeTableKey(connector);
-    const chunks: string[][] = [];
-    for (let start = 0; start < groupIds.length; start += ROW_KEYS_PER_QUERY) {
-      chunks.push(groupIds.slice(start, start + ROW_KEYS_PER_QUERY).map(encodeTableKey));
+    const found = new Map<string, StoredRole>();
+    const read = async (groupId: string): Promise<void> => {
+      try {
+        const row = await client.getEntity<RoleRow>(partition, encodeTableKey(groupId));
+        found.set(groupId, {
+          role: fromRow(row),
+          outcome: row.importOutcome,
+          goneJobId: row.goneJobId,
+        });
+      } catch (error) {
+        if (storageStatus(error) !== 404) throw storageFailure('read catalogue roles', error);
+      }
+    };
+    for (let start = 0; start < groupIds.length; start += READS_IN_FLIGHT) {
+      await Promise.all(groupIds.slice(start, start + READS_IN_FLIGHT).map(read));
     }
-    const found = new Map<string, { role: CatalogueRole; outcome: ImportOutcome | undefined }>();
-    await guardStorage('read catalogue roles', () =>
-      Promise.all(
-        chunks.map(async (rowKeys) => {
-          const anyRow = rowKeys.map((rowKey) => odata`RowKey eq ${rowKey}`).join(' or ');
-          const filter = `${odata`PartitionKey eq ${partition}`} and (${anyRow})`;
-          for await (const row of client.listEntities<RoleRow>({ queryOptions: { filter } })) {
-            const role = fromRow(row);
-            found.set(role.groupId, { role, outcome: row.importOutcome });
-          }
-        }),
-      ),
-    );
     return found;
   }
 }

@@ -147,6 +147,92 @@ describe('TableRoleCatalogue', () => {
   });
 });
 
+describe('TableRoleCatalogue for incremental imports', () => {
+  it('marks removed groups gone once, counts them again for a repeated run of the same job, and never deletes them', async () => {
+    await catalogue.applyImportPage(
+      'rem',
+      [
+        { id: 'a', displayName: 'A' },
+        { id: 'b', displayName: 'B' },
+      ],
+      { overwriteExisting: false, jobId: 'job-1', at: T1 },
+    );
+    const removal = { jobId: 'job-2', at: T2 };
+    expect(await catalogue.markRemoved('rem', ['a', 'unknown'], removal)).toBe(1);
+    expect(await catalogue.markRemoved('rem', ['a'], removal)).toBe(1);
+    expect(await catalogue.markRemoved('rem', ['a'], { jobId: 'job-3', at: T3 })).toBe(0);
+    expect(await catalogue.get('rem', 'a')).toMatchObject({ status: 'gone', goneSince: T2 });
+    expect(await catalogue.get('rem', 'unknown')).toBeUndefined();
+    expect((await catalogue.list('rem')).map((role) => role.groupId)).toEqual(['b']);
+
+    // Back again on the target: the same rules as a full import.
+    expect(
+      await catalogue.applyImportPage('rem', [{ id: 'a', displayName: 'A' }], {
+        overwriteExisting: false,
+        jobId: 'job-3',
+        at: T3,
+      }),
+    ).toEqual({ ...none, returned: 1 });
+  });
+
+  it('applies pages against a snapshot read once, with the same outcomes as reads by id', async () => {
+    await catalogue.applyImportPage('snap', [{ id: 's1', displayName: 'One' }], {
+      overwriteExisting: true,
+      jobId: 'job-1',
+      at: T1,
+    });
+    const snapshot = await catalogue.snapshot('snap');
+    expect(snapshot.size).toBe(1);
+    const options = { overwriteExisting: true, jobId: 'job-2', at: T2 };
+    expect(
+      await catalogue.applyImportPage(
+        'snap',
+        [
+          { id: 's1', displayName: 'One renamed' },
+          { id: 's2', displayName: 'Two' },
+        ],
+        options,
+        snapshot,
+      ),
+    ).toEqual({ ...none, renamed: 1, added: 1 });
+    // The snapshot follows its pages: a group listed again counts as the job first counted it.
+    expect(
+      await catalogue.applyImportPage(
+        'snap',
+        [{ id: 's2', displayName: 'Two' }],
+        options,
+        snapshot,
+      ),
+    ).toEqual({ ...none, added: 1 });
+    expect(snapshot.size).toBe(2);
+    expect(await catalogue.get('snap', 's1')).toMatchObject({ displayName: 'One renamed' });
+    // A snapshot of another connector is not used for this one.
+    expect(
+      await catalogue.applyImportPage(
+        'snap-other',
+        [{ id: 's1', displayName: 'X' }],
+        options,
+        snapshot,
+      ),
+    ).toEqual({ ...none, added: 1 });
+  });
+
+  it('keeps one change cursor per connector, apart from the roles', async () => {
+    expect(await catalogue.changeCursor('cur')).toBeUndefined();
+    const saved = {
+      cursor: 'https://graph.example/v1.0/groups/delta?$deltatoken=1',
+      jobId: 'job-1',
+      savedAt: T1,
+    };
+    await catalogue.saveChangeCursor('cur', saved);
+    await catalogue.saveChangeCursor('cur-2', { ...saved, cursor: 'other' });
+    expect(await catalogue.changeCursor('cur')).toEqual(saved);
+    await catalogue.saveChangeCursor('cur', { ...saved, cursor: 'next', jobId: 'job-2' });
+    expect(await catalogue.changeCursor('cur')).toMatchObject({ cursor: 'next', jobId: 'job-2' });
+    expect(await catalogue.list('cur', { includeGone: true })).toEqual([]);
+  });
+});
+
 /** The present roles of connector "find" that answer to a name, as a request's lookup reads them. */
 async function rolesNamed(name: string) {
   return (await catalogue.list('find')).filter((role) => roleAnswersTo(role, name));
