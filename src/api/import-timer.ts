@@ -7,7 +7,8 @@ import type { ApiDeps } from './api-deps';
 
 /**
  * The timer of a connector's `importSchedule`: starts its catalogue import job with the
- * connector's `importOverwriteExisting` option.
+ * connector's `importOverwriteExisting` option, incremental (only the changes since the last
+ * import; a connector that cannot tell them, or the first import, reads everything).
  */
 export function importTimerHandler(deps: ApiDeps, connector: string) {
   return async (_timer: unknown, context: InvocationContext): Promise<string | undefined> => {
@@ -18,6 +19,7 @@ export function importTimerHandler(deps: ApiDeps, connector: string) {
       type: connectorKind(settings).catalogueJobType,
       connector,
       overwriteExisting: settings.importOverwriteExisting,
+      incremental: true,
       trigger: 'schedule',
     };
     await deps

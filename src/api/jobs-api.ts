@@ -9,7 +9,10 @@ import { problem, unknownConnector } from './http-problem';
 import { readJsonBody } from './read-body';
 import { describeProblems } from './request-schema';
 
-const importOptions = z.strictObject({ overwriteExisting: z.boolean().default(false) });
+const importOptions = z.strictObject({
+  overwriteExisting: z.boolean().default(false),
+  incremental: z.boolean().default(false),
+});
 const compatibilityOptions = z.strictObject({
   groupName: z.string().trim().min(1).max(256).optional(),
 });
@@ -35,6 +38,7 @@ export function startImportHandler(deps: ApiDeps) {
       type: connectorKind(settings).catalogueJobType,
       connector: name,
       overwriteExisting: options.data.overwriteExisting,
+      incremental: options.data.incremental,
       trigger: 'api',
     });
   };

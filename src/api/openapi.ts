@@ -334,7 +334,20 @@ export function openApiDocument(): Record<string, unknown> {
           requestBody: {
             content: json({
               type: 'object',
-              properties: { overwriteExisting: { type: 'boolean', default: false } },
+              additionalProperties: false,
+              properties: {
+                overwriteExisting: {
+                  type: 'boolean',
+                  default: false,
+                  description: '"Overwrite existing roles": renamed groups rename their roles',
+                },
+                incremental: {
+                  type: 'boolean',
+                  default: false,
+                  description:
+                    'Only the changes since the last import, where the connector can tell them (Graph: groups/delta); otherwise, or when the delta link expired, the whole catalogue with a notice in the result',
+                },
+              },
             }),
           },
           responses: {

@@ -1,5 +1,6 @@
 import type { AccountChanges, AccountProfile, TargetAccount } from '../domain/account';
 import type { ConnectorCapabilities } from '../domain/capabilities';
+import type { GroupChangeFeed } from '../domain/catalogue-changes';
 import type { GroupRef } from '../domain/group';
 import type { GroupStructure, InheritedMembershipsResult } from '../domain/nested-groups';
 import type {
@@ -94,6 +95,12 @@ export interface Connector {
 
   /** The group catalogue, page by page: memory does not grow with its size. */
   importGroups(): AsyncIterable<GroupRef>;
+  /**
+   * Present where the target can say what changed in its group catalogue since the last
+   * import (Graph: `groups/delta`): incremental imports read only that. Absent: every
+   * import reads the whole catalogue.
+   */
+  readonly groupChanges?: GroupChangeFeed;
   /** The group with exactly this display name, undefined when there is none. */
   findGroup(displayName: string): Promise<GroupRef | undefined>;
   /** Groups whose display name contains the text. */

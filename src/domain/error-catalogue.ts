@@ -126,6 +126,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     status: 409,
     meaning: 'another request kept the account for longer than the lease wait',
   },
+  CATALOGUE_CURSOR_EXPIRED: {
+    status: 410,
+    meaning:
+      'the target no longer knows the point the last catalogue import reached (an expired delta link); the import reads the whole catalogue instead',
+  },
   INTERNAL_ERROR: {
     status: 500,
     meaning: 'the service failed unexpectedly; the operator log has the details',

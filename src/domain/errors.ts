@@ -44,6 +44,7 @@ export type ErrorCode =
   | 'MEMBERSHIP_MISMATCH'
   | 'MEMBERSHIP_READ_UNAVAILABLE'
   | 'ACCOUNT_BUSY'
+  | 'CATALOGUE_CURSOR_EXPIRED'
   // the service itself
   | 'INTERNAL_ERROR';
 

@@ -152,6 +152,45 @@ async function structureBench(
 }
 
 /**
+ * (4) Incremental import (groups/delta) of 10 changes in 20,000 groups vs a full read: calls
+ * and wall time on the connector (the catalogue's writes are in `npm run bench -- catalogue`).
+ */
+async function deltaBench(
+  sandbox: GraphSandbox,
+  graph: GraphConnector,
+  print: (line: string) => void,
+) {
+  const ids: string[] = [];
+  for await (const group of graph.importGroups()) ids.push(group.id);
+  const cursor = await graph.groupChanges.latestCursor();
+  for (let i = 0; i < 4; i++) sandbox.addGroup({ displayName: `Delta added ${i}` });
+  ids
+    .slice(0, 3)
+    .forEach((id, i) => sandbox.updateGroup(id, { displayName: `Delta renamed ${i}` }));
+  for (const id of ids.slice(3, 6)) sandbox.deleteGroup(id);
+
+  let before = sandbox.stats.graphRequests;
+  const full = await measure(async () => {
+    let seen = 0;
+    for await (const group of graph.importGroups()) if (group.id !== '') seen++;
+    return seen;
+  });
+  const fullCalls = sandbox.stats.graphRequests - before;
+  before = sandbox.stats.graphRequests;
+  const incremental = await measure(async () => {
+    let changes = 0;
+    for await (const page of graph.groupChanges.changesSince(cursor))
+      changes += page.changes.length;
+    return changes;
+  });
+  const incrementalCalls = sandbox.stats.graphRequests - before;
+  print(
+    `graph (4) import of 10 changes in ${full.result} groups: incremental (groups/delta) ${incrementalCalls} calls, ` +
+      `${incremental.result} changes, wall ${fmt(incremental.wallMs)}; full ${fullCalls} calls, wall ${fmt(full.wallMs)}`,
+  );
+}
+
+/**
  * The issue's three Graph numbers against the sandbox with 5 ms latency (npm run bench -- graph).
  *
  * @example
@@ -165,6 +204,7 @@ export async function runGraphBench(print: (line: string) => void): Promise<void
     await importBench(sandbox, graph, print);
     await membershipBench(sandbox, graph, print);
     await structureBench(sandbox, graph, print);
+    await deltaBench(sandbox, graph, print);
   } finally {
     await graph.close();
     await sandbox.close();

@@ -1,5 +1,6 @@
 import type { GraphConnectorSettings } from './graph-settings';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
+import type { GroupChangeFeed } from '../../domain/catalogue-changes';
 import type { GroupRef } from '../../domain/group';
 import { silentLogger, type Logger } from '../../domain/logger';
 import type { NestedGroupLimits } from '../../domain/nested-groups';
@@ -19,6 +20,7 @@ import { HttpTransport, transportOptionsOf } from '../http/transport';
 import { setEnabled } from './account-state';
 import * as accounts from './graph-accounts';
 import type { GraphContext } from './graph-context';
+import { graphGroupChanges } from './graph-group-changes';
 import * as groups from './graph-groups';
 import { GraphHttp } from './graph-http';
 import { readLastLogon } from './graph-last-logon';
@@ -63,6 +65,8 @@ export class GraphConnector implements Connector {
   readonly kind = 'graph' as const;
   readonly capabilities = GRAPH_CAPABILITIES;
   readonly name: string;
+  /** Incremental catalogue imports read `groups/delta`. */
+  readonly groupChanges: GroupChangeFeed;
   private readonly context: GraphContext;
   private readonly transport: HttpTransport;
 
@@ -96,6 +100,7 @@ export class GraphConnector implements Connector {
       now,
       transientSecrets,
     };
+    this.groupChanges = graphGroupChanges(this.context);
   }
 
   /** HTTP calls sent to Graph so far (retries not counted). */

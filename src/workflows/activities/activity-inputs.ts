@@ -29,6 +29,8 @@ export interface ImportCatalogueInput {
   connector: string;
   jobId: string;
   overwriteExisting: boolean;
+  /** Only the changes since the last import, where the connector can tell them. */
+  incremental?: boolean;
   at: string;
 }
 export interface RunCompatibilityInput {

@@ -1,9 +1,7 @@
 import type { CompatibilityReport } from '../../connectors/scim/compatibility-report';
 import type { AccountRecord } from '../../domain/account-record';
 import { ProvisioningError } from '../../domain/errors';
-import type { GroupRef } from '../../domain/group';
 import type { LeaseResult } from '../../store/account-leases';
-import type { ImportPageCounts } from '../../store/role-catalogue';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
 import type { ServicesProvider } from '../workflow-services';
@@ -13,16 +11,10 @@ import type {
   RecordStepInput,
   RunCompatibilityInput,
 } from './activity-inputs';
+import { runCatalogueImport, type ImportSummary } from './catalogue-import-run';
 import { connectorOf } from './connector-of';
 
-export interface ImportSummary extends ImportPageCounts {
-  groups: number;
-  pages: number;
-  markedGone: number;
-}
-
-/** How many imported groups are written to the catalogue at a time. */
-const IMPORT_CHUNK = 500;
+export type { ImportSummary };
 
 /** Activities on the service's own state: leases, the journal, the catalogue, jobs. */
 export function serviceActivities(services: ServicesProvider) {
@@ -57,57 +49,14 @@ export function serviceActivities(services: ServicesProvider) {
     },
 
     /**
-     * "Import SCIM groups" / "Import Directory Groups": the catalogue read page by page and
-     * written in chunks, then roles not seen are marked gone (never deleted). One activity:
+     * "Import SCIM groups" / "Import Directory Groups", full or incremental. One activity:
      * a page cursor cannot be carried between activities for every target, and re-running
      * the whole import is idempotent.
      */
     async importCatalogue(input: ImportCatalogueInput): Promise<ActivityResult<ImportSummary>> {
-      return runActivity('importCatalogue', services, async (s) => {
-        const connector = connectorOf(s, input.connector);
-        const options = {
-          overwriteExisting: input.overwriteExisting,
-          jobId: input.jobId,
-          at: input.at,
-        };
-        const summary: ImportSummary = {
-          groups: 0,
-          pages: 0,
-          added: 0,
-          renamed: 0,
-          renameSkipped: 0,
-          unchanged: 0,
-          returned: 0,
-          markedGone: 0,
-        };
-        let chunk: GroupRef[] = [];
-        const flush = async () => {
-          if (chunk.length === 0) return;
-          const counts = await s.catalogue.applyImportPage(input.connector, chunk, options);
-          summary.added += counts.added;
-          summary.renamed += counts.renamed;
-          summary.renameSkipped += counts.renameSkipped;
-          summary.unchanged += counts.unchanged;
-          summary.returned += counts.returned;
-          summary.pages += 1;
-          chunk = [];
-        };
-        for await (const group of connector.importGroups()) {
-          summary.groups += 1;
-          chunk.push(group);
-          if (chunk.length >= IMPORT_CHUNK) await flush();
-        }
-        await flush();
-        summary.markedGone = await s.catalogue.markGone(input.connector, input.jobId, input.at);
-        s.logger.info(
-          `catalogue import of connector ${input.connector}: ${summary.groups} groups`,
-          {
-            connector: input.connector,
-            jobId: input.jobId,
-          },
-        );
-        return summary;
-      });
+      return runActivity('importCatalogue', services, (s) =>
+        runCatalogueImport(s, connectorOf(s, input.connector), input),
+      );
     },
 
     /**

@@ -15,6 +15,8 @@ export interface JobInput {
   connector: string;
   /** Catalogue imports: the "Overwrite existing roles" option. */
   overwriteExisting?: boolean;
+  /** Catalogue imports: only the changes since the last import, where the connector can tell them. */
+  incremental?: boolean;
   /** Compatibility runs: the group to grant and revoke. */
   groupName?: string;
   trigger: 'api' | 'schedule' | 'cli';
@@ -26,6 +28,7 @@ export interface JobReport {
   connector: string;
   status: 'running' | 'succeeded' | 'failed';
   overwriteExisting?: boolean;
+  incremental?: boolean;
   groupName?: string;
   trigger: JobInput['trigger'];
   startedAt: string;
@@ -34,12 +37,16 @@ export interface JobReport {
   error?: SerializedError;
 }
 
-/** A catalogue import job: new groups added, renames per the overwrite option, gone groups marked. */
+/**
+ * A catalogue import job: new groups added, renames per the overwrite option, gone groups
+ * marked; incremental (only the changes since the last import) where asked and possible.
+ */
 export function* catalogueImportOrchestrator(context: OrchestrationContext): Step<JobReport> {
   return yield* runJob(context, ACTIVITIES.importCatalogue, (input, at) => ({
     connector: input.connector,
     jobId: input.jobId,
     overwriteExisting: input.overwriteExisting === true,
+    incremental: input.incremental === true,
     at,
   }));
 }
@@ -68,6 +75,7 @@ function* runJob(
     ...(input.overwriteExisting === undefined
       ? {}
       : { overwriteExisting: input.overwriteExisting }),
+    ...(input.incremental === undefined ? {} : { incremental: input.incremental }),
     ...(input.groupName === undefined ? {} : { groupName: input.groupName }),
     trigger: input.trigger,
     startedAt,

@@ -1,11 +1,12 @@
 import { HttpRequest, InvocationContext } from '@azure/functions';
 import { describe, expect, it } from 'vitest';
+import { importTimerHandler } from '../../../src/api/import-timer';
 import { startImportHandler } from '../../../src/api/jobs-api';
 import type { WorkflowServices } from '../../../src/workflows/workflow-services';
 
 function setUp() {
   const started: unknown[] = [];
-  const handler = startImportHandler({
+  const deps: Parameters<typeof startImportHandler>[0] = {
     services: async () =>
       ({
         registry: {
@@ -20,7 +21,8 @@ function setUp() {
       getStatus: async () => undefined,
     }),
     now: () => new Date(),
-  });
+  };
+  const handler = startImportHandler(deps);
   // No content-length header: as a chunked request arrives.
   const post = (body?: string) =>
     handler(
@@ -32,7 +34,7 @@ function setUp() {
       }),
       new InvocationContext(),
     );
-  return { started, post };
+  return { started, post, deps };
 }
 
 describe('POST /api/connectors/{name}/imports', () => {
@@ -47,9 +49,24 @@ describe('POST /api/connectors/{name}/imports', () => {
   it('takes no body as the defaults, and refuses unknown options', async () => {
     const { started, post } = setUp();
     expect((await post()).status).toBe(202);
-    expect(started).toEqual([expect.objectContaining({ overwriteExisting: false })]);
+    expect(started).toEqual([
+      expect.objectContaining({ overwriteExisting: false, incremental: false }),
+    ]);
     const refused = await post('{"overwrite": true}');
     expect(refused.status).toBe(400);
     expect(started).toHaveLength(1);
+  });
+});
+
+describe('incremental imports', () => {
+  it('are asked for with "incremental": true, and are what the import schedule starts', async () => {
+    const { started, post, deps } = setUp();
+    expect((await post('{"incremental": true}')).status).toBe(202);
+    expect((await post('{"incremental": "yes"}')).status).toBe(400);
+    await importTimerHandler(deps, 'hr')({}, new InvocationContext());
+    expect(started).toEqual([
+      expect.objectContaining({ incremental: true, trigger: 'api' }),
+      expect.objectContaining({ incremental: true, trigger: 'schedule' }),
+    ]);
   });
 });
