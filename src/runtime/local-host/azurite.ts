@@ -1,14 +1,38 @@
+import { mkdir, open } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 /** A running in-process Azurite (tables and queues) on loopback. */
 export interface LocalAzurite {
   /** Points at the actual ephemeral ports, with the well-known development account. */
   connectionString: string;
-  /** Stops both servers and frees every handle (sockets, timers). */
+  /**
+   * Resolves once every table write Azurite has answered so far is on disk: it saves its
+   * tables every 5 s by itself, so a write it answered may otherwise be lost with the
+   * process. Immediate in memory.
+   */
+  flush(): Promise<void>;
+  /** Stops both servers and frees every handle (sockets, timers); on disk, saves first. */
   close(): Promise<void>;
 }
+
+export interface AzuriteOptions {
+  /**
+   * A folder to keep the data in (Azurite's `--location`): tables and queues are read from
+   * it at start and saved to it. Default: in memory, lost at close.
+   */
+  location?: string;
+}
+
+/** Azurite's file names inside its location (azurite/dist/src/{queue,table}/utils/constants). */
+const FILES = {
+  table: '__azurite_db_table__.json',
+  queue: '__azurite_db_queue__.json',
+  queueExtents: '__azurite_db_queue_extent__.json',
+  queueData: '__queuestorage__',
+} as const;
 
 /**
  * Azurite's development account: public, documented and identical on every machine
@@ -19,8 +43,14 @@ const DEV_ACCOUNT_KEY =
   'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 const HOST = '127.0.0.1';
 
+/** The LokiJS database under Azurite's table service (only what flush() uses). */
+interface LokiDatabase {
+  saveDatabase(callback: (error?: unknown) => void): void;
+}
+
 interface AzuriteServer {
   readonly httpServer: Server;
+  readonly metadataStore?: { db?: LokiDatabase };
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -100,16 +130,21 @@ function isPointQuery(query: unknown): query is { PartitionKey: string; RowKey: 
 
 /**
  * Starts Azurite's Table and Queue services in this process on 127.0.0.1 and ephemeral
- * ports, with in-memory persistence, no telemetry, no debug or access log and no API
- * version check (so newer SDKs work). Each call gets its own data: the queue extents live
- * in a chunk store of their own rather than Azurite's process-wide default.
+ * ports, in memory or (with `location`) on disk, with no telemetry, no debug or access log
+ * and no API version check (so newer SDKs work). In memory, each call gets its own data:
+ * the queue extents live in a chunk store of their own rather than Azurite's process-wide
+ * default.
  *
  * @example
  * const azurite = await startAzurite();
  * const store = new TableJournalStore(tableClient({ kind: 'connectionString', connectionString: azurite.connectionString }, 'Journal'));
  * await azurite.close();
  */
-export async function startAzurite(): Promise<LocalAzurite> {
+export async function startAzurite(options: AzuriteOptions = {}): Promise<LocalAzurite> {
+  const { location } = options;
+  const inMemory = location === undefined;
+  if (!inMemory) await mkdir(location, { recursive: true });
+  const at = (file: string) => (inMemory ? file : join(location, file));
   const azurite = loadAzurite();
   azurite.configureLogger(false);
   // Telemetry is only sent once init() enabled it; pinning it off guards against a
@@ -120,9 +155,11 @@ export async function startAzurite(): Promise<LocalAzurite> {
     HOST,
     0,
     undefined, // keepAliveTimeout: default
-    'queue-metadata.json', // metadataDBPath: a name only, nothing is written in memory mode
-    'queue-extents.json', // extentDBPath
-    [], // persistencePathArray: unused in memory mode
+    at(FILES.queue), // metadataDBPath: a name only in memory, nothing is written
+    at(FILES.queueExtents), // extentDBPath
+    inMemory
+      ? []
+      : [{ locationId: 'Default', locationPath: at(FILES.queueData), maxConcurrency: 1 }],
     false, // enableAccessLog
     undefined, // accessLogWriteStream
     false, // enableDebugLog
@@ -134,17 +171,19 @@ export async function startAzurite(): Promise<LocalAzurite> {
     '', // pwd
     undefined, // oauth
     false, // disableProductStyleUrl
-    true, // isMemoryPersistence
-    new azurite.memoryExtents.MemoryExtentChunkStore(
-      azurite.memoryExtents.DEFAULT_EXTENT_MEMORY_LIMIT,
-    ),
+    inMemory, // isMemoryPersistence
+    inMemory
+      ? new azurite.memoryExtents.MemoryExtentChunkStore(
+          azurite.memoryExtents.DEFAULT_EXTENT_MEMORY_LIMIT,
+        )
+      : undefined,
   );
   // TableConfiguration's positional order differs from Queue's (debug log before access log).
   const tableConfig = new azurite.TableConfiguration(
     HOST,
     0,
     undefined, // keepAliveTimeout: default
-    'table-metadata.json', // metadataDBPath
+    at(FILES.table), // metadataDBPath
     false, // enableDebugLog
     false, // enableAccessLog
     undefined, // accessLogWriteStream
@@ -156,7 +195,7 @@ export async function startAzurite(): Promise<LocalAzurite> {
     '', // pwd
     undefined, // oauth
     false, // disableProductStyleUrl
-    true, // isMemoryPersistence
+    inMemory, // isMemoryPersistence
   );
 
   const queue = new azurite.QueueServer(queueConfig);
@@ -185,11 +224,39 @@ export async function startAzurite(): Promise<LocalAzurite> {
   let closing: Promise<void> | undefined;
   return {
     connectionString,
+    flush: () => (inMemory ? Promise.resolve() : saveTables(table, at(FILES.table), location)),
     close: () => {
       closing ??= Promise.all([closeServer(queue), closeServer(table)]).then(() => undefined);
       return closing;
     },
   };
+}
+
+/**
+ * Saves the table database now and waits until it is on disk. LokiJS serialises the whole
+ * database at once (a consistent snapshot), writes it beside the file and renames it over;
+ * a save asked for while one runs is made after it, so it holds every write answered
+ * before the call. Then the file and its folder are synced: the rename survives a crash of
+ * the machine too.
+ */
+async function saveTables(table: AzuriteServer, file: string, folder: string): Promise<void> {
+  const db = table.metadataStore?.db;
+  if (db === undefined) throw new Error('Azurite table service has no database to save');
+  await new Promise<void>((resolve, reject) => {
+    db.saveDatabase((error) =>
+      error === undefined || error === null
+        ? resolve()
+        : reject(error instanceof Error ? error : new Error('Azurite could not save its tables')),
+    );
+  });
+  for (const path of [file, folder]) {
+    const handle = await open(path, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
 }
 
 /**

@@ -1,4 +1,8 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TableClient } from '@azure/data-tables';
+import { QueueClient } from '@azure/storage-queue';
 import { describe, expect, it } from 'vitest';
 import { startAzurite } from '../../../src/runtime/local-host/azurite';
 
@@ -37,4 +41,49 @@ describe('startAzurite', () => {
       await Promise.all([a.close(), b.close()]);
     }
   });
+
+  it('keeps tables and queues in its location: a flushed write is there for an Azurite started on it while the first still runs', async () => {
+    const location = await mkdtemp(join(tmpdir(), 'azurite-location-'));
+    const options = { allowInsecureConnection: true };
+    const first = await startAzurite({ location });
+    try {
+      const table = TableClient.fromConnectionString(first.connectionString, 'Kept', options);
+      await table.createTable();
+      await table.upsertEntity({ partitionKey: 'p', rowKey: 'r', value: 7 });
+      const queue = new QueueClient(first.connectionString, 'kept');
+      await queue.create();
+      await queue.sendMessage('hello');
+      await first.flush();
+
+      // As after a kill -9 of the first: nothing of it but what is on disk.
+      const copy = await copyOf(location);
+      const second = await startAzurite({ location: copy });
+      try {
+        const again = TableClient.fromConnectionString(second.connectionString, 'Kept', options);
+        expect((await again.getEntity('p', 'r')).value).toBe(7);
+      } finally {
+        await second.close();
+        await rm(copy, { recursive: true, force: true });
+      }
+    } finally {
+      await first.close();
+    }
+    // A clean close saves the queues too.
+    const third = await startAzurite({ location });
+    try {
+      const queue = new QueueClient(third.connectionString, 'kept');
+      const { receivedMessageItems } = await queue.receiveMessages();
+      expect(receivedMessageItems.map((item) => item.messageText)).toEqual(['hello']);
+    } finally {
+      await third.close();
+      await rm(location, { recursive: true, force: true });
+    }
+  });
 });
+
+/** A copy of a folder as it is on disk now (a second Azurite must not save over the first's files). */
+async function copyOf(folder: string): Promise<string> {
+  const copy = await mkdtemp(join(tmpdir(), 'azurite-copy-'));
+  await cp(folder, copy, { recursive: true });
+  return copy;
+}
