@@ -1,5 +1,5 @@
 import type { OrchestrationState, RuntimeStatus } from '../../workflows/orchestration-client';
-import type { HistoryEvent } from './history-events';
+import { historyEvent, type HistoryEvent } from './history-events';
 import type { ReplayedAction } from './replayed-action';
 import type { RetryPolicy } from './retry-policy';
 
@@ -51,12 +51,81 @@ export interface DriverInstance {
   lastEpisodeAt: number;
   /** An episode is scheduled or running. */
   episodeScheduled: boolean;
+  /** Timers the orchestrator canceled: they never fire, after a restart neither. */
+  canceledTimers: number[];
+  /** What status queries show while the instance's end is not yet saved durably. */
+  shown?: OrchestrationState;
 }
+
+/** Runtime statuses after which an instance never runs again. */
+export const FINAL_STATUSES: ReadonlySet<string> = new Set([
+  'Completed',
+  'Failed',
+  'Terminated',
+  'Canceled',
+]);
 
 /** One instance as tests inspect it: its state, its full history and its scheduled actions. */
 export interface InstanceSnapshot extends OrchestrationState {
   history: HistoryEvent[];
   actions: RecordedAction[];
+}
+
+/** A new instance: its ExecutionStarted waits for the first episode. */
+export function newDriverInstance(
+  instanceId: string,
+  name: string,
+  inputJson: string | undefined,
+  now: number,
+): DriverInstance {
+  return {
+    instanceId,
+    name,
+    input: inputJson === undefined ? undefined : (JSON.parse(inputJson) as unknown),
+    inputJson,
+    runtimeStatus: 'Pending',
+    output: undefined,
+    customStatus: undefined,
+    createdAt: now,
+    updatedAt: now,
+    history: [],
+    inbox: [historyEvent.executionStarted(now, name, inputJson)],
+    actions: [],
+    retries: new Map(),
+    nextEventId: 0,
+    episodes: 0,
+    lastEpisodeAt: now,
+    episodeScheduled: false,
+    canceledTimers: [],
+  };
+}
+
+/** Ends an instance as the task hub records an end: completed with its output, or failed. */
+export function endInstance(
+  instance: DriverInstance,
+  end: { at: number; updatedAt: number; failure: InstanceFailure | undefined; output?: unknown },
+): void {
+  const { at, failure } = end;
+  if (failure === undefined) {
+    instance.runtimeStatus = 'Completed';
+    instance.output = end.output;
+    instance.history.push(
+      historyEvent.orchestratorCompleted(at),
+      historyEvent.executionCompleted(at, 'Completed', JSON.stringify(end.output)),
+    );
+  } else {
+    instance.runtimeStatus = 'Failed';
+    instance.failure = failure;
+    // As Durable reports it in the status query's output.
+    instance.output = `Orchestrator function '${instance.name}' failed: ${failure.message}`;
+    instance.history.push(
+      historyEvent.orchestratorCompleted(at),
+      historyEvent.executionCompleted(at, 'Failed', instance.output as string),
+    );
+  }
+  instance.inbox = [];
+  instance.retries.clear();
+  instance.updatedAt = end.updatedAt;
 }
 
 /** The public state of an instance (times as ISO strings from the driver clock). */

@@ -5,15 +5,22 @@ import type { OrchestrationClient, OrchestrationState } from '../../workflows/or
 import { ActivityRunner, type ActivityFunction, type ActivityOutcome } from './activity-runner';
 import {
   copy,
+  endInstance,
+  FINAL_STATUSES as FINAL,
+  newDriverInstance,
   toOrchestrationState,
   type DriverInstance,
   type InstanceSnapshot,
 } from './driver-instance';
 import { historyEvent, type HistoryEvent } from './history-events';
+import type { HistoryStore } from './history-store';
+import { InstanceSaver } from './instance-saver';
+import { InstanceWaiters } from './instance-waiters';
 import { createInvocationContext } from './invocation-context';
 import { createReplayer, type Replayer } from './orchestrator-replay';
 import { verifyInstanceReplay } from './replay-verification';
 import { runEpisode, type EpisodeResult, type EpisodeWork } from './orchestration-episode';
+import { resumeInstance } from './resumed-instance';
 import { TimerSchedule, type PendingTimer } from './timer-schedule';
 import { clockNow, flowingClock, type DriverClock, type VirtualClockPort } from './virtual-clock';
 
@@ -26,9 +33,12 @@ export interface OrchestrationDriverOptions {
   autoAdvance?: boolean;
   logger?: Logger;
   maxConcurrentActivities?: number;
+  /**
+   * Where histories are kept (the local host's state folder): every instance is saved as it
+   * runs, and `restore()` resumes them after a restart. Default: in memory only.
+   */
+  history?: HistoryStore;
 }
-
-const FINAL = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
 
 /**
  * Runs the service's orchestrator generators without the Functions host, through
@@ -51,7 +61,8 @@ export class OrchestrationDriver implements OrchestrationClient {
   private readonly logger: Logger;
   private readonly runner: ActivityRunner;
   private readonly timers: TimerSchedule;
-  private readonly waiters = new Map<string, Set<(error?: Error) => void>>();
+  private readonly saver: InstanceSaver;
+  private readonly waiters = new InstanceWaiters();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly episodesRunning = new Set<Promise<void>>();
   private readonly unsubscribe: (() => void) | undefined;
@@ -72,10 +83,33 @@ export class OrchestrationDriver implements OrchestrationClient {
       () => this.scheduleSettle(),
     );
     this.timers = new TimerSchedule(this.clock, (timer) => this.onTimerFired(timer));
+    this.saver = new InstanceSaver(options.history, this.logger);
     this.unsubscribe = this.virtual?.onAdvance?.((now) => this.timers.fireDue(now));
   }
 
-  /** Starts an instance unless one with this id exists, whatever its state (then `exists`). */
+  /**
+   * Resumes every instance the history store kept (call once, before anything starts):
+   * finished ones answer status queries again, unfinished ones run on from their history.
+   */
+  async restore(): Promise<{ instances: number; resumed: number }> {
+    const saved = await this.saver.load();
+    let resumed = 0;
+    for (const record of saved) {
+      const { instance, work } = resumeInstance(record);
+      if (this.instances.has(instance.instanceId)) continue;
+      this.instances.set(instance.instanceId, instance);
+      if (FINAL.has(instance.runtimeStatus)) continue;
+      resumed += 1;
+      if (instance.inbox.length > 0) this.scheduleEpisode(instance);
+      for (const item of work) this.startWork(instance, item);
+    }
+    return { instances: saved.length, resumed };
+  }
+
+  /**
+   * Starts an instance unless one with this id exists, whatever its state (then `exists`).
+   * With a history store, resolves once the instance is saved durably: accepted means kept.
+   */
   async startNew(name: string, instanceId: string, input: unknown): Promise<'started' | 'exists'> {
     if (this.closed)
       throw new ProvisioningError('INTERNAL_ERROR', 'the orchestration driver is closed');
@@ -87,27 +121,14 @@ export class OrchestrationDriver implements OrchestrationClient {
     }
     // The Durable client serializes the input: what JSON cannot carry is lost (or throws) here.
     const inputJson = input === undefined ? undefined : JSON.stringify(input);
-    const now = this.now();
-    const instance: DriverInstance = {
-      instanceId,
-      name,
-      input: inputJson === undefined ? undefined : (JSON.parse(inputJson) as unknown),
-      inputJson,
-      runtimeStatus: 'Pending',
-      output: undefined,
-      customStatus: undefined,
-      createdAt: now,
-      updatedAt: now,
-      history: [],
-      inbox: [historyEvent.executionStarted(now, name, inputJson)],
-      actions: [],
-      retries: new Map(),
-      nextEventId: 0,
-      episodes: 0,
-      lastEpisodeAt: now,
-      episodeScheduled: false,
-    };
+    const instance = newDriverInstance(instanceId, name, inputJson, this.now());
     this.instances.set(instanceId, instance);
+    try {
+      await this.saver.saveStart(instance);
+    } catch (error) {
+      this.instances.delete(instanceId);
+      throw error;
+    }
     this.scheduleEpisode(instance);
     return 'started';
   }
@@ -115,7 +136,8 @@ export class OrchestrationDriver implements OrchestrationClient {
   /** The instance's state, or undefined for an unknown id. */
   async getStatus(instanceId: string): Promise<OrchestrationState | undefined> {
     const instance = this.instances.get(instanceId);
-    return instance === undefined ? undefined : toOrchestrationState(instance);
+    if (instance === undefined) return undefined;
+    return copy(instance.shown) ?? toOrchestrationState(instance);
   }
 
   /**
@@ -124,29 +146,12 @@ export class OrchestrationDriver implements OrchestrationClient {
    */
   waitFor(instanceId: string, timeoutMs = 30_000): Promise<OrchestrationState> {
     const instance = this.require(instanceId);
-    if (FINAL.has(instance.runtimeStatus)) return Promise.resolve(toOrchestrationState(instance));
-    return new Promise((resolve, reject) => {
-      const waiters = this.waiters.get(instanceId) ?? new Set();
-      this.waiters.set(instanceId, waiters);
-      const waiter = (error?: Error): void => {
-        clearTimeout(timeout);
-        waiters.delete(waiter);
-        if (error === undefined) resolve(toOrchestrationState(instance));
-        else reject(error);
-      };
-      const timeout = setTimeout(() => {
-        const status = instance.runtimeStatus;
-        waiter(
-          new ProvisioningError(
-            'INTERNAL_ERROR',
-            `orchestration "${instanceId}" did not finish within ${timeoutMs} ms (status ${status})`,
-            { object: instanceId },
-          ),
-        );
-      }, timeoutMs);
-      waiters.add(waiter);
-      this.scheduleSettle();
-    });
+    if (FINAL.has(instance.runtimeStatus) && instance.shown === undefined) {
+      return Promise.resolve(toOrchestrationState(instance));
+    }
+    const finished = this.waiters.wait(instance, timeoutMs);
+    this.scheduleSettle();
+    return finished;
   }
 
   /**
@@ -192,14 +197,14 @@ export class OrchestrationDriver implements OrchestrationClient {
     this.unsubscribe?.();
     this.timers.clear();
     await Promise.all([this.runner.drain(), ...this.episodesRunning]);
-    for (const [instanceId, list] of this.waiters) {
-      const error = new ProvisioningError(
-        'INTERNAL_ERROR',
-        `the driver closed before "${instanceId}" finished`,
-      );
-      for (const waiter of [...list]) waiter(error);
-    }
-    this.waiters.clear();
+    await this.saver.settled();
+    this.waiters.failAll(
+      (instanceId) =>
+        new ProvisioningError(
+          'INTERNAL_ERROR',
+          `the driver closed before "${instanceId}" finished`,
+        ),
+    );
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
@@ -267,14 +272,42 @@ export class OrchestrationDriver implements OrchestrationClient {
           message: `the local driver could not replay the orchestration: ${error instanceof Error ? error.message : String(error)}`,
         },
       }));
+      const shownBefore = toOrchestrationState(instance);
       if (result.kind === 'completed') this.finish(instance, result.at, undefined, result.output);
       else if (result.kind === 'failed') this.finish(instance, result.at, result.failure);
       else {
-        for (const timerId of result.canceledTimers)
+        for (const timerId of result.canceledTimers) {
           this.timers.cancel(instance.instanceId, timerId);
+          if (!instance.canceledTimers.includes(timerId)) instance.canceledTimers.push(timerId);
+        }
         for (const item of result.work) this.startWork(instance, item);
       }
+      // Failures are logged by the saver; a restart resumes the instance from its last save.
+      const saved = this.saver.save(instance).catch(() => undefined);
+      if (FINAL.has(instance.runtimeStatus)) this.publishEnd(instance, shownBefore, saved);
     }
+  }
+
+  /**
+   * Callers learn that an instance ended only once its end is saved durably: an end they
+   * saw is never undone by a restart (which would run the instance's last steps again and
+   * end it a second time). Until then, status queries show it as it was before.
+   */
+  private publishEnd(
+    instance: DriverInstance,
+    shownBefore: OrchestrationState,
+    saved: Promise<void>,
+  ): void {
+    const publish = () => {
+      delete instance.shown;
+      this.waiters.finished(instance.instanceId);
+    };
+    if (!this.saver.enabled) {
+      publish();
+      return;
+    }
+    instance.shown = shownBefore;
+    void saved.then(() => this.saver.durable()).then(publish, publish);
   }
 
   private startWork(instance: DriverInstance, item: EpisodeWork): void {
@@ -323,33 +356,14 @@ export class OrchestrationDriver implements OrchestrationClient {
     failure: DriverInstance['failure'],
     output?: unknown,
   ): void {
-    if (failure === undefined) {
-      instance.runtimeStatus = 'Completed';
-      instance.output = output;
-      instance.history.push(
-        historyEvent.orchestratorCompleted(at),
-        historyEvent.executionCompleted(at, 'Completed', JSON.stringify(output)),
-      );
-    } else {
-      instance.runtimeStatus = 'Failed';
-      instance.failure = failure;
-      // As Durable reports it in the status query's output.
-      instance.output = `Orchestrator function '${instance.name}' failed: ${failure.message}`;
-      instance.history.push(
-        historyEvent.orchestratorCompleted(at),
-        historyEvent.executionCompleted(at, 'Failed', instance.output as string),
-      );
+    endInstance(instance, { at, updatedAt: this.now(), failure, output });
+    if (failure !== undefined) {
       this.logger.warn(`orchestration ${instance.name} failed`, {
         instanceId: instance.instanceId,
       });
     }
-    instance.inbox = [];
-    instance.retries.clear();
-    instance.updatedAt = this.now();
     // Outstanding timers of a finished instance never reach it (the task hub discards them).
     this.timers.cancel(instance.instanceId);
-    for (const waiter of [...(this.waiters.get(instance.instanceId) ?? [])]) waiter();
-    this.waiters.delete(instance.instanceId);
   }
 
   private scheduleSettle(): void {
@@ -385,18 +399,19 @@ export class OrchestrationDriver implements OrchestrationClient {
    * rather than at their timeout.
    */
   private rejectStalled(): void {
-    for (const [instanceId, list] of this.waiters) {
+    for (const instanceId of this.waiters.waiting()) {
       const instance = this.instances.get(instanceId);
-      if (list.size === 0 || instance === undefined || FINAL.has(instance.runtimeStatus)) continue;
+      if (instance === undefined || FINAL.has(instance.runtimeStatus)) continue;
       if (this.closed || this.timers.has(instanceId)) continue;
-      const error = new ProvisioningError(
-        'INTERNAL_ERROR',
-        `orchestration "${instanceId}" (${instance.name}) stalled: it waits for nothing the driver will deliver`,
-        { object: instanceId },
-      );
       this.logger.warn(`orchestration ${instance.name} stalled`, { instanceId });
-      this.waiters.delete(instanceId);
-      for (const waiter of [...list]) waiter(error);
+      this.waiters.fail(
+        instanceId,
+        new ProvisioningError(
+          'INTERNAL_ERROR',
+          `orchestration "${instanceId}" (${instance.name}) stalled: it waits for nothing the driver will deliver`,
+          { object: instanceId },
+        ),
+      );
     }
   }
 }
