@@ -39,6 +39,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     status: 502,
     meaning: 'a secret the settings name is not in the secret store',
   },
+  SECRET_LOST: {
+    status: 410,
+    meaning:
+      "the request's password was held in memory by the local host, which restarted before the request used it (passwords never touch its disk); send the request again",
+  },
   TARGET_UNREACHABLE: { status: 503, meaning: 'the target could not be reached; try again later' },
   TARGET_TIMEOUT: { status: 504, meaning: 'the target did not answer in time; try again later' },
   TARGET_THROTTLED: {

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'CONNECTOR_NOT_FOUND'
   | 'OPERATION_NOT_SUPPORTED'
   | 'SECRET_NOT_FOUND'
+  | 'SECRET_LOST'
   // transport, any target
   | 'TARGET_UNREACHABLE'
   | 'TARGET_TIMEOUT'

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { AppConfig, StorageConnection } from '../config/app-config';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
@@ -6,16 +7,29 @@ import { ORCHESTRATORS } from '../workflows/orchestrators';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import { buildServices } from './build-services';
 import type { ConnectorRegistry } from '../connectors/connector-registry';
+import { tableClient } from '../store/storage-clients';
 import { startAzurite } from './local-host/azurite';
+import { DurableWriteIntents } from './local-host/durable-write-intents';
 import { OrchestrationDriver } from './local-host/orchestration-driver';
+import { TableHistoryStore } from './local-host/table-history-store';
 import { flowingClock, REAL_CLOCK, type DriverClock } from './local-host/virtual-clock';
+
+/** The local host's orchestration histories, beside the service's tables in its Azurite. */
+export const HISTORY_TABLE = 'LocalHostOrchestrations';
 
 export interface ServiceRuntimeOptions {
   config: AppConfig;
   logger: Logger;
   secrets: SecretStore;
-  /** Storage to use; default an in-process Azurite (state lost at exit). */
+  /** Storage to use; default an in-process Azurite, in memory unless `stateDir` is given. */
   storage?: StorageConnection;
+  /**
+   * A folder that keeps the state across restarts (the local host's `.local-host`): the
+   * in-process Azurite's data and, in one of its tables, the orchestration histories. At
+   * start, every instance saved there answers again and every unfinished one resumes.
+   * Ignored when `storage` is given.
+   */
+  stateDir?: string;
   /** CA certificates to trust by connector name (sandboxes with self-signed certificates). */
   trustedCa?: Record<string, string>;
   /** A registry to share (the CLI's); default one built from the config. */
@@ -30,6 +44,8 @@ export interface ServiceRuntime {
   driver: OrchestrationDriver;
   /** True when the state lives in an in-process Azurite and is lost at exit. */
   ephemeralStorage: boolean;
+  /** Instances found in `stateDir` at start, and how many of them were unfinished and resumed. */
+  restored: { instances: number; resumed: number };
   close(): Promise<void>;
 }
 
@@ -46,15 +62,20 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
   };
   try {
     let storage = options.storage;
-    const ephemeralStorage = storage === undefined;
+    const keepState = storage === undefined && options.stateDir !== undefined;
+    const ephemeralStorage = storage === undefined && !keepState;
+    let flush: (() => Promise<void>) | undefined;
     if (storage === undefined) {
-      const azurite = await startAzurite();
+      const azurite = await startAzurite(
+        options.stateDir === undefined ? {} : { location: join(options.stateDir, 'azurite') },
+      );
       closers.push(() => azurite.close());
       storage = { kind: 'connectionString', connectionString: azurite.connectionString };
+      if (keepState) flush = () => azurite.flush();
     }
     const clock = options.clock ?? 'real';
     const flowing = flowingClock(clock);
-    const services = buildServices({
+    const built = buildServices({
       config: options.config,
       logger: options.logger,
       storage,
@@ -64,7 +85,11 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
       // Connectors wait on a sped-up clock with everything else; on the real or a virtual one, in real time.
       ...(flowing === undefined || flowing === REAL_CLOCK ? {} : { clock: flowing }),
     });
-    if (options.registry === undefined) closers.push(() => services.registry.close());
+    if (options.registry === undefined) closers.push(() => built.registry.close());
+    const services =
+      flush === undefined
+        ? built
+        : { ...built, intents: new DurableWriteIntents(built.intents, flush) };
     const provider = () => Promise.resolve(services);
     const driver = new OrchestrationDriver({
       orchestrators: ORCHESTRATORS,
@@ -75,9 +100,13 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
       clock,
       logger: options.logger,
       maxConcurrentActivities: options.maxConcurrentActivities ?? 64,
+      ...(flush === undefined
+        ? {}
+        : { history: new TableHistoryStore(tableClient(storage, HISTORY_TABLE), flush) }),
     });
     closers.push(() => driver.close());
-    return { services, driver, ephemeralStorage, close };
+    const restored = await driver.restore();
+    return { services, driver, ephemeralStorage, restored, close };
   } catch (error) {
     await close();
     throw error;

@@ -3,21 +3,23 @@ import type { LocalHost } from './local-host';
 /** What the banner reads of the host. */
 export type BannerHost = Pick<
   LocalHost,
-  'url' | 'apiKey' | 'apiKeyGenerated' | 'config' | 'sandboxes' | 'importSchedules'
+  'url' | 'apiKey' | 'apiKeyGenerated' | 'config' | 'sandboxes' | 'importSchedules' | 'restored'
 >;
 
 /** How the curl examples name a key the operator set: their own environment holds it. */
 const KEY_FROM_ENVIRONMENT = '$LOCAL_HOST_API_KEY';
 
 /**
- * What `npm start` prints: the API, the connectors and ready curl commands. The API key is
- * printed only when the host made it: a key the operator set in LOCAL_HOST_API_KEY stays
- * out of the console (and out of whatever records it), and the examples name the variable.
+ * What `npm start` prints: the API, where its state is kept, the connectors and ready curl
+ * commands. The API key is printed only when the host made it: a key the operator set in
+ * LOCAL_HOST_API_KEY stays out of the console (and out of whatever records it), and the
+ * examples name the variable.
  *
  * @example
- * for (const line of localHostBanner(host)) console.log(line);
+ * for (const line of localHostBanner(host, '/work/project/.local-host')) console.log(line);
  */
-export function localHostBanner(host: BannerHost): string[] {
+export function localHostBanner(host: BannerHost, stateDir?: string): string[] {
+  const { instances, resumed } = host.restored;
   const key = host.apiKeyGenerated ? host.apiKey : KEY_FROM_ENVIRONMENT;
   const lines = [
     '',
@@ -26,6 +28,11 @@ export function localHostBanner(host: BannerHost): string[] {
       ? `API key (header x-functions-key): ${host.apiKey}`
       : 'API key (header x-functions-key): the one set in LOCAL_HOST_API_KEY',
     `OpenAPI: curl -s -H "x-functions-key: ${key}" ${host.url}/api/openapi.json`,
+    ...(stateDir === undefined
+      ? []
+      : [
+          `State: ${stateDir} (${instances === 0 ? 'new' : `${instances} requests and jobs kept, ${resumed} unfinished resumed`}; npm start -- --fresh starts clean)`,
+        ]),
     '',
     'Connectors:',
     ...host.config.connectors.map((c) => `  ${c.name} (${c.kind})`),
@@ -59,6 +66,10 @@ export function localHostBanner(host: BannerHost): string[] {
     lines.push(`Then follow the Location header: curl -s -H "x-functions-key: ${key}" <location>`);
     lines.push('');
   }
-  lines.push('Press Ctrl+C to stop (state is kept in memory only).');
+  lines.push(
+    stateDir === undefined
+      ? 'Press Ctrl+C to stop (state is kept in memory only).'
+      : 'Press Ctrl+C to stop; the state stays in the folder above.',
+  );
   return lines;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { bulkRequestHandler } from '../../api/bulk-request-handler';
 import type { ApiDeps } from '../../api/api-deps';
@@ -16,6 +17,7 @@ import { createApiServer } from './http-adapter';
 import { scheduleImports } from './import-scheduler';
 import type { OrchestrationDriver } from './orchestration-driver';
 import { QueuePoller } from './queue-poller';
+import { RestartAwareSecrets } from './restart-aware-secrets';
 import { clockNow, type DriverClock } from './virtual-clock';
 
 export interface LocalHostOptions {
@@ -32,6 +34,12 @@ export interface LocalHostOptions {
   queueVisibilitySeconds?: number;
   /** Storage to use instead of an in-process Azurite (benchmarks run Azurite apart). */
   storage?: StorageConnection;
+  /**
+   * A folder that keeps the state across restarts (`npm start`: `.local-host`): Azurite's
+   * data, the orchestration histories and, when they run, the sandboxes' directories.
+   * Default: everything in memory.
+   */
+  stateDir?: string;
   /** CA certificates to trust by connector name (configured connectors on self-signed HTTPS). */
   trustedCa?: Record<string, string>;
   /** Activities run at once (default 64): above the connectors' own per-target limits. */
@@ -52,6 +60,8 @@ export interface LocalHost {
   /** Present when no connector was configured. */
   sandboxes?: SandboxConnectors;
   importSchedules: { connector: string; next: Date | null }[];
+  /** With a state folder: the requests and jobs found there, and the unfinished ones resumed. */
+  restored: { instances: number; resumed: number };
   close(): Promise<void>;
 }
 
@@ -60,7 +70,7 @@ export interface LocalHost {
  * as in Azure, on 127.0.0.1, with Azurite in-process, the bulk queue polled like the
  * trigger, import schedules run, orchestrations replayed through durable-functions' own
  * executor, and the SCIM and Graph sandboxes when no connector is configured. One
- * process; state is lost at exit.
+ * process; its state is kept in `stateDir` when given, else lost at exit.
  */
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
   const { logger } = options;
@@ -78,6 +88,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       sandboxes = await startSandboxConnectors({
         ...(options.sandboxLatencyMs === undefined ? {} : { latencyMs: options.sandboxLatencyMs }),
         ...(clock === 'real' ? {} : { now }),
+        ...(options.stateDir === undefined
+          ? {}
+          : { stateDir: join(options.stateDir, 'sandboxes') }),
       });
       closers.push(() => sandboxes?.close());
       config = { ...config, connectors: sandboxes.settings };
@@ -86,12 +99,16 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         ...sandboxes.secrets,
       });
     }
+    if (options.stateDir !== undefined) {
+      secrets = new RestartAwareSecrets(secrets, join(options.stateDir, 'secret-names.json'));
+    }
     const trustedCa = sandboxes?.trustedCa ?? options.trustedCa;
     const runtime = await startServiceRuntime({
       config,
       logger,
       secrets,
       ...(options.storage === undefined ? {} : { storage: options.storage }),
+      ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
       ...(trustedCa === undefined ? {} : { trustedCa }),
       clock,
       maxConcurrentActivities: options.maxConcurrentActivities ?? 64,
@@ -144,6 +161,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       poller,
       ...(sandboxes === undefined ? {} : { sandboxes }),
       importSchedules: imports.schedules,
+      restored: runtime.restored,
       close,
     };
   } catch (error) {
