@@ -1,9 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { ConnectorSettings } from '../config/connector-settings';
 import { graphConnectorSchema } from '../connectors/graph/graph-settings';
 import { scimConnectorSchema } from '../connectors/scim/scim-settings';
-import { DEFAULT_SANDBOX_CLIENT, startGraphSandbox, type GraphSandbox } from '../sandbox/graph';
-import { startScimSandbox, type ScimSandbox } from '../sandbox/scim';
+import {
+  DEFAULT_SANDBOX_CLIENT,
+  startGraphSandbox,
+  type DirectorySnapshot,
+  type GraphSandbox,
+} from '../sandbox/graph';
+import { startScimSandbox, type ScimSandbox, type ScimStoreSnapshot } from '../sandbox/scim';
+import { readStateFile, writeStateFile } from './state-file';
 
 export interface SandboxConnectors {
   settings: ConnectorSettings[];
@@ -27,6 +34,12 @@ export interface SandboxConnectorOptions {
   latencyMs?: number;
   /** The sandboxes' clock (tests share a virtual or sped-up clock with the replay driver). */
   now?: () => number;
+  /**
+   * A folder to keep the sandboxes' users, groups and memberships in (the local host's state
+   * folder): read at start instead of seeding the demo directory, written after every change
+   * before it is answered. Default: in memory.
+   */
+  stateDir?: string;
 }
 
 const GRAPH_CLIENT_ID = '5c1f3a77-0d2e-4b8a-9e41-7a2b6c9d0e13';
@@ -42,38 +55,58 @@ const DEMO_GROUPS = ['Engineering', 'Sales', 'Finance', 'Human Resources', 'Supp
 export async function startSandboxConnectors(
   options: SandboxConnectorOptions = {},
 ): Promise<SandboxConnectors> {
+  const files =
+    options.stateDir === undefined
+      ? undefined
+      : {
+          scim: join(options.stateDir, 'scim-sandbox.json'),
+          graph: join(options.stateDir, 'graph-sandbox.json'),
+        };
+  const keptScim = files === undefined ? undefined : readStateFile<ScimStoreSnapshot>(files.scim);
+  const keptGraph = files === undefined ? undefined : readStateFile<DirectorySnapshot>(files.graph);
   const token = randomBytes(24).toString('base64url');
-  const scim = await startScimSandbox({
+  const saveScim = () => {
+    if (files !== undefined) writeStateFile(files.scim, scim.snapshot());
+  };
+  const saveGraph = () => {
+    if (files !== undefined) writeStateFile(files.graph, graph.snapshot());
+  };
+  const scim: ScimSandbox = await startScimSandbox({
     auth: { type: 'bearer', token },
     ...(options.now === undefined ? {} : { now: options.now }),
     quirks: {
       lastLogonAttribute: 'lastLogin',
       ...(options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs }),
     },
+    ...(keptScim === undefined ? {} : { restore: keptScim }),
+    ...(files === undefined ? {} : { onChange: saveScim }),
   });
-  const scimGroups = scim.seedGroups(DEMO_GROUPS.map((displayName) => ({ displayName })));
-  scim.seedUsers([
-    { userName: 'existing.user', displayName: 'Existing User', lastLogon: '2026-11-20T08:15:00Z' },
-  ]);
+  if (keptScim === undefined) {
+    scim.seedGroups(DEMO_GROUPS.map((displayName) => ({ displayName })));
+    scim.seedUsers([
+      {
+        userName: 'existing.user',
+        displayName: 'Existing User',
+        lastLogon: '2026-11-20T08:15:00Z',
+      },
+    ]);
+    saveScim();
+  }
   const graphSecret = randomBytes(24).toString('base64url');
-  const graph = await startGraphSandbox({
+  const graph: GraphSandbox = await startGraphSandbox({
     ...(options.latencyMs === undefined ? {} : { latencyMs: options.latencyMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
     clients: [
       { clientId: GRAPH_CLIENT_ID, secret: graphSecret, roles: [...DEFAULT_SANDBOX_CLIENT.roles] },
     ],
+    ...(keptGraph === undefined ? {} : { restore: keptGraph }),
+    ...(files === undefined ? {} : { onChange: saveGraph }),
   });
-  const users = ['adele.vance', 'alex.wilber', 'megan.bowen'].map((name) =>
-    graph.addUser({ userPrincipalName: `${name}@contoso.example`, displayName: name }),
-  );
-  const graphGroups = DEMO_GROUPS.map((displayName) => graph.addGroup({ displayName }));
-  const dynamic = graph.addGroup({
-    displayName: 'All Staff (dynamic)',
-    groupTypes: ['DynamicMembership'],
-    membershipRule: 'user.accountEnabled -eq true',
-  });
-  graph.addMember(graphGroups[0]!.id, users[0]!.id);
-  graph.addMember(graphGroups[1]!.id, graphGroups[0]!.id);
+  if (keptGraph === undefined) {
+    seedGraphDemo(graph);
+    saveGraph();
+  }
+  const graphByName = new Map(graph.snapshot().groups.map((g) => [String(g['displayName']), g.id]));
   const settings = [
     scimConnectorSchema.parse({
       name: 'scim-sandbox',
@@ -99,12 +132,13 @@ export async function startSandboxConnectors(
     trustedCa: { 'graph-sandbox': graph.ca },
     scim,
     graph,
-    scimGroups: Object.fromEntries(scimGroups.map((group) => [group.displayName, group.id])),
-    graphGroups: Object.fromEntries(
-      graphGroups.map((group, index) => [DEMO_GROUPS[index]!, group.id]),
-    ),
-    graphDynamicGroup: dynamic.id,
+    scimGroups: idsByName((name) => scim.getGroup(name)?.id as string | undefined),
+    graphGroups: idsByName((name) => graphByName.get(name)),
+    graphDynamicGroup: graphByName.get(DYNAMIC_GROUP) ?? '',
     describe: () => [
+      ...(keptScim === undefined && keptGraph === undefined
+        ? []
+        : ['Sandboxes: the users, groups and memberships kept in the state folder']),
       `scim-sandbox: SCIM 2.0 sandbox at ${scim.endpoint} (bearer auth)`,
       `graph-sandbox: Microsoft Graph v1.0 sandbox at ${graph.graphEndpoint}/v1.0, token authority ${graph.authority}/${graph.tenantId} (HTTPS, self-signed)`,
     ],
@@ -112,4 +146,31 @@ export async function startSandboxConnectors(
       await Promise.all([scim.close(), graph.close()]);
     },
   };
+}
+
+const DYNAMIC_GROUP = 'All Staff (dynamic)';
+
+/** The demo directory of a fresh Graph sandbox: three users, the demo groups, one dynamic group. */
+function seedGraphDemo(graph: GraphSandbox): void {
+  const users = ['adele.vance', 'alex.wilber', 'megan.bowen'].map((name) =>
+    graph.addUser({ userPrincipalName: `${name}@contoso.example`, displayName: name }),
+  );
+  const groups = DEMO_GROUPS.map((displayName) => graph.addGroup({ displayName }));
+  graph.addGroup({
+    displayName: DYNAMIC_GROUP,
+    groupTypes: ['DynamicMembership'],
+    membershipRule: 'user.accountEnabled -eq true',
+  });
+  graph.addMember(groups[0]!.id, users[0]!.id);
+  graph.addMember(groups[1]!.id, groups[0]!.id);
+}
+
+/** The demo groups' ids by name, as a sandbox knows them now. */
+function idsByName(idOf: (name: string) => string | undefined): Record<string, string> {
+  return Object.fromEntries(
+    DEMO_GROUPS.flatMap((name) => {
+      const id = idOf(name);
+      return id === undefined ? [] : [[name, id]];
+    }),
+  );
 }

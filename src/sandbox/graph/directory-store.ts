@@ -243,6 +243,19 @@ export class DirectoryStore {
     return this.groups.values();
   }
 
+  /** Every committed user (not those deleted). */
+  committedUsers(): DirectoryRecord[] {
+    return [...this.users.values()].flatMap((value) => value.committed ?? []);
+  }
+
+  allDirectoryRoles(): IterableIterator<DirectoryRecord> {
+    return this.roles.values();
+  }
+
+  allAdministrativeUnits(): IterableIterator<DirectoryRecord> {
+    return this.units.values();
+  }
+
   directoryRole(id: string): DirectoryRecord | undefined {
     return this.roles.get(id);
   }

@@ -1,6 +1,9 @@
 import type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 import type { TruthEvent } from '../truth/truth-event.js';
+import type { DirectorySnapshot } from './directory-snapshot.js';
 import type { EntraRoleName } from './permissions.js';
+
+export type { DirectorySnapshot };
 
 /** An app registration known to the sandbox's token authority. */
 export interface GraphSandboxClient {
@@ -64,6 +67,13 @@ export interface GraphSandboxOptions {
    * objects in delta queries, which ignore `$top`).
    */
   deltaPageSize?: number;
+  /** A directory to start with instead of an empty one (a `snapshot()` of an earlier run). */
+  restore?: DirectorySnapshot;
+  /**
+   * Called after every Graph request that may have changed the directory (any method but
+   * GET), before it is answered: the local host saves the directory then.
+   */
+  onChange?: () => void;
 }
 
 /** One Graph request as the sandbox saw it. `viaBatch` marks sub-requests of a `$batch`. */
@@ -145,6 +155,8 @@ export interface GraphSandbox {
   userIdByUpn(upn: string): string | undefined;
   /** Committed groups the user is a direct member of (no roles or administrative units). */
   groupIdsOf(userId: string): string[];
+  /** The committed directory, passwords left out: what `restore` takes. */
+  snapshot(): DirectorySnapshot;
   /** Changes committed through the API, in commit order (seeding records nothing). */
   truthLog(): readonly TruthEvent[];
   clearTruthLog(): void;

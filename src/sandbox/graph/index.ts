@@ -5,6 +5,7 @@ export {
   DEFAULT_VERIFIED_DOMAINS,
 } from './sandbox-defaults.js';
 export type {
+  DirectorySnapshot,
   GraphSandbox,
   GraphSandboxClient,
   GraphSandboxOptions,

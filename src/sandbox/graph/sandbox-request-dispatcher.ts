@@ -11,6 +11,8 @@ export interface SandboxDispatcherDeps {
   graph: GraphEndpointDeps;
   stats: { tokenRequests: number; graphRequests: number };
   latencyMs(): number;
+  /** After a request that may have changed the directory, before it is answered. */
+  onChange?: () => void;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -47,6 +49,7 @@ async function serveGraph(
   const entry = { method: request.method, path, status: 0 };
   deps.graph.record(entry);
   const reply = await answerGraph(deps.graph, request, path);
+  if (request.method !== 'GET') deps.onChange?.();
   const latency = deps.latencyMs();
   if (latency > 0) await sleep(latency);
   entry.status = reply.status;

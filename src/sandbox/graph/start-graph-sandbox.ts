@@ -3,6 +3,7 @@ import { FaultDecider } from '../faults/fault-decider.js';
 import type { SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 import { drawInRange, seededStream } from '../faults/seeded-stream.js';
 import { AccessTokenIssuer } from './access-token-issuer.js';
+import { restoreDirectory, snapshotDirectory } from './directory-snapshot.js';
 import { DirectoryStore } from './directory-store.js';
 import type { ReadView } from './directory-store.js';
 import type { GraphContext } from './graph-context.js';
@@ -113,6 +114,7 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
   const requests: GraphSandboxRequestRecord[] = [];
   const stats = { tokenRequests: 0, graphRequests: 0, batchSubRequests: 0 };
   const store = new DirectoryStore();
+  if (options.restore !== undefined) restoreDirectory(store, options.restore);
   const context: GraphContext = {
     store,
     settings: {
@@ -155,6 +157,7 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
       },
       stats,
       latencyMs: () => latencyMs,
+      ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
     }),
   );
   origin = `https://127.0.0.1:${server.port}`;
@@ -200,6 +203,7 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
     directMemberIds: (groupId) => store.memberships.committedMembers(groupId),
     userIdByUpn: (upn) => store.userIdByUpn(upn),
     groupIdsOf: (userId) => store.groupIdsOf(userId),
+    snapshot: () => snapshotDirectory(store),
     truthLog: () => store.truth.list(),
     clearTruthLog: () => store.truth.clear(),
     setFaults,

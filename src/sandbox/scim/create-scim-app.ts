@@ -140,6 +140,21 @@ function injectFaults(state: SandboxState) {
   };
 }
 
+/** Tells `onChange` about every request but a GET, when its answer is about to go out. */
+function reportChanges(state: SandboxState) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const onChange = state.onChange;
+    if (onChange !== undefined && req.method !== 'GET') {
+      const end = res.end.bind(res) as (...args: unknown[]) => Response;
+      res.end = ((...args: unknown[]) => {
+        onChange();
+        return end(...args);
+      }) as Response['end'];
+    }
+    next();
+  };
+}
+
 function authenticate(state: SandboxState) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const check = checkCredentials(state.auth, req.get('authorization'));
@@ -195,6 +210,7 @@ export function createScimApp(state: SandboxState): Express {
   app.use(parseBody());
   app.use(shapeResponses(state));
   app.use(delay(state));
+  app.use(reportChanges(state));
   app.use(injectFaults(state));
   app.use(applyFaultPlan(state));
   app.use(authenticate(state));

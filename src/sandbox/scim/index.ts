@@ -6,6 +6,7 @@ export type {
   ScimSandbox,
   ScimSandboxAuth,
   ScimSandboxOptions,
+  ScimStoreSnapshot,
 } from './types.js';
 export type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 export type { TruthChange, TruthEvent } from '../truth/truth-event.js';

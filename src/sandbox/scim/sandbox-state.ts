@@ -22,4 +22,6 @@ export interface SandboxState {
   truth: ScimTruthRecorder;
   quirks: ScimQuirks;
   requests: RecordedRequest[];
+  /** After a request that may have changed the data, before it is answered. */
+  onChange?: () => void;
 }

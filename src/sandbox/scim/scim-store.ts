@@ -41,6 +41,12 @@ function dedupeMembers(members: unknown): ScimMember[] | undefined {
   return result;
 }
 
+/** A SCIM sandbox's data as JSON, to keep it across restarts of the local host. */
+export interface ScimStoreSnapshot {
+  users: { resource: ScimResource; lastLogon?: string }[];
+  groups: ScimResource[];
+}
+
 /**
  * One sandbox's data: users and groups in creation order (stable paging), with case-insensitive
  * uniqueness indexes on userName and displayName (RFC 7643 §4.1.1 caseExact=false, §7 uniqueness).
@@ -51,6 +57,31 @@ export class ScimStore {
   private readonly userIdByName = new Map<string, string>();
   private readonly groups = new Map<string, ScimResource>();
   private readonly groupIdByName = new Map<string, string>();
+
+  /** Every user and group, in creation order (the server never stores passwords). */
+  snapshot(): ScimStoreSnapshot {
+    return structuredClone({
+      users: [...this.users.values()].map(({ resource, lastLogon }) => ({
+        resource,
+        ...(lastLogon === undefined ? {} : { lastLogon }),
+      })),
+      groups: [...this.groups.values()],
+    });
+  }
+
+  /** Fills an empty store with a snapshot, ids, metadata and indexes as they were. */
+  restore(snapshot: ScimStoreSnapshot): void {
+    for (const { resource, lastLogon } of snapshot.users) {
+      const id = String(resource.id);
+      this.users.set(id, { resource: structuredClone(resource), lastLogon });
+      this.userIdByName.set(String(resource.userName).toLowerCase(), id);
+    }
+    for (const group of snapshot.groups) {
+      const id = String(group.id);
+      this.groups.set(id, structuredClone(group));
+      this.groupIdByName.set(String(group.displayName).toLowerCase(), id);
+    }
+  }
 
   /** Users in creation order (the stored objects: callers must not mutate them). */
   listUsers(): ScimResource[] {

@@ -31,6 +31,7 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
   const prefix = normalisePrefix(options.prefix);
   const now = options.now ?? Date.now;
   const store = new ScimStore();
+  if (options.restore !== undefined) store.restore(options.restore);
   const truthLog = new TruthLog();
   const state: SandboxState = {
     auth: options.auth ?? { type: 'none' },
@@ -43,6 +44,7 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     truth: new ScimTruthRecorder(store, truthLog, now),
     quirks: { ...options.quirks },
     requests: [],
+    ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
   };
   state.plan.configure(options.faults);
   const app = createScimApp(state);
@@ -146,6 +148,9 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     },
     groupIdsOf(userIdOrUserName) {
       return store.groupIdsOf(userIdOrUserName);
+    },
+    snapshot() {
+      return store.snapshot();
     },
     truthLog() {
       return truthLog.list();

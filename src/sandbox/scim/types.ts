@@ -1,6 +1,9 @@
 import type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 import type { TruthEvent } from '../truth/truth-event.js';
 import type { CompareOp } from './scim-filter.js';
+import type { ScimStoreSnapshot } from './scim-store.js';
+
+export type { ScimStoreSnapshot };
 
 /** How the sandbox authenticates callers (spec: Authentication, connector A). */
 export type ScimSandboxAuth =
@@ -90,6 +93,13 @@ export interface ScimSandboxOptions {
   faults?: SandboxFaultPlan;
   /** Clock in ms for truth-log times and fault storms (default `Date.now`). */
   now?: () => number;
+  /** Users and groups to start with instead of none (a `snapshot()` of an earlier run). */
+  restore?: ScimStoreSnapshot;
+  /**
+   * Called after every request that may have changed the data (any method but GET), before
+   * it is answered: the local host saves the data then.
+   */
+  onChange?: () => void;
 }
 
 /** One request as the sandbox saw it; never holds a credential (passwords in bodies are redacted). */
@@ -144,6 +154,8 @@ export interface ScimSandbox {
    * values may be either); for a value naming no user, the groups holding that value.
    */
   groupIdsOf(userIdOrUserName: string): string[];
+  /** Every user and group: what `restore` takes. */
+  snapshot(): ScimStoreSnapshot;
   /** Changes committed through the API, in commit order (seeding records nothing). */
   truthLog(): readonly TruthEvent[];
   clearTruthLog(): void;
