@@ -99,11 +99,16 @@ export function getJobHandler(deps: ApiDeps) {
         startedAt: state.createdTime,
       };
     const failed = state.runtimeStatus === 'Failed' || state.runtimeStatus === 'Terminated';
+    const progress =
+      report.status === 'running' && state.name === ORCHESTRATIONS.catalogueImport
+        ? await (await deps.services()).catalogue.importProgress(input.jobId)
+        : undefined;
     return {
       status: 200,
       jsonBody: {
         ...report,
         ...(failed ? { status: 'failed' } : {}),
+        ...(progress === undefined ? {} : { progress }),
         runtimeStatus: state.runtimeStatus,
       },
     };

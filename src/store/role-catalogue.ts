@@ -44,6 +44,20 @@ export interface RoleCatalogueStore {
   /** Where the connector's last import left its target's change feed; undefined before the first. */
   changeCursor(connector: string): Promise<SavedChangeCursor | undefined>;
   saveChangeCursor(connector: string, cursor: SavedChangeCursor): Promise<void>;
+  /** Records how far a running import got (after each chunk of groups it wrote). */
+  saveImportProgress(jobId: string, progress: ImportProgress): Promise<void>;
+  importProgress(jobId: string): Promise<ImportProgress | undefined>;
+}
+
+/** How far a running import got: what a progress display shows while it runs. */
+export interface ImportProgress {
+  mode: 'full' | 'incremental';
+  /** Groups read from the target so far (incremental: changes read). */
+  groupsRead: number;
+  /** Of those, how many the catalogue has applied. */
+  groupsApplied: number;
+  /** ISO time of the last update. */
+  at: string;
 }
 
 /**

@@ -11,6 +11,7 @@ import type {
   ImportOptions,
   ImportPageCounts,
   RoleCatalogueStore,
+  ImportProgress,
   RoleSnapshot,
   SavedChangeCursor,
 } from './role-catalogue';
@@ -37,6 +38,8 @@ interface StoredRole {
  * have (connector names are lowercase letters, digits and dashes), one row per connector.
  */
 const CURSOR_PARTITION = '~change-cursors';
+/** Progress of running imports, one row per job, in a partition of the same kind. */
+const PROGRESS_PARTITION = '~import-progress';
 
 /** Point reads of one page's rows in flight at once. */
 const READS_IN_FLIGHT = 16;
@@ -235,6 +238,32 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
         'Replace',
       ),
     );
+  }
+
+  async saveImportProgress(jobId: string, progress: ImportProgress): Promise<void> {
+    const client = await this.table.client();
+    await guardStorage('save the progress of an import', () =>
+      client.upsertEntity(
+        { partitionKey: PROGRESS_PARTITION, rowKey: encodeTableKey(jobId), ...progress },
+        'Replace',
+      ),
+    );
+  }
+
+  async importProgress(jobId: string): Promise<ImportProgress | undefined> {
+    const client = await this.table.client();
+    try {
+      const row = await client.getEntity<ImportProgress>(PROGRESS_PARTITION, encodeTableKey(jobId));
+      return {
+        mode: row.mode,
+        groupsRead: row.groupsRead,
+        groupsApplied: row.groupsApplied,
+        at: row.at,
+      };
+    } catch (error) {
+      if (storageStatus(error) === 404) return undefined;
+      throw storageFailure('read the progress of an import', error);
+    }
   }
 
   private async readPartition(connector: string, includeGone: boolean): Promise<CatalogueRole[]> {

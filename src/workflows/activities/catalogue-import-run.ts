@@ -123,6 +123,8 @@ async function incrementalImport(
  */
 class ChunkWriter {
   private chunk: GroupRef[] = [];
+  /** Groups applied so far (a repeated group counts each time: progress, not a tally). */
+  private applied = 0;
   private readonly options: ImportOptions;
 
   constructor(
@@ -151,6 +153,7 @@ class ChunkWriter {
       this.options,
       this.snapshot,
     );
+    this.applied += this.chunk.length;
     this.chunk = [];
     this.summary.added += counts.added;
     this.summary.renamed += counts.renamed;
@@ -158,6 +161,12 @@ class ChunkWriter {
     this.summary.unchanged += counts.unchanged;
     this.summary.returned += counts.returned;
     this.summary.pages += 1;
+    await this.s.catalogue.saveImportProgress(this.input.jobId, {
+      mode: this.summary.mode,
+      groupsRead: this.summary.groups,
+      groupsApplied: this.applied,
+      at: new Date().toISOString(),
+    });
   }
 }
 

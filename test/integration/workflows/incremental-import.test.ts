@@ -110,6 +110,12 @@ describe('incremental catalogue import on Graph (groups/delta)', () => {
     graph.clearRequests();
     const full = await importJob(GRAPH, { incremental: false });
     expect(full.result).toMatchObject({ mode: 'full', added: 20_000, notices: [] });
+    // What GET /jobs/{id} showed as it ran, as it stood at the end.
+    expect(await bench.runtime.services.catalogue.importProgress(full.jobId)).toMatchObject({
+      mode: 'full',
+      groupsRead: 20_000 + 7,
+      groupsApplied: 20_000 + 7,
+    });
     // 999 groups a page, and the delta link taken before the read.
     expect(graphCalls()).toMatchObject({ fullPages: 21, deltaPages: 1 });
 

@@ -1,7 +1,7 @@
 import { HttpRequest, InvocationContext } from '@azure/functions';
 import { describe, expect, it } from 'vitest';
 import { importTimerHandler } from '../../../src/api/import-timer';
-import { startImportHandler } from '../../../src/api/jobs-api';
+import { getJobHandler, startImportHandler } from '../../../src/api/jobs-api';
 import type { WorkflowServices } from '../../../src/workflows/workflow-services';
 
 function setUp() {
@@ -68,5 +68,51 @@ describe('incremental imports', () => {
       expect.objectContaining({ incremental: true, trigger: 'api' }),
       expect.objectContaining({ incremental: true, trigger: 'schedule' }),
     ]);
+  });
+});
+
+describe('GET /api/jobs/{id}', () => {
+  const jobId = '6f0c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f';
+  const progress = { mode: 'full', groupsRead: 1500, groupsApplied: 1000, at: 'then' };
+  function get(name: string, report: Record<string, unknown>) {
+    const handler = getJobHandler({
+      services: async () =>
+        ({
+          catalogue: {
+            importProgress: async (id: string) => (id === jobId ? progress : undefined),
+          },
+        }) as unknown as WorkflowServices,
+      orchestrations: () => ({
+        startNew: async () => 'started',
+        getStatus: async () => ({
+          instanceId: `job-${jobId}`,
+          name,
+          runtimeStatus: report.status === 'running' ? 'Running' : 'Completed',
+          input: { jobId, type: 'Import Directory Groups', connector: 'entra', trigger: 'api' },
+          output: report.status === 'running' ? undefined : report,
+          customStatus: report,
+          createdTime: 'then',
+          lastUpdatedTime: 'then',
+        }),
+      }),
+      now: () => new Date(),
+    });
+    return handler(
+      new HttpRequest({
+        method: 'GET',
+        url: `http://127.0.0.1/api/jobs/${jobId}`,
+        params: { id: jobId },
+      }),
+      new InvocationContext(),
+    );
+  }
+
+  it('shows how far a running import got, and nothing of the kind once it is done or for other jobs', async () => {
+    const running = await get('catalogueImport', { jobId, status: 'running' });
+    expect(running.jsonBody).toMatchObject({ status: 'running', progress });
+    const done = await get('catalogueImport', { jobId, status: 'succeeded', result: {} });
+    expect(done.jsonBody).not.toHaveProperty('progress');
+    const compat = await get('compatibilityRun', { jobId, status: 'running' });
+    expect(compat.jsonBody).not.toHaveProperty('progress');
   });
 });
