@@ -109,6 +109,8 @@ function roundItems(context: GraphContext, state: DeltaState): Record<string, un
   const changes = context.store.groupChanges.foldRange(state.from ?? 0, state.to);
   const items: Record<string, unknown>[] = [];
   for (const change of changes) {
+    // As in GET /groups: a group no app may read is left out.
+    if (context.limitedGroups.has(change.groupId)) continue;
     const group = context.store.group(change.groupId);
     if (state.from !== undefined) items.push(deltaItem(change, group, state.select));
     else if (!change.deleted) {
