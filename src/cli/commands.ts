@@ -2,6 +2,7 @@ import type { LastLogonResult, StatusFinding, StatusResult } from '../connectors
 import { ProvisioningError } from '../domain/errors';
 import type { GroupLink } from '../domain/nested-groups';
 import type { CliContext } from './cli-context';
+import { importJobCommand } from './import-job';
 import { lastRunLine } from './compat';
 import { findGroupByName, provision } from './provision';
 
@@ -44,12 +45,18 @@ export async function statusCommand(
   return status.ok ? 0 : 1;
 }
 
-/** `import <connector>`: reads the whole group catalogue, page by page. */
+/**
+ * `import <connector>`: reads the whole group catalogue, page by page. With `--incremental`
+ * or `--overwrite`, runs the service's import job instead (src/cli/import-job.ts).
+ */
 export async function importCommand(
   ctx: CliContext,
   args: CommandArgs,
   print: Print,
 ): Promise<number> {
+  if (args.values.incremental === true || args.values.overwrite === true) {
+    return importJobCommand(ctx, args, print);
+  }
   const connector = ctx.connector(connectorArg(args));
   const started = Date.now();
   let count = 0;

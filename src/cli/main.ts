@@ -25,6 +25,10 @@ Commands:
   compat <connector> [--group NAME]  compatibility run with a test account (SCIM): the six points
                                      with evidence, the settings to use, what will work
   import <connector>                 read the whole group catalogue
+  import <connector> [--incremental] [--overwrite]
+                                     run the catalogue import job into the role catalogue:
+                                     only the changes since the last one where the connector
+                                     can tell them (Graph), renames per "Overwrite existing roles"
   groups <connector> <text>          search groups whose name contains <text>
   accounts <connector>               list every account on the target
   account <connector> <accountId>    show an account: enabled, last logon (Graph: direct and
@@ -70,6 +74,8 @@ async function main(argv: string[]): Promise<number> {
       unlock: { type: 'boolean' },
       delete: { type: 'boolean' },
       probe: { type: 'boolean' },
+      incremental: { type: 'boolean' },
+      overwrite: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
