@@ -1,8 +1,9 @@
 // Provisions the provisioning service for `azd up`: a resource group holding a Flex Consumption
 // function app (Node.js 22) with a user-assigned managed identity, the Durable Task Scheduler as
 // its Durable backend (or its storage account, by parameter), its storage account (host, tables,
-// bulk queue; identity access only), a Key Vault in RBAC mode with purge protection, and
-// Application Insights on a Log Analytics workspace. Connector settings, including each connector's import schedule, come from
+// bulk queue; identity access only), a Key Vault in RBAC mode with purge protection, Application
+// Insights on a Log Analytics workspace, the alert rules with their action group, and the
+// operations workbook. Connector settings, including each connector's import schedule, come from
 // the `connectors` parameter: adding a connector is a parameter change. See infra/README.md.
 targetScope = 'subscription'
 
@@ -70,6 +71,28 @@ param schedulerSku string = 'Consumption'
 @minValue(1)
 @maxValue(3)
 param schedulerCapacity int = 1
+
+@description('E-mail address the alerts go to (the action group\'s receiver).')
+@minLength(3)
+param alertEmailAddress string
+
+@description('Alert when more than this percentage of a connector\'s requests fail within 15 minutes.')
+@minValue(1)
+@maxValue(100)
+param alertFailurePercent int = 20
+
+@description('...and the connector finished at least this many requests in those 15 minutes.')
+@minValue(1)
+param alertFailureMinimumRequests int = 10
+
+@description('Alert when calls to a connector spend more than this many seconds waiting on throttling in each of three 5-minute windows in a row.')
+@minValue(1)
+param alertThrottleWaitSeconds int = 120
+
+@description('Alert when a connector\'s credential expires within this many days.')
+@minValue(1)
+@maxValue(90)
+param alertSecretExpiryDays int = 14
 
 @description('Require an Entra ID token (App Service authentication) in addition to the function key.')
 param enableEntraAuth bool = false
@@ -212,6 +235,32 @@ module functionApp 'app/function-app.bicep' = {
   dependsOn: [
     access
   ]
+}
+
+module alerts 'app/alerts.bicep' = {
+  name: 'alerts'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    namePrefix: 'prov-${resourceToken}'
+    logAnalyticsName: monitoring.outputs.logAnalyticsName
+    alertEmailAddress: alertEmailAddress
+    failurePercent: alertFailurePercent
+    failureMinimumRequests: alertFailureMinimumRequests
+    throttleWaitSeconds: alertThrottleWaitSeconds
+    secretExpiryDays: alertSecretExpiryDays
+  }
+}
+
+module workbook 'app/workbook.bicep' = {
+  name: 'workbook'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    logAnalyticsName: monitoring.outputs.logAnalyticsName
+  }
 }
 
 output AZURE_LOCATION string = location

@@ -48,6 +48,7 @@ const DEPLOYMENT = {
     AZURE_PRINCIPAL_TYPE: 'User',
     ENABLE_ENTRA_AUTH: 'false',
     API_CLIENT_ID: '',
+    ALERT_EMAIL: 'provisioning-operators@example.com',
     DURABLE_BACKEND: 'scheduler',
   },
   subscriptionId: '00000000-0000-4000-8000-000000000001',
