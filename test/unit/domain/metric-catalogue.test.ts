@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  METER_NAME,
   METRIC_CATALOGUE,
   METRIC_DIMENSIONS,
   METRIC_NAMES,
@@ -7,6 +10,30 @@ import {
   type MetricDefinition,
   type MetricName,
 } from '../../../src/domain/metric-catalogue';
+import { codeSpans, tableUnder } from '../../support/markdown-table';
+
+const readme = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
+
+/** Where the README's metrics table ("Operating it") departs from the contract. */
+function readmeProblems(rows: string[][]): string[] {
+  const problems: string[] = [];
+  const listed = rows.map(([name]) => codeSpans(name ?? '')[0] ?? '');
+  for (const name of METRIC_NAMES) if (!listed.includes(name)) problems.push(`${name}: not listed`);
+  for (const [name = '', instrument = '', unit = '', dimensions = ''] of rows) {
+    const metric = codeSpans(name)[0] ?? name;
+    if (!METRIC_NAMES.includes(metric as MetricName)) {
+      problems.push(`${metric}: listed, but no such metric`);
+      continue;
+    }
+    const definition = METRIC_CATALOGUE[metric as MetricName];
+    if (instrument !== definition.instrument) problems.push(`${metric}: instrument ${instrument}`);
+    if (codeSpans(unit)[0] !== definition.unit) problems.push(`${metric}: unit ${unit}`);
+    if (codeSpans(dimensions).join() !== definition.dimensions.join()) {
+      problems.push(`${metric}: dimensions ${dimensions}`);
+    }
+  }
+  return problems;
+}
 
 const metric = (name: MetricName): MetricDefinition => METRIC_CATALOGUE[name];
 
@@ -137,5 +164,25 @@ describe('the metric contract', () => {
       expect(metric(name).dimensions, what).toEqual(expect.arrayContaining(dimensions));
     }
     expect(metric('provisioning.secret.time_to_expiry').unit).toBe('d');
+  });
+
+  it("is what the README's metrics table lists: every metric, instrument, unit, dimensions", () => {
+    const rows = tableUnder(readme, '### Metrics');
+    expect(rows.length).toBe(METRIC_NAMES.length);
+    expect(readmeProblems(rows)).toEqual([]);
+    expect(readme).toContain(`One meter, \`${METER_NAME}\``);
+  });
+
+  it('would name a metric missing from the README, one too many and a wrong unit', () => {
+    const rows = tableUnder(readme, '### Metrics').filter(
+      ([name]) => !name!.includes('provisioning.bulk.backlog'),
+    );
+    rows[0] = [rows[0]![0]!, rows[0]![1]!, '`{req}`', rows[0]![3]!];
+    rows.push(['`provisioning.jobs`', 'counter', '`{job}`', '']);
+    expect(readmeProblems(rows)).toEqual([
+      'provisioning.bulk.backlog: not listed',
+      'provisioning.requests: unit `{req}`',
+      'provisioning.jobs: listed, but no such metric',
+    ]);
   });
 });

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../../src/domain/error-catalogue';
 import { onlyResource, resourcesOfType } from './arm-snapshot';
-import { describeCompiled, template, type PredictedResource } from './compiled-template';
+import { codeSpans, tableUnder } from '../../support/markdown-table';
+import { describeCompiled, repoRoot, template, type PredictedResource } from './compiled-template';
 import { contractProblems, metricQueryReferences } from './metric-queries';
 
 interface AlertCondition {
@@ -131,6 +134,28 @@ describeCompiled('alert rules of the compiled template', () => {
         operator: 'GreaterThan',
         threshold: 0,
       });
+    }
+  });
+
+  it("are what the README's alerts table lists, on the same metrics and parameters", () => {
+    const rules = alertRules();
+    const rows = tableUnder(readFileSync(join(repoRoot, 'README.md'), 'utf8'), '### Alerts');
+    const listed = rows.map(([key = '', , metric = '', parameters = '']) => ({
+      key: codeSpans(key)[0],
+      metric: codeSpans(metric)[0],
+      parameters: [...parameters.matchAll(/`(\w+)` \((\d+)\)/g)].map(([, name, value]) => [
+        name,
+        Number(value),
+      ]),
+    }));
+    expect(listed.map((row) => row.key).sort()).toEqual(Object.keys(rules).sort());
+    for (const row of listed) {
+      expect(metricQueryReferences(condition(rules[row.key!]!).query).metrics, row.key).toEqual([
+        row.metric,
+      ]);
+      for (const [name, value] of row.parameters) {
+        expect(defaultOf(String(name)), `${row.key}: ${name}`).toBe(value);
+      }
     }
   });
 
