@@ -1,9 +1,10 @@
 // Provisions the provisioning service for `azd up`: a resource group holding a Flex Consumption
-// function app (Node.js 22) with a user-assigned managed identity, its storage account (host,
-// Durable task hub, tables, bulk queue; identity access only), a Key Vault in RBAC mode with purge
-// protection, and Application Insights on a Log Analytics workspace. Connector settings, including
-// each connector's import schedule, come from the `connectors` parameter: adding a connector is a
-// parameter change. See infra/README.md.
+// function app (Node.js 22) with a user-assigned managed identity, the Durable Task Scheduler as
+// its Durable backend (or its storage account, by parameter), its storage account (host, tables,
+// bulk queue; identity access only), a Key Vault in RBAC mode with purge protection, Application
+// Insights on a Log Analytics workspace, the alert rules with their action group, and the
+// operations workbook. Connector settings, including each connector's import schedule, come from
+// the `connectors` parameter: adding a connector is a parameter change. See infra/README.md.
 targetScope = 'subscription'
 
 @minLength(1)
@@ -58,6 +59,41 @@ param operatorPrincipalId string = ''
 @allowed(['User', 'Group', 'ServicePrincipal'])
 param operatorPrincipalType string = 'User'
 
+@description('Durable Functions backend: the Durable Task Scheduler (recommended), or the Azure Storage account.')
+@allowed(['scheduler', 'storage'])
+param durableBackend string = 'scheduler'
+
+@description('With the scheduler backend: Consumption (per action, up to 500 actions/s) or Dedicated (capacity units).')
+@allowed(['Consumption', 'Dedicated'])
+param schedulerSku string = 'Consumption'
+
+@description('With a Dedicated scheduler: capacity units of 2,000 actions/s each (3 for high availability).')
+@minValue(1)
+@maxValue(3)
+param schedulerCapacity int = 1
+
+@description('E-mail address the alerts go to (the action group\'s receiver).')
+@minLength(3)
+param alertEmailAddress string
+
+@description('Alert when more than this percentage of a connector\'s requests fail within 15 minutes.')
+@minValue(1)
+@maxValue(100)
+param alertFailurePercent int = 20
+
+@description('...and the connector finished at least this many requests in those 15 minutes.')
+@minValue(1)
+param alertFailureMinimumRequests int = 10
+
+@description('Alert when calls to a connector spend more than this many seconds waiting on throttling in each of three 5-minute windows in a row.')
+@minValue(1)
+param alertThrottleWaitSeconds int = 120
+
+@description('Alert when a connector\'s credential expires within this many days.')
+@minValue(1)
+@maxValue(90)
+param alertSecretExpiryDays int = 14
+
 @description('Require an Entra ID token (App Service authentication) in addition to the function key.')
 param enableEntraAuth bool = false
 
@@ -78,6 +114,10 @@ var functionAppName = 'func-prov-${resourceToken}'
 var keyVaultName = 'kv-prov-${resourceToken}'
 // A deployment container name is at most 63 characters; the app name is cut so it always fits.
 var deploymentContainerName = 'app-package-${take(functionAppName, 32)}-${take(resourceToken, 7)}'
+
+// The Durable task hub and the app setting of the scheduler's connection, as host.json names them:
+// the one place the host reads them from.
+var durableTask = loadJsonContent('../host.json').extensions.durableTask
 
 // Every connector secret by name: bearer token, Basic password or Graph client secret.
 var connectorSecretNames = filter(
@@ -134,6 +174,19 @@ module keyVault 'core/key-vault.bicep' = {
   }
 }
 
+module scheduler 'core/durable-task-scheduler.bicep' = if (durableBackend == 'scheduler') {
+  name: 'scheduler'
+  scope: rg
+  params: {
+    name: 'dts-prov-${resourceToken}'
+    location: location
+    tags: tags
+    taskHubName: durableTask.hubName
+    skuName: schedulerSku
+    capacity: schedulerCapacity
+  }
+}
+
 module access 'app/access.bicep' = {
   name: 'access'
   scope: rg
@@ -144,6 +197,7 @@ module access 'app/access.bicep' = {
     storageAccountName: storage.outputs.name
     keyVaultName: keyVault.outputs.name
     applicationInsightsName: monitoring.outputs.applicationInsightsName
+    durableTaskSchedulerName: scheduler.?outputs.name ?? ''
   }
 }
 
@@ -169,6 +223,9 @@ module functionApp 'app/function-app.bicep' = {
     nodeVersion: nodeVersion
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
+    durableBackend: durableBackend
+    durableConnectionSettingName: durableTask.storageProvider.connectionStringName
+    durableTaskSchedulerEndpoint: scheduler.?outputs.endpoint ?? ''
     enableEntraAuth: enableEntraAuth
     apiClientId: apiClientId
     allowedCallerClientIds: allowedCallerClientIds
@@ -178,6 +235,32 @@ module functionApp 'app/function-app.bicep' = {
   dependsOn: [
     access
   ]
+}
+
+module alerts 'app/alerts.bicep' = {
+  name: 'alerts'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    namePrefix: 'prov-${resourceToken}'
+    logAnalyticsName: monitoring.outputs.logAnalyticsName
+    alertEmailAddress: alertEmailAddress
+    failurePercent: alertFailurePercent
+    failureMinimumRequests: alertFailureMinimumRequests
+    throttleWaitSeconds: alertThrottleWaitSeconds
+    secretExpiryDays: alertSecretExpiryDays
+  }
+}
+
+module workbook 'app/workbook.bicep' = {
+  name: 'workbook'
+  scope: rg
+  params: {
+    location: location
+    tags: tags
+    logAnalyticsName: monitoring.outputs.logAnalyticsName
+  }
 }
 
 output AZURE_LOCATION string = location

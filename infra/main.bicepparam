@@ -11,6 +11,12 @@ param location = readEnvironmentVariable('AZURE_LOCATION')
 param operatorPrincipalId = readEnvironmentVariable('AZURE_PRINCIPAL_ID', '')
 param operatorPrincipalType = readEnvironmentVariable('AZURE_PRINCIPAL_TYPE', 'User')
 
+// Where the alerts go (required): `azd env set ALERT_EMAIL ops@contoso.com`.
+param alertEmailAddress = readEnvironmentVariable('ALERT_EMAIL')
+
+// The Durable backend: the Durable Task Scheduler unless `azd env set DURABLE_BACKEND storage`.
+param durableBackend = readEnvironmentVariable('DURABLE_BACKEND', 'scheduler')
+
 param enableEntraAuth = bool(readEnvironmentVariable('ENABLE_ENTRA_AUTH', 'false'))
 param apiClientId = readEnvironmentVariable('API_CLIENT_ID', '')
 param allowedCallerClientIds = []

@@ -48,10 +48,21 @@ const DEPLOYMENT = {
     AZURE_PRINCIPAL_TYPE: 'User',
     ENABLE_ENTRA_AUTH: 'false',
     API_CLIENT_ID: '',
+    ALERT_EMAIL: 'provisioning-operators@example.com',
+    DURABLE_BACKEND: 'scheduler',
   },
   subscriptionId: '00000000-0000-4000-8000-000000000001',
   tenantId: '00000000-0000-4000-8000-000000000002',
   resourceGroup: 'rg-infra-check',
+};
+
+/**
+ * The other deployments the check evaluates, each a change of azd settings against DEPLOYMENT:
+ * its parameters and snapshot are written as `<name>.<variant>.parameters.json` and
+ * `<name>.<variant>.snapshot.json` beside the default ones.
+ */
+const VARIANTS = {
+  'storage-backend': { DURABLE_BACKEND: 'storage' },
 };
 
 /** Every .bicep and .bicepparam file under a folder, sorted. */
@@ -65,10 +76,27 @@ function sourceFiles(dir) {
   return found.sort();
 }
 
-/** Changes with the compiler version, its configuration, this script and every source file. */
+/**
+ * The files the sources read at compile time (loadTextContent, loadJsonContent, ...): a change in
+ * a workbook or host.json changes the compiled template as much as a change in Bicep.
+ */
+function loadedFiles(files) {
+  const loaded = new Set();
+  for (const file of files) {
+    for (const [, path] of readFileSync(file, 'utf8').matchAll(/\bload\w*\(\s*'([^']+)'/g)) {
+      loaded.add(resolve(dirname(file), path));
+    }
+  }
+  return [...loaded].filter((path) => existsSync(path)).sort();
+}
+
+/**
+ * Changes with the compiler version, its configuration, this script, every source file and
+ * every file a source loads.
+ */
 function inputsHash(files) {
   const hash = createHash('sha256').update(BICEP_VERSION);
-  for (const path of [configFile, self, ...files]) {
+  for (const path of [configFile, self, ...files, ...loadedFiles(files)]) {
     hash.update(`\0${relative(root, path)}\0`).update(readFileSync(path));
   }
   return hash.digest('hex');
@@ -115,10 +143,11 @@ function lockHolderAlive(lock) {
   }
 }
 
-/** Runs the CLI in the infra folder with the fixed deployment environment. */
-function run(cli, args) {
+/** Runs the CLI in the infra folder with the fixed deployment environment (and a variant's). */
+function run(cli, args, variantEnv = {}) {
   return new Promise((done, fail) => {
-    const child = spawn(cli, args, { cwd: infraDir, env: { ...process.env, ...DEPLOYMENT.env } });
+    const env = { ...process.env, ...DEPLOYMENT.env, ...variantEnv };
+    const child = spawn(cli, args, { cwd: infraDir, env });
     const out = [];
     const err = [];
     child.stdout.on('data', (chunk) => out.push(chunk));
@@ -181,54 +210,74 @@ function entryPoints(files) {
   };
 }
 
-/** Builds one parameters file: the template, the parameters and the deployment snapshot. */
+/**
+ * Builds one parameters file: the template, the parameters and the deployment snapshot, then the
+ * parameters and snapshot of each variant. One after the other: Bicep writes every snapshot of a
+ * parameters file to the same place.
+ */
 async function buildParams(cli, file) {
   const name = basename(file, '.bicepparam');
-  const built = await run(cli, [
-    'build-params',
-    basename(file),
-    '--stdout',
-    '--no-restore',
-    '--config',
-    configFile,
-    '--diagnostics-format',
-    'sarif',
-  ]);
+  const build = (variantEnv) =>
+    run(
+      cli,
+      [
+        'build-params',
+        basename(file),
+        '--stdout',
+        '--no-restore',
+        '--config',
+        configFile,
+        '--diagnostics-format',
+        'sarif',
+      ],
+      variantEnv,
+    );
+  const built = await build({});
   const diagnostics = diagnosticsOf(built.stderr, `build-params ${basename(file)}`);
   if (built.status !== 0) return { ok: false, diagnostics, outputs: [] };
   const { parametersJson, templateJson } = JSON.parse(built.stdout);
-  const snapshot = await snapshotOf(cli, file, JSON.parse(templateJson));
-  return {
-    ok: true,
-    diagnostics,
-    outputs: [
-      [`${name}.json`, templateJson],
-      [`${name}.parameters.json`, parametersJson],
-      [`${name}.snapshot.json`, snapshot],
-    ],
-  };
+  const outputs = [
+    [`${name}.json`, templateJson],
+    [`${name}.parameters.json`, parametersJson],
+    [`${name}.snapshot.json`, await snapshotOf(cli, file, JSON.parse(templateJson), {})],
+  ];
+  for (const [variant, variantEnv] of Object.entries(VARIANTS)) {
+    const variantBuilt = await build(variantEnv);
+    diagnostics.push(...diagnosticsOf(variantBuilt.stderr, `build-params ${variant}`));
+    if (variantBuilt.status !== 0) return { ok: false, diagnostics, outputs: [] };
+    const snapshot = await snapshotOf(cli, file, JSON.parse(templateJson), variantEnv);
+    outputs.push(
+      [`${name}.${variant}.parameters.json`, JSON.parse(variantBuilt.stdout).parametersJson],
+      [`${name}.${variant}.snapshot.json`, snapshot],
+    );
+  }
+  return { ok: true, diagnostics, outputs };
 }
 
 /** What the deployment would create, evaluated by Bicep itself with the fixed deployment values. */
-async function snapshotOf(cli, file, template) {
+async function snapshotOf(cli, file, template, variantEnv) {
   const scope = /\/(\w+)DeploymentTemplate\.json#$/.exec(template.$schema)?.[1] ?? 'resourceGroup';
-  const result = await run(cli, [
-    'snapshot',
-    basename(file),
-    '--mode',
-    'overwrite',
-    '--config',
-    configFile,
-    '--subscription-id',
-    DEPLOYMENT.subscriptionId,
-    '--tenant-id',
-    DEPLOYMENT.tenantId,
-    '--location',
-    DEPLOYMENT.env.AZURE_LOCATION,
-    '--deployment-name',
-    'infra-check',
-    ...(scope === 'subscription' ? [] : ['--resource-group', DEPLOYMENT.resourceGroup]),
-  ]);
+  const result = await run(
+    cli,
+    [
+      'snapshot',
+      basename(file),
+      '--mode',
+      'overwrite',
+      '--config',
+      configFile,
+      '--subscription-id',
+      DEPLOYMENT.subscriptionId,
+      '--tenant-id',
+      DEPLOYMENT.tenantId,
+      '--location',
+      DEPLOYMENT.env.AZURE_LOCATION,
+      '--deployment-name',
+      'infra-check',
+      ...(scope === 'subscription' ? [] : ['--resource-group', DEPLOYMENT.resourceGroup]),
+    ],
+    variantEnv,
+  );
   // Bicep writes the snapshot beside the parameters file; it moves to the output folder.
   const written = file.replace(/\.bicepparam$/, '.snapshot.json');
   try {

@@ -23,19 +23,25 @@ param keyVaultName string
 @description('Application Insights component the app identity publishes telemetry to.')
 param applicationInsightsName string
 
+@description('Durable Task Scheduler the app identity works on; empty with the Azure Storage backend.')
+param durableTaskSchedulerName string
+
 var roles = {
   storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b' // Storage Blob Data Owner
   storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88' // Storage Queue Data Contributor
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3' // Storage Table Data Contributor
   keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7' // Key Vault Secrets Officer
   monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb' // Monitoring Metrics Publisher
+  durableTaskDataContributor: '0ad04412-c4d5-4796-b79c-f76d14c8d402' // Durable Task Data Contributor
 }
 
-// Host storage with an identity: Blob Data Owner (host locks, timer and Durable leases, the
-// deployment package), Queue Data Contributor (Durable control and work-item queues, the bulk queue
-// trigger and its poison queue), Table Data Contributor (Durable history and instances, the
-// journal, catalogue, link and lease tables). Functions "Connecting to host storage with an
-// identity"; Durable Functions "Configure managed identity".
+// Host storage with an identity, whichever the Durable backend: Blob Data Owner (host locks, timer
+// leases, the deployment package; with the Azure Storage backend also Durable leases), Queue Data
+// Contributor (the bulk queue trigger and its poison queue; with the Azure Storage backend also
+// Durable control and work-item queues), Table Data Contributor (the journal, catalogue, link,
+// lease and intent tables; with the Azure Storage backend also Durable history and instances).
+// Functions "Connecting to host storage with an identity"; Durable Functions "Configure managed
+// identity".
 var storageRoles = [
   roles.storageBlobDataOwner
   roles.storageQueueDataContributor
@@ -52,6 +58,10 @@ resource vault 'Microsoft.KeyVault/vaults@2025-05-01' existing = {
 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
+}
+
+resource scheduler 'Microsoft.DurableTask/schedulers@2025-11-01' existing = if (!empty(durableTaskSchedulerName)) {
+  name: durableTaskSchedulerName
 }
 
 resource appStorageRoles 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
@@ -87,6 +97,20 @@ resource appTelemetryRole 'Microsoft.Authorization/roleAssignments@2022-04-01' =
   scope: applicationInsights
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.monitoringMetricsPublisher)
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+// The Durable Functions host on the scheduler backend starts, runs and queries orchestrations
+// there. Durable Task Data Contributor is the role Microsoft names for Durable Functions apps
+// (Durable Task Worker is for apps that only process orchestrations; this one also starts and
+// queries them); scoped to this one scheduler.
+resource appSchedulerRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(durableTaskSchedulerName)) {
+  name: guid(scheduler.id, appPrincipalId, roles.durableTaskDataContributor)
+  scope: scheduler
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.durableTaskDataContributor)
     principalId: appPrincipalId
     principalType: 'ServicePrincipal'
   }

@@ -61,6 +61,16 @@ param maximumInstanceCount int
 @allowed([2048, 4096])
 param instanceMemoryMB int
 
+@description('Durable Functions backend: the Durable Task Scheduler, or the Azure Storage account.')
+@allowed(['scheduler', 'storage'])
+param durableBackend string
+
+@description('With the scheduler backend: the app setting host.json names for the connection (storageProvider.connectionStringName).')
+param durableConnectionSettingName string
+
+@description('With the scheduler backend: its endpoint, https://<scheduler>.<region>.durabletask.io.')
+param durableTaskSchedulerEndpoint string
+
 @description('Turn on App Service authentication with Entra ID in front of the function keys.')
 param enableEntraAuth bool
 
@@ -131,9 +141,10 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
 }
 
 // Every setting src/config/settings-catalogue.ts lists for Azure (`need: 'azure'` or 'optional') is
-// here, and nothing else but the Application Insights pair the host reads (checked on the compiled
-// template in test/unit/infra). Values are names, URLs and client IDs only: secrets stay in Key
-// Vault and are read by name at run time.
+// here or in durableSettings below (those of the chosen backend), and nothing else but the
+// Application Insights pair the host reads (checked on the compiled template in test/unit/infra).
+// Values are names, URLs and client IDs only: secrets stay in Key Vault and are read by name at
+// run time.
 var appSettings = {
   AzureWebJobsStorage__accountName: storageAccountName
   AzureWebJobsStorage__credential: 'managedidentity'
@@ -149,10 +160,23 @@ var appSettings = {
   LOG_LEVEL: logLevel
 }
 
+// host.json names the Durable Task Scheduler as the backend, reached through the app setting it
+// names with the identity (no key exists). The Azure Storage backend overrides the provider in
+// host.json with app settings (AzureFunctionsJobHost__<path>, the host's documented override),
+// on the storage account the host already reaches with the identity.
+var durableSettings = durableBackend == 'scheduler'
+  ? {
+      '${durableConnectionSettingName}': 'Endpoint=${durableTaskSchedulerEndpoint};Authentication=ManagedIdentity;ClientID=${identityClientId}'
+    }
+  : {
+      AzureFunctionsJobHost__extensions__durableTask__storageProvider__type: 'AzureStorage'
+      AzureFunctionsJobHost__extensions__durableTask__storageProvider__connectionStringName: 'AzureWebJobsStorage'
+    }
+
 resource siteAppSettings 'Microsoft.Web/sites/config@2025-03-01' = {
   parent: site
   name: 'appsettings'
-  properties: appSettings
+  properties: union(appSettings, durableSettings)
 }
 
 // Optional second gate in front of the function keys: only tokens issued by this tenant for the

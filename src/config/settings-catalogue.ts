@@ -1,7 +1,7 @@
 /**
- * Every app setting the service reads, with where it is needed. The README's settings
- * table, `local.settings.example.json` and the Bicep template are checked against this
- * list in tests, so a new setting cannot be forgotten in one of them.
+ * Every app setting the service or the Functions host reads for it, with where it is needed.
+ * The README's settings table, `local.settings.example.json` and the Bicep template are
+ * checked against this list in tests, so a new setting cannot be forgotten in one of them.
  */
 export interface SettingDescription {
   name: string;
@@ -11,6 +11,10 @@ export interface SettingDescription {
    */
   need: 'azure' | 'optional' | 'local';
   description: string;
+  /** `host`: read by the Functions host through host.json, not by src/config. */
+  readBy?: 'host';
+  /** Set in Azure only with this Durable backend (infra parameter `durableBackend`). */
+  durableBackend?: 'scheduler' | 'storage';
 }
 
 export const SETTINGS: readonly SettingDescription[] = [
@@ -62,6 +66,30 @@ export const SETTINGS: readonly SettingDescription[] = [
     need: 'local',
     description:
       'Connection string (`UseDevelopmentStorage=true` for Azurite) when not using the identity-based settings',
+  },
+  {
+    name: 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING',
+    need: 'azure',
+    readBy: 'host',
+    durableBackend: 'scheduler',
+    description:
+      'The Durable Task Scheduler, as host.json names it: `Endpoint=<scheduler endpoint>;Authentication=ManagedIdentity;ClientID=<identity client ID>` (no key exists)',
+  },
+  {
+    name: 'AzureFunctionsJobHost__extensions__durableTask__storageProvider__type',
+    need: 'azure',
+    readBy: 'host',
+    durableBackend: 'storage',
+    description:
+      '`AzureStorage`: overrides the Durable backend of host.json with the Azure Storage account',
+  },
+  {
+    name: 'AzureFunctionsJobHost__extensions__durableTask__storageProvider__connectionStringName',
+    need: 'azure',
+    readBy: 'host',
+    durableBackend: 'storage',
+    description:
+      '`AzureWebJobsStorage`: the Azure Storage backend uses the host storage (its identity settings)',
   },
   {
     name: 'BULK_QUEUE_NAME',

@@ -11,7 +11,7 @@ import {
   resourcesOfType,
   siteIdentity,
 } from './arm-snapshot';
-import { describeCompiled, template } from './compiled-template';
+import { describeCompiled, template, type Variant } from './compiled-template';
 import { SECRET_NAME_FIELDS, secretNamesIn } from './connector-secrets';
 
 /**
@@ -23,14 +23,27 @@ const HOST_SETTINGS: Record<string, string> = {
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Entra ID authentication of that telemetry',
 };
 
-/** Settings missing against the catalogue, meant for the local host only, or read by nobody. */
-function settingProblems(names: string[]): string[] {
+/** The Durable backend a variant of the check deploys (infra parameter durableBackend). */
+const BACKEND: Record<Variant, 'scheduler' | 'storage'> = {
+  default: 'scheduler',
+  'storage-backend': 'storage',
+};
+
+/**
+ * Settings missing against the catalogue, meant for the local host or the other Durable backend
+ * only, or read by nobody.
+ */
+function settingProblems(names: string[], backend: 'scheduler' | 'storage'): string[] {
   const problems: string[] = [];
   for (const setting of SETTINGS) {
     const set = names.includes(setting.name);
-    if (setting.need !== 'local' && !set)
+    const otherBackend = setting.durableBackend !== undefined && setting.durableBackend !== backend;
+    if (setting.need !== 'local' && !otherBackend && !set)
       problems.push(`missing ${setting.name} (${setting.need})`);
     if (setting.need === 'local' && set) problems.push(`sets ${setting.name}: local host only`);
+    if (otherBackend && set) {
+      problems.push(`sets ${setting.name}: ${setting.durableBackend} backend only`);
+    }
   }
   for (const name of names) {
     if (!SETTINGS.some((s) => s.name === name) && HOST_SETTINGS[name] === undefined) {
@@ -41,24 +54,34 @@ function settingProblems(names: string[]): string[] {
 }
 
 describeCompiled('app settings of the compiled template', () => {
-  it('set every setting the code reads in Azure (the settings catalogue) and nothing else', () => {
-    const { snapshot } = template();
-    const names = Object.keys(appSettings(snapshot));
-    expect(names.length).toBeGreaterThan(5);
-    expect(settingProblems(names)).toEqual([]);
-  });
+  it.each(['default', 'storage-backend'] as const)(
+    'set every setting the code and host read in Azure (the settings catalogue) and nothing else (%s)',
+    (variant) => {
+      const { snapshot } = template(variant);
+      const names = Object.keys(appSettings(snapshot));
+      expect(names.length).toBeGreaterThan(5);
+      expect(settingProblems(names, BACKEND[variant])).toEqual([]);
+    },
+  );
 
-  it('would report a missing setting, a local-only one and one nobody reads', () => {
+  it("would report a missing setting, a local-only one, the other backend's and one nobody reads", () => {
     const names = Object.keys(appSettings(template().snapshot));
     const changed = [
       ...names.filter((name) => name !== 'KEY_VAULT_URL'),
       'AzureWebJobsStorage', // a connection string would win over the identity settings
+      'AzureFunctionsJobHost__extensions__durableTask__storageProvider__type',
       'FUNCTIONS_WORKER_RUNTIME',
     ];
-    expect(settingProblems(changed)).toEqual([
+    expect(settingProblems(changed, 'scheduler')).toEqual([
       'missing KEY_VAULT_URL (azure)',
       'sets AzureWebJobsStorage: local host only',
+      'sets AzureFunctionsJobHost__extensions__durableTask__storageProvider__type: storage backend only',
       'sets FUNCTIONS_WORKER_RUNTIME: nothing reads it',
+    ]);
+    expect(settingProblems(names, 'storage')).toEqual([
+      'sets DURABLE_TASK_SCHEDULER_CONNECTION_STRING: scheduler backend only',
+      'missing AzureFunctionsJobHost__extensions__durableTask__storageProvider__type (azure)',
+      'missing AzureFunctionsJobHost__extensions__durableTask__storageProvider__connectionStringName (azure)',
     ]);
   });
 

@@ -74,9 +74,16 @@ export interface Compiled {
   texts: Record<string, string>;
 }
 
+/**
+ * The deployments the check evaluates besides the default (scripts/check-infra.mjs VARIANTS):
+ * `storage-backend` is `azd env set DURABLE_BACKEND storage`.
+ */
+export type Variant = 'default' | 'storage-backend';
+const VARIANTS: Variant[] = ['default', 'storage-backend'];
+
 const inCi = !['', '0', 'false'].includes(process.env.CI ?? '');
 
-function load(): Compiled | { skipped: string } {
+function load(): Record<Variant, Compiled> | { skipped: string } {
   const run = spawnSync(process.execPath, [checkScript, '--if-stale'], {
     cwd: repoRoot,
     encoding: 'utf8',
@@ -90,23 +97,32 @@ function load(): Compiled | { skipped: string } {
     return { skipped: why || 'build/infra/ is missing' };
   }
   const read = (name: string): string => readFileSync(join(buildDir, name), 'utf8');
-  const texts = {
-    'main.json': read('main.json'),
-    'main.parameters.json': read('main.parameters.json'),
-    'main.snapshot.json': read('main.snapshot.json'),
-  };
-  return {
-    template: JSON.parse(texts['main.json']) as ArmTemplate,
-    parameters: JSON.parse(texts['main.parameters.json']) as Compiled['parameters'],
-    snapshot: JSON.parse(texts['main.snapshot.json']) as Snapshot,
-    texts,
-  };
+  const fileOf = (variant: Variant, kind: 'parameters' | 'snapshot'): string =>
+    variant === 'default' ? `main.${kind}.json` : `main.${variant}.${kind}.json`;
+  const texts: Record<string, string> = { 'main.json': read('main.json') };
+  for (const variant of VARIANTS) {
+    for (const kind of ['parameters', 'snapshot'] as const) {
+      texts[fileOf(variant, kind)] = read(fileOf(variant, kind));
+    }
+  }
+  const template = JSON.parse(texts['main.json']!) as ArmTemplate;
+  return Object.fromEntries(
+    VARIANTS.map((variant) => [
+      variant,
+      {
+        template,
+        parameters: JSON.parse(texts[fileOf(variant, 'parameters')]!) as Compiled['parameters'],
+        snapshot: JSON.parse(texts[fileOf(variant, 'snapshot')]!) as Snapshot,
+        texts,
+      },
+    ]),
+  ) as Record<Variant, Compiled>;
 }
 
 const loaded = load();
 
-/** The compiled template, or undefined when the tests must be skipped. */
-const compiled: Compiled | undefined = 'skipped' in loaded ? undefined : loaded;
+/** The compiled template of each variant, or undefined when the tests must be skipped. */
+const compiled: Record<Variant, Compiled> | undefined = 'skipped' in loaded ? undefined : loaded;
 
 /** Empty, or why the template tests are skipped on this machine. */
 const skipReason = 'skipped' in loaded ? ` (skipped: ${loaded.skipped})` : '';
@@ -116,8 +132,11 @@ export function describeCompiled(title: string, body: () => void): void {
   describe.skipIf(compiled === undefined)(`${title}${skipReason}`, body);
 }
 
-/** The compiled template inside a test body (the describe block is skipped without it). */
-export function template(): Compiled {
+/**
+ * The compiled template inside a test body (the describe block is skipped without it), with the
+ * parameters and snapshot of the default deployment or of a variant. `texts` holds every file.
+ */
+export function template(variant: Variant = 'default'): Compiled {
   if (compiled === undefined) throw new Error(`no compiled template${skipReason}`);
-  return compiled;
+  return compiled[variant];
 }

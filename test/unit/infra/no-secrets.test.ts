@@ -93,7 +93,7 @@ describeCompiled('no secret in the template', () => {
     const { template: armTemplate } = template();
     expect(
       armTemplate.resources.filter((r) => r.type === 'Microsoft.Resources/deployments').length,
-    ).toBe(6);
+    ).toBe(9);
     expect(secureDeclarations(armTemplate)).toEqual([]);
   });
 

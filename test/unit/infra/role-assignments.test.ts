@@ -14,6 +14,7 @@ import {
   template,
   type PredictedResource,
   type Snapshot,
+  type Variant,
 } from './compiled-template';
 
 /**
@@ -31,6 +32,7 @@ const ROLES: Record<string, string> = {
   'b86a8fe4-44ce-4948-aee5-eccb2c155cd7': 'Key Vault Secrets Officer',
   '00482a5a-887f-4fb3-b363-3b7fe8e74483': 'Key Vault Administrator',
   '3913510d-42f4-4e42-8a64-420c390055eb': 'Monitoring Metrics Publisher',
+  '0ad04412-c4d5-4796-b79c-f76d14c8d402': 'Durable Task Data Contributor',
   'b24988ac-6180-42a0-ab88-20f7382dd24c': 'Contributor',
   '8e3af657-a8ff-443c-a75c-2fe8c4bcb635': 'Owner',
 };
@@ -87,26 +89,46 @@ function withGrant(snapshot: Snapshot, role: string, scope: string, principal: s
   return { ...snapshot, predictedResources: [...snapshot.predictedResources, assignment] };
 }
 
-function expectedAppGrants(snapshot: Snapshot): string[] {
+function expectedAppGrants(snapshot: Snapshot, variant: Variant): string[] {
   const on = (type: string): string => `${type} ${onlyResource(snapshot, type).name}`;
   const storage = on('Microsoft.Storage/storageAccounts');
   return [
-    // Functions host storage with an identity: host locks, timer and Durable leases, the package.
+    // Functions host storage with an identity: host locks, timer leases, the package (and with the
+    // Azure Storage backend, Durable leases).
     `Storage Blob Data Owner on ${storage}`,
-    // Durable control and work-item queues, the bulk queue trigger, its poison queue.
+    // The bulk queue trigger and its poison queue (and Durable's queues on Azure Storage).
     `Storage Queue Data Contributor on ${storage}`,
-    // Durable history and instances; the journal, catalogue, link, lease and intent tables.
+    // The journal, catalogue, link, lease and intent tables (and Durable's tables on Azure Storage).
     `Storage Table Data Contributor on ${storage}`,
     `${vaultRoleTheCodeNeeds()} on ${on('Microsoft.KeyVault/vaults')}`,
     // Application Insights with local authentication off takes telemetry from this role only.
     `Monitoring Metrics Publisher on ${on('Microsoft.Insights/components')}`,
+    // The Durable Functions host starts, runs and queries orchestrations on the scheduler.
+    ...(variant === 'default'
+      ? [`Durable Task Data Contributor on ${on('Microsoft.DurableTask/schedulers')}`]
+      : []),
   ].sort();
 }
 
 describeCompiled('role assignments of the compiled template', () => {
-  it('give the app identity exactly the data-plane roles the code needs, each on its resource', () => {
-    const { snapshot } = template();
-    expect(appGrants(snapshot)).toEqual(expectedAppGrants(snapshot));
+  it.each(['default', 'storage-backend'] as const)(
+    'give the app identity exactly the data-plane roles the code needs, each on its resource (%s)',
+    (variant) => {
+      const { snapshot } = template(variant);
+      expect(appGrants(snapshot)).toEqual(expectedAppGrants(snapshot, variant));
+    },
+  );
+
+  it('give the scheduler role on the scheduler only, and with the Azure Storage backend no scheduler', () => {
+    const scheduler = onlyResource(template().snapshot, 'Microsoft.DurableTask/schedulers');
+    const onScheduler = roleGrants(template().snapshot).filter((g) => g.scope === scheduler.id);
+    expect(onScheduler.map((g) => [ROLES[g.role], g.principal])).toEqual([
+      ['Durable Task Data Contributor', appPrincipal(template().snapshot)],
+    ]);
+    const storageBackend = template('storage-backend').snapshot;
+    expect(
+      storageBackend.predictedResources.filter((r) => /^Microsoft\.DurableTask\//i.test(r.type)),
+    ).toEqual([]);
   });
 
   it('would name a broader role, or a role at resource-group scope, slipped in', () => {
@@ -121,7 +143,7 @@ describeCompiled('role assignments of the compiled template', () => {
       storage.id,
       appPrincipal(snapshot),
     );
-    const expected = expectedAppGrants(snapshot);
+    const expected = expectedAppGrants(snapshot, 'default');
     expect(appGrants(widened).filter((grant) => !expected.includes(grant))).toEqual([
       `Contributor on Microsoft.Resources/resourceGroups ${rg.name}`,
       `Storage Blob Data Contributor on Microsoft.Storage/storageAccounts ${storage.name}`,
@@ -139,13 +161,16 @@ describeCompiled('role assignments of the compiled template', () => {
     expect(grants[0]!.principalType).toBe(parameters.parameters.operatorPrincipalType?.value);
   });
 
-  it('grant nothing to anyone else', () => {
-    const { snapshot, parameters } = template();
-    const app = appPrincipal(snapshot);
-    const operator = parameters.parameters.operatorPrincipalId?.value;
-    const others = roleGrants(snapshot).filter(
-      (g) => g.principal !== app && g.principal !== operator,
-    );
-    expect(others).toEqual([]);
-  });
+  it.each(['default', 'storage-backend'] as const)(
+    'grant nothing to anyone else (%s)',
+    (variant) => {
+      const { snapshot, parameters } = template(variant);
+      const app = appPrincipal(snapshot);
+      const operator = parameters.parameters.operatorPrincipalId?.value;
+      const others = roleGrants(snapshot).filter(
+        (g) => g.principal !== app && g.principal !== operator,
+      );
+      expect(others).toEqual([]);
+    },
+  );
 });
