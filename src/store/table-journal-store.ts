@@ -4,6 +4,7 @@ import type { JournalChange, JournalEntry } from '../domain/journal-entry';
 import { requestContextOf } from '../domain/request-context';
 import { EnsuredTable } from './ensured-table';
 import type { JournalPage, JournalQuery, JournalStore } from './journal-store';
+import { fromPageToken, toPageToken } from './page-token';
 import { guardStorage } from './storage-failure';
 import { upsertInBatches } from './table-batches';
 import { encodeTableKey } from './table-key';
@@ -68,7 +69,9 @@ export class TableJournalStore implements JournalStore {
     }
     const filter = journalFilter(query);
     let continuationToken =
-      query.continuationToken === undefined ? undefined : fromPageToken(query.continuationToken);
+      query.continuationToken === undefined
+        ? undefined
+        : fromPageToken(query.continuationToken, 'this journal');
     const client = await this.table.client();
     const entries: JournalEntry[] = [];
     // The service may end a page early (and even send an empty one) with a token: read on
@@ -122,31 +125,6 @@ function isoTime(value: string, field: string): string {
     });
   }
   return new Date(time).toISOString();
-}
-
-/*
- * The SDK's token is standard base64 (with + / =): handed out as base64url so callers can
- * put it in a query string as it is.
- */
-function toPageToken(sdkToken: string): string {
-  return Buffer.from(sdkToken, 'base64').toString('base64url');
-}
-
-function fromPageToken(token: string): string {
-  const json = Buffer.from(token, 'base64url').toString('utf8');
-  try {
-    const parsed = JSON.parse(json) as { nextPartitionKey?: unknown };
-    if (typeof parsed.nextPartitionKey === 'string') return Buffer.from(json).toString('base64');
-  } catch {
-    // reported below
-  }
-  throw new ProvisioningError(
-    'REQUEST_INVALID',
-    'continuationToken is not a token of this journal',
-    {
-      object: 'continuationToken',
-    },
-  );
 }
 
 function toRow(entry: JournalEntry): JournalRow {
