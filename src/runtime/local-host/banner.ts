@@ -3,7 +3,7 @@ import type { LocalHost } from './local-host';
 /** What the banner reads of the host. */
 export type BannerHost = Pick<
   LocalHost,
-  'url' | 'apiKey' | 'apiKeyGenerated' | 'config' | 'sandboxes' | 'importSchedules'
+  'url' | 'consoleUrl' | 'apiKey' | 'apiKeyGenerated' | 'config' | 'sandboxes' | 'importSchedules'
 >;
 
 /** How the curl examples name a key the operator set: their own environment holds it. */
@@ -22,6 +22,7 @@ export function localHostBanner(host: BannerHost): string[] {
   const lines = [
     '',
     `Provisioning service local host: ${host.url}/api`,
+    `Web console: ${host.consoleUrl} (sign in with the API key${host.apiKeyGenerated ? ' below' : ' set in LOCAL_HOST_API_KEY'})`,
     host.apiKeyGenerated
       ? `API key (header x-functions-key): ${host.apiKey}`
       : 'API key (header x-functions-key): the one set in LOCAL_HOST_API_KEY',

@@ -1,0 +1,46 @@
+import type { StatusResult } from '../api-types';
+import { ExtraFields } from './extra-fields';
+import { StatusBadge } from './status-badge';
+
+/**
+ * "Check status" and, for Graph, the permission report: every finding with its outcome and
+ * the detail the service saw it in.
+ */
+export function StatusFindings({ result }: { result: StatusResult }) {
+  return (
+    <section aria-label="Status check result" class="status-findings">
+      <p>
+        <StatusBadge status={result.ok ? 'ok' : 'failed'} /> {result.summary}
+      </p>
+      {result.findings.length === 0 ? null : (
+        <div class="table-scroll" tabIndex={0} role="region" aria-label="Findings">
+          <table>
+            <caption>Findings</caption>
+            <thead>
+              <tr>
+                <th scope="col">Check</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Detail</th>
+              </tr>
+            </thead>
+            <tbody>
+              {result.findings.map((finding, index) => (
+                <tr key={index}>
+                  <th scope="row">{finding.name}</th>
+                  <td>
+                    <StatusBadge status={finding.outcome} />
+                  </td>
+                  <td>
+                    {finding.detail}
+                    <ExtraFields value={finding} known={['name', 'outcome', 'detail']} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ExtraFields value={result} known={['connector', 'kind', 'ok', 'summary', 'findings']} />
+    </section>
+  );
+}

@@ -1,0 +1,43 @@
+import { useState } from 'preact/hooks';
+import { useApp } from '../app-context';
+import { ConnectorSelect } from '../components/connector-select';
+import { PageHeading } from '../components/page-heading';
+import { navigate } from '../navigation';
+import { to } from '../routes';
+
+/** Looks an account up by connector and account ID: its page is then the account's URL. */
+export function AccountsPage({ query }: { query: URLSearchParams }) {
+  const { connectors } = useApp();
+  const [connector, setConnector] = useState(query.get('connector') ?? connectors[0]?.name ?? '');
+  const [accountId, setAccountId] = useState('');
+  return (
+    <>
+      <PageHeading title="Accounts" />
+      <form
+        class="filters"
+        aria-label="Find an account"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (accountId.trim() !== '') navigate(to.account(connector, accountId.trim()));
+        }}
+      >
+        <ConnectorSelect
+          id="accounts-connector"
+          connectors={connectors}
+          value={connector}
+          onChange={setConnector}
+        />
+        <div class="field">
+          <label for="accounts-id">Account ID</label>
+          <input
+            id="accounts-id"
+            required
+            value={accountId}
+            onInput={(event) => setAccountId((event.target as HTMLInputElement).value)}
+          />
+        </div>
+        <button type="submit">Show account</button>
+      </form>
+    </>
+  );
+}
