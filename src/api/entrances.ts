@@ -31,6 +31,19 @@ export function callerOf(request: HttpRequest): Caller | undefined {
   return callers.get(request);
 }
 
+/**
+ * A signed-in browser sends its session cookie with any request, also one another site's
+ * page makes it send (cross-site request forgery). Browsers say where a request came from
+ * (Sec-Fetch-Site); a change that did not come from this site is refused. Reads cannot be
+ * read back by another site (no CORS), and programs that are not browsers send no such
+ * header.
+ */
+function crossSite(request: HttpRequest): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return false;
+  const site = request.headers.get('sec-fetch-site');
+  return site !== null && site !== 'same-origin' && site !== 'none';
+}
+
 /** The key entrance: the key was checked before the handler, and a key holder may do everything. */
 export function keyEntrance(handler: ApiHandler): ApiHandler {
   return (request, context) => {
@@ -55,6 +68,13 @@ export function signedInEntrance(
         401,
         'UNAUTHORIZED',
         'signing in is not available here (App Service Authentication is off): call /api/... with a function key',
+      );
+    }
+    if (crossSite(request)) {
+      return problem(
+        403,
+        'FORBIDDEN',
+        'a change sent from another site is refused: the session cookie came with it, the user did not',
       );
     }
     const caller = parseClientPrincipal(request.headers);

@@ -126,6 +126,30 @@ describe('the signed-in entrance', () => {
   });
 });
 
+describe('changes from another site', () => {
+  it('refuses a change a signed-in browser was made to send from another site', async () => {
+    reached.length = 0;
+    const operator = principalHeader(['Provisioning.Operator']);
+    const guarded = signedInEntrance('operate', handler, { appServiceAuthentication: true });
+    for (const site of ['cross-site', 'same-site']) {
+      const answer = await guarded(
+        request({ 'x-ms-client-principal': operator, 'sec-fetch-site': site }, 'POST'),
+        context(),
+      );
+      expect(answer.status).toBe(403);
+      expect(answer.jsonBody).toMatchObject({ error: { code: 'FORBIDDEN' } });
+    }
+    expect(reached).toEqual([]);
+    const own = request(
+      { 'x-ms-client-principal': operator, 'sec-fetch-site': 'same-origin' },
+      'POST',
+    );
+    expect((await guarded(own, context())).status).toBe(200);
+    const program = request({ 'x-ms-client-principal': operator }, 'POST');
+    expect((await guarded(program, context())).status).toBe(200);
+  });
+});
+
 describe('the key entrance', () => {
   it('takes the caller for a key holder with every role (the key was checked before)', async () => {
     const answer = await keyEntrance(handler)(request(), context());
