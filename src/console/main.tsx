@@ -17,10 +17,11 @@ type State =
 /** Who the API takes this session for, and the connectors; the sign-in page when nobody. */
 async function open(session: Session): Promise<State> {
   try {
-    const caller = (await probeSession(session)) as Caller;
-    const { connectors } = await createApi(session, () => undefined).get<{
-      connectors: ConnectorInfo[];
-    }>('connectors');
+    // Both at once: the first page waits for neither more than it must.
+    const [caller, { connectors }] = await Promise.all([
+      probeSession(session) as Promise<Caller>,
+      createApi(session, () => undefined).get<{ connectors: ConnectorInfo[] }>('connectors'),
+    ]);
     return { phase: 'ready', session, caller, connectors };
   } catch (error) {
     if (session.mode === 'key') {

@@ -1,5 +1,4 @@
 import { useState } from 'preact/hooks';
-import { BASE } from '../routes';
 
 /**
  * Before anything else: the API key printed by `npm start` (or a function key), kept for
@@ -19,6 +18,7 @@ export function SignInPage({
   return (
     <main id="main" class="sign-in">
       <h1>Provisioning console</h1>
+      <p class="muted">Sign in to see and change what the service provisions.</p>
       {message === undefined ? null : (
         <p class="error-panel" role="alert">
           {message}
@@ -60,9 +60,6 @@ export function SignInPage({
           Use this key
         </button>
       </form>
-      <p class="muted">
-        <a href={`${BASE}/requests`}>Provisioning console</a>
-      </p>
     </main>
   );
 }
