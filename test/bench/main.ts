@@ -1,3 +1,4 @@
+import { runConsoleBench } from './console-bench';
 import { runGraphBench } from './graph-bench';
 import { runScimBench } from './scim-bench';
 import { runServiceBench } from './service-bench';
@@ -6,6 +7,7 @@ const BENCHES: Record<string, (print: (line: string) => void) => Promise<void>> 
   scim: runScimBench,
   graph: runGraphBench,
   service: runServiceBench,
+  console: runConsoleBench,
 };
 
 async function main(names: string[]): Promise<void> {

@@ -3,29 +3,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestHost, type TestHost } from '../e2e/local-host-harness';
-
-/** Debian's Chromium (`.ci/run` installs it); CHROMIUM_PATH points elsewhere. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/**
- * The flags this machine needs: no sandbox as root, and none of Chromium's own background
- * connections (they are refused here and would only slow the browser down).
- */
-const FLAGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-/** Where the console keeps the key the user typed (src/console/session-store.ts). */
-const KEY_ITEM = 'provisioning-console.api-key';
+import { KEY_ITEM, launchChromium } from './chromium';
 
 export interface ConsoleTest {
   t: TestHost;
@@ -53,13 +33,10 @@ export async function startConsoleTest(
   const t = await startTestHost({}, { consoleDirectory, ...options });
   let browser: Browser;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    browser = await launchChromium();
   } catch (error) {
     await t.close();
-    throw new Error(
-      `Chromium did not start from ${CHROMIUM} (.ci/run installs it with apt-get install chromium)`,
-      { cause: error },
-    );
+    throw error;
   }
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
