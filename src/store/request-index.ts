@@ -1,8 +1,9 @@
 import type { ProvisioningRequest } from '../domain/provisioning-request';
+import { requestContextOf, type RequestContext } from '../domain/request-context';
 import type { RequestStatus } from '../domain/request-report';
 
-/** One provisioning request as the request list shows it. */
-export interface RequestIndexEntry {
+/** One provisioning request as the request list shows it, with who asked and why. */
+export interface RequestIndexEntry extends RequestContext {
   requestId: string;
   connector: string;
   accountId: string;
@@ -54,9 +55,11 @@ export function indexEntryOf(
   request: Pick<
     ProvisioningRequest,
     'requestId' | 'connector' | 'account' | 'actions' | 'source' | 'receivedAt'
-  >,
+  > &
+    RequestContext,
 ): RequestIndexEntry {
   return {
+    ...requestContextOf(request),
     requestId: request.requestId,
     connector: request.connector,
     accountId: request.account.accountId,

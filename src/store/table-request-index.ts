@@ -1,5 +1,6 @@
 import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
 import { ProvisioningError } from '../domain/errors';
+import { requestContextOf, type RequestContext } from '../domain/request-context';
 import type { RequestStatus } from '../domain/request-report';
 import { EnsuredTable } from './ensured-table';
 import { fromPageToken, toPageToken } from './page-token';
@@ -17,7 +18,7 @@ const MAX_LIMIT = 200;
 /** The largest time in milliseconds a RowKey spells with 13 digits (the year 2286). */
 const LAST_MS = 9_999_999_999_999;
 
-interface IndexRow {
+interface IndexRow extends RequestContext {
   requestId: string;
   connector: string;
   accountId: string;
@@ -138,6 +139,7 @@ function rowsOf(entry: RequestIndexEntry) {
   }
   const rowKey = `${String(LAST_MS - received).padStart(13, '0')}_${encodeTableKey(entry.requestId)}`;
   const row: IndexRow = {
+    ...requestContextOf(entry),
     requestId: entry.requestId,
     connector: entry.connector,
     accountId: entry.accountId,
@@ -154,6 +156,7 @@ function rowsOf(entry: RequestIndexEntry) {
 
 function fromRow(row: TableEntityResult<IndexRow>): RequestIndexEntry {
   return {
+    ...requestContextOf(row),
     requestId: row.requestId,
     connector: row.connector,
     accountId: row.accountId,

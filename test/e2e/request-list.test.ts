@@ -13,11 +13,17 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function submit(connector: string, accountId: string, actions: unknown[]) {
+async function submit(
+  connector: string,
+  accountId: string,
+  actions: unknown[],
+  context: Record<string, string> = {},
+) {
   const answer = await t.api('POST', '/api/requests', {
     connector,
     account: { accountId, displayName: accountId },
     actions,
+    ...context,
   });
   expect(answer.status).toBe(202);
   return answer.body.requestId as string;
@@ -31,10 +37,12 @@ describe('the request list', () => {
     submitted.push(await submit('scim-sandbox', 'list.one', [{ type: 'create' }]));
     t.clock.advanceBy(1_000);
     submitted.push(
-      await submit('graph-sandbox', 'list.two@contoso.example', [
-        { type: 'create' },
-        { type: 'grant', groups: ['Sales'] },
-      ]),
+      await submit(
+        'graph-sandbox',
+        'list.two@contoso.example',
+        [{ type: 'create' }, { type: 'grant', groups: ['Sales'] }],
+        { requestedBy: 'ada@contoso.example', correlationId: 'CHG-2' },
+      ),
     );
     t.clock.advanceBy(1_000);
     // Fails: the account does not exist.
@@ -51,6 +59,8 @@ describe('the request list', () => {
       connector: 'graph-sandbox',
       accountId: 'list.two@contoso.example',
       actions: ['create', 'grant'],
+      requestedBy: 'ada@contoso.example',
+      correlationId: 'CHG-2',
       source: 'http',
       status: 'succeeded',
       receivedAt: expect.any(String),

@@ -31,7 +31,15 @@ const ids = (page: { entries: RequestIndexEntry[] }) => page.entries.map((e) => 
 describe('TableRequestIndex', () => {
   beforeAll(async () => {
     await index.add(entry('r1', 1));
-    await index.add(entry('r2', 2, { connector: 'entra', accountId: 'jane@contoso.com' }));
+    await index.add(
+      entry('r2', 2, {
+        connector: 'entra',
+        accountId: 'jane@contoso.com',
+        requestedBy: 'ada@contoso.com',
+        reason: 'joiner, "Sales"',
+        correlationId: 'CHG-1042',
+      }),
+    );
     await index.add(entry('r3', 3, { accountId: 'john/doe#1' }));
     await index.add(entry('r4', 4, { connector: 'entra', accountId: 'jane.doe' }));
     await index.recordEnd(
@@ -46,6 +54,12 @@ describe('TableRequestIndex', () => {
     expect(page.entries.find((e) => e.requestId === 'r1')).toEqual(
       entry('r1', 1, { status: 'succeeded', finishedAt: '2026-11-22T08:01:09Z' }),
     );
+    expect(page.entries.find((e) => e.requestId === 'r2')).toMatchObject({
+      requestedBy: 'ada@contoso.com',
+      reason: 'joiner, "Sales"',
+      correlationId: 'CHG-1042',
+    });
+    expect(page.entries.find((e) => e.requestId === 'r1')).not.toHaveProperty('requestedBy');
   });
 
   it('keeps the end when the submission write comes after it (a retried submission)', async () => {
