@@ -32,7 +32,14 @@ export interface ConnectorInfo {
   features: { compatibilityRun: boolean; groupStructure: boolean; inheritedMemberships: boolean };
 }
 
-export interface RequestListItem {
+/** Who asked, why, and the governance workflow's case: what the caller sent with the request. */
+export interface RequestContext {
+  requestedBy?: string;
+  reason?: string;
+  correlationId?: string;
+}
+
+export interface RequestListItem extends RequestContext {
   requestId: string;
   connector: string;
   accountId: string;
@@ -75,7 +82,7 @@ export interface StepView {
   [more: string]: unknown;
 }
 
-export interface RequestView {
+export interface RequestView extends RequestContext {
   requestId: string;
   connector: string;
   accountId: string;
@@ -158,7 +165,7 @@ export interface CatalogueRole {
   [more: string]: unknown;
 }
 
-export interface JournalEntry {
+export interface JournalEntry extends RequestContext {
   key: string;
   connector: string;
   accountId: string;
@@ -192,7 +199,10 @@ export interface JobView {
 
 export interface StatusFinding {
   name: string;
+  /** `ok`, `failed`; for permissions `granted`, `missing`, `not verified`. */
   outcome: string;
+  /** What a permission finding rests on: `probe` (proof) or `token` (a hint). */
+  evidence?: string;
   detail: string;
   [more: string]: unknown;
 }

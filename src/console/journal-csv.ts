@@ -10,6 +10,9 @@ export const JOURNAL_COLUMNS = [
   'groupId',
   'requestId',
   'step',
+  'requestedBy',
+  'reason',
+  'correlationId',
   'key',
 ] as const;
 

@@ -25,6 +25,10 @@ export interface DraftAction {
 export interface RequestDraft {
   connector: string;
   requestId: string;
+  /** Who asked, why, and the case in the governance workflow (journaled with every change). */
+  requestedBy: string;
+  reason: string;
+  correlationId: string;
   accountId: string;
   displayName: string;
   givenName: string;
@@ -64,8 +68,14 @@ export function requestBody(draft: RequestDraft, password: string): Record<strin
       }),
   );
   if (Object.keys(attributes).length > 0) account.attributes = attributes;
+  const context = Object.fromEntries(
+    (['requestedBy', 'reason', 'correlationId'] as const)
+      .map((field) => [field, draft[field].trim()] as const)
+      .filter(([, value]) => value !== ''),
+  );
   return {
     ...(draft.requestId.trim() === '' ? {} : { requestId: draft.requestId.trim() }),
+    ...context,
     connector: draft.connector,
     account,
     ...(password !== '' && usesPassword(draft) ? { password } : {}),

@@ -19,6 +19,7 @@ beforeAll(async () => {
     const submitted = await c.t.api('POST', '/api/requests', {
       connector: 'scim-sandbox',
       account: { accountId, displayName: `CSV, "${accountId}"` },
+      requestedBy: 'csv-test',
       actions: [{ type: 'create' }, { type: 'grant', groups }],
     });
     await c.t.finished(submitted.body.requestId);
@@ -120,9 +121,13 @@ describe('the catalogue and journal pages', () => {
       'groupId',
       'requestId',
       'step',
+      'requestedBy',
+      'reason',
+      'correlationId',
       'key',
     ]);
-    expect(csv.slice(1).map((row) => row[8])).toEqual(expected.map((e) => e.key));
+    expect(csv.slice(1).map((row) => row[11])).toEqual(expected.map((e) => e.key));
+    expect(csv.slice(1).map((row) => row[8])).toEqual(expected.map(() => 'csv-test'));
     expect(csv.slice(1).every((row) => row[2] === 'csv.one')).toBe(true);
 
     // Unfiltered, the CSV holds every entry the API pages through.

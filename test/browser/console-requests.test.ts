@@ -40,6 +40,8 @@ describe('the request pages', () => {
     await page.getByLabel('Connector').selectOption('scim-sandbox');
     await page.getByLabel('Account ID').fill('form.user');
     await page.getByLabel('Display name').fill('Form User');
+    await page.getByLabel('Requested by').fill('helpdesk@contoso.example');
+    await page.getByLabel('Correlation ID (ticket, approval)').fill('CHG-4711');
     await addAction(page, 'create');
     await page.getByLabel('Password (for create or set password)').fill(PASSWORD);
     await addAction(page, 'grant');
@@ -74,6 +76,10 @@ describe('the request pages', () => {
     const groups = scim.groupIdsOf('form.user').map((id) => scim.getGroup(id)!.displayName);
     expect(groups.sort()).toEqual(['Engineering', 'Sales']);
     await c.t.host.driver.verifyReplay(requestInstanceId(requestId));
+    expect(await page.locator('dl.facts').textContent()).toContain('helpdesk@contoso.example');
+    const journal = await c.t.api('GET', '/api/journal?correlationId=CHG-4711');
+    expect(journal.body.entries).toHaveLength(3);
+    expect(journal.body.entries[0].requestedBy).toBe('helpdesk@contoso.example');
 
     // The password was sent once and kept nowhere the browser shows or stores.
     expect(page.url()).not.toContain(PASSWORD);

@@ -11,6 +11,7 @@ const SYMBOLS: Record<string, string> = {
   granted: '✓',
   missing: '✕',
   unknown: '?',
+  'not verified': '?',
   present: '✓',
   gone: '–',
   enabled: '✓',

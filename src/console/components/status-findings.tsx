@@ -2,6 +2,12 @@ import type { StatusResult } from '../api-types';
 import { ExtraFields } from './extra-fields';
 import { StatusBadge } from './status-badge';
 
+/** What a permission finding rests on, in words. */
+const EVIDENCE: Record<string, string> = {
+  probe: 'a probe read just made (proof)',
+  token: "the token's roles claim (a hint)",
+};
+
 /**
  * "Check status" and, for Graph, the permission report: every finding with its outcome and
  * the detail the service saw it in.
@@ -20,6 +26,7 @@ export function StatusFindings({ result }: { result: StatusResult }) {
               <tr>
                 <th scope="col">Check</th>
                 <th scope="col">Outcome</th>
+                <th scope="col">Evidence</th>
                 <th scope="col">Detail</th>
               </tr>
             </thead>
@@ -30,9 +37,13 @@ export function StatusFindings({ result }: { result: StatusResult }) {
                   <td>
                     <StatusBadge status={finding.outcome} />
                   </td>
+                  <td>{EVIDENCE[finding.evidence ?? ''] ?? finding.evidence ?? ''}</td>
                   <td>
                     {finding.detail}
-                    <ExtraFields value={finding} known={['name', 'outcome', 'detail']} />
+                    <ExtraFields
+                      value={finding}
+                      known={['name', 'outcome', 'evidence', 'detail']}
+                    />
                   </td>
                 </tr>
               ))}

@@ -32,6 +32,8 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
   const filters = {
     connector: query.get('connector') ?? '',
     accountId: query.get('accountId') ?? '',
+    correlationId: query.get('correlationId') ?? '',
+    requestedBy: query.get('requestedBy') ?? '',
     from: query.get('from') ?? '',
     to: query.get('to') ?? '',
   };
@@ -90,6 +92,8 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
             to.journal({
               connector: form.connector,
               accountId: form.accountId,
+              correlationId: form.correlationId,
+              requestedBy: form.requestedBy,
               from: localInputToIso(form.from),
               to: localInputToIso(form.to),
             }),
@@ -110,6 +114,26 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
             value={form.accountId}
             onInput={(event) =>
               setForm({ ...form, accountId: (event.target as HTMLInputElement).value })
+            }
+          />
+        </div>
+        <div class="field">
+          <label for="journal-correlation">Correlation ID</label>
+          <input
+            id="journal-correlation"
+            value={form.correlationId}
+            onInput={(event) =>
+              setForm({ ...form, correlationId: (event.target as HTMLInputElement).value })
+            }
+          />
+        </div>
+        <div class="field">
+          <label for="journal-requested-by">Requested by</label>
+          <input
+            id="journal-requested-by"
+            value={form.requestedBy}
+            onInput={(event) =>
+              setForm({ ...form, requestedBy: (event.target as HTMLInputElement).value })
             }
           />
         </div>
@@ -159,6 +183,7 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
                 <th scope="col">Change</th>
                 <th scope="col">Group</th>
                 <th scope="col">Request</th>
+                <th scope="col">Requested by</th>
               </tr>
             </thead>
             <tbody>
@@ -178,6 +203,12 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
                       {entry.requestId}
                       <span class="muted"> step {entry.step + 1}</span>
                     </a>
+                  </td>
+                  <td>
+                    {entry.requestedBy ?? ''}
+                    {entry.correlationId === undefined ? null : (
+                      <span class="muted"> ({entry.correlationId})</span>
+                    )}
                   </td>
                 </tr>
               ))}

@@ -25,6 +25,13 @@ const PROFILE_FIELDS = [
   ['email', 'E-mail'],
 ] as const;
 
+/** Journaled with every change the request makes: who asked, why, and the case. */
+const CONTEXT_FIELDS = [
+  ['requestedBy', 'Requested by'],
+  ['reason', 'Reason'],
+  ['correlationId', 'Correlation ID (ticket, approval)'],
+] as const;
+
 let nextKey = 1;
 
 /**
@@ -37,6 +44,9 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
   const [draft, setDraft] = useState<RequestDraft>(() => ({
     connector: query.get('connector') ?? connectors[0]?.name ?? '',
     requestId: '',
+    requestedBy: caller.kind === 'principal' ? (caller.name ?? '') : '',
+    reason: '',
+    correlationId: '',
     accountId: query.get('accountId') ?? '',
     displayName: '',
     givenName: '',
@@ -169,6 +179,24 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
               value={draft.requestId}
               onInput={(event) => set({ requestId: (event.target as HTMLInputElement).value })}
             />
+          </div>
+        </fieldset>
+
+        <fieldset>
+          <legend>Who asked, and why</legend>
+          <div class="field-grid">
+            {CONTEXT_FIELDS.map(([field, label]) => (
+              <div class="field" key={field}>
+                <label for={`new-${field}`}>{label}</label>
+                <input
+                  id={`new-${field}`}
+                  type="text"
+                  autocomplete="off"
+                  value={draft[field]}
+                  onInput={(event) => set({ [field]: (event.target as HTMLInputElement).value })}
+                />
+              </div>
+            ))}
           </div>
         </fieldset>
 

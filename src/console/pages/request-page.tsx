@@ -11,6 +11,9 @@ import { usePolling, useResource } from '../use-resource';
 
 const KNOWN = [
   'requestId',
+  'requestedBy',
+  'reason',
+  'correlationId',
   'connector',
   'accountId',
   'status',
@@ -19,6 +22,12 @@ const KNOWN = [
   'finishedAt',
   'runtimeStatus',
 ];
+
+const CONTEXT = [
+  ['requestedBy', 'Requested by'],
+  ['correlationId', 'Correlation ID'],
+  ['reason', 'Reason'],
+] as const;
 
 /** How often a request that has not ended is read again. */
 const LIVE_MS = 1000;
@@ -67,6 +76,14 @@ export function RequestPage({ requestId }: { requestId: string }) {
                   <a href={to.account(view.connector, view.accountId)}>{view.accountId}</a>
                 </dd>
               </div>
+              {CONTEXT.map(([field, label]) =>
+                view[field] === undefined ? null : (
+                  <div key={field}>
+                    <dt>{label}</dt>
+                    <dd>{view[field]}</dd>
+                  </div>
+                ),
+              )}
               {view.startedAt === undefined ? null : (
                 <div>
                   <dt>Started</dt>

@@ -107,6 +107,7 @@ export function RequestsPage({ query }: { query: URLSearchParams }) {
                 <th scope="col">Connector</th>
                 <th scope="col">Account</th>
                 <th scope="col">Actions</th>
+                <th scope="col">Requested by</th>
                 <th scope="col">Status</th>
               </tr>
             </thead>
@@ -126,6 +127,12 @@ export function RequestsPage({ query }: { query: URLSearchParams }) {
                     </a>
                   </td>
                   <td>{request.actions.join(', ')}</td>
+                  <td>
+                    {request.requestedBy ?? ''}
+                    {request.correlationId === undefined ? null : (
+                      <span class="muted"> ({request.correlationId})</span>
+                    )}
+                  </td>
                   <td>
                     <StatusBadge status={request.status} />
                   </td>

@@ -48,6 +48,9 @@ describe('the request the form sends', () => {
   const draft: RequestDraft = {
     connector: 'hr',
     requestId: '',
+    requestedBy: '',
+    reason: '',
+    correlationId: '',
     accountId: ' jane.doe ',
     displayName: 'Jane Doe',
     givenName: '',
@@ -72,16 +75,25 @@ describe('the request the form sends', () => {
     });
   });
 
-  it('sends the password with a create, and the request ID when given', () => {
+  it('sends the password with a create, the request ID and who asked and why when given', () => {
     const body = requestBody(
-      { ...draft, requestId: 'r-9', actions: [{ key: 1, type: 'create', groups: [] }] },
+      {
+        ...draft,
+        requestId: 'r-9',
+        requestedBy: ' ada@contoso.com ',
+        correlationId: 'CHG-7',
+        actions: [{ key: 1, type: 'create', groups: [] }],
+      },
       'Secret-1',
     );
     expect(body).toMatchObject({
       requestId: 'r-9',
+      requestedBy: 'ada@contoso.com',
+      correlationId: 'CHG-7',
       password: 'Secret-1',
       actions: [{ type: 'create' }],
     });
+    expect(body).not.toHaveProperty('reason');
   });
 });
 
@@ -144,11 +156,13 @@ describe('the journal as CSV', () => {
         groupName: '<img src=x>',
         groupId: 'g1',
         at: '2026-11-22T08:00:00.000Z',
+        requestedBy: 'ada',
+        reason: 'joiner, day 1',
       },
     ]);
     expect(csv).toBe(
-      'at,connector,accountId,change,groupName,groupId,requestId,step,key\r\n' +
-        '2026-11-22T08:00:00.000Z,hr,jane,member added,<img src=x>,g1,r1,0,k1\r\n',
+      'at,connector,accountId,change,groupName,groupId,requestId,step,requestedBy,reason,correlationId,key\r\n' +
+        '2026-11-22T08:00:00.000Z,hr,jane,member added,<img src=x>,g1,r1,0,ada,"joiner, day 1",,k1\r\n',
     );
   });
 });
