@@ -224,28 +224,68 @@ export interface HttpExchange {
   [more: string]: unknown;
 }
 
+export interface SettingValue {
+  setting: string;
+  value: string;
+}
+
 export interface CompatibilityCheck {
+  /** The part of the point it is about: `co`, `password`, `member value`... */
+  aspect?: string;
   holds?: boolean | null;
   note: string;
   evidence: HttpExchange[];
+  withSetting?: SettingValue;
   [more: string]: unknown;
 }
 
 export interface CompatibilityPoint {
   number: number;
   title: string;
+  /** `fits`, `does not fit`, `could not tell`. */
   outcome: string;
+  reason?: string;
+  advice?: string;
+  fitsWith?: SettingValue[];
   checks: CompatibilityCheck[];
   [more: string]: unknown;
 }
 
+export interface SuggestedSetting extends SettingValue {
+  point: number;
+  tried: boolean;
+  reason: string;
+}
+
+export interface ActionVerdict {
+  action: string;
+  /** `works`, `will fail`, `untested`. */
+  outcome: string;
+  reason: string;
+  point?: number;
+  needs?: SettingValue[];
+}
+
+/** A compatibility run's result: the six points, the settings to use, and what will work. */
 export interface CompatibilityReport {
   connector: string;
-  baseUrl?: string;
-  testAccount?: string;
+  at?: string;
+  jobId?: string;
+  /** `fits`, `fits with the suggested settings`, `does not fit`, `could not tell`. */
+  verdict?: string;
+  summary?: string;
   points: CompatibilityPoint[];
-  steps?: { name: string; outcome: string; detail: string }[];
-  cleanup?: string;
-  fits?: boolean;
+  suggestedSettings?: SuggestedSetting[];
+  actions?: ActionVerdict[];
+  judgedSettings?: Record<string, string>;
+  evidenceDropped?: boolean;
   [more: string]: unknown;
+}
+
+/** What the status check says of the last compatibility run (null: none kept yet). */
+export interface LastRunSummary {
+  at: string;
+  verdict: string;
+  summary: string;
+  jobId?: string;
 }

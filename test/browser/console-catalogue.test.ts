@@ -142,4 +142,25 @@ describe('the catalogue and journal pages', () => {
     );
     expect(c.problems).toEqual([]);
   });
+
+  it('runs the compatibility test from the page: six points with evidence, as the API keeps it', async () => {
+    const page = await c.open();
+    await page.goto(c.url('/connectors/scim-sandbox'));
+    await page.getByText('No compatibility run is kept for this connector yet.').waitFor();
+    await page.getByRole('button', { name: 'Run the compatibility test' }).click();
+    const points = page.locator('ol.checklist > li');
+    await expect.poll(() => points.count(), { timeout: 30_000 }).toBe(6);
+    const kept = await c.t.api('GET', '/api/connectors/scim-sandbox/compatibility-run');
+    expect(kept.status).toBe(200);
+    const shown = await points.evaluateAll((items) =>
+      items.map((item) => item.querySelector('.checklist-head .badge')!.textContent!.slice(2)),
+    );
+    expect(shown).toEqual(kept.body.points.map((point: { outcome: string }) => point.outcome));
+    for (let i = 0; i < 6; i++) {
+      expect(await points.nth(i).locator('details.evidence').count()).toBeGreaterThan(0);
+    }
+    const actions = page.getByRole('region', { name: 'What will work' }).locator('tbody tr');
+    expect(await actions.count()).toBe(kept.body.actions.length);
+    expect(c.problems).toEqual([]);
+  });
 });

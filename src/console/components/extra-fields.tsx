@@ -2,8 +2,8 @@ import { asText } from '../format';
 
 /**
  * The fields of an answer the page does not know yet, shown as they are: a field the API
- * adds (a request's `requestedBy`, a report's new section) is visible before the page is
- * taught to lay it out.
+ * adds (a report's new section) is visible before the page is taught to lay it out. Plain
+ * values are listed; a structured value is folded under its name, to open on demand.
  */
 export function ExtraFields({
   value,
@@ -23,8 +23,19 @@ export function ExtraFields({
     <dl class="extra-fields" aria-label={label}>
       {extra.map(([name, field]) => (
         <div key={name}>
-          <dt>{name}</dt>
-          <dd>{typeof field === 'object' ? <pre>{asText(field)}</pre> : asText(field)}</dd>
+          {typeof field === 'object' ? (
+            <dd>
+              <details>
+                <summary>{name}</summary>
+                <pre>{asText(field)}</pre>
+              </details>
+            </dd>
+          ) : (
+            <>
+              <dt>{name}</dt>
+              <dd>{asText(field)}</dd>
+            </>
+          )}
         </div>
       ))}
     </dl>

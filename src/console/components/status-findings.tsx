@@ -51,7 +51,10 @@ export function StatusFindings({ result }: { result: StatusResult }) {
           </table>
         </div>
       )}
-      <ExtraFields value={result} known={['connector', 'kind', 'ok', 'summary', 'findings']} />
+      <ExtraFields
+        value={result}
+        known={['connector', 'kind', 'ok', 'summary', 'findings', 'lastCompatibilityRun']}
+      />
     </section>
   );
 }

@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import { mayOperate, useApp } from '../app-context';
-import type { CompatibilityReport, JobView, StatusResult } from '../api-types';
+import { ApiError } from '../api-client';
+import type { CompatibilityReport, JobView, LastRunSummary, StatusResult } from '../api-types';
+import { formatTime } from '../format';
 import { CompatibilityChecklist } from '../components/compatibility-checklist';
 import { ErrorPanel } from '../components/error-panel';
 import { JobProgress } from '../components/job-progress';
@@ -8,6 +10,17 @@ import { PageHeading } from '../components/page-heading';
 import { StatusFindings } from '../components/status-findings';
 import { to } from '../routes';
 import { usePolling, useResource } from '../use-resource';
+
+/** The status check's word on the last compatibility run, when the kind has one. */
+function LastRun({ summary }: { summary: LastRunSummary | null | undefined }) {
+  if (summary === undefined || summary === null) return null;
+  return (
+    <p>
+      Last compatibility run <time dateTime={summary.at}>{formatTime(summary.at)}</time>:{' '}
+      {summary.verdict}. <span class="muted">{summary.summary}</span>
+    </p>
+  );
+}
 
 const failure = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
 
@@ -31,6 +44,19 @@ export function ConnectorPage({ connector }: { connector: string }) {
     [jobId],
   );
   usePolling(job.reload, 1000, job.data?.status === 'running');
+  // The last run kept for the connector: shown until a new one ends. None yet: a 404.
+  const last = useResource(async () => {
+    if (info?.features.compatibilityRun !== true) return undefined;
+    try {
+      return await api.get<CompatibilityReport>(`${path}/compatibility-run`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }, [connector]);
+  const shown =
+    (job.data?.result as CompatibilityReport | undefined) ??
+    (job.data === undefined ? last.data : undefined);
 
   const check = async () => {
     setChecking(true);
@@ -87,6 +113,7 @@ export function ConnectorPage({ connector }: { connector: string }) {
         </button>
         <ErrorPanel error={statusError} title="The status check failed" />
         {status === undefined ? null : <StatusFindings result={status} />}
+        <LastRun summary={status?.lastCompatibilityRun as LastRunSummary | null | undefined} />
       </section>
       {info.features.compatibilityRun ? (
         <section aria-labelledby="compat-heading">
@@ -109,9 +136,14 @@ export function ConnectorPage({ connector }: { connector: string }) {
           )}
           <ErrorPanel error={runError} title="The run did not start" />
           <ErrorPanel error={job.error} />
+          <ErrorPanel error={last.error} title="The last run could not be read" />
           {job.data === undefined ? null : <JobProgress job={job.data} label="Compatibility run" />}
-          {job.data?.result === undefined ? null : (
-            <CompatibilityChecklist report={job.data.result as CompatibilityReport} />
+          {shown === undefined ? (
+            last.loading || job.data !== undefined ? null : (
+              <p>No compatibility run is kept for this connector yet.</p>
+            )
+          ) : (
+            <CompatibilityChecklist report={shown} />
           )}
         </section>
       ) : null}
