@@ -3,7 +3,7 @@ import { ProvisioningError } from '../domain/errors';
 import { requestContextOf, type RequestContext } from '../domain/request-context';
 import type { RequestStatus } from '../domain/request-report';
 import { EnsuredTable } from './ensured-table';
-import { fromPageToken, toPageToken } from './page-token';
+import { readPage } from './table-page';
 import type {
   RequestIndexEntry,
   RequestIndexPage,
@@ -67,40 +67,15 @@ export class TableRequestIndex implements RequestIndexStore {
   }
 
   async query(query: RequestIndexQuery): Promise<RequestIndexPage> {
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new ProvisioningError(
-        'REQUEST_INVALID',
-        `limit must be a whole number from 1 to ${MAX_LIMIT}`,
-        { object: 'limit' },
-      );
-    }
-    const filter = indexFilter(query);
-    let continuationToken =
-      query.continuationToken === undefined
-        ? undefined
-        : fromPageToken(query.continuationToken, 'the request list');
-    const client = await this.table.client();
-    const entries: RequestIndexEntry[] = [];
-    // The service may end a page early (even empty) with a token: read on until it is full.
-    do {
-      const pages = client.listEntities<IndexRow>({ queryOptions: { filter } }).byPage({
-        maxPageSize: limit - entries.length,
-        ...(continuationToken === undefined ? {} : { continuationToken }),
-      });
-      const page = await guardStorage('read the request list', async () => {
-        const next = await pages.next();
-        return next.done === true ? undefined : next.value;
-      });
-      for (const row of page ?? []) entries.push(fromRow(row));
-      continuationToken = page?.continuationToken;
-    } while (entries.length < limit && continuationToken !== undefined);
-    return {
-      entries,
-      ...(continuationToken === undefined
-        ? {}
-        : { continuationToken: toPageToken(continuationToken) }),
-    };
+    return readPage<IndexRow, RequestIndexEntry>(await this.table.client(), {
+      filter: indexFilter(query),
+      limit: query.limit,
+      defaultLimit: DEFAULT_LIMIT,
+      maxLimit: MAX_LIMIT,
+      continuationToken: query.continuationToken,
+      of: 'the request list',
+      fromRow,
+    });
   }
 }
 
