@@ -1,6 +1,7 @@
 import type { CompatibilityReport, HttpExchange, SettingValue } from '../api-types';
 import { asText, formatTime } from '../format';
 import { ExtraFields } from './extra-fields';
+import { ScrollTable } from './scroll-table';
 import { StatusBadge } from './status-badge';
 
 const settings = (values: readonly SettingValue[] | undefined) =>
@@ -28,35 +29,32 @@ function SuggestedSettings({ report }: { report: CompatibilityReport }) {
   const suggested = report.suggestedSettings ?? [];
   if (suggested.length === 0) return null;
   return (
-    <div class="table-scroll" tabIndex={0} role="region" aria-label="Suggested settings">
-      <table>
-        <caption>Suggested settings</caption>
-        <thead>
-          <tr>
-            <th scope="col">Setting</th>
-            <th scope="col">Value</th>
-            <th scope="col">Point</th>
-            <th scope="col">Tried</th>
-            <th scope="col">Why</th>
+    <ScrollTable label="Suggested settings" caption="Suggested settings">
+      <thead>
+        <tr>
+          <th scope="col">Setting</th>
+          <th scope="col">Value</th>
+          <th scope="col">Point</th>
+          <th scope="col">Tried</th>
+          <th scope="col">Why</th>
+        </tr>
+      </thead>
+      <tbody>
+        {suggested.map((setting) => (
+          <tr key={`${setting.setting}=${setting.value}`}>
+            <th scope="row">
+              <code>{setting.setting}</code>
+            </th>
+            <td>
+              <code>{setting.value}</code>
+            </td>
+            <td>{setting.point}</td>
+            <td>{setting.tried ? 'yes: seen to work' : 'no: could not be tried'}</td>
+            <td>{setting.reason}</td>
           </tr>
-        </thead>
-        <tbody>
-          {suggested.map((setting) => (
-            <tr key={`${setting.setting}=${setting.value}`}>
-              <th scope="row">
-                <code>{setting.setting}</code>
-              </th>
-              <td>
-                <code>{setting.value}</code>
-              </td>
-              <td>{setting.point}</td>
-              <td>{setting.tried ? 'yes: seen to work' : 'no: could not be tried'}</td>
-              <td>{setting.reason}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 
@@ -64,35 +62,32 @@ function Actions({ report }: { report: CompatibilityReport }) {
   const actions = report.actions ?? [];
   if (actions.length === 0) return null;
   return (
-    <div class="table-scroll" tabIndex={0} role="region" aria-label="What will work">
-      <table>
-        <caption>What will work on this server</caption>
-        <thead>
-          <tr>
-            <th scope="col">Action</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Why</th>
+    <ScrollTable label="What will work" caption="What will work on this server">
+      <thead>
+        <tr>
+          <th scope="col">Action</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">Why</th>
+        </tr>
+      </thead>
+      <tbody>
+        {actions.map((action) => (
+          <tr key={action.action}>
+            <th scope="row">{action.action}</th>
+            <td>
+              <StatusBadge status={action.outcome} />
+            </td>
+            <td>
+              {action.reason}
+              {action.point === undefined ? '' : ` (point ${action.point})`}
+              {action.needs === undefined || action.needs.length === 0
+                ? ''
+                : `; needs ${settings(action.needs)}`}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {actions.map((action) => (
-            <tr key={action.action}>
-              <th scope="row">{action.action}</th>
-              <td>
-                <StatusBadge status={action.outcome} />
-              </td>
-              <td>
-                {action.reason}
-                {action.point === undefined ? '' : ` (point ${action.point})`}
-                {action.needs === undefined || action.needs.length === 0
-                  ? ''
-                  : `; needs ${settings(action.needs)}`}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </ScrollTable>
   );
 }
 

@@ -1,5 +1,6 @@
 import type { StatusResult } from '../api-types';
 import { ExtraFields } from './extra-fields';
+import { ScrollTable } from './scroll-table';
 import { StatusBadge } from './status-badge';
 
 /** What a permission finding rests on, in words. */
@@ -19,37 +20,31 @@ export function StatusFindings({ result }: { result: StatusResult }) {
         <StatusBadge status={result.ok ? 'ok' : 'failed'} /> {result.summary}
       </p>
       {result.findings.length === 0 ? null : (
-        <div class="table-scroll" tabIndex={0} role="region" aria-label="Findings">
-          <table>
-            <caption>Findings</caption>
-            <thead>
-              <tr>
-                <th scope="col">Check</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Evidence</th>
-                <th scope="col">Detail</th>
+        <ScrollTable label="Findings" caption="Findings">
+          <thead>
+            <tr>
+              <th scope="col">Check</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Evidence</th>
+              <th scope="col">Detail</th>
+            </tr>
+          </thead>
+          <tbody>
+            {result.findings.map((finding, index) => (
+              <tr key={index}>
+                <th scope="row">{finding.name}</th>
+                <td>
+                  <StatusBadge status={finding.outcome} />
+                </td>
+                <td>{EVIDENCE[finding.evidence ?? ''] ?? finding.evidence ?? ''}</td>
+                <td>
+                  {finding.detail}
+                  <ExtraFields value={finding} known={['name', 'outcome', 'evidence', 'detail']} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {result.findings.map((finding, index) => (
-                <tr key={index}>
-                  <th scope="row">{finding.name}</th>
-                  <td>
-                    <StatusBadge status={finding.outcome} />
-                  </td>
-                  <td>{EVIDENCE[finding.evidence ?? ''] ?? finding.evidence ?? ''}</td>
-                  <td>
-                    {finding.detail}
-                    <ExtraFields
-                      value={finding}
-                      known={['name', 'outcome', 'evidence', 'detail']}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </ScrollTable>
       )}
       <ExtraFields
         value={result}

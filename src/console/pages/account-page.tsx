@@ -4,6 +4,7 @@ import { ErrorPanel } from '../components/error-panel';
 import { ExtraFields } from '../components/extra-fields';
 import { Notices } from '../components/notices';
 import { PageHeading } from '../components/page-heading';
+import { ScrollTable } from '../components/scroll-table';
 import { StatusBadge } from '../components/status-badge';
 import { formatTime } from '../format';
 import { to } from '../routes';
@@ -152,40 +153,33 @@ export function AccountPage({ connector, accountId }: { connector: string; accou
               {view.effectiveInheritedMemberships.length === 0 ? (
                 <p>None: no direct group is nested in another.</p>
               ) : (
-                <div
-                  class="table-scroll"
-                  tabIndex={0}
-                  role="region"
-                  aria-label="Effective inherited memberships"
-                >
-                  <table class="inherited">
-                    <thead>
-                      <tr>
-                        <th scope="col">Group</th>
-                        <th scope="col">Inherited through</th>
+                <ScrollTable label="Effective inherited memberships" className="inherited">
+                  <thead>
+                    <tr>
+                      <th scope="col">Group</th>
+                      <th scope="col">Inherited through</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {view.effectiveInheritedMemberships.map((group) => (
+                      <tr key={group.id}>
+                        <th scope="row">
+                          <GroupName group={group} connector={info} />
+                          {group.alsoDirect === true ? (
+                            <span class="muted"> (also direct)</span>
+                          ) : null}
+                        </th>
+                        <td>
+                          <ol class="path" aria-label={`Path to ${group.displayName}`}>
+                            {group.path.map((step) => (
+                              <li key={step.id}>{step.displayName}</li>
+                            ))}
+                          </ol>
+                        </td>
                       </tr>
-                    </thead>
-                    <tbody>
-                      {view.effectiveInheritedMemberships.map((group) => (
-                        <tr key={group.id}>
-                          <th scope="row">
-                            <GroupName group={group} connector={info} />
-                            {group.alsoDirect === true ? (
-                              <span class="muted"> (also direct)</span>
-                            ) : null}
-                          </th>
-                          <td>
-                            <ol class="path" aria-label={`Path to ${group.displayName}`}>
-                              {group.path.map((step) => (
-                                <li key={step.id}>{step.displayName}</li>
-                              ))}
-                            </ol>
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                    ))}
+                  </tbody>
+                </ScrollTable>
               )}
             </section>
           )}

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useApp } from '../app-context';
 import { ConnectorSelect } from '../components/connector-select';
 import { PageHeading } from '../components/page-heading';
+import { TextField } from '../components/text-field';
 import { navigate } from '../navigation';
 import { to } from '../routes';
 
@@ -27,15 +28,13 @@ export function AccountsPage({ query }: { query: URLSearchParams }) {
           value={connector}
           onChange={setConnector}
         />
-        <div class="field">
-          <label for="accounts-id">Account ID</label>
-          <input
-            id="accounts-id"
-            required
-            value={accountId}
-            onInput={(event) => setAccountId((event.target as HTMLInputElement).value)}
-          />
-        </div>
+        <TextField
+          id="accounts-id"
+          label="Account ID"
+          value={accountId}
+          onChange={setAccountId}
+          required
+        />
         <button type="submit">Show account</button>
       </form>
     </>

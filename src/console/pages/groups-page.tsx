@@ -4,6 +4,7 @@ import type { GroupLink } from '../api-types';
 import { ConnectorSelect } from '../components/connector-select';
 import { ErrorPanel } from '../components/error-panel';
 import { PageHeading } from '../components/page-heading';
+import { TextField } from '../components/text-field';
 import { navigate } from '../navigation';
 import { to } from '../routes';
 import { useResource } from '../use-resource';
@@ -44,17 +45,13 @@ export function GroupsPage({ query }: { query: URLSearchParams }) {
             value={form.connector}
             onChange={(name) => setForm({ ...form, connector: name })}
           />
-          <div class="field">
-            <label for="groups-search">Group name contains</label>
-            <input
-              id="groups-search"
-              required
-              value={form.search}
-              onInput={(event) =>
-                setForm({ ...form, search: (event.target as HTMLInputElement).value })
-              }
-            />
-          </div>
+          <TextField
+            id="groups-search"
+            label="Group name contains"
+            value={form.search}
+            onChange={(value) => setForm({ ...form, search: value })}
+            required
+          />
           <button type="submit">Search the target</button>
         </form>
       )}

@@ -4,11 +4,13 @@ import type { JournalEntry, JournalPage } from '../api-types';
 import { ConnectorSelect } from '../components/connector-select';
 import { ErrorPanel } from '../components/error-panel';
 import { PageHeading } from '../components/page-heading';
+import { TextField } from '../components/text-field';
 import { Pager } from '../components/pager';
 import { formatTime, isoToLocalInput, localInputToIso } from '../format';
 import { journalCsv } from '../journal-csv';
 import { navigate } from '../navigation';
 import { to } from '../routes';
+import { ScrollTable } from '../components/scroll-table';
 import { useResource } from '../use-resource';
 
 const PAGE = 50;
@@ -107,56 +109,38 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
           anyLabel="All connectors"
           onChange={(connector) => setForm({ ...form, connector })}
         />
-        <div class="field">
-          <label for="journal-account">Account ID</label>
-          <input
-            id="journal-account"
-            value={form.accountId}
-            onInput={(event) =>
-              setForm({ ...form, accountId: (event.target as HTMLInputElement).value })
-            }
-          />
-        </div>
-        <div class="field">
-          <label for="journal-correlation">Correlation ID</label>
-          <input
-            id="journal-correlation"
-            value={form.correlationId}
-            onInput={(event) =>
-              setForm({ ...form, correlationId: (event.target as HTMLInputElement).value })
-            }
-          />
-        </div>
-        <div class="field">
-          <label for="journal-requested-by">Requested by</label>
-          <input
-            id="journal-requested-by"
-            value={form.requestedBy}
-            onInput={(event) =>
-              setForm({ ...form, requestedBy: (event.target as HTMLInputElement).value })
-            }
-          />
-        </div>
-        <div class="field">
-          <label for="journal-from">From</label>
-          <input
-            id="journal-from"
-            type="datetime-local"
-            value={form.from}
-            onInput={(event) =>
-              setForm({ ...form, from: (event.target as HTMLInputElement).value })
-            }
-          />
-        </div>
-        <div class="field">
-          <label for="journal-to">To</label>
-          <input
-            id="journal-to"
-            type="datetime-local"
-            value={form.to}
-            onInput={(event) => setForm({ ...form, to: (event.target as HTMLInputElement).value })}
-          />
-        </div>
+        <TextField
+          id="journal-account"
+          label="Account ID"
+          value={form.accountId}
+          onChange={(value) => setForm({ ...form, accountId: value })}
+        />
+        <TextField
+          id="journal-correlation"
+          label="Correlation ID"
+          value={form.correlationId}
+          onChange={(value) => setForm({ ...form, correlationId: value })}
+        />
+        <TextField
+          id="journal-requested-by"
+          label="Requested by"
+          value={form.requestedBy}
+          onChange={(value) => setForm({ ...form, requestedBy: value })}
+        />
+        <TextField
+          id="journal-from"
+          label="From"
+          value={form.from}
+          onChange={(value) => setForm({ ...form, from: value })}
+          type="datetime-local"
+        />
+        <TextField
+          id="journal-to"
+          label="To"
+          value={form.to}
+          onChange={(value) => setForm({ ...form, to: value })}
+          type="datetime-local"
+        />
         <button type="submit">Apply filters</button>
       </form>
       <div class="toolbar">
@@ -172,49 +156,51 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
       {journal.data === undefined ? null : entries.length === 0 ? (
         <p>No entry matches.</p>
       ) : (
-        <div class="table-scroll" tabIndex={0} role="region" aria-label="Journal entries">
-          <table class="journal">
-            <caption class="visually-hidden">Journal entries</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Connector</th>
-                <th scope="col">Account</th>
-                <th scope="col">Change</th>
-                <th scope="col">Group</th>
-                <th scope="col">Request</th>
-                <th scope="col">Requested by</th>
+        <ScrollTable
+          label="Journal entries"
+          caption="Journal entries"
+          hiddenCaption
+          className="journal"
+        >
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Connector</th>
+              <th scope="col">Account</th>
+              <th scope="col">Change</th>
+              <th scope="col">Group</th>
+              <th scope="col">Request</th>
+              <th scope="col">Requested by</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((entry) => (
+              <tr key={entry.key}>
+                <td class="nowrap">
+                  <time dateTime={entry.at}>{formatTime(entry.at)}</time>
+                </td>
+                <td>{entry.connector}</td>
+                <td>
+                  <a href={to.account(entry.connector, entry.accountId)}>{entry.accountId}</a>
+                </td>
+                <td class="nowrap">{entry.change}</td>
+                <td>{entry.groupName ?? entry.groupId ?? ''}</td>
+                <td>
+                  <a href={to.request(entry.requestId)}>
+                    {entry.requestId}
+                    <span class="muted"> step {entry.step + 1}</span>
+                  </a>
+                </td>
+                <td>
+                  {entry.requestedBy ?? ''}
+                  {entry.correlationId === undefined ? null : (
+                    <span class="muted"> ({entry.correlationId})</span>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={entry.key}>
-                  <td class="nowrap">
-                    <time dateTime={entry.at}>{formatTime(entry.at)}</time>
-                  </td>
-                  <td>{entry.connector}</td>
-                  <td>
-                    <a href={to.account(entry.connector, entry.accountId)}>{entry.accountId}</a>
-                  </td>
-                  <td class="nowrap">{entry.change}</td>
-                  <td>{entry.groupName ?? entry.groupId ?? ''}</td>
-                  <td>
-                    <a href={to.request(entry.requestId)}>
-                      {entry.requestId}
-                      <span class="muted"> step {entry.step + 1}</span>
-                    </a>
-                  </td>
-                  <td>
-                    {entry.requestedBy ?? ''}
-                    {entry.correlationId === undefined ? null : (
-                      <span class="muted"> ({entry.correlationId})</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </ScrollTable>
       )}
       <Pager
         isFirst={page === undefined}

@@ -5,6 +5,7 @@ import { ConnectorSelect } from '../components/connector-select';
 import { ErrorPanel } from '../components/error-panel';
 import { GroupPicker } from '../components/group-picker';
 import { PageHeading } from '../components/page-heading';
+import { TextField } from '../components/text-field';
 import { navigate } from '../navigation';
 import {
   ACTIONS,
@@ -125,29 +126,23 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
               set({ connector, actions: draft.actions.map((a) => ({ ...a, groups: [] })) })
             }
           />
-          <div class="field">
-            <label for="new-account-id">Account ID</label>
-            <input
-              id="new-account-id"
-              required
-              autocomplete="off"
-              value={draft.accountId}
-              onInput={(event) => set({ accountId: (event.target as HTMLInputElement).value })}
-            />
-          </div>
+          <TextField
+            id="new-account-id"
+            label="Account ID"
+            required
+            value={draft.accountId}
+            onChange={(accountId) => set({ accountId })}
+          />
           <div class="field-grid">
             {PROFILE_FIELDS.map(([field, label]) => (
-              <div class="field" key={field}>
-                <label for={`new-${field}`}>{label}</label>
-                <input
-                  id={`new-${field}`}
-                  autocomplete="off"
-                  type="text"
-                  inputMode={field === 'email' ? 'email' : 'text'}
-                  value={draft[field]}
-                  onInput={(event) => set({ [field]: (event.target as HTMLInputElement).value })}
-                />
-              </div>
+              <TextField
+                key={field}
+                id={`new-${field}`}
+                label={label}
+                inputMode={field === 'email' ? 'email' : 'text'}
+                value={draft[field]}
+                onChange={(value) => set({ [field]: value })}
+              />
             ))}
           </div>
           <div class="field">
@@ -171,31 +166,25 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
               />
             </div>
           ) : null}
-          <div class="field">
-            <label for="new-request-id">Request ID (optional: the same ID never runs twice)</label>
-            <input
-              id="new-request-id"
-              autocomplete="off"
-              value={draft.requestId}
-              onInput={(event) => set({ requestId: (event.target as HTMLInputElement).value })}
-            />
-          </div>
+          <TextField
+            id="new-request-id"
+            label="Request ID (optional: the same ID never runs twice)"
+            value={draft.requestId}
+            onChange={(requestId) => set({ requestId })}
+          />
         </fieldset>
 
         <fieldset>
           <legend>Who asked, and why</legend>
           <div class="field-grid">
             {CONTEXT_FIELDS.map(([field, label]) => (
-              <div class="field" key={field}>
-                <label for={`new-${field}`}>{label}</label>
-                <input
-                  id={`new-${field}`}
-                  type="text"
-                  autocomplete="off"
-                  value={draft[field]}
-                  onInput={(event) => set({ [field]: (event.target as HTMLInputElement).value })}
-                />
-              </div>
+              <TextField
+                key={field}
+                id={`new-${field}`}
+                label={label}
+                value={draft[field]}
+                onChange={(value) => set({ [field]: value })}
+              />
             ))}
           </div>
         </fieldset>

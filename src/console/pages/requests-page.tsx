@@ -4,11 +4,13 @@ import type { RequestList } from '../api-types';
 import { ConnectorSelect } from '../components/connector-select';
 import { ErrorPanel } from '../components/error-panel';
 import { PageHeading } from '../components/page-heading';
+import { TextField } from '../components/text-field';
 import { Pager } from '../components/pager';
 import { StatusBadge } from '../components/status-badge';
 import { formatTime } from '../format';
 import { navigate } from '../navigation';
 import { to } from '../routes';
+import { ScrollTable } from '../components/scroll-table';
 import { usePolling, useResource } from '../use-resource';
 
 const STATUSES = ['pending', 'running', 'succeeded', 'failed'];
@@ -60,16 +62,12 @@ export function RequestsPage({ query }: { query: URLSearchParams }) {
           anyLabel="All connectors"
           onChange={(connector) => setForm({ ...form, connector })}
         />
-        <div class="field">
-          <label for="requests-account">Account ID</label>
-          <input
-            id="requests-account"
-            value={form.accountId}
-            onInput={(event) =>
-              setForm({ ...form, accountId: (event.target as HTMLInputElement).value })
-            }
-          />
-        </div>
+        <TextField
+          id="requests-account"
+          label="Account ID"
+          value={form.accountId}
+          onChange={(value) => setForm({ ...form, accountId: value })}
+        />
         <div class="field">
           <label for="requests-status">Status</label>
           <select
@@ -97,50 +95,50 @@ export function RequestsPage({ query }: { query: URLSearchParams }) {
       ) : requests.length === 0 ? (
         <p>No request matches.</p>
       ) : (
-        <div class="table-scroll" tabIndex={0} role="region" aria-label="Requests list">
-          <table class="requests">
-            <caption class="visually-hidden">Requests, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Request</th>
-                <th scope="col">Connector</th>
-                <th scope="col">Account</th>
-                <th scope="col">Actions</th>
-                <th scope="col">Requested by</th>
-                <th scope="col">Status</th>
+        <ScrollTable
+          label="Requests list"
+          caption="Requests, newest first"
+          hiddenCaption
+          className="requests"
+        >
+          <thead>
+            <tr>
+              <th scope="col">Received</th>
+              <th scope="col">Request</th>
+              <th scope="col">Connector</th>
+              <th scope="col">Account</th>
+              <th scope="col">Actions</th>
+              <th scope="col">Requested by</th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {requests.map((request) => (
+              <tr key={request.requestId}>
+                <td class="nowrap">
+                  <time dateTime={request.receivedAt}>{formatTime(request.receivedAt)}</time>
+                </td>
+                <td>
+                  <a href={to.request(request.requestId)}>{request.requestId}</a>
+                </td>
+                <td>{request.connector}</td>
+                <td>
+                  <a href={to.account(request.connector, request.accountId)}>{request.accountId}</a>
+                </td>
+                <td>{request.actions.join(', ')}</td>
+                <td>
+                  {request.requestedBy ?? ''}
+                  {request.correlationId === undefined ? null : (
+                    <span class="muted"> ({request.correlationId})</span>
+                  )}
+                </td>
+                <td>
+                  <StatusBadge status={request.status} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {requests.map((request) => (
-                <tr key={request.requestId}>
-                  <td class="nowrap">
-                    <time dateTime={request.receivedAt}>{formatTime(request.receivedAt)}</time>
-                  </td>
-                  <td>
-                    <a href={to.request(request.requestId)}>{request.requestId}</a>
-                  </td>
-                  <td>{request.connector}</td>
-                  <td>
-                    <a href={to.account(request.connector, request.accountId)}>
-                      {request.accountId}
-                    </a>
-                  </td>
-                  <td>{request.actions.join(', ')}</td>
-                  <td>
-                    {request.requestedBy ?? ''}
-                    {request.correlationId === undefined ? null : (
-                      <span class="muted"> ({request.correlationId})</span>
-                    )}
-                  </td>
-                  <td>
-                    <StatusBadge status={request.status} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </ScrollTable>
       )}
       <Pager
         isFirst={page === undefined}

@@ -5,10 +5,12 @@ import { ConnectorSelect } from '../components/connector-select';
 import { ErrorPanel } from '../components/error-panel';
 import { JobProgress } from '../components/job-progress';
 import { PageHeading } from '../components/page-heading';
+import { TextField } from '../components/text-field';
 import { StatusBadge } from '../components/status-badge';
 import { formatTime } from '../format';
 import { navigate } from '../navigation';
 import { to } from '../routes';
+import { ScrollTable } from '../components/scroll-table';
 import { usePolling, useResource } from '../use-resource';
 
 interface ImportResult {
@@ -125,17 +127,13 @@ export function RolesPage({
           value={form.connector}
           onChange={(name) => setForm({ ...form, connector: name })}
         />
-        <div class="field">
-          <label for="roles-search">Role name contains</label>
-          <input
-            id="roles-search"
-            type="search"
-            value={form.search}
-            onInput={(event) =>
-              setForm({ ...form, search: (event.target as HTMLInputElement).value })
-            }
-          />
-        </div>
+        <TextField
+          id="roles-search"
+          label="Role name contains"
+          value={form.search}
+          onChange={(value) => setForm({ ...form, search: value })}
+          type="search"
+        />
         <div class="field checkbox">
           <input
             id="roles-gone"
@@ -190,50 +188,52 @@ export function RolesPage({
       ) : (
         <>
           <p class="muted">{list.length} role(s)</p>
-          <div class="table-scroll" tabIndex={0} role="region" aria-label="Roles">
-            <table class="roles">
-              <caption class="visually-hidden">Roles of {connector}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Role</th>
-                  <th scope="col">Writable</th>
-                  <th scope="col">On the target</th>
-                  <th scope="col">Last import</th>
+          <ScrollTable
+            label="Roles"
+            caption={`Roles of ${connector}`}
+            hiddenCaption
+            className="roles"
+          >
+            <thead>
+              <tr>
+                <th scope="col">Role</th>
+                <th scope="col">Writable</th>
+                <th scope="col">On the target</th>
+                <th scope="col">Last import</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((role) => (
+                <tr key={role.groupId} class={role.status === 'gone' ? 'gone' : ''}>
+                  <th scope="row">
+                    {role.displayName}
+                    {role.targetName !== role.displayName ? (
+                      <span class="muted"> (now “{role.targetName}” on the target)</span>
+                    ) : null}
+                    {finished !== undefined &&
+                    knownBefore !== undefined &&
+                    !knownBefore.has(role.groupId) ? (
+                      <span class="badge badge-new">new</span>
+                    ) : null}
+                  </th>
+                  <td>
+                    {role.writable
+                      ? 'yes'
+                      : `no: ${role.notWritableReason ?? 'members cannot be written'}`}
+                  </td>
+                  <td>
+                    <StatusBadge status={role.status} />
+                    {role.goneSince === undefined ? null : (
+                      <span class="muted"> since {formatTime(role.goneSince)}</span>
+                    )}
+                  </td>
+                  <td>
+                    <time dateTime={role.lastImportedAt}>{formatTime(role.lastImportedAt)}</time>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((role) => (
-                  <tr key={role.groupId} class={role.status === 'gone' ? 'gone' : ''}>
-                    <th scope="row">
-                      {role.displayName}
-                      {role.targetName !== role.displayName ? (
-                        <span class="muted"> (now “{role.targetName}” on the target)</span>
-                      ) : null}
-                      {finished !== undefined &&
-                      knownBefore !== undefined &&
-                      !knownBefore.has(role.groupId) ? (
-                        <span class="badge badge-new">new</span>
-                      ) : null}
-                    </th>
-                    <td>
-                      {role.writable
-                        ? 'yes'
-                        : `no: ${role.notWritableReason ?? 'members cannot be written'}`}
-                    </td>
-                    <td>
-                      <StatusBadge status={role.status} />
-                      {role.goneSince === undefined ? null : (
-                        <span class="muted"> since {formatTime(role.goneSince)}</span>
-                      )}
-                    </td>
-                    <td>
-                      <time dateTime={role.lastImportedAt}>{formatTime(role.lastImportedAt)}</time>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </ScrollTable>
         </>
       )}
     </>
