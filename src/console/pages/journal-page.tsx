@@ -6,6 +6,7 @@ import { ErrorPanel } from '../components/error-panel';
 import { PageHeading } from '../components/page-heading';
 import { TextField } from '../components/text-field';
 import { Pager } from '../components/pager';
+import { RequestedBy } from '../components/requested-by';
 import { formatTime, isoToLocalInput, localInputToIso } from '../format';
 import { journalCsv } from '../journal-csv';
 import { navigate } from '../navigation';
@@ -192,10 +193,7 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
                   </a>
                 </td>
                 <td>
-                  {entry.requestedBy ?? ''}
-                  {entry.correlationId === undefined ? null : (
-                    <span class="muted"> ({entry.correlationId})</span>
-                  )}
+                  <RequestedBy context={entry} />
                 </td>
               </tr>
             ))}
@@ -203,13 +201,9 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
         </ScrollTable>
       )}
       <Pager
-        isFirst={page === undefined}
-        first={to.journal(filters)}
-        next={
-          journal.data?.continuationToken === undefined
-            ? undefined
-            : to.journal({ ...filters, page: journal.data.continuationToken })
-        }
+        page={page}
+        next={journal.data?.continuationToken}
+        link={(token) => to.journal({ ...filters, page: token })}
       />
     </>
   );

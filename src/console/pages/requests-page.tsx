@@ -6,6 +6,7 @@ import { ErrorPanel } from '../components/error-panel';
 import { PageHeading } from '../components/page-heading';
 import { TextField } from '../components/text-field';
 import { Pager } from '../components/pager';
+import { RequestedBy } from '../components/requested-by';
 import { StatusBadge } from '../components/status-badge';
 import { formatTime } from '../format';
 import { navigate } from '../navigation';
@@ -127,10 +128,7 @@ export function RequestsPage({ query }: { query: URLSearchParams }) {
                 </td>
                 <td>{request.actions.join(', ')}</td>
                 <td>
-                  {request.requestedBy ?? ''}
-                  {request.correlationId === undefined ? null : (
-                    <span class="muted"> ({request.correlationId})</span>
-                  )}
+                  <RequestedBy context={request} />
                 </td>
                 <td>
                   <StatusBadge status={request.status} />
@@ -141,13 +139,9 @@ export function RequestsPage({ query }: { query: URLSearchParams }) {
         </ScrollTable>
       )}
       <Pager
-        isFirst={page === undefined}
-        first={to.requests(filters)}
-        next={
-          list.data?.continuationToken === undefined
-            ? undefined
-            : to.requests({ ...filters, page: list.data.continuationToken })
-        }
+        page={page}
+        next={list.data?.continuationToken}
+        link={(token) => to.requests({ ...filters, page: token })}
       />
     </>
   );
