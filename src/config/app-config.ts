@@ -48,6 +48,13 @@ export const ENV = {
   logLevel: 'LOG_LEVEL',
   localHostPort: 'LOCAL_HOST_PORT',
   localHostApiKey: 'LOCAL_HOST_API_KEY',
+} as const;
+
+/**
+ * Variables the platform sets itself, never app settings: App Service sets
+ * WEBSITE_AUTH_ENABLED=True when its authentication runs in front of the app.
+ */
+export const PLATFORM_ENV = {
   appServiceAuthentication: 'WEBSITE_AUTH_ENABLED',
 } as const;
 
@@ -130,7 +137,7 @@ export function loadConfig(
     bulkQueueName: bulkQueue.data,
     logLevel: logLevel.data,
     localHost,
-    appServiceAuthentication: env[ENV.appServiceAuthentication]?.toLowerCase() === 'true',
+    appServiceAuthentication: env[PLATFORM_ENV.appServiceAuthentication]?.toLowerCase() === 'true',
   };
 }
 

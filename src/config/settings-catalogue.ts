@@ -90,10 +90,4 @@ export const SETTINGS: readonly SettingDescription[] = [
     description:
       'API key the local host demands (random and printed at start when unset; never printed when set)',
   },
-  {
-    name: 'WEBSITE_AUTH_ENABLED',
-    need: 'optional',
-    description:
-      'Set by App Service itself (`True`) when App Service Authentication is on: only then are signed-in callers (x-ms-client-principal) believed; never set by hand',
-  },
 ];
