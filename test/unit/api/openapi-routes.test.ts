@@ -1,3 +1,4 @@
+import { HttpRequest, InvocationContext } from '@azure/functions';
 import { describe, expect, it } from 'vitest';
 import type { ApiDeps } from '../../../src/api/api-deps';
 import { apiRoutes } from '../../../src/api/routes';
@@ -15,8 +16,8 @@ describe('the OpenAPI document', () => {
     const routes = apiRoutes(deps).filter((route) => route.authLevel === 'function');
     const openApi = routes.find((route) => route.name === 'openApi')!;
     const answer = await openApi.handler(
-      {} as Parameters<typeof openApi.handler>[0],
-      {} as Parameters<typeof openApi.handler>[1],
+      new HttpRequest({ method: 'GET', url: 'http://127.0.0.1/api/openapi.json', params: {} }),
+      new InvocationContext(),
     );
     const paths = (
       answer.jsonBody as { paths: Record<string, Record<string, Record<string, unknown>>> }
