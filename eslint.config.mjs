@@ -3,7 +3,16 @@ import tseslint from 'typescript-eslint';
 import { arrowsInward, housePlugin } from './eslint-rules/house.mjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.mjs', 'eslint-rules/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '**/*.mjs',
+      '**/*.d.mts',
+      'eslint-rules/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -19,9 +28,31 @@ export default tseslint.config(
   // The house (DESIGN: Layout): arrows between rooms point inward, and no circle.
   ...arrowsInward(),
   {
-    files: ['src/**/*.ts', 'functions/**/*.ts'],
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'functions/**/*.ts'],
     plugins: { house: housePlugin },
     rules: { 'house/no-cycle': 'error' },
+  },
+  {
+    // The console renders what targets say (group names, messages) as text only: no HTML sink.
+    files: ['src/console/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+          message: 'the console renders text only: no dangerouslySetInnerHTML',
+        },
+        {
+          selector:
+            'AssignmentExpression > MemberExpression.left[property.name=/^(innerHTML|outerHTML)$/]',
+          message: 'the console renders text only: no innerHTML',
+        },
+        {
+          selector: 'CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln)$/]',
+          message: 'the console renders text only: no HTML strings',
+        },
+      ],
+    },
   },
   {
     files: ['functions/**/*.ts'],
@@ -49,8 +80,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },
   },
   {
-    // End-to-end tests read JSON answers of the API as it is, untyped, like a caller would.
-    files: ['test/e2e/**'],
+    // End-to-end and browser tests read JSON answers of the API as it is, untyped, like a caller would.
+    files: ['test/e2e/**', 'test/browser/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',

@@ -2,7 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+    include: [
+      'test/unit/**/*.test.ts',
+      'test/integration/**/*.test.ts',
+      'test/e2e/**/*.test.ts',
+      'test/browser/**/*.test.ts',
+    ],
     environment: 'node',
     pool: 'forks',
     // One module graph per worker, not per file: loading azurite, durable-functions and the

@@ -7,7 +7,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 /**
  * The rooms of src/ and the rooms each may import from: functions -> workflows/api ->
  * connectors/store/secrets -> config -> domain; the local host and the CLI compose;
- * sandboxes stand apart.
+ * sandboxes stand apart. The web console runs in a browser and talks to the API over HTTP
+ * only: it imports nothing of the server, and nothing imports it.
  */
 export const MAY_IMPORT = {
   domain: [],
@@ -20,13 +21,14 @@ export const MAY_IMPORT = {
   runtime: ['domain', 'config', 'secrets', 'store', 'connectors', 'workflows', 'api', 'sandbox'],
   cli: ['domain', 'config', 'secrets', 'store', 'connectors', 'workflows', 'api', 'runtime'],
   sandbox: ['domain'],
+  console: [],
 };
 
 /** One no-restricted-imports block per room: every room it may not import from is named. */
 export function arrowsInward() {
   const rooms = Object.keys(MAY_IMPORT);
   return Object.entries(MAY_IMPORT).map(([room, allowed]) => ({
-    files: [`src/${room}/**/*.ts`],
+    files: [`src/${room}/**/*.ts`, `src/${room}/**/*.tsx`],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -62,7 +64,7 @@ export function valueImportsOf(file, text) {
   for (const match of text.matchAll(IMPORT)) {
     if (match[2] !== undefined) continue;
     const target = resolve(dirname(file), match[3].replace(/\.js$/, ''));
-    const hit = [`${target}.ts`, join(target, 'index.ts')].find(isFile);
+    const hit = [`${target}.ts`, `${target}.tsx`, join(target, 'index.ts')].find(isFile);
     if (hit !== undefined) found.push(hit);
   }
   return found;

@@ -16,13 +16,14 @@ const deps = {
   orchestrations: (context: Parameters<typeof df.getClient>[0]) =>
     new DurableOrchestrationClient(df.getClient(context)),
   now: () => new Date(),
+  appServiceAuthentication: config.appServiceAuthentication,
 };
 
 for (const route of apiRoutes(deps)) {
   app.http(route.name, {
     methods: [route.method],
     route: route.route,
-    authLevel: 'function',
+    authLevel: route.authLevel,
     extraInputs: [df.input.durableClient()],
     handler: route.handler,
   });

@@ -42,6 +42,10 @@ try {
   }
   run('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline']);
   run('npm', ['run', 'build', '--silent']);
+  // The remote build makes the console too: its page and hashed bundle are served by the app.
+  if (!existsSync(join(dir, 'dist', 'console', 'index.html'))) {
+    problems.push('the build made no console (dist/console/index.html)');
+  }
   run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund']);
   for (const name of [
     'scimmy',
@@ -66,7 +70,7 @@ try {
     process.exitCode = 1;
   } else {
     console.log(
-      `deployment package check: ${files.length} files, no sandbox, no dev package; dist/functions/index.js loads`,
+      `deployment package check: ${files.length} files, no sandbox, no dev package; dist/functions/index.js loads; the console is built`,
     );
   }
 } finally {

@@ -29,6 +29,7 @@ var tableNames = [
   'AccountLeases'
   'WriteIntents'
   'CompatibilityRuns'
+  'RequestIndex'
 ]
 
 resource storage 'Microsoft.Storage/storageAccounts@2025-06-01' = {

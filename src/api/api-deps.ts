@@ -9,4 +9,11 @@ export interface ApiDeps {
   orchestrations(context: InvocationContext): OrchestrationClient;
   /** Wall-clock time for ids and received times (orchestrations use their own clock). */
   now(): Date;
+  /**
+   * True where App Service Authentication runs in front of the app: only then are signed-in
+   * callers (`x-ms-client-principal`) believed. Default false.
+   */
+  appServiceAuthentication?: boolean;
+  /** Where the built console is (default: `dist/console` of this build). */
+  consoleDirectory?: string;
 }

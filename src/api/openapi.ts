@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ERROR_CATALOGUE, ERROR_CODES } from '../domain/error-catalogue';
 import { JOURNAL_CHANGES } from '../domain/journal-entry';
 import { compatibilityResultSchema } from './openapi-compatibility';
+import { roleFor, type Access } from './caller';
 import { provisioningRequestSchema } from './request-schema';
 
 const errorSchema = {
@@ -215,8 +216,31 @@ function withPathSegmentCheck<T extends Record<string, Record<string, { response
   return paths;
 }
 
-/** `GET /api/openapi.json`: the inbound API (DESIGN: Inbound API), OpenAPI 3.1. */
-export function openApiDocument(): Record<string, unknown> {
+/** An operation of the API and what it lets its caller do (src/api/routes.ts). */
+export interface DocumentedOperation {
+  method: string;
+  /** The route template under /api, e.g. `requests/{id}`. */
+  route: string;
+  access: Access;
+}
+
+/**
+ * `GET /api/openapi.json`: the inbound API (DESIGN: Inbound API), OpenAPI 3.1, each
+ * operation marked with the app role a signed-in caller needs for it (`x-app-role`).
+ */
+export function openApiDocument(
+  operations: readonly DocumentedOperation[] = [],
+): Record<string, unknown> {
+  const document = describeApi();
+  const paths = document.paths as Record<string, Record<string, Record<string, unknown>>>;
+  for (const { method, route, access } of operations) {
+    const operation = paths[`/${route}`]?.[method.toLowerCase()];
+    if (operation !== undefined) operation['x-app-role'] = roleFor(access);
+  }
+  return document;
+}
+
+function describeApi(): Record<string, unknown> {
   return {
     openapi: '3.1.0',
     info: {
@@ -224,14 +248,32 @@ export function openApiDocument(): Record<string, unknown> {
       version: '0.1.0',
       description:
         'Accounts and group memberships on SCIM 2.0 applications and Entra ID (Microsoft Graph v1.0). ' +
-        'Every call needs a function key: header x-functions-key or query parameter code.',
+        'Every call needs a function key (header x-functions-key or query parameter code) at /api/<path>, ' +
+        'or a caller signed in with App Service Authentication (Entra ID) at /api/signed-in/<path>: ' +
+        'there the app role Provisioning.Reader allows the reads and the status check, and ' +
+        'Provisioning.Operator also submitting requests, imports and compatibility runs ' +
+        '(401 UNAUTHORIZED without a sign-in, 403 FORBIDDEN without the role; x-app-role names it per operation).',
     },
-    servers: [{ url: '/api' }],
-    security: [{ functionKeyHeader: [] }, { functionKeyQuery: [] }],
+    servers: [
+      { url: '/api', description: 'with a function key' },
+      { url: '/api/signed-in', description: 'signed in with App Service Authentication' },
+    ],
+    security: [
+      { functionKeyHeader: [] },
+      { functionKeyQuery: [] },
+      { appServiceAuthentication: [] },
+    ],
     components: {
       securitySchemes: {
         functionKeyHeader: { type: 'apiKey', in: 'header', name: 'x-functions-key' },
         functionKeyQuery: { type: 'apiKey', in: 'query', name: 'code' },
+        appServiceAuthentication: {
+          type: 'openIdConnect',
+          openIdConnectUrl:
+            'https://login.microsoftonline.com/{tenant}/v2.0/.well-known/openid-configuration',
+          description:
+            'App Service Authentication with Entra ID: a browser signs in at /.auth/login/aad; an app sends a bearer token for the app registration. The roles claim carries Provisioning.Reader or Provisioning.Operator.',
+        },
       },
       schemas: {
         ProvisioningRequest: z.toJSONSchema(provisioningRequestSchema, {
@@ -249,6 +291,54 @@ export function openApiDocument(): Record<string, unknown> {
     },
     paths: withPathSegmentCheck({
       '/requests': {
+        get: {
+          summary: 'Provisioning requests, newest first, filtered and paged',
+          description:
+            'pending and running are live states; a page may hold fewer than limit requests and still carry a continuationToken: read on while there is one.',
+          parameters: [
+            { name: 'connector', in: 'query', schema: { type: 'string' } },
+            { name: 'accountId', in: 'query', schema: { type: 'string' } },
+            {
+              name: 'status',
+              in: 'query',
+              schema: { enum: ['pending', 'running', 'succeeded', 'failed'] },
+            },
+            {
+              name: 'limit',
+              in: 'query',
+              schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+            },
+            { name: 'continuationToken', in: 'query', schema: { type: 'string' } },
+          ],
+          responses: {
+            200: {
+              description: 'A page of requests',
+              content: json({
+                type: 'object',
+                properties: {
+                  requests: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      properties: {
+                        requestId: { type: 'string' },
+                        connector: { type: 'string' },
+                        accountId: { type: 'string' },
+                        actions: { type: 'array', items: { type: 'string' } },
+                        status: { enum: ['pending', 'running', 'succeeded', 'failed'] },
+                        source: { enum: ['http', 'queue', 'cli'] },
+                        receivedAt: { type: 'string', format: 'date-time' },
+                        finishedAt: { type: 'string', format: 'date-time' },
+                      },
+                    },
+                  },
+                  continuationToken: { type: 'string' },
+                },
+              }),
+            },
+            400: error('Invalid query'),
+          },
+        },
         post: {
           summary: 'Submit a provisioning request (idempotent on requestId)',
           requestBody: {
@@ -303,6 +393,17 @@ export function openApiDocument(): Record<string, unknown> {
                   connectors: { type: 'array', items: { $ref: '#/components/schemas/Connector' } },
                 },
               }),
+            },
+          },
+        },
+      },
+      '/me': {
+        get: {
+          summary: 'Who the API takes the caller for, and the app roles that gives',
+          responses: {
+            200: {
+              description:
+                'kind "function key" (every role) or "principal" with name, identityProvider and roles',
             },
           },
         },
@@ -501,7 +602,7 @@ export function openApiDocument(): Record<string, unknown> {
   };
 }
 
-export function openApiHandler() {
-  const document = openApiDocument();
+export function openApiHandler(operations: readonly DocumentedOperation[]) {
+  const document = openApiDocument(operations);
   return async () => ({ status: 200, jsonBody: document });
 }

@@ -1,6 +1,6 @@
 import type { HttpMethod } from '@azure/functions';
 import type { ApiDeps } from './api-deps';
-import { guardHandler, type ApiHandler } from './guard-handler';
+import type { Access } from './caller';
 import {
   accountViewHandler,
   groupSearchHandler,
@@ -8,11 +8,17 @@ import {
   rolesHandler,
 } from './connector-reads-api';
 import { lastCompatibilityRunHandler } from './compatibility-runs-api';
+import { defaultConsoleDirectory } from './console-assets';
+import { consoleHandler } from './console-handler';
 import { connectorStatusHandler } from './connector-status';
 import { listConnectorsHandler } from './connectors-api';
+import { keyEntrance, signedInEntrance, SIGNED_IN_PREFIX } from './entrances';
+import { guardHandler, type ApiHandler } from './guard-handler';
 import { getJobHandler, startCompatibilityRunHandler, startImportHandler } from './jobs-api';
 import { journalHandler } from './journal-api';
+import { meHandler } from './me-api';
 import { openApiHandler } from './openapi';
+import { listRequestsHandler } from './request-list-api';
 import { getRequestHandler, submitRequestHandler } from './requests-api';
 
 export interface ApiRoute {
@@ -20,82 +26,171 @@ export interface ApiRoute {
   method: HttpMethod;
   /** Azure Functions route template, under /api. */
   route: string;
+  /**
+   * `function`: the host lets the call in only with a function key (the local host: its API
+   * key). `anonymous`: the handler decides (a signed-in caller's roles; the console's files).
+   */
+  authLevel: 'function' | 'anonymous';
   handler: ApiHandler;
 }
 
-/** Every HTTP route: registered by functions/ in Azure and served by the local host. */
-export function apiRoutes(deps: ApiDeps): ApiRoute[] {
-  return routes(deps).map((route) => ({
-    ...route,
-    handler: guardHandler(route.name, route.handler),
-  }));
+interface ApiOperation {
+  name: string;
+  method: HttpMethod;
+  route: string;
+  access: Access;
+  handler: ApiHandler;
 }
 
-function routes(deps: ApiDeps): ApiRoute[] {
+/**
+ * Every HTTP route: registered by functions/ in Azure and served by the local host. Each
+ * operation is reachable twice: at `/api/<route>` with a function key (the governance
+ * workflow), and at `/api/signed-in/<route>` for a caller signed in with App Service
+ * Authentication whose app role allows the operation. The console's own files are served
+ * at `/api/console/...`.
+ */
+export function apiRoutes(deps: ApiDeps): ApiRoute[] {
+  const signedIn = { appServiceAuthentication: deps.appServiceAuthentication === true };
   return [
+    ...operations(deps).flatMap(({ name, method, route, access, handler }): ApiRoute[] => [
+      {
+        name,
+        method,
+        route,
+        authLevel: 'function',
+        handler: guardHandler(name, keyEntrance(handler)),
+      },
+      {
+        name: `${name}SignedIn`,
+        method,
+        route: `${SIGNED_IN_PREFIX}/${route}`,
+        authLevel: 'anonymous',
+        handler: guardHandler(name, signedInEntrance(access, handler, signedIn)),
+      },
+    ]),
+    {
+      name: 'console',
+      method: 'GET',
+      route: 'console/{*path}',
+      authLevel: 'anonymous',
+      handler: guardHandler(
+        'console',
+        consoleHandler(deps.consoleDirectory ?? defaultConsoleDirectory()),
+      ),
+    },
+  ];
+}
+
+function operations(deps: ApiDeps): ApiOperation[] {
+  const list: ApiOperation[] = [
     {
       name: 'submitRequest',
       method: 'POST',
       route: 'requests',
+      access: 'operate',
       handler: submitRequestHandler(deps),
     },
-    { name: 'getRequest', method: 'GET', route: 'requests/{id}', handler: getRequestHandler(deps) },
+    {
+      name: 'listRequests',
+      method: 'GET',
+      route: 'requests',
+      access: 'read',
+      handler: listRequestsHandler(deps),
+    },
+    {
+      name: 'getRequest',
+      method: 'GET',
+      route: 'requests/{id}',
+      access: 'read',
+      handler: getRequestHandler(deps),
+    },
     {
       name: 'listConnectors',
       method: 'GET',
       route: 'connectors',
+      access: 'read',
       handler: listConnectorsHandler(deps),
     },
     {
       name: 'connectorStatus',
       method: 'POST',
       route: 'connectors/{name}/status',
+      access: 'read',
       handler: connectorStatusHandler(deps),
     },
     {
       name: 'startImport',
       method: 'POST',
       route: 'connectors/{name}/imports',
+      access: 'operate',
       handler: startImportHandler(deps),
     },
     {
       name: 'startCompatibilityRun',
       method: 'POST',
       route: 'connectors/{name}/compatibility-run',
+      access: 'operate',
       handler: startCompatibilityRunHandler(deps),
     },
     {
       name: 'getLastCompatibilityRun',
       method: 'GET',
       route: 'connectors/{name}/compatibility-run',
+      access: 'read',
       handler: lastCompatibilityRunHandler(deps),
     },
-    { name: 'getJob', method: 'GET', route: 'jobs/{id}', handler: getJobHandler(deps) },
+    {
+      name: 'getJob',
+      method: 'GET',
+      route: 'jobs/{id}',
+      access: 'read',
+      handler: getJobHandler(deps),
+    },
     {
       name: 'listRoles',
       method: 'GET',
       route: 'connectors/{name}/roles',
+      access: 'read',
       handler: rolesHandler(deps),
     },
     {
       name: 'searchGroups',
       method: 'GET',
       route: 'connectors/{name}/groups',
+      access: 'read',
       handler: groupSearchHandler(deps),
     },
     {
       name: 'getAccount',
       method: 'GET',
       route: 'connectors/{name}/accounts/{accountId}',
+      access: 'read',
       handler: accountViewHandler(deps),
     },
     {
       name: 'getGroupStructure',
       method: 'GET',
       route: 'connectors/{name}/groups/{id}/structure',
+      access: 'read',
       handler: groupStructureHandler(deps),
     },
-    { name: 'journal', method: 'GET', route: 'journal', handler: journalHandler(deps) },
-    { name: 'openApi', method: 'GET', route: 'openapi.json', handler: openApiHandler() },
+    {
+      name: 'journal',
+      method: 'GET',
+      route: 'journal',
+      access: 'read',
+      handler: journalHandler(deps),
+    },
+    { name: 'me', method: 'GET', route: 'me', access: 'read', handler: meHandler() },
+  ];
+  return [
+    ...list,
+    {
+      name: 'openApi',
+      method: 'GET',
+      route: 'openapi.json',
+      access: 'read',
+      handler: openApiHandler(list),
+    },
   ];
 }

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { SerializedError } from '../domain/errors';
+import { isProvisioningError, type SerializedError } from '../domain/errors';
 import type { ProvisioningRequest } from '../domain/provisioning-request';
 import { requestContextOf } from '../domain/request-context';
 import { ORCHESTRATIONS, requestInstanceId } from '../workflows/names';
 import type { OrchestrationClient } from '../workflows/orchestration-client';
 import type { WorkflowServices } from '../workflows/workflow-services';
+import { indexEntryOf } from '../store/request-index';
 import { describeProblems, provisioningRequestSchema } from './request-schema';
 
 export type SubmitOutcome =
@@ -78,7 +79,23 @@ export async function submitProvisioningRequest(
     const winner = await orchestrations.getStatus(instanceId);
     return compareExisting(requestId, winner?.input, fingerprint);
   }
+  await indexSubmitted(services, input);
   return { kind: 'started', requestId };
+}
+
+/**
+ * Lists the request at once. The index is a view: when this write fails the request still
+ * runs, and its orchestration indexes it when it ends.
+ */
+async function indexSubmitted(services: WorkflowServices, request: ProvisioningRequest) {
+  try {
+    await services.requests.add(indexEntryOf(request));
+  } catch (error) {
+    services.logger.warn(
+      `request ${request.requestId}: not listed at submission (${isProvisioningError(error) ? error.code : 'unexpected failure'}); it is listed when it ends`,
+      { requestId: request.requestId, connector: request.connector },
+    );
+  }
 }
 
 function compareExisting(requestId: string, input: unknown, fingerprint: string): SubmitOutcome {

@@ -26,6 +26,12 @@ export interface AppConfig {
   bulkQueueName: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   localHost: { port: number; apiKey: string | undefined };
+  /**
+   * True when App Service Authentication runs in front of the app: only then does the
+   * platform strip `x-ms-client-principal` from what callers send and set it itself, so only
+   * then may the API believe it.
+   */
+  appServiceAuthentication: boolean;
 }
 
 /** The environment variables the service reads, and nothing else (DESIGN: src/config). */
@@ -42,6 +48,14 @@ export const ENV = {
   logLevel: 'LOG_LEVEL',
   localHostPort: 'LOCAL_HOST_PORT',
   localHostApiKey: 'LOCAL_HOST_API_KEY',
+} as const;
+
+/**
+ * Variables the platform sets itself, never app settings: App Service sets
+ * WEBSITE_AUTH_ENABLED=True when its authentication runs in front of the app.
+ */
+export const PLATFORM_ENV = {
+  appServiceAuthentication: 'WEBSITE_AUTH_ENABLED',
 } as const;
 
 /** Azure Storage queue names: 3-63 lowercase letters, digits and single dashes. */
@@ -123,6 +137,7 @@ export function loadConfig(
     bulkQueueName: bulkQueue.data,
     logLevel: logLevel.data,
     localHost,
+    appServiceAuthentication: env[PLATFORM_ENV.appServiceAuthentication]?.toLowerCase() === 'true',
   };
 }
 

@@ -31,7 +31,15 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     status: 409,
     meaning: 'the requestId was used before for a different request',
   },
-  UNAUTHORIZED: { status: 401, meaning: 'no valid function key was given' },
+  UNAUTHORIZED: {
+    status: 401,
+    meaning: 'no valid function key and no signed-in caller: send a key, or sign in',
+  },
+  FORBIDDEN: {
+    status: 403,
+    meaning:
+      'the signed-in caller lacks the app role the call needs (Provisioning.Reader to view, Provisioning.Operator to act)',
+  },
   NOT_FOUND: { status: 404, meaning: 'no such request, job or route' },
   CONNECTOR_NOT_FOUND: { status: 404, meaning: 'no connector of that name is configured' },
   OPERATION_NOT_SUPPORTED: { status: 400, meaning: 'the connector kind cannot do this' },

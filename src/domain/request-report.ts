@@ -21,6 +21,9 @@ export interface StepReport {
   notices: string[];
   /** On failure; MEMBERSHIP_MISMATCH carries `details.missing` and `details.unexpected`. */
   error?: SerializedError;
+  /** When the step began and ended (orchestration time). */
+  startedAt?: string;
+  finishedAt?: string;
 }
 
 /**

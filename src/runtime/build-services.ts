@@ -10,6 +10,7 @@ import { TableAccountLeases } from '../store/table-account-leases';
 import { TableAccountLinks } from '../store/table-account-links';
 import { TableCompatibilityRuns } from '../store/table-compatibility-runs';
 import { TableJournalStore } from '../store/table-journal-store';
+import { TableRequestIndex } from '../store/table-request-index';
 import { TableRoleCatalogue } from '../store/table-role-catalogue';
 import { TableWriteIntents } from '../store/table-write-intents';
 import type { WorkflowServices } from '../workflows/workflow-services';
@@ -24,6 +25,7 @@ export const TABLES = {
   leases: 'AccountLeases',
   intents: 'WriteIntents',
   compatibility: 'CompatibilityRuns',
+  requests: 'RequestIndex',
 } as const;
 
 export interface BuildServicesOptions {
@@ -66,6 +68,7 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     leases: new TableAccountLeases(tableClient(storage, TABLES.leases)),
     intents: new TableWriteIntents(tableClient(storage, TABLES.intents)),
     compatibility: new TableCompatibilityRuns(tableClient(storage, TABLES.compatibility)),
+    requests: new TableRequestIndex(tableClient(storage, TABLES.requests)),
     bulkQueue: new BulkQueue(
       queueClient(storage, config.bulkQueueName),
       queueClient(storage, `${config.bulkQueueName}-poison`),

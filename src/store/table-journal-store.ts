@@ -4,6 +4,7 @@ import type { JournalChange, JournalEntry } from '../domain/journal-entry';
 import { requestContextOf } from '../domain/request-context';
 import { EnsuredTable } from './ensured-table';
 import type { JournalPage, JournalQuery, JournalStore } from './journal-store';
+import { readPage } from './table-page';
 import { guardStorage } from './storage-failure';
 import { upsertInBatches } from './table-batches';
 import { encodeTableKey } from './table-key';
@@ -56,43 +57,15 @@ export class TableJournalStore implements JournalStore {
    * hold fewer than `limit` entries only when it is the last one.
    */
   async query(query: JournalQuery): Promise<JournalPage> {
-    const limit = query.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new ProvisioningError(
-        'REQUEST_INVALID',
-        `limit must be a whole number from 1 to ${MAX_LIMIT}`,
-        {
-          object: 'limit',
-        },
-      );
-    }
-    const filter = journalFilter(query);
-    let continuationToken =
-      query.continuationToken === undefined ? undefined : fromPageToken(query.continuationToken);
-    const client = await this.table.client();
-    const entries: JournalEntry[] = [];
-    // The service may end a page early (and even send an empty one) with a token: read on
-    // until the page is full or the table is exhausted.
-    do {
-      const pages = client
-        .listEntities<JournalRow>({ queryOptions: filter === '' ? {} : { filter } })
-        .byPage({
-          maxPageSize: limit - entries.length,
-          ...(continuationToken === undefined ? {} : { continuationToken }),
-        });
-      const page = await guardStorage('read the journal', async () => {
-        const next = await pages.next();
-        return next.done === true ? undefined : next.value;
-      });
-      for (const row of page ?? []) entries.push(fromRow(row));
-      continuationToken = page?.continuationToken;
-    } while (entries.length < limit && continuationToken !== undefined);
-    return {
-      entries,
-      ...(continuationToken === undefined
-        ? {}
-        : { continuationToken: toPageToken(continuationToken) }),
-    };
+    return readPage<JournalRow, JournalEntry>(await this.table.client(), {
+      filter: journalFilter(query),
+      limit: query.limit,
+      defaultLimit: DEFAULT_LIMIT,
+      maxLimit: MAX_LIMIT,
+      continuationToken: query.continuationToken,
+      of: 'the journal',
+      fromRow,
+    });
   }
 }
 
@@ -122,31 +95,6 @@ function isoTime(value: string, field: string): string {
     });
   }
   return new Date(time).toISOString();
-}
-
-/*
- * The SDK's token is standard base64 (with + / =): handed out as base64url so callers can
- * put it in a query string as it is.
- */
-function toPageToken(sdkToken: string): string {
-  return Buffer.from(sdkToken, 'base64').toString('base64url');
-}
-
-function fromPageToken(token: string): string {
-  const json = Buffer.from(token, 'base64url').toString('utf8');
-  try {
-    const parsed = JSON.parse(json) as { nextPartitionKey?: unknown };
-    if (typeof parsed.nextPartitionKey === 'string') return Buffer.from(json).toString('base64');
-  } catch {
-    // reported below
-  }
-  throw new ProvisioningError(
-    'REQUEST_INVALID',
-    'continuationToken is not a token of this journal',
-    {
-      object: 'continuationToken',
-    },
-  );
 }
 
 function toRow(entry: JournalEntry): JournalRow {

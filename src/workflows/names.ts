@@ -18,6 +18,7 @@ export const ACTIVITIES = {
   releaseAccountLease: 'releaseAccountLease',
   discardSecret: 'discardSecret',
   recordStep: 'recordStep',
+  indexRequestEnd: 'indexRequestEnd',
   importCatalogue: 'importCatalogue',
   runCompatibility: 'runCompatibility',
 } as const;

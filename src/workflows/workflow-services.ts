@@ -6,6 +6,7 @@ import type { AccountLinkStore } from '../store/account-links';
 import type { BulkQueue } from '../store/bulk-queue';
 import type { CompatibilityRunStore } from '../store/compatibility-runs';
 import type { JournalStore } from '../store/journal-store';
+import type { RequestIndexStore } from '../store/request-index';
 import type { RoleCatalogueStore } from '../store/role-catalogue';
 import type { WriteIntentStore } from '../store/write-intents';
 
@@ -20,6 +21,8 @@ export interface WorkflowServices {
   intents: WriteIntentStore;
   /** The last compatibility run of each connector. */
   compatibility: CompatibilityRunStore;
+  /** The request list's index: written at submission and when a request ends. */
+  requests: RequestIndexStore;
   bulkQueue: BulkQueue;
   logger: Logger;
 }

@@ -1,4 +1,5 @@
 import { runCatalogueBench } from './catalogue-bench';
+import { runConsoleBench } from './console-bench';
 import { runGraphBench } from './graph-bench';
 import { runScimBench } from './scim-bench';
 import { runServiceBench } from './service-bench';
@@ -8,6 +9,7 @@ const BENCHES: Record<string, (print: (line: string) => void) => Promise<void>> 
   graph: runGraphBench,
   service: runServiceBench,
   catalogue: runCatalogueBench,
+  console: runConsoleBench,
 };
 
 async function main(names: string[]): Promise<void> {

@@ -37,6 +37,9 @@ describe('the local host banner', () => {
     expect(t.host.apiKeyGenerated).toBe(true);
     const banner = localHostBanner(t.host);
     expect(banner).toContain(`API key (header x-functions-key): ${t.host.apiKey}`);
+    expect(banner).toContain(
+      `Web console: ${t.host.url}/api/console/ (sign in with the API key below)`,
+    );
     const curls = banner.filter((line) => line.includes('curl '));
     for (const line of curls) expect(line).toContain(`-H "x-functions-key: ${t.host.apiKey}"`);
   });

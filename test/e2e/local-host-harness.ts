@@ -1,5 +1,9 @@
 import type { Logger } from '../../src/domain/logger';
-import { startLocalHost, type LocalHost } from '../../src/runtime/local-host/local-host';
+import {
+  startLocalHost,
+  type LocalHost,
+  type LocalHostOptions,
+} from '../../src/runtime/local-host/local-host';
 import { VirtualClock } from '../../src/runtime/local-host/virtual-clock';
 import { requestInstanceId } from '../../src/workflows/names';
 
@@ -28,7 +32,10 @@ export interface TestHost {
   close(): Promise<void>;
 }
 
-export async function startTestHost(env: Record<string, string> = {}): Promise<TestHost> {
+export async function startTestHost(
+  env: Record<string, string> = {},
+  options: Pick<LocalHostOptions, 'consoleDirectory' | 'signedInCallers'> = {},
+): Promise<TestHost> {
   const clock = new VirtualClock(Date.parse('2026-11-22T08:00:00Z'));
   const logs: string[] = [];
   const record =
@@ -51,6 +58,7 @@ export async function startTestHost(env: Record<string, string> = {}): Promise<T
     logger,
     queuePollMs: 25,
     queueVisibilitySeconds: 1,
+    ...options,
   });
   const answers: string[] = [];
   const api: TestHost['api'] = async (method, path, body, options = {}) => {

@@ -71,6 +71,22 @@ describe('the house rules', () => {
     ]);
   });
 
+  it('keeps the console apart: it imports nothing of the server, and nothing imports it', async () => {
+    expect(
+      await lint({
+        'src/console/page.ts':
+          "import type { RequestReport } from '../domain/request-report';\nexport type Page = RequestReport;\n",
+        'src/api/handler.ts':
+          "import { BASE } from '../console/routes';\nexport const base = BASE;\n",
+        'src/console/routes.ts': "export const BASE = '/api/console';\n",
+        'src/domain/request-report.ts': 'export type RequestReport = { id: string };\n',
+      }).then((messages) => messages.sort()),
+    ).toEqual([
+      "src/api/handler.ts: '../console/routes' import is restricted from being used by a pattern. src/api may not import from src/console: arrows point inward (DESIGN: Layout).",
+      "src/console/page.ts: '../domain/request-report' import is restricted from being used by a pattern. src/console may not import from src/domain: arrows point inward (DESIGN: Layout).",
+    ]);
+  });
+
   it('fails a circle of value imports and names it, but not a circle through `import type`', async () => {
     expect(
       await lint({

@@ -3,7 +3,14 @@ import type { LocalHost } from './local-host';
 /** What the banner reads of the host. */
 export type BannerHost = Pick<
   LocalHost,
-  'url' | 'apiKey' | 'apiKeyGenerated' | 'config' | 'sandboxes' | 'importSchedules' | 'restored'
+  | 'url'
+  | 'consoleUrl'
+  | 'apiKey'
+  | 'apiKeyGenerated'
+  | 'config'
+  | 'sandboxes'
+  | 'importSchedules'
+  | 'restored'
 >;
 
 /** How the curl examples name a key the operator set: their own environment holds it. */
@@ -24,6 +31,7 @@ export function localHostBanner(host: BannerHost, stateDir?: string): string[] {
   const lines = [
     '',
     `Provisioning service local host: ${host.url}/api`,
+    `Web console: ${host.consoleUrl} (sign in with the API key${host.apiKeyGenerated ? ' below' : ' set in LOCAL_HOST_API_KEY'})`,
     host.apiKeyGenerated
       ? `API key (header x-functions-key): ${host.apiKey}`
       : 'API key (header x-functions-key): the one set in LOCAL_HOST_API_KEY',

@@ -45,8 +45,12 @@ async function handle(
   options: { apiKey: string; logger: Logger },
 ): Promise<void> {
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+  const path = url.pathname.startsWith('/api/') ? url.pathname.slice('/api/'.length) : undefined;
+  const candidates = path === undefined ? [] : routes.filter((r) => r.pattern.test(path));
+  const match = candidates.find((r) => r.route.method === req.method);
+  // As the Functions host: a key is checked where the route's level asks for one.
   const key = headerValue(req, 'x-functions-key') ?? url.searchParams.get('code') ?? '';
-  if (!sameKey(key, options.apiKey)) {
+  if ((match ?? candidates[0])?.route.authLevel !== 'anonymous' && !sameKey(key, options.apiKey)) {
     send(res, {
       status: 401,
       jsonBody: {
@@ -64,9 +68,6 @@ async function handle(
     send(res, malformedSegmentAnswer(badSegment));
     return;
   }
-  const path = url.pathname.startsWith('/api/') ? url.pathname.slice('/api/'.length) : undefined;
-  const candidates = path === undefined ? [] : routes.filter((r) => r.pattern.test(path));
-  const match = candidates.find((r) => r.route.method === req.method);
   if (path === undefined || candidates.length === 0) {
     send(res, {
       status: 404,
@@ -122,15 +123,22 @@ async function handle(
 
 function compile(route: ApiRoute): CompiledRoute {
   const names: string[] = [];
-  const source = route.route
-    .split('/')
-    .map((segment) => {
-      const param = /^\{(\w+)\}$/.exec(segment);
-      if (param === null) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  let source = '';
+  for (const [index, segment] of route.route.split('/').entries()) {
+    const separator = index === 0 ? '' : '/';
+    // `{*name}`: the rest of the path, possibly empty, as Azure Functions' catch-all.
+    const rest = /^\{\*(\w+)\}$/.exec(segment);
+    const param = /^\{(\w+)\}$/.exec(segment);
+    if (rest !== null) {
+      names.push(rest[1] as string);
+      source += `(?:${separator}(.*))?`;
+    } else if (param !== null) {
       names.push(param[1] as string);
-      return '([^/]+)';
-    })
-    .join('/');
+      source += `${separator}([^/]+)`;
+    } else {
+      source += separator + segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    }
+  }
   return { route, pattern: new RegExp(`^${source}$`), names };
 }
 
@@ -151,12 +159,12 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
 
 function send(res: ServerResponse, response: HttpResponseInit): void {
   const headers = new Headers(response.headers);
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (response.jsonBody !== undefined) {
     body = JSON.stringify(response.jsonBody);
     if (!headers.has('content-type'))
       headers.set('content-type', 'application/json; charset=utf-8');
-  } else if (typeof response.body === 'string') {
+  } else if (typeof response.body === 'string' || response.body instanceof Uint8Array) {
     body = response.body;
   }
   res.writeHead(response.status ?? 200, Object.fromEntries(headers.entries()));

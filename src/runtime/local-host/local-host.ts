@@ -44,12 +44,21 @@ export interface LocalHostOptions {
   trustedCa?: Record<string, string>;
   /** Activities run at once (default 64): above the connectors' own per-target limits. */
   maxConcurrentActivities?: number;
+  /** The built console to serve (default: `dist/console` of this build). */
+  consoleDirectory?: string;
+  /**
+   * Tests only: believe `x-ms-client-principal` on the signed-in entrance, as App Service
+   * Authentication would have set it. Nothing on this host strips a caller's own header.
+   */
+  signedInCallers?: boolean;
   logger: Logger;
 }
 
 export interface LocalHost {
   /** e.g. http://127.0.0.1:7071 */
   url: string;
+  /** The web console: {url}/api/console/ */
+  consoleUrl: string;
   apiKey: string;
   /** The key was made at start (LOCAL_HOST_API_KEY unset): only then may it be printed. */
   apiKeyGenerated: boolean;
@@ -120,6 +129,10 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       services: provider,
       orchestrations: () => driver,
       now: () => new Date(now()),
+      appServiceAuthentication: options.signedInCallers === true,
+      ...(options.consoleDirectory === undefined
+        ? {}
+        : { consoleDirectory: options.consoleDirectory }),
     };
 
     const apiKey = config.localHost.apiKey ?? randomBytes(24).toString('base64url');
@@ -153,6 +166,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     const port = (server.address() as AddressInfo).port;
     return {
       url: `http://127.0.0.1:${port}`,
+      consoleUrl: `http://127.0.0.1:${port}/api/console/`,
       apiKey,
       apiKeyGenerated: config.localHost.apiKey === undefined,
       config,

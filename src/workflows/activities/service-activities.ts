@@ -2,6 +2,7 @@ import type { CompatibilityReport } from '../../connectors/scim/compatibility-re
 import type { AccountRecord } from '../../domain/account-record';
 import { ProvisioningError } from '../../domain/errors';
 import type { LeaseResult } from '../../store/account-leases';
+import type { RequestIndexEntry } from '../../store/request-index';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
 import type { ServicesProvider } from '../workflow-services';
@@ -45,6 +46,17 @@ export function serviceActivities(services: ServicesProvider) {
         // No change to the record: nothing to answer of it.
         if (input.record === undefined) return null;
         return s.links.update(input.connector, input.accountId, input.record, input.stored);
+      });
+    },
+
+    /**
+     * The request list learns how a request ended. Keyed by the request alone, so a retried
+     * activity writes the same entry again; a replay does not run it at all.
+     */
+    async indexRequestEnd(input: RequestIndexEntry): Promise<ActivityResult<null>> {
+      return runActivity('indexRequestEnd', services, async (s) => {
+        await s.requests.recordEnd(input);
+        return null;
       });
     },
 

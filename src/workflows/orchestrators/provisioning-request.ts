@@ -21,6 +21,7 @@ import { requestContextOf } from '../../domain/request-context';
 import { newAccountHandle, type StepContext } from '../../domain/step-context';
 import type { StepOutcome } from '../../domain/step-outcome';
 import type { LeaseResult } from '../../store/account-leases';
+import { indexEntryOf } from '../../store/request-index';
 import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';
 import { driveMachine } from './drive-machine';
@@ -66,17 +67,25 @@ export function* provisioningRequestOrchestrator(
   };
   // Steps are replaced, never changed in place: a shallow copy is a snapshot.
   const publish = () => context.df.setCustomStatus(customStatusOf(report));
-  const finish = (): RequestReport => {
+  function* finish(): Step<RequestReport> {
     report.status = requestStatus(report.steps);
     report.finishedAt = now();
     publish();
+    // The request list learns the end; a failure to write it only leaves the list to ask
+    // the orchestration itself, as it does while a request runs.
+    yield* callActivity<null>(context, ACTIVITIES.indexRequestEnd, {
+      ...indexEntryOf(request),
+      status: report.status,
+      finishedAt: report.finishedAt,
+    });
     return report;
-  };
+  }
   const failAt = (index: number, outcome: StepOutcome | { error: SerializedError }) => {
     const step = report.steps[index] as StepReport;
     report.steps[index] = {
       ...step,
       state: 'failed',
+      finishedAt: now(),
       changes: 'changes' in outcome ? outcome.changes : [],
       notices: 'notices' in outcome ? outcome.notices : [],
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
@@ -94,7 +103,7 @@ export function* provisioningRequestOrchestrator(
   if ('error' in taken) {
     failAt(0, { error: taken.error });
     yield* discardPassword(context, request);
-    return finish();
+    return yield* finish();
   }
 
   const handle = newAccountHandle();
@@ -106,7 +115,11 @@ export function* provisioningRequestOrchestrator(
   let passwordDiscarded = request.passwordSecret === undefined;
 
   for (const [index, action] of request.actions.entries()) {
-    report.steps[index] = { ...(report.steps[index] as StepReport), state: 'running' };
+    report.steps[index] = {
+      ...(report.steps[index] as StepReport),
+      state: 'running',
+      startedAt: now(),
+    };
     publish();
     if (context.df.currentUtcDateTime.getTime() - leaseTakenAt > LEASE_TTL_MS / 2) {
       leaseTakenAt = context.df.currentUtcDateTime.getTime();
@@ -178,6 +191,7 @@ export function* provisioningRequestOrchestrator(
     report.steps[index] = {
       ...report.steps[index],
       state: 'succeeded',
+      finishedAt: now(),
       changes: outcome.changes,
       notices: outcome.notices,
     };
@@ -188,7 +202,7 @@ export function* provisioningRequestOrchestrator(
     ...(leaseEtag === undefined ? {} : { etag: leaseEtag }),
   });
   if (!passwordDiscarded) yield* discardPassword(context, request);
-  return finish();
+  return yield* finish();
 }
 
 /** Waits for the account's lease (polling on a durable timer); an error when it stays taken. */

@@ -16,6 +16,7 @@ async function submit() {
     delete: async () => {},
   } as unknown as SecretStore;
   const started: unknown[] = [];
+  const indexed: unknown[] = [];
   const orchestrations: OrchestrationClient = {
     startNew: async (_name, _id, input) => {
       started.push(input);
@@ -34,6 +35,7 @@ async function submit() {
       }),
     },
     secrets,
+    requests: { add: async (entry: unknown) => void indexed.push(entry) },
   } as unknown as WorkflowServices;
   const outcome = await submitProvisioningRequest(
     {
@@ -47,16 +49,20 @@ async function submit() {
     orchestrations,
     { source: 'queue', now: new Date('2026-11-23T08:00:00Z') },
   );
-  return { outcome, stored, input: started[0] as ProvisioningRequest };
+  return { outcome, stored, indexed, input: started[0] as ProvisioningRequest };
 }
 
 describe('submitProvisioningRequest: context and secrets stay apart', () => {
   it('carries the context into the orchestration input, and the password only into the secret store', async () => {
-    const { outcome, stored, input } = await submit();
+    const { outcome, stored, indexed, input } = await submit();
     expect(outcome.kind).toBe('started');
     expect(input).toMatchObject(CONTEXT);
     expect(JSON.stringify(input)).not.toContain(PASSWORD);
     // The secret is the password alone: no context goes into it.
     expect(stored).toEqual([[input.passwordSecret, PASSWORD]]);
+    // The request list learns who asked and why, and nothing of the password.
+    expect(indexed).toEqual([expect.objectContaining({ requestId: input.requestId, ...CONTEXT })]);
+    expect(JSON.stringify(indexed)).not.toContain(PASSWORD);
+    expect(JSON.stringify(indexed)).not.toContain(input.passwordSecret);
   });
 });

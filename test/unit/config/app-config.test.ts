@@ -134,3 +134,11 @@ describe('loadConfig', () => {
     ).toEqual({ provider: 'keyvault', vaultUrl: 'https://kv.vault.azure.net' });
   });
 });
+
+describe('App Service Authentication', () => {
+  it('is on only where the platform says so (WEBSITE_AUTH_ENABLED=True)', () => {
+    expect(loadConfig({}).appServiceAuthentication).toBe(false);
+    expect(loadConfig({ WEBSITE_AUTH_ENABLED: 'True' }).appServiceAuthentication).toBe(true);
+    expect(loadConfig({ WEBSITE_AUTH_ENABLED: 'False' }).appServiceAuthentication).toBe(false);
+  });
+});

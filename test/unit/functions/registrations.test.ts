@@ -37,7 +37,28 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
     }).map((route) => route.name);
     expect(routeNames).toContain('submitRequest');
     expect(http.mock.calls.map(([name]) => name)).toEqual(routeNames);
-    expect(http.mock.calls.every(([, options]) => options.authLevel === 'function')).toBe(true);
+    const routes = http.mock.calls.map(([name, options]) => ({
+      name,
+      route: options.route,
+      authLevel: options.authLevel,
+    }));
+    // Each operation with a function key, and again for signed-in callers; then the console.
+    const keyed = routes.filter((r) => r.authLevel === 'function');
+    expect(keyed.map((r) => r.name)).toContain('listRequests');
+    expect(
+      routes
+        .filter((r) => r.authLevel === 'anonymous')
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    ).toEqual(
+      [
+        { name: 'console', route: 'console/{*path}', authLevel: 'anonymous' },
+        ...keyed.map((r) => ({
+          name: `${r.name}SignedIn`,
+          route: `signed-in/${r.route}`,
+          authLevel: 'anonymous',
+        })),
+      ].sort((a, b) => a.name.localeCompare(b.name)),
+    );
     expect(orchestration.mock.calls.map(([name]) => name).sort()).toEqual([
       'catalogueImport',
       'compatibilityRun',

@@ -1,0 +1,84 @@
+import type { ApiErrorBody } from './api-types';
+
+/**
+ * How the console reaches the API. `key`: at /api/... with the key the user typed (the local
+ * host's printed key, or a function key). `signed-in`: at /api/signed-in/... with the App
+ * Service Authentication session cookie the browser already holds.
+ */
+export type Session = { mode: 'key'; key: string } | { mode: 'signed-in' };
+
+/** An answer of the API other than 2xx, with its error body. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+  ) {
+    super(body.message);
+  }
+
+  get code(): string {
+    return this.body.code;
+  }
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface Api {
+  get<T>(path: string, query?: Query): Promise<T>;
+  post<T>(path: string, body?: unknown): Promise<T>;
+}
+
+/** A path under the API with its query, leaving out empty values. */
+export function apiPath(base: string, path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && value !== '') params.set(name, String(value));
+  }
+  const search = params.toString();
+  return `${base}${path}${search === '' ? '' : `?${search}`}`;
+}
+
+/**
+ * The API client of a session. The key travels in a header only, never in a URL (URLs end
+ * up in history, logs and Referer headers). `onUnauthorized` is told when the API no longer
+ * accepts the session.
+ */
+export function createApi(session: Session, onUnauthorized: () => void): Api {
+  const base = session.mode === 'key' ? '/api/' : '/api/signed-in/';
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (session.mode === 'key') headers['x-functions-key'] = session.key;
+  const call = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
+    const response = await fetch(url, {
+      method,
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // not JSON: an answer from something in front of the app (a proxy, the platform)
+    }
+    if (!response.ok) {
+      const error = (parsed as { error?: ApiErrorBody } | undefined)?.error ?? {
+        code: `HTTP_${response.status}`,
+        message: `the service answered ${response.status} ${response.statusText}`,
+      };
+      if (response.status === 401) onUnauthorized();
+      throw new ApiError(response.status, error);
+    }
+    return parsed as T;
+  };
+  return {
+    get: (path, query) => call('GET', apiPath(base, path, query)),
+    post: (path, body) => call('POST', apiPath(base, path), body ?? {}),
+  };
+}
+
+/** Asks who the API takes a session for: 401 when it takes it for nobody. */
+export async function probeSession(session: Session): Promise<unknown> {
+  return createApi(session, () => undefined).get('me');
+}

@@ -1,0 +1,291 @@
+/**
+ * The API's answers as the console reads them (GET /api/openapi.json is the contract). The
+ * console is a separate client: it imports nothing of the server, reads fields it knows and
+ * shows any others as they are, so a field the API adds later is seen, not lost.
+ */
+
+export type RequestStatus = 'pending' | 'running' | 'succeeded' | 'failed';
+export type StepState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  object?: string;
+  problems?: { path: string; message: string }[];
+  details?: Record<string, unknown>;
+  signIn?: string;
+  [more: string]: unknown;
+}
+
+export interface Caller {
+  /** `function key` or `principal`. */
+  kind: string;
+  name?: string;
+  identityProvider?: string;
+  roles: string[];
+}
+
+export interface ConnectorInfo {
+  name: string;
+  kind: string;
+  catalogueJobType: string;
+  features: { compatibilityRun: boolean; groupStructure: boolean; inheritedMemberships: boolean };
+}
+
+/** Who asked, why, and the governance workflow's case: what the caller sent with the request. */
+export interface RequestContext {
+  requestedBy?: string;
+  reason?: string;
+  correlationId?: string;
+}
+
+export interface RequestListItem extends RequestContext {
+  requestId: string;
+  connector: string;
+  accountId: string;
+  actions: string[];
+  status: RequestStatus;
+  source: string;
+  receivedAt: string;
+  finishedAt?: string;
+  [more: string]: unknown;
+}
+
+export interface RequestList {
+  requests: RequestListItem[];
+  continuationToken?: string;
+}
+
+export interface StepChange {
+  change: string;
+  groupId?: string;
+  groupName?: string;
+  [more: string]: unknown;
+}
+
+export interface GroupName {
+  id: string;
+  name?: string;
+  displayName?: string;
+}
+
+export interface StepView {
+  index: number;
+  action: string;
+  groups?: string[];
+  state: StepState;
+  changes: StepChange[];
+  notices: string[];
+  error?: ApiErrorBody;
+  startedAt?: string;
+  finishedAt?: string;
+  [more: string]: unknown;
+}
+
+export interface RequestView extends RequestContext {
+  requestId: string;
+  connector: string;
+  accountId: string;
+  status: RequestStatus;
+  steps: StepView[];
+  startedAt?: string;
+  finishedAt?: string;
+  runtimeStatus?: string;
+  [more: string]: unknown;
+}
+
+export interface GroupLink {
+  id: string;
+  displayName: string;
+}
+
+export interface NestedNotice {
+  kind: string;
+  message: string;
+  groupIds: string[];
+}
+
+export interface InheritedMembership extends GroupLink {
+  path: GroupLink[];
+  alsoDirect?: boolean;
+}
+
+export interface LastLogon {
+  /** `found`, `none found` or `not available`. */
+  status: string;
+  value?: string;
+  detail?: string;
+}
+
+export interface AccountView {
+  connector: string;
+  account: {
+    id: string;
+    accountId: string;
+    displayName?: string;
+    enabled: boolean;
+    [more: string]: unknown;
+  };
+  lastLogon?: LastLogon;
+  directMemberships?: GroupLink[];
+  effectiveInheritedMemberships?: InheritedMembership[];
+  notices?: (NestedNotice | string)[];
+  [more: string]: unknown;
+}
+
+export interface StructureGroup extends GroupLink {
+  depth: number;
+  path: GroupLink[];
+  memberCount?: number;
+  [more: string]: unknown;
+}
+
+export interface GroupStructure {
+  root: GroupLink;
+  groups: StructureGroup[];
+  edges: { from: string; to: string }[];
+  notices: NestedNotice[];
+  complete: boolean;
+  stats?: Record<string, unknown>;
+  [more: string]: unknown;
+}
+
+export interface CatalogueRole {
+  connector: string;
+  groupId: string;
+  displayName: string;
+  targetName: string;
+  writable: boolean;
+  notWritableReason?: string;
+  status: 'present' | 'gone';
+  firstImportedAt: string;
+  lastImportedAt: string;
+  lastSeenJobId: string;
+  goneSince?: string;
+  [more: string]: unknown;
+}
+
+export interface JournalEntry extends RequestContext {
+  key: string;
+  connector: string;
+  accountId: string;
+  requestId: string;
+  step: number;
+  change: string;
+  groupId?: string;
+  groupName?: string;
+  at: string;
+  [more: string]: unknown;
+}
+
+export interface JournalPage {
+  entries: JournalEntry[];
+  continuationToken?: string;
+}
+
+export interface JobView {
+  jobId: string;
+  type: string;
+  connector: string;
+  status: 'running' | 'succeeded' | 'failed';
+  startedAt: string;
+  finishedAt?: string;
+  result?: unknown;
+  error?: ApiErrorBody;
+  /** Not sent today: a job that reports how far it got. */
+  progress?: { done?: number; total?: number; [more: string]: unknown };
+  [more: string]: unknown;
+}
+
+export interface StatusFinding {
+  name: string;
+  /** `ok`, `failed`; for permissions `granted`, `missing`, `not verified`. */
+  outcome: string;
+  /** What a permission finding rests on: `probe` (proof) or `token` (a hint). */
+  evidence?: string;
+  detail: string;
+  [more: string]: unknown;
+}
+
+export interface StatusResult {
+  connector: string;
+  kind: string;
+  ok: boolean;
+  summary: string;
+  findings: StatusFinding[];
+  [more: string]: unknown;
+}
+
+export interface HttpExchange {
+  request: string;
+  requestBody?: string;
+  status: number | string;
+  answer: string;
+  [more: string]: unknown;
+}
+
+export interface SettingValue {
+  setting: string;
+  value: string;
+}
+
+export interface CompatibilityCheck {
+  /** The part of the point it is about: `co`, `password`, `member value`... */
+  aspect?: string;
+  holds?: boolean | null;
+  note: string;
+  evidence: HttpExchange[];
+  withSetting?: SettingValue;
+  [more: string]: unknown;
+}
+
+export interface CompatibilityPoint {
+  number: number;
+  title: string;
+  /** `fits`, `does not fit`, `could not tell`. */
+  outcome: string;
+  reason?: string;
+  advice?: string;
+  fitsWith?: SettingValue[];
+  checks: CompatibilityCheck[];
+  [more: string]: unknown;
+}
+
+export interface SuggestedSetting extends SettingValue {
+  point: number;
+  tried: boolean;
+  reason: string;
+}
+
+export interface ActionVerdict {
+  action: string;
+  /** `works`, `will fail`, `untested`. */
+  outcome: string;
+  reason: string;
+  point?: number;
+  needs?: SettingValue[];
+}
+
+/** A compatibility run's result: the six points, the settings to use, and what will work. */
+export interface CompatibilityReport {
+  connector: string;
+  at?: string;
+  jobId?: string;
+  /** `fits`, `fits with the suggested settings`, `does not fit`, `could not tell`. */
+  verdict?: string;
+  summary?: string;
+  points: CompatibilityPoint[];
+  suggestedSettings?: SuggestedSetting[];
+  actions?: ActionVerdict[];
+  judgedSettings?: Record<string, string>;
+  evidenceDropped?: boolean;
+  [more: string]: unknown;
+}
+
+/** What the status check says of the last compatibility run (null: none kept yet). */
+export interface LastRunSummary {
+  at: string;
+  verdict: string;
+  summary: string;
+  jobId?: string;
+}

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import type { GroupStructure } from '../../../src/console/api-types';
+import { descendants, groupTree } from '../../../src/console/group-tree';
+import { csvField, journalCsv } from '../../../src/console/journal-csv';
+import { requestBody, type RequestDraft } from '../../../src/console/request-draft';
+import { parseRoute, to } from '../../../src/console/routes';
+
+// The console's logic that needs no browser: its URLs, the request it sends, the tree it
+// draws and the CSV it writes.
+
+describe('console URLs', () => {
+  it.each([
+    ['/api/console', '', { page: 'requests' }],
+    ['/api/console/requests', '?status=failed', { page: 'requests' }],
+    ['/api/console/requests/r-1', '', { page: 'request', requestId: 'r-1' }],
+    ['/api/console/new', '', { page: 'new-request' }],
+    [
+      '/api/console/connectors/graph/accounts/jane%40contoso.com',
+      '',
+      { page: 'account', connector: 'graph', accountId: 'jane@contoso.com' },
+    ],
+    [
+      '/api/console/connectors/graph/groups/g%2F1',
+      '',
+      { page: 'structure', connector: 'graph', groupId: 'g/1' },
+    ],
+    ['/api/console/roles/hr-app', '', { page: 'roles', connector: 'hr-app' }],
+    ['/api/console/connectors/hr-app', '', { page: 'connector', connector: 'hr-app' }],
+    ['/api/console/requests/a/b', '', { page: 'not-found' }],
+  ])('%s%s is the %o page', (path, search, expected) => {
+    expect(parseRoute(path, search)).toMatchObject(expected);
+  });
+
+  it('builds URLs that parse back to the same page, leaving out empty filters', () => {
+    const url = new URL(to.account('graph', 'a/b?c#d'), 'http://x');
+    expect(parseRoute(url.pathname, url.search)).toMatchObject({
+      page: 'account',
+      connector: 'graph',
+      accountId: 'a/b?c#d',
+    });
+    expect(to.requests({ connector: 'hr', accountId: '', status: undefined })).toBe(
+      '/api/console/requests?connector=hr',
+    );
+  });
+});
+
+describe('the request the form sends', () => {
+  const draft: RequestDraft = {
+    connector: 'hr',
+    requestId: '',
+    requestedBy: '',
+    reason: '',
+    correlationId: '',
+    accountId: ' jane.doe ',
+    displayName: 'Jane Doe',
+    givenName: '',
+    familyName: '',
+    email: '',
+    attributes: 'costCenter = 4711\n\nbadge=a=b',
+    actions: [
+      { key: 1, type: 'update', groups: ['ignored'] },
+      { key: 2, type: 'grant', groups: ['Sales'] },
+    ],
+  };
+
+  it('leaves out empty fields and a password no action uses', () => {
+    expect(requestBody(draft, 'Secret-1')).toEqual({
+      connector: 'hr',
+      account: {
+        accountId: 'jane.doe',
+        displayName: 'Jane Doe',
+        attributes: { costCenter: '4711', badge: 'a=b' },
+      },
+      actions: [{ type: 'update' }, { type: 'grant', groups: ['Sales'] }],
+    });
+  });
+
+  it('sends the password with a create, the request ID and who asked and why when given', () => {
+    const body = requestBody(
+      {
+        ...draft,
+        requestId: 'r-9',
+        requestedBy: ' ada@contoso.com ',
+        correlationId: 'CHG-7',
+        actions: [{ key: 1, type: 'create', groups: [] }],
+      },
+      'Secret-1',
+    );
+    expect(body).toMatchObject({
+      requestId: 'r-9',
+      requestedBy: 'ada@contoso.com',
+      correlationId: 'CHG-7',
+      password: 'Secret-1',
+      actions: [{ type: 'create' }],
+    });
+    expect(body).not.toHaveProperty('reason');
+  });
+});
+
+describe('the group tree', () => {
+  const link = (id: string) => ({ id, displayName: id.toUpperCase() });
+  const structure: GroupStructure = {
+    root: link('r'),
+    groups: [
+      { ...link('r'), depth: 0, path: [link('r')] },
+      { ...link('a'), depth: 1, path: [link('r'), link('a')] },
+      { ...link('b'), depth: 1, path: [link('r'), link('b')] },
+      { ...link('c'), depth: 2, path: [link('r'), link('a'), link('c')] },
+    ],
+    edges: [
+      { from: 'r', to: 'a' },
+      { from: 'r', to: 'b' },
+      { from: 'a', to: 'c' },
+      { from: 'b', to: 'c' },
+      { from: 'c', to: 'r' },
+    ],
+    notices: [{ kind: 'cycle', message: 'R -> A -> C -> R', groupIds: ['r', 'a', 'c'] }],
+    complete: true,
+  };
+
+  it('puts each group under the group that first reached it, and keeps the other relations', () => {
+    const root = groupTree(structure)!;
+    expect(root.children.map((n) => n.group.id)).toEqual(['a', 'b']);
+    expect(root.children[0]!.children.map((n) => n.group.id)).toEqual(['c']);
+    expect(root.children[1]!.alsoContains).toEqual([link('c')]);
+    expect(root.children[0]!.children[0]!.alsoContains).toEqual([link('r')]);
+    expect(descendants(root)).toBe(3);
+  });
+
+  it('puts a notice on every group it names', () => {
+    const root = groupTree(structure)!;
+    expect(root.notices.map((n) => n.kind)).toEqual(['cycle']);
+    expect(root.children[1]!.notices).toEqual([]);
+  });
+});
+
+describe('the journal as CSV', () => {
+  it('quotes what needs quoting and defuses what a spreadsheet would run', () => {
+    expect(csvField('Sales, EU')).toBe('"Sales, EU"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('=HYPERLINK("http://x")')).toBe(`"'=HYPERLINK(""http://x"")"`);
+    expect(csvField('+1')).toBe("'+1");
+    expect(csvField(undefined)).toBe('');
+    expect(csvField(3)).toBe('3');
+  });
+
+  it('writes a header and one CRLF line per entry, in the API order', () => {
+    const csv = journalCsv([
+      {
+        key: 'k1',
+        connector: 'hr',
+        accountId: 'jane',
+        requestId: 'r1',
+        step: 0,
+        change: 'member added',
+        groupName: '<img src=x>',
+        groupId: 'g1',
+        at: '2026-11-22T08:00:00.000Z',
+        requestedBy: 'ada',
+        reason: 'joiner, day 1',
+      },
+    ]);
+    expect(csv).toBe(
+      'at,connector,accountId,change,groupName,groupId,requestId,step,requestedBy,reason,correlationId,key\r\n' +
+        '2026-11-22T08:00:00.000Z,hr,jane,member added,<img src=x>,g1,r1,0,ada,"joiner, day 1",,k1\r\n',
+    );
+  });
+});
