@@ -94,14 +94,11 @@ param alertThrottleWaitSeconds int = 120
 @maxValue(90)
 param alertSecretExpiryDays int = 14
 
-@description('Require an Entra ID token (App Service authentication) in addition to the function key.')
+@description('App Service authentication with Entra ID: the console\'s sign-in, and callers with the app roles Provisioning.Reader / Provisioning.Operator at /api/signed-in/. Function keys keep guarding /api/.')
 param enableEntraAuth bool = false
 
-@description('With enableEntraAuth: client ID of the app registration that represents this API.')
+@description('With enableEntraAuth: client ID of the app registration that represents the service (its app roles, the console\'s sign-in).')
 param apiClientId string = ''
-
-@description('With enableEntraAuth: client IDs of the callers allowed in (the governance workflow\'s identity).')
-param allowedCallerClientIds array = []
 
 // Node.js major version of the Flex Consumption runtime; must satisfy package.json engines.
 var nodeVersion = '22'
@@ -228,7 +225,6 @@ module functionApp 'app/function-app.bicep' = {
     durableTaskSchedulerEndpoint: scheduler.?outputs.endpoint ?? ''
     enableEntraAuth: enableEntraAuth
     apiClientId: apiClientId
-    allowedCallerClientIds: allowedCallerClientIds
   }
   // The host starts as soon as the site exists: its roles must be in place first, or the first
   // start fails on storage and Key Vault.
@@ -268,6 +264,7 @@ output AZURE_TENANT_ID string = tenant().tenantId
 output AZURE_RESOURCE_GROUP string = rg.name
 output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
 output FUNCTION_APP_URL string = 'https://${functionApp.outputs.defaultHostName}'
+output CONSOLE_URL string = 'https://${functionApp.outputs.defaultHostName}/api/console/'
 output KEY_VAULT_NAME string = keyVault.outputs.name
 // One command per connector secret, one per line; each reads the value from a hidden prompt, so the
 // value never passes through Bicep, an output, an app setting or the shell history. A string, not

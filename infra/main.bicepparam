@@ -19,7 +19,6 @@ param durableBackend = readEnvironmentVariable('DURABLE_BACKEND', 'scheduler')
 
 param enableEntraAuth = bool(readEnvironmentVariable('ENABLE_ENTRA_AUTH', 'false'))
 param apiClientId = readEnvironmentVariable('API_CLIENT_ID', '')
-param allowedCallerClientIds = []
 
 // One object per connector, as in PROVISIONING_CONNECTORS (README, Configuration). Secrets are named
 // (auth.tokenSecret, auth.passwordSecret, clientSecretName), never given: their values go into Key

@@ -63,6 +63,10 @@ const DEPLOYMENT = {
  */
 const VARIANTS = {
   'storage-backend': { DURABLE_BACKEND: 'storage' },
+  'entra-sign-in': {
+    ENABLE_ENTRA_AUTH: 'true',
+    API_CLIENT_ID: '00000000-0000-4000-8000-00000000a9b1',
+  },
 };
 
 /** Every .bicep and .bicepparam file under a folder, sorted. */

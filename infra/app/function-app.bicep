@@ -71,14 +71,11 @@ param durableConnectionSettingName string
 @description('With the scheduler backend: its endpoint, https://<scheduler>.<region>.durabletask.io.')
 param durableTaskSchedulerEndpoint string
 
-@description('Turn on App Service authentication with Entra ID in front of the function keys.')
+@description('Turn on App Service authentication with Entra ID: the console\'s sign-in and the signed-in entrance.')
 param enableEntraAuth bool
 
-@description('Client (application) ID of the app registration that represents this API.')
+@description('Client (application) ID of the app registration that represents the service.')
 param apiClientId string
-
-@description('Client (application) IDs allowed to call the API: the governance workflow\'s identity.')
-param allowedCallerClientIds array
 
 resource applicationInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
@@ -179,8 +176,13 @@ resource siteAppSettings 'Microsoft.Web/sites/config@2025-03-01' = {
   properties: union(appSettings, durableSettings)
 }
 
-// Optional second gate in front of the function keys: only tokens issued by this tenant for the
-// API's app registration, to one of the allowed caller applications, get through.
+// App Service authentication with Entra ID signs people in for the console and vouches for the
+// caller (x-ms-client-principal) at /api/signed-in/, where the API checks the app roles
+// Provisioning.Reader and Provisioning.Operator. It lets anonymous requests through: function
+// keys keep guarding /api/<route> (the governance workflow), the console's files are public,
+// and the signed-in entrance answers 401 with the sign-in link itself. No client secret: sign-in
+// uses OpenID Connect with ID tokens (the registration issues them), and the app needs no token
+// of its own for anything downstream.
 resource siteAuth 'Microsoft.Web/sites/config@2025-03-01' = if (enableEntraAuth) {
   parent: site
   name: 'authsettingsV2'
@@ -189,8 +191,11 @@ resource siteAuth 'Microsoft.Web/sites/config@2025-03-01' = if (enableEntraAuth)
       enabled: true
     }
     globalValidation: {
-      requireAuthentication: true
-      unauthenticatedClientAction: 'Return401'
+      requireAuthentication: false
+      unauthenticatedClientAction: 'AllowAnonymous'
+    }
+    httpSettings: {
+      requireHttps: true
     }
     identityProviders: {
       azureActiveDirectory: {
@@ -204,9 +209,6 @@ resource siteAuth 'Microsoft.Web/sites/config@2025-03-01' = if (enableEntraAuth)
             'api://${apiClientId}'
             apiClientId
           ]
-          defaultAuthorizationPolicy: {
-            allowedApplications: allowedCallerClientIds
-          }
         }
       }
     }

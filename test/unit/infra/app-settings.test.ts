@@ -27,6 +27,7 @@ const HOST_SETTINGS: Record<string, string> = {
 const BACKEND: Record<Variant, 'scheduler' | 'storage'> = {
   default: 'scheduler',
   'storage-backend': 'storage',
+  'entra-sign-in': 'scheduler',
 };
 
 /**

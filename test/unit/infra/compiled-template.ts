@@ -76,10 +76,11 @@ export interface Compiled {
 
 /**
  * The deployments the check evaluates besides the default (scripts/check-infra.mjs VARIANTS):
- * `storage-backend` is `azd env set DURABLE_BACKEND storage`.
+ * `storage-backend` is `azd env set DURABLE_BACKEND storage`; `entra-sign-in` is
+ * `azd env set ENABLE_ENTRA_AUTH true` with an `API_CLIENT_ID`.
  */
-export type Variant = 'default' | 'storage-backend';
-const VARIANTS: Variant[] = ['default', 'storage-backend'];
+export type Variant = 'default' | 'storage-backend' | 'entra-sign-in';
+const VARIANTS: Variant[] = ['default', 'storage-backend', 'entra-sign-in'];
 
 const inCi = !['', '0', 'false'].includes(process.env.CI ?? '');
 

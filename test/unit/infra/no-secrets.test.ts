@@ -106,6 +106,7 @@ describeCompiled('no secret in the template', () => {
       'AZURE_RESOURCE_GROUP',
       'AZURE_TENANT_ID',
       'CONNECTOR_SECRET_COMMANDS',
+      'CONSOLE_URL',
       'FUNCTION_APP_URL',
       'KEY_VAULT_NAME',
     ]);
