@@ -192,8 +192,17 @@ export interface JobView {
   finishedAt?: string;
   result?: unknown;
   error?: ApiErrorBody;
-  /** Not sent today: a job that reports how far it got. */
-  progress?: { done?: number; total?: number; [more: string]: unknown };
+  /**
+   * How far a running job got, where it says: a catalogue import counts the groups it read and
+   * wrote (it cannot know the total before the last page); `done`/`total` where a job knows both.
+   */
+  progress?: {
+    done?: number;
+    total?: number;
+    groupsRead?: number;
+    groupsApplied?: number;
+    [more: string]: unknown;
+  };
   [more: string]: unknown;
 }
 

@@ -6,13 +6,17 @@ import { StatusBadge } from './status-badge';
 
 /**
  * A job while it runs and once it ended. The bar shows how far the job got when the job
- * says so; otherwise it says only that the job is running (an indeterminate bar): the
- * console does not invent progress.
+ * knows its total; otherwise it runs indeterminate beside the counts the job gives (a
+ * catalogue import's groups read and written): the console does not invent progress.
  */
 export function JobProgress({ job, label }: { job: JobView; label: string }) {
   const done = job.progress?.done;
   const total = job.progress?.total;
   const known = typeof done === 'number' && typeof total === 'number' && total > 0;
+  const read = job.progress?.groupsRead;
+  const applied = job.progress?.groupsApplied;
+  const counted =
+    typeof read === 'number' ? `${read} groups read, ${applied ?? 0} written` : undefined;
   return (
     <div class="job" aria-live="polite">
       <p>
@@ -25,9 +29,15 @@ export function JobProgress({ job, label }: { job: JobView; label: string }) {
         </span>
       </p>
       {job.status === 'running' ? (
-        <progress aria-label={`${label} progress`} {...(known ? { value: done, max: total } : {})}>
-          {known ? `${done} of ${total}` : 'running'}
-        </progress>
+        <p>
+          <progress
+            aria-label={`${label} progress`}
+            {...(known ? { value: done, max: total } : {})}
+          >
+            {known ? `${done} of ${total}` : (counted ?? 'running')}
+          </progress>{' '}
+          {counted === undefined ? null : <span class="muted">{counted}</span>}
+        </p>
       ) : null}
       {job.error === undefined ? null : (
         <ErrorPanel error={new ApiError(500, job.error)} title={`${label} failed`} />
