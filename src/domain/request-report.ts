@@ -2,6 +2,7 @@ import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
 import type { ActionType, ProvisioningAction } from './provisioning-request';
 import type { RequestContext } from './request-context';
+import type { StepOutcome } from './step-outcome';
 
 /** The state of one step (DESIGN: GET /requests/{id}). */
 export type StepState = 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
@@ -52,6 +53,26 @@ export function initialSteps(actions: readonly ProvisioningAction[]): StepReport
     changes: [],
     notices: [],
   }));
+}
+
+/**
+ * The report of a step that ended (at `finishedAt`, when it ran in time): succeeded with its
+ * changes and notices, or failed with its error and whatever it changed before (a step that
+ * could not start has no changes).
+ */
+export function stepEnded(
+  step: StepReport,
+  outcome: Pick<StepOutcome, 'ok' | 'error'> & Partial<Pick<StepOutcome, 'changes' | 'notices'>>,
+  finishedAt?: string,
+): StepReport {
+  return {
+    ...step,
+    state: outcome.ok ? 'succeeded' : 'failed',
+    ...(finishedAt === undefined ? {} : { finishedAt }),
+    changes: outcome.changes ?? [],
+    notices: outcome.notices ?? [],
+    ...(outcome.ok || outcome.error === undefined ? {} : { error: outcome.error }),
+  };
 }
 
 /** A failed step fails the request and skips the rest (issue 4: provisioning request). */

@@ -5,20 +5,20 @@ import {
   isLinked,
   type AccountRecord,
 } from '../../domain/account-record';
-import { accountStep } from '../../domain/account-step';
 import type { SerializedError } from '../../domain/errors';
 import { journalEntriesOf } from '../../domain/journal-entry';
-import { membershipStep } from '../../domain/membership-step';
-import { isMembershipAction, type ProvisioningRequest } from '../../domain/provisioning-request';
+import type { ProvisioningRequest } from '../../domain/provisioning-request';
 import {
   initialSteps,
   requestStatus,
   skipRemaining,
+  stepEnded,
   type RequestReport,
   type StepReport,
 } from '../../domain/request-report';
 import { requestContextOf } from '../../domain/request-context';
-import { newAccountHandle, type StepContext } from '../../domain/step-context';
+import { lastPasswordUse, requestStep } from '../../domain/request-step';
+import { newAccountHandle } from '../../domain/step-context';
 import type { StepOutcome } from '../../domain/step-outcome';
 import type { LeaseResult } from '../../store/account-leases';
 import { indexEntryOf } from '../../store/request-index';
@@ -81,15 +81,11 @@ export function* provisioningRequestOrchestrator(
     return report;
   }
   const failAt = (index: number, outcome: StepOutcome | { error: SerializedError }) => {
-    const step = report.steps[index] as StepReport;
-    report.steps[index] = {
-      ...step,
-      state: 'failed',
-      finishedAt: now(),
-      changes: 'changes' in outcome ? outcome.changes : [],
-      notices: 'notices' in outcome ? outcome.notices : [],
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
-    };
+    report.steps[index] = stepEnded(
+      report.steps[index] as StepReport,
+      { ...outcome, ok: false },
+      now(),
+    );
     report.steps = skipRemaining(report.steps, index);
   };
   publish();
@@ -109,12 +105,10 @@ export function* provisioningRequestOrchestrator(
   const handle = newAccountHandle();
   /** The account record as stored, once a step of this request wrote it (undefined: not known). */
   let stored: AccountRecord | null | undefined;
-  const lastPasswordUse = request.actions
-    .map((a) => a.type)
-    .findLastIndex((t) => t === 'create' || t === 'setPassword');
+  const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
 
-  for (const [index, action] of request.actions.entries()) {
+  for (const index of request.actions.keys()) {
     report.steps[index] = {
       ...(report.steps[index] as StepReport),
       state: 'running',
@@ -130,29 +124,8 @@ export function* provisioningRequestOrchestrator(
       }
       leaseEtag = renewed.etag;
     }
-    const step: StepContext = {
-      requestId: request.requestId,
-      step: index,
-      connector,
-      accountId,
-      capabilities: request.capabilities,
-      handle,
-    };
-    let outcome = yield* driveMachine(
-      context,
-      isMembershipAction(action)
-        ? membershipStep({ ...step, action: action.type, groups: action.groups })
-        : accountStep({
-            ...step,
-            action: action.type,
-            profile: request.account,
-            ...(request.passwordSecret === undefined
-              ? {}
-              : { passwordSecret: request.passwordSecret }),
-            lastPasswordUse: index === lastPasswordUse,
-          }),
-    );
-    if (outcome.ok && index === lastPasswordUse) passwordDiscarded = true;
+    let outcome = yield* driveMachine(context, requestStep(request, index, handle));
+    if (outcome.ok && index === lastUse) passwordDiscarded = true;
     if (outcome.record !== undefined) {
       handle.record =
         applyRecordUpdate(handle.record ?? undefined, connector, accountId, outcome.record) ?? null;
@@ -188,13 +161,7 @@ export function* provisioningRequestOrchestrator(
       failAt(index, outcome);
       break;
     }
-    report.steps[index] = {
-      ...report.steps[index],
-      state: 'succeeded',
-      finishedAt: now(),
-      changes: outcome.changes,
-      notices: outcome.notices,
-    };
+    report.steps[index] = stepEnded(report.steps[index], outcome, now());
   }
 
   yield* callActivity<null>(context, ACTIVITIES.releaseAccountLease, {

@@ -1,0 +1,60 @@
+import type { AccountProfile } from './account';
+import { accountStep } from './account-step';
+import type { ConnectorCapabilities } from './capabilities';
+import { membershipStep } from './membership-step';
+import { isMembershipAction, type ProvisioningAction } from './provisioning-request';
+import type { AccountHandle } from './step-context';
+import type { Machine } from './step-machine';
+import type { StepOutcome } from './step-outcome';
+
+/** What building the step machine of one action needs from its request. */
+export interface StepsOf {
+  requestId: string;
+  connector: string;
+  account: AccountProfile;
+  actions: readonly ProvisioningAction[];
+  /** Name of the request's transient password secret, when it has one. */
+  passwordSecret?: string;
+  capabilities: ConnectorCapabilities;
+}
+
+/**
+ * The step machine of the request's action at `index`: the account procedure or the
+ * membership write procedure, sharing `handle` with the request's other steps. The one
+ * place a request becomes steps: the orchestration drives them on activities, a preview on
+ * reads and simulated writes (DESIGN invariant 10).
+ *
+ * @example
+ * const outcome = await driveAsync(requestStep(request, 0, newAccountHandle()), io);
+ */
+export function requestStep(
+  request: StepsOf,
+  index: number,
+  handle: AccountHandle,
+): Machine<StepOutcome> {
+  const action = request.actions[index];
+  if (action === undefined) throw new RangeError(`the request has no action #${index}`);
+  const step = {
+    requestId: request.requestId,
+    step: index,
+    connector: request.connector,
+    accountId: request.account.accountId,
+    capabilities: request.capabilities,
+    handle,
+  };
+  if (isMembershipAction(action)) {
+    return membershipStep({ ...step, action: action.type, groups: action.groups });
+  }
+  return accountStep({
+    ...step,
+    action: action.type,
+    profile: request.account,
+    ...(request.passwordSecret === undefined ? {} : { passwordSecret: request.passwordSecret }),
+    lastPasswordUse: index === lastPasswordUse(request.actions),
+  });
+}
+
+/** The index of the last action that uses the password (create or setPassword); -1 when none. */
+export function lastPasswordUse(actions: readonly ProvisioningAction[]): number {
+  return actions.map((a) => a.type).findLastIndex((t) => t === 'create' || t === 'setPassword');
+}
