@@ -16,4 +16,6 @@ export interface ApiDeps {
   appServiceAuthentication?: boolean;
   /** Where the built console is (default: `dist/console` of this build). */
   consoleDirectory?: string;
+  /** How long a preview may read before it is handed to a job (default `PREVIEW_WAIT_MS`). */
+  previewWaitMs?: number;
 }

@@ -3,6 +3,7 @@ import { ERROR_CATALOGUE, ERROR_CODES } from '../domain/error-catalogue';
 import { JOURNAL_CHANGES } from '../domain/journal-entry';
 import { compatibilityResultSchema } from './openapi-compatibility';
 import { roleFor, type Access } from './caller';
+import { previewResponses, requestPlanSchema } from './openapi-preview';
 import { provisioningRequestSchema } from './request-schema';
 
 const errorSchema = {
@@ -281,6 +282,7 @@ function describeApi(): Record<string, unknown> {
           unrepresentable: 'any',
         }),
         Step: stepSchema,
+        RequestPlan: requestPlanSchema,
         StatusResult: statusSchema,
         GroupLink: groupLinkSchema,
         JournalEntry: journalEntrySchema,
@@ -340,17 +342,14 @@ function describeApi(): Record<string, unknown> {
           },
         },
         post: {
-          summary: 'Submit a provisioning request (idempotent on requestId)',
+          summary:
+            'Submit a provisioning request (idempotent on requestId), or with "mode": "preview" get its plan without writing anything',
           requestBody: {
             required: true,
             content: json({ $ref: '#/components/schemas/ProvisioningRequest' }),
           },
           responses: {
-            202: { description: 'Started; Location is the status URL' },
-            200: {
-              description:
-                'This requestId was submitted before with the same content: nothing started',
-            },
+            ...previewResponses,
             400: error('Invalid request: every problem listed'),
             404: error('Unknown connector'),
             409: error('requestId already used for a different request'),

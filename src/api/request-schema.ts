@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ACTION_TYPES } from '../domain/provisioning-request';
+import { ACTION_TYPES, type ProvisioningAction } from '../domain/provisioning-request';
 
 /*
  * Names are the target's, not ours: a directory allows quotes, backslashes, apostrophes,
@@ -149,6 +149,12 @@ export const requestContextSchema = {
 export const provisioningRequestSchema = z
   .strictObject({
     requestId: requestIdSchema.optional(),
+    mode: z
+      .enum(['run', 'preview'])
+      .optional()
+      .describe(
+        'run (the default) provisions; preview answers with the plan and writes nothing (POST /requests only)',
+      ),
     connector: z.string().min(1, 'connector must be named').max(63),
     ...requestContextSchema,
     account: accountSchema,
@@ -203,4 +209,16 @@ export function describeProblems(error: z.ZodError): { path: string; message: st
     path: issue.path.length === 0 ? '(body)' : issue.path.map(String).join('.'),
     message: issue.message,
   }));
+}
+
+/** The actions of a valid request as the service runs them: every group a selector object. */
+export function actionsOf(body: ProvisioningRequestBody): ProvisioningAction[] {
+  return body.actions.map((action) =>
+    'groups' in action
+      ? {
+          type: action.type,
+          groups: action.groups.map((g) => (typeof g === 'string' ? { name: g } : g)),
+        }
+      : { type: action.type },
+  );
 }

@@ -7,12 +7,14 @@ import type { OrchestrationState } from '../workflows/orchestration-client';
 import type { ApiDeps } from './api-deps';
 import { withCompatibilityHints } from './compatibility-hints';
 import { errorResponse, problem, unknownConnector } from './http-problem';
+import { answerPreview, isPreview } from './preview-api';
 import { readJsonBody } from './read-body';
 import { requestIdSchema } from './request-schema';
 import { submitProvisioningRequest } from './submit-request';
 
 /**
- * `POST /api/requests`: 202 with the request id and its status URL (Location); the same
+ * `POST /api/requests`: 202 with the request id and its status URL (Location); with
+ * `"mode": "preview"` the plan instead (preview-api.ts), nothing written; the same
  * requestId again answers 200 with the same URL and runs nothing; 400 lists every
  * problem; 404 for an unknown connector; 409 for a reused requestId with other content.
  */
@@ -20,6 +22,7 @@ export function submitRequestHandler(deps: ApiDeps) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const read = await readJsonBody(request);
     if ('response' in read) return read.response;
+    if (isPreview(read.body)) return answerPreview(deps, request, context, read.body);
     const services = await deps.services();
     const outcome = await submitProvisioningRequest(
       read.body,

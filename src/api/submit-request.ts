@@ -6,7 +6,7 @@ import { ORCHESTRATIONS, requestInstanceId } from '../workflows/names';
 import type { OrchestrationClient } from '../workflows/orchestration-client';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import { indexEntryOf } from '../store/request-index';
-import { describeProblems, provisioningRequestSchema } from './request-schema';
+import { actionsOf, describeProblems, provisioningRequestSchema } from './request-schema';
 
 export type SubmitOutcome =
   | { kind: 'started' | 'duplicate'; requestId: string }
@@ -29,7 +29,11 @@ export async function submitProvisioningRequest(
 ): Promise<SubmitOutcome> {
   const parsed = provisioningRequestSchema.safeParse(body);
   if (!parsed.success) return { kind: 'invalid', problems: describeProblems(parsed.error) };
-  const { password, requestId: given, ...rest } = parsed.data;
+  const { password, requestId: given, mode, ...rest } = parsed.data;
+  if (mode === 'preview') {
+    const message = 'a preview answers its caller: send it to POST /api/requests, not to the queue';
+    return { kind: 'invalid', problems: [{ path: 'mode', message }] };
+  }
   const connector = services.registry.get(rest.connector);
   if (connector === undefined) return { kind: 'unknown connector', connector: rest.connector };
   const requestId = given ?? randomUUID();
@@ -50,14 +54,7 @@ export async function submitProvisioningRequest(
     connector: rest.connector,
     ...requestContextOf(rest),
     account: rest.account,
-    actions: rest.actions.map((action) =>
-      'groups' in action
-        ? {
-            type: action.type,
-            groups: action.groups.map((g) => (typeof g === 'string' ? { name: g } : g)),
-          }
-        : { type: action.type },
-    ),
+    actions: actionsOf(parsed.data),
     ...(passwordSecret === undefined ? {} : { passwordSecret }),
     capabilities: { ...connector.capabilities },
     fingerprint,

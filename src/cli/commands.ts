@@ -4,7 +4,7 @@ import type { GroupLink } from '../domain/nested-groups';
 import type { CliContext } from './cli-context';
 import { importJobCommand } from './import-job';
 import { lastRunLine } from './compat';
-import { findGroupByName, provision } from './provision';
+import { findGroupByName, previewProvision, provision, type ProvisionRequest } from './provision';
 
 export type Print = (line: string) => void;
 
@@ -144,7 +144,8 @@ export async function accountCommand(
 
 /**
  * `provision <connector> <accountId> [--create] [--grant A,B] [--revoke C] [--lock|--unlock]
- * [--delete] [--requested-by W] [--reason R] [--correlation-id C]`.
+ * [--delete] [--requested-by W] [--reason R] [--correlation-id C] [--preview]`: with
+ * `--preview`, the plan only (reads made, nothing written).
  */
 export async function provisionCommand(
   ctx: CliContext,
@@ -163,37 +164,37 @@ export async function provisionCommand(
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-  print(`Provisioning account "${accountId}" on "${connector}":`);
+  const preview = args.values.preview === true;
+  print(
+    `${preview ? 'Preview of provisioning' : 'Provisioning'} account "${accountId}" on "${connector}":`,
+  );
   const service = await ctx.service();
   if (service.ephemeralStorage) {
     print(
       '  (journal and account records in an in-process Azurite: set AzureWebJobsStorage to keep them)',
     );
   }
-  const report = await provision(
-    ctx,
-    {
-      connector,
-      profile: {
-        accountId,
-        ...(text('display-name') === undefined ? {} : { displayName: text('display-name') }),
-        ...(text('email') === undefined ? {} : { email: text('email') }),
-      },
-      create: args.values.create === true,
-      grant: list('grant'),
-      revoke: list('revoke'),
-      lock: args.values.lock === true,
-      unlock: args.values.unlock === true,
-      delete: args.values.delete === true,
-      context: {
-        ...(text('requested-by') === undefined ? {} : { requestedBy: text('requested-by') }),
-        ...(text('reason') === undefined ? {} : { reason: text('reason') }),
-        ...(text('correlation-id') === undefined ? {} : { correlationId: text('correlation-id') }),
-      },
+  const request: ProvisionRequest = {
+    connector,
+    profile: {
+      accountId,
+      ...(text('display-name') === undefined ? {} : { displayName: text('display-name') }),
+      ...(text('email') === undefined ? {} : { email: text('email') }),
     },
-    print,
-  );
-  return report.status === 'succeeded' ? 0 : 1;
+    create: args.values.create === true,
+    grant: list('grant'),
+    revoke: list('revoke'),
+    lock: args.values.lock === true,
+    unlock: args.values.unlock === true,
+    delete: args.values.delete === true,
+    context: {
+      ...(text('requested-by') === undefined ? {} : { requestedBy: text('requested-by') }),
+      ...(text('reason') === undefined ? {} : { reason: text('reason') }),
+      ...(text('correlation-id') === undefined ? {} : { correlationId: text('correlation-id') }),
+    },
+  };
+  const outcome = await (preview ? previewProvision : provision)(ctx, request, print);
+  return outcome.status === 'succeeded' ? 0 : 1;
 }
 
 /** `structure <connector> <group name>`: the nested group structure (Graph). */

@@ -37,6 +37,7 @@ Commands:
   provision <connector> <accountId> [--create] [--display-name N] [--email E]
             [--grant A,B] [--revoke C] [--lock|--unlock] [--delete]
             [--requested-by WHO] [--reason WHY] [--correlation-id CASE]
+            [--preview]             the plan only: reads made, nothing written
   demo                               run everything once against the sandbox (npm start)
 
 Connectors come from PROVISIONING_CONNECTORS (JSON) and secrets from LOCAL_SECRETS;
@@ -76,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
       probe: { type: 'boolean' },
       incremental: { type: 'boolean' },
       overwrite: { type: 'boolean' },
+      preview: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -1,10 +1,13 @@
 import { withCompatibilityHints } from '../api/compatibility-hints';
+import { checkPreview } from '../api/preview-api';
 import { submitProvisioningRequest } from '../api/submit-request';
 import type { Connector } from '../connectors/connector';
 import { ProvisioningError } from '../domain/errors';
 import type { GroupRef } from '../domain/group';
 import type { RequestContext } from '../domain/request-context';
-import type { RequestReport } from '../domain/request-report';
+import type { RequestPlan } from '../domain/request-preview';
+import type { RequestReport, StepReport } from '../domain/request-report';
+import { runRequestPreview } from '../workflows/request-preview-run';
 import { requestInstanceId } from '../workflows/names';
 import type { CliContext } from './cli-context';
 
@@ -37,35 +40,14 @@ export async function provision(
   print: (line: string) => void,
 ): Promise<RequestReport> {
   const service = await ctx.service();
-  const actions = [
-    ...(request.create === true ? [{ type: 'create' }] : []),
-    ...((request.grant ?? []).length > 0 ? [{ type: 'grant', groups: request.grant }] : []),
-    ...((request.revoke ?? []).length > 0 ? [{ type: 'revoke', groups: request.revoke }] : []),
-    ...(request.lock === true ? [{ type: 'lock' }] : []),
-    ...(request.unlock === true ? [{ type: 'unlock' }] : []),
-    ...(request.delete === true ? [{ type: 'delete' }] : []),
-  ];
   const submitted = await submitProvisioningRequest(
-    { connector: request.connector, ...request.context, account: request.profile, actions },
+    requestBody(request),
     service.services,
     service.driver,
     { source: 'cli', now: new Date() },
   );
-  if (submitted.kind === 'invalid') {
-    throw new ProvisioningError(
-      'REQUEST_INVALID',
-      `the request is invalid: ${submitted.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
-    );
-  }
-  if (submitted.kind === 'unknown connector') {
-    throw new ProvisioningError(
-      'CONNECTOR_NOT_FOUND',
-      `unknown connector "${submitted.connector}"`,
-      {
-        object: submitted.connector,
-      },
-    );
-  }
+  if (submitted.kind === 'invalid') throw invalidRequest(submitted.problems);
+  if (submitted.kind === 'unknown connector') throw unknownConnector(submitted.connector);
   if (submitted.kind === 'conflict') {
     throw new ProvisioningError(submitted.error.code, submitted.error.message);
   }
@@ -74,6 +56,56 @@ export async function provision(
   const report = await withCompatibilityHints(state.output as RequestReport, service.services);
   for (const line of describeReport(report)) print(line);
   return report;
+}
+
+/**
+ * The plan of a request, as `POST /api/requests` with `"mode": "preview"` gives it: reads
+ * made, writes simulated, nothing written (issue 14). Prints the plan; returns it.
+ */
+export async function previewProvision(
+  ctx: CliContext,
+  request: ProvisionRequest,
+  print: (line: string) => void,
+): Promise<RequestPlan> {
+  const service = await ctx.service();
+  const checked = checkPreview(requestBody(request), service.services.registry);
+  if (checked.kind === 'invalid') throw invalidRequest(checked.problems);
+  if (checked.kind === 'unknown connector') throw unknownConnector(checked.connector);
+  const plan = await runRequestPreview(
+    () => Promise.resolve(service.services),
+    checked.input,
+    Date.now(),
+  );
+  print(`  preview: the request would end ${plan.status} (nothing was written)`);
+  for (const line of describeSteps(plan.steps)) print(line);
+  for (const notice of plan.notices) print(`  notice: ${notice}`);
+  return plan;
+}
+
+/** What `provision` asks for, as the body of `POST /api/requests`. */
+function requestBody(request: ProvisionRequest): Record<string, unknown> {
+  const actions = [
+    ...(request.create === true ? [{ type: 'create' }] : []),
+    ...((request.grant ?? []).length > 0 ? [{ type: 'grant', groups: request.grant }] : []),
+    ...((request.revoke ?? []).length > 0 ? [{ type: 'revoke', groups: request.revoke }] : []),
+    ...(request.lock === true ? [{ type: 'lock' }] : []),
+    ...(request.unlock === true ? [{ type: 'unlock' }] : []),
+    ...(request.delete === true ? [{ type: 'delete' }] : []),
+  ];
+  return { connector: request.connector, ...request.context, account: request.profile, actions };
+}
+
+function invalidRequest(problems: { path: string; message: string }[]): ProvisioningError {
+  return new ProvisioningError(
+    'REQUEST_INVALID',
+    `the request is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+  );
+}
+
+function unknownConnector(name: string): ProvisioningError {
+  return new ProvisioningError('CONNECTOR_NOT_FOUND', `unknown connector "${name}"`, {
+    object: name,
+  });
 }
 
 /** A report as the CLI prints it: one line per step, then its changes, notices and error. */
@@ -85,7 +117,13 @@ export function describeReport(report: RequestReport): string[] {
     report.reason === undefined ? undefined : `reason: ${report.reason}`,
   ].filter((part) => part !== undefined);
   if (context.length > 0) lines.push(`  ${context.join(', ')}`);
-  for (const step of report.steps) {
+  return [...lines, ...describeSteps(report.steps)];
+}
+
+/** One line per step, then its changes, notices and error. */
+function describeSteps(steps: readonly StepReport[]): string[] {
+  const lines: string[] = [];
+  for (const step of steps) {
     const groups = step.groups === undefined ? '' : ` ${step.groups.join(', ')}`;
     lines.push(`  ${`${step.action}${groups}`.padEnd(28)} ${step.state}`);
     for (const change of step.changes) {

@@ -5,6 +5,7 @@ export const ORCHESTRATIONS = {
   provisioningRequest: 'provisioningRequest',
   catalogueImport: 'catalogueImport',
   compatibilityRun: 'compatibilityRun',
+  requestPreview: 'requestPreview',
 } as const;
 
 /**
@@ -21,6 +22,7 @@ export const ACTIVITIES = {
   indexRequestEnd: 'indexRequestEnd',
   importCatalogue: 'importCatalogue',
   runCompatibility: 'runCompatibility',
+  previewRequest: 'previewRequest',
 } as const;
 
 export type ActivityName = (typeof ACTIVITIES)[keyof typeof ACTIVITIES];

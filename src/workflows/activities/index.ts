@@ -3,6 +3,7 @@ import type { ActivityName } from '../names';
 import type { ServicesProvider } from '../workflow-services';
 import { accountActivities } from './account-activities';
 import { membershipActivities } from './membership-activities';
+import { previewActivities } from './preview-activities';
 import { serviceActivities } from './service-activities';
 
 export type ActivityHandler = (input: never) => Promise<unknown>;
@@ -19,6 +20,7 @@ export function createActivityHandlers(
     ...accountActivities(services),
     ...membershipActivities(services),
     ...serviceActivities(services),
+    ...previewActivities(services),
   };
   return Object.fromEntries(
     Object.entries(handlers).map(([name, handler]) => [

@@ -1,6 +1,10 @@
 import type { OrchestrationHandler } from 'durable-functions';
 import { ORCHESTRATIONS } from '../names';
-import { catalogueImportOrchestrator, compatibilityRunOrchestrator } from './job-orchestrators';
+import {
+  catalogueImportOrchestrator,
+  compatibilityRunOrchestrator,
+  requestPreviewOrchestrator,
+} from './job-orchestrators';
 import { provisioningRequestOrchestrator } from './provisioning-request';
 
 /** Every orchestrator by name: registered in functions/ and replayed by the local host. */
@@ -8,4 +12,5 @@ export const ORCHESTRATORS: Record<string, OrchestrationHandler> = {
   [ORCHESTRATIONS.provisioningRequest]: provisioningRequestOrchestrator,
   [ORCHESTRATIONS.catalogueImport]: catalogueImportOrchestrator,
   [ORCHESTRATIONS.compatibilityRun]: compatibilityRunOrchestrator,
+  [ORCHESTRATIONS.requestPreview]: requestPreviewOrchestrator,
 };

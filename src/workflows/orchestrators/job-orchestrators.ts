@@ -1,5 +1,6 @@
 import type { OrchestrationContext } from 'durable-functions';
 import type { SerializedError } from '../../domain/errors';
+import type { RequestPreviewInput } from '../../domain/request-preview';
 import { ACTIVITIES } from '../names';
 import { callActivity, type Step } from './activity-calls';
 
@@ -20,6 +21,8 @@ export interface JobInput {
   /** Compatibility runs: the group to grant and revoke. */
   groupName?: string;
   trigger: 'api' | 'schedule' | 'cli';
+  /** Request previews: the request to plan (its password left behind). */
+  preview?: RequestPreviewInput;
 }
 
 export interface JobReport {
@@ -60,9 +63,23 @@ export function* compatibilityRunOrchestrator(context: OrchestrationContext): St
   }));
 }
 
+/**
+ * A request preview whose reads were too slow to answer at once (issue 14, Preview): the
+ * plan is the job's result.
+ */
+export function* requestPreviewOrchestrator(context: OrchestrationContext): Step<JobReport> {
+  return yield* runJob(context, ACTIVITIES.previewRequest, (input, at) => ({
+    request: input.preview,
+    at,
+  }));
+}
+
 function* runJob(
   context: OrchestrationContext,
-  activity: typeof ACTIVITIES.importCatalogue | typeof ACTIVITIES.runCompatibility,
+  activity:
+    | typeof ACTIVITIES.importCatalogue
+    | typeof ACTIVITIES.runCompatibility
+    | typeof ACTIVITIES.previewRequest,
   activityInput: (input: JobInput, at: string) => unknown,
 ): Step<JobReport> {
   const input = context.df.getInput<JobInput>();

@@ -142,6 +142,33 @@ describe('the CLI against its own sandboxes (nothing configured)', () => {
     expect(shown.text).toContain('locked');
   });
 
+  it('provision --preview prints the plan and writes nothing', async () => {
+    const { scim } = ctx.sandboxes!;
+    const truth = scim.truthLog().length;
+    const preview = await run(provisionCommand, ['scim-sandbox', 'cli.preview'], {
+      create: true,
+      grant: 'Sales',
+      preview: true,
+    });
+    expect(preview.code, preview.text).toBe(0);
+    expect(preview.text).toContain(
+      'preview: the request would end succeeded (nothing was written)',
+    );
+    expect(preview.text).toMatch(/^ {6}account created$/m);
+    expect(preview.text).toMatch(/^ {6}member added Sales$/m);
+    expect(scim.truthLog().length).toBe(truth);
+    expect(scim.getUser('cli.preview')).toBeUndefined();
+    const service = await ctx.service();
+    const journal = await service.services.journal.query({ accountId: 'cli.preview' });
+    expect(journal.entries).toEqual([]);
+    const failing = await run(provisionCommand, ['scim-sandbox', 'cli.preview'], {
+      lock: true,
+      preview: true,
+    });
+    expect(failing.code).toBe(1);
+    expect(failing.text).toContain('ACCOUNT_NOT_FOUND');
+  });
+
   it('provision fails with a non-zero code naming the problem', async () => {
     const failed = await run(provisionCommand, ['scim-sandbox', 'cli.user'], {
       grant: 'No Such Group',

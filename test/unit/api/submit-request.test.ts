@@ -9,7 +9,7 @@ const PASSWORD = 'Planted-Passw0rd-77';
 const CONTEXT = { requestedBy: 'ops@example.test', reason: 'joiner', correlationId: 'CHG-42' };
 
 /** A submission with a password and a context, and everything it handed on. */
-async function submit() {
+async function submit(extra: Record<string, unknown> = {}) {
   const stored: [string, string][] = [];
   const secrets = {
     set: async (name: string, value: string) => void stored.push([name, value]),
@@ -44,6 +44,7 @@ async function submit() {
       password: PASSWORD,
       actions: [{ type: 'create' }],
       ...CONTEXT,
+      ...extra,
     },
     services,
     orchestrations,
@@ -64,5 +65,24 @@ describe('submitProvisioningRequest: context and secrets stay apart', () => {
     expect(indexed).toEqual([expect.objectContaining({ requestId: input.requestId, ...CONTEXT })]);
     expect(JSON.stringify(indexed)).not.toContain(PASSWORD);
     expect(JSON.stringify(indexed)).not.toContain(input.passwordSecret);
+  });
+});
+
+describe('submitProvisioningRequest: a preview has a caller to answer', () => {
+  it('refuses "mode": "preview" from the queue, starting nothing and storing no password', async () => {
+    const { outcome, stored, input } = await submit({ mode: 'preview' });
+    expect(outcome).toEqual({
+      kind: 'invalid',
+      problems: [{ path: 'mode', message: expect.stringContaining('POST /api/requests') }],
+    });
+    expect(input).toBeUndefined();
+    expect(stored).toEqual([]);
+  });
+
+  it('takes "mode": "run" as the request it always was', async () => {
+    const plain = await submit({ requestId: 'same-request' });
+    const run = await submit({ requestId: 'same-request', mode: 'run' });
+    expect(run.outcome.kind).toBe('started');
+    expect(run.input.fingerprint).toBe(plain.input.fingerprint);
   });
 });

@@ -63,6 +63,7 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
       'catalogueImport',
       'compatibilityRun',
       'provisioningRequest',
+      'requestPreview',
     ]);
     expect(activity.mock.calls.length).toBeGreaterThanOrEqual(17);
     expect(queue.mock.calls[0]?.[1]).toMatchObject({ queueName: 'provisioning-requests' });

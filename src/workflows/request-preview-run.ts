@@ -1,0 +1,48 @@
+import type { ReadOp, ReadPerformer } from '../domain/preview-io';
+import { planRequest, type RequestPlan, type RequestPreviewInput } from '../domain/request-preview';
+import { accountActivities } from './activities/account-activities';
+import { membershipActivities } from './activities/membership-activities';
+import { errorFromActivityFailure, type ActivityResult } from './activity-result';
+import type { ServicesProvider } from './workflow-services';
+
+/**
+ * The reads of a preview, done by the very activities a request runs (the record, the role
+ * catalogue, the target), in this process. No write activity is reachable from here.
+ * An aborted signal stops the preview before its next read.
+ */
+export function previewReads(services: ServicesProvider, signal?: AbortSignal): ReadPerformer {
+  const account = accountActivities(services);
+  const membership = membershipActivities(services);
+  const reads: Record<ReadOp, (input: never) => Promise<ActivityResult<unknown>>> = {
+    findAccount: (input) => account.findAccount(input),
+    readAccount: (input) => account.readAccount(input),
+    lookUpRoles: (input) => membership.lookUpRoles(input),
+    resolveGroup: (input) => membership.resolveGroup(input),
+    listManagedGroups: (input) => membership.listManagedGroups(input),
+    readMemberships: (input) => membership.readMemberships(input),
+  };
+  return async (op, input) => {
+    signal?.throwIfAborted();
+    try {
+      return await reads[op](input as never);
+    } catch (error) {
+      // A retryable failure the transport could not overcome: the plan shows it.
+      return { ok: false, error: errorFromActivityFailure(error, op) };
+    }
+  };
+}
+
+/**
+ * Plans a request in this process (issue 14, Preview): its reads now, its writes simulated.
+ *
+ * @example
+ * const plan = await runRequestPreview(services, input, Date.now());
+ */
+export function runRequestPreview(
+  services: ServicesProvider,
+  input: RequestPreviewInput,
+  at: number,
+  signal?: AbortSignal,
+): Promise<RequestPlan> {
+  return planRequest(input, previewReads(services, signal), at);
+}
