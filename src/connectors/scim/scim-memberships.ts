@@ -1,6 +1,6 @@
 import type { ScimConnectorSettings } from './scim-settings';
 import type { TargetAccount } from '../../domain/account';
-import { ProvisioningError, isProvisioningError } from '../../domain/errors';
+import { ProvisioningError, isProvisioningError, type ErrorCode } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
 import type { MembershipRead, MembershipWriteAnswer } from '../connector';
 import type { HttpResult } from '../http/transport';
@@ -17,6 +17,14 @@ interface GroupMembership {
   isMember: boolean;
   notice?: string;
 }
+
+/** How servers refuse a filter they do not support: 400 (invalidFilter or none), 403, 501. */
+const FILTER_REFUSALS: ReadonlySet<ErrorCode> = new Set([
+  'SCIM_FILTER_UNSUPPORTED',
+  'SCIM_INVALID_VALUE',
+  'SCIM_REQUEST_REJECTED',
+  'TARGET_FORBIDDEN',
+]);
 
 /**
  * Connector A's memberships: read the group before writing (spec: Read group members
@@ -148,7 +156,9 @@ export class ScimMemberships {
         context: this.groupContext(groupId, name),
       });
     } catch (error) {
-      if (!isProvisioningError(error) || error.retryable) throw error;
+      // Only a refusal of the filter itself says the server cannot answer it; refused
+      // credentials, throttling or an outage say nothing about the filter and stay what they are.
+      if (!isProvisioningError(error) || !FILTER_REFUSALS.has(error.code)) throw error;
       if (need === 'confirm') return undefined;
       throw new ProvisioningError(
         'MEMBERSHIP_READ_UNAVAILABLE',
