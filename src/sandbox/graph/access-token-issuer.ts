@@ -52,7 +52,11 @@ export class AccessTokenIssuer {
     return { keys: [this.publicJwk] };
   }
 
-  async issue(claims: AccessTokenClaims): Promise<string> {
+  /** Signs a token for `claims`, valid for `lifetimeSeconds` (Entra ID's default when not given). */
+  async issue(
+    claims: AccessTokenClaims,
+    lifetimeSeconds: number = ACCESS_TOKEN_LIFETIME_SECONDS,
+  ): Promise<string> {
     return new SignJWT({
       tid: claims.tenantId,
       appid: claims.clientId,
@@ -69,7 +73,7 @@ export class AccessTokenIssuer {
       .setJti(randomUUID())
       .setIssuedAt()
       .setNotBefore('0s')
-      .setExpirationTime(`${ACCESS_TOKEN_LIFETIME_SECONDS}s`)
+      .setExpirationTime(`${lifetimeSeconds}s`)
       .sign(this.privateKey);
   }
 

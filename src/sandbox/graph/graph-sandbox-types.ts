@@ -74,6 +74,12 @@ export interface GraphSandboxOptions {
    * GET), before it is answered: the local host saves the directory then.
    */
   onChange?: () => void;
+  /**
+   * How long issued access tokens last (default Entra ID's 3599 s, on the real clock as
+   * MSAL's cache is). MSAL renews a token 5 minutes before it expires, so below 300 s every
+   * call asks for a new one: a revoked secret then fails the next call, not an hour later.
+   */
+  tokenLifetimeSeconds?: number;
 }
 
 /** One Graph request as the sandbox saw it. `viaBatch` marks sub-requests of a `$batch`. */
@@ -171,6 +177,14 @@ export interface GraphSandbox {
   setNewObjectWriteLag(lag: NewObjectWriteLag): void;
   /** Replaces a client's permissions; tokens issued before keep their roles (as in Entra ID). */
   setClientRoles(clientId: string, roles: string[]): void;
+  /**
+   * Replaces a client's secret (an admin rotated or revoked it): token requests with the old
+   * one answer 401 `invalid_client` (AADSTS7000215); tokens issued before stay valid until
+   * they expire, as in Entra ID.
+   */
+  setClientSecret(clientId: string, secret: string): void;
+  /** Sets the lifetime of tokens issued from now on (see `tokenLifetimeSeconds`). */
+  setTokenLifetime(seconds: number): void;
   setReplicationDelay(d: ReplicationDelay): void;
   setThrottle(t: ThrottleSettings | undefined): void;
   setLicensed(licensed: boolean): void;

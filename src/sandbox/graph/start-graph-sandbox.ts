@@ -2,7 +2,7 @@ import { ProvisioningError } from '../../domain/errors.js';
 import { FaultDecider } from '../faults/fault-decider.js';
 import type { SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 import { drawInRange, seededStream } from '../faults/seeded-stream.js';
-import { AccessTokenIssuer } from './access-token-issuer.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, AccessTokenIssuer } from './access-token-issuer.js';
 import { restoreDirectory, snapshotDirectory } from './directory-snapshot.js';
 import { DirectoryStore } from './directory-store.js';
 import type { ReadView } from './directory-store.js';
@@ -109,6 +109,7 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
   }
   let replicationDelay = checkDelay(options.replicationDelayMs ?? 0);
   let latencyMs = options.latencyMs ?? 0;
+  let tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? ACCESS_TOKEN_LIFETIME_SECONDS;
   let origin = '';
   const budget = new RequestBudget(options.throttle);
   const requests: GraphSandboxRequestRecord[] = [];
@@ -146,6 +147,7 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
         graphEndpoint: () => origin,
         clients,
         issuer,
+        tokenLifetimeSeconds: () => tokenLifetimeSeconds,
       },
       graph: {
         context,
@@ -212,14 +214,13 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
       newObjectWriteLag = checkDelay(lag, 'new object write lag');
     },
     setClientRoles: (clientId, roles) => {
-      const client = clients.get(clientId);
-      if (client === undefined) {
-        throw new ProvisioningError(
-          'REQUEST_INVALID',
-          `the Graph sandbox has no client '${clientId}'`,
-        );
-      }
-      client.roles = [...roles];
+      clientOf(clients, clientId).roles = [...roles];
+    },
+    setClientSecret: (clientId, secret) => {
+      clientOf(clients, clientId).secret = secret;
+    },
+    setTokenLifetime: (seconds) => {
+      tokenLifetimeSeconds = seconds;
     },
     setReplicationDelay: (delay) => {
       replicationDelay = checkDelay(delay);
@@ -236,4 +237,12 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
     },
     close: () => server.close(),
   };
+}
+
+function clientOf(clients: Map<string, GraphSandboxClient>, clientId: string): GraphSandboxClient {
+  const client = clients.get(clientId);
+  if (client === undefined) {
+    throw new ProvisioningError('REQUEST_INVALID', `the Graph sandbox has no client '${clientId}'`);
+  }
+  return client;
 }

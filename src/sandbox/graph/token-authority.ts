@@ -14,6 +14,8 @@ export interface TokenAuthorityConfig {
   graphEndpoint(): string;
   clients: ReadonlyMap<string, GraphSandboxClient>;
   issuer: AccessTokenIssuer;
+  /** How long the tokens it issues now last (default: Entra ID's). */
+  tokenLifetimeSeconds?(): number;
 }
 
 /**
@@ -169,14 +171,18 @@ export async function handleTokenRequest(
       `The resource principal named ${resource} was not found in the tenant named ${config.tenantId}.`,
     );
   }
-  const accessToken = await config.issuer.issue({
-    tenantId: config.tenantId,
-    clientId: client.clientId,
-    roles: client.roles,
-    wids: (client.directoryRoles ?? []).map((name) => ENTRA_ROLE_TEMPLATE_IDS[name]),
-    audience: config.graphEndpoint(),
-    issuer: graphTokenIssuer(config.tenantId),
-  });
+  const lifetime = config.tokenLifetimeSeconds?.() ?? ACCESS_TOKEN_LIFETIME_SECONDS;
+  const accessToken = await config.issuer.issue(
+    {
+      tenantId: config.tenantId,
+      clientId: client.clientId,
+      roles: client.roles,
+      wids: (client.directoryRoles ?? []).map((name) => ENTRA_ROLE_TEMPLATE_IDS[name]),
+      audience: config.graphEndpoint(),
+      issuer: graphTokenIssuer(config.tenantId),
+    },
+    lifetime,
+  );
   return {
     status: 200,
     headers: {
@@ -185,8 +191,8 @@ export async function handleTokenRequest(
     },
     body: {
       token_type: 'Bearer',
-      expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
-      ext_expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+      expires_in: lifetime,
+      ext_expires_in: lifetime,
       access_token: accessToken,
     },
   };

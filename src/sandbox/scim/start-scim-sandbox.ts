@@ -69,6 +69,9 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     setQuirks(quirks) {
       state.quirks = { ...quirks };
     },
+    setAuth(auth) {
+      state.auth = auth;
+    },
     injectThrottle(count, retryAfter) {
       state.faults.throttle(count, retryAfter);
     },

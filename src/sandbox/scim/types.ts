@@ -123,6 +123,11 @@ export interface ScimSandbox {
   readonly endpoint: string;
   /** Replaces the quirk set at run time. */
   setQuirks(quirks: ScimQuirks): void;
+  /**
+   * Replaces the credentials the server accepts, from the next request on: a revoked or
+   * rotated token is answered 401 with its challenge, as a server whose admin revoked it does.
+   */
+  setAuth(auth: ScimSandboxAuth): void;
   /** The next `count` requests answer 429 with this `Retry-After` (seconds or HTTP-date). */
   injectThrottle(count: number, retryAfter: string): void;
   /** The next `count` requests answer this status with a SCIM error body. */

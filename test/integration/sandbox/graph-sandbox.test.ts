@@ -148,6 +148,39 @@ describe('token authority', () => {
     expect(error.message).not.toContain(wrong.secret);
   });
 
+  it('refuses a revoked secret while a token issued before still works, until it is restored', async () => {
+    const before = await tokenFor(LIMITED);
+    sandbox.setClientSecret(LIMITED.clientId, 'Rotated-Secret-2f7a');
+    try {
+      const error = (await tokenFor(LIMITED).catch((e: unknown) => e)) as { errorCode: string };
+      expect(error.errorCode).toBe('invalid_client');
+      const response = await fetch(`${sandbox.graphEndpoint}/v1.0/users?$top=1`, {
+        dispatcher: agent,
+        headers: { authorization: `Bearer ${before}` },
+      });
+      expect(response.status).toBe(200);
+    } finally {
+      sandbox.setClientSecret(LIMITED.clientId, LIMITED.secret);
+    }
+    expect(await tokenFor(LIMITED)).toEqual(expect.any(String));
+  });
+
+  it('issues tokens as short-lived as asked: MSAL then asks again on every call', async () => {
+    sandbox.setTokenLifetime(60);
+    try {
+      const app = msalApp(LIMITED);
+      const scopes = [`${sandbox.graphEndpoint}/.default`];
+      const first = await app.acquireTokenByClientCredential({ scopes });
+      const claims = JSON.parse(
+        Buffer.from(first!.accessToken.split('.')[1]!, 'base64url').toString(),
+      ) as { iat: number; exp: number };
+      expect(claims.exp - claims.iat).toBe(60);
+      expect((await app.acquireTokenByClientCredential({ scopes }))?.fromCache).toBe(false);
+    } finally {
+      sandbox.setTokenLifetime(3599);
+    }
+  });
+
   it('refuses an unknown tenant, a scope without /.default, and a forged token', async () => {
     const post = async (tenant: string, scope: string) => {
       const form = { grant_type: 'client_credentials', client_id: LIMITED.clientId, scope };

@@ -80,6 +80,18 @@ describe('SCIM sandbox', () => {
     expect(JSON.stringify(b.requests)).not.toContain('tok-123');
   });
 
+  it('answers 401 from the next call on once its token is revoked, and 200 once restored', async () => {
+    const b = await start({ auth: { type: 'bearer', token: 'tok-456' } });
+    const url = `${b.endpoint}/Users`;
+    const withToken = { authorization: 'Bearer tok-456' };
+    b.setAuth({ type: 'bearer', token: 'tok-new' });
+    const denied = await call(url, 'GET', undefined, withToken);
+    expect(denied.status).toBe(401);
+    expect(denied.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    b.setAuth({ type: 'bearer', token: 'tok-456' });
+    expect((await call(url, 'GET', undefined, withToken)).status).toBe(200);
+  });
+
   it('basic: right credential passes, wrong password answers 401; auth none needs nothing', async () => {
     const b = await start({ auth: { type: 'basic', username: 'svc', password: 'pa:ss' } });
     const basic = (v: string) => ({ authorization: `Basic ${Buffer.from(v).toString('base64')}` });
