@@ -5,7 +5,7 @@ import { importTimerHandler } from '../src/api/import-timer';
 import { apiRoutes } from '../src/api/routes';
 import { processConfiguration } from '../src/runtime/process-configuration';
 import { processServices } from '../src/runtime/service';
-import { createActivityHandlers } from '../src/workflows/activities';
+import { ACTIVITIES_WITH_CLIENT, createActivityHandlers } from '../src/workflows/activities';
 import { DurableOrchestrationClient } from '../src/workflows/durable-orchestration-client';
 import { ORCHESTRATORS } from '../src/workflows/orchestrators';
 
@@ -32,8 +32,14 @@ for (const route of apiRoutes(deps)) {
 for (const [name, orchestrator] of Object.entries(ORCHESTRATORS)) {
   df.app.orchestration(name, orchestrator);
 }
-for (const [name, handler] of Object.entries(createActivityHandlers(processServices))) {
-  df.app.activity(name, { handler: handler as (input: unknown) => Promise<unknown> });
+const activities = createActivityHandlers(processServices, deps.orchestrations);
+for (const [name, handler] of Object.entries(activities)) {
+  df.app.activity(name, {
+    handler: handler as (input: unknown) => Promise<unknown>,
+    ...((ACTIVITIES_WITH_CLIENT as readonly string[]).includes(name)
+      ? { extraInputs: [df.input.durableClient()] }
+      : {}),
+  });
 }
 
 app.storageQueue('bulkRequests', {

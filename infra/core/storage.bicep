@@ -30,6 +30,7 @@ var tableNames = [
   'WriteIntents'
   'CompatibilityRuns'
   'RequestIndex'
+  'ConnectorQuarantine'
 ]
 
 resource storage 'Microsoft.Storage/storageAccounts@2025-06-01' = {

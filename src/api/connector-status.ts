@@ -3,12 +3,13 @@ import { isProvisioningError } from '../domain/errors';
 import type { ApiDeps } from './api-deps';
 import { lastRunSummary } from './compatibility-runs-api';
 import { errorResponse, unknownConnector } from './http-problem';
+import { quarantineOf } from './quarantine-api';
 
 /**
  * `POST /api/connectors/{name}/status`: the spec's "Check status". 200 with the findings
- * whether or not the check passed (the check ran), and for kinds with a compatibility run
- * the date and verdict of the last one (`lastCompatibilityRun`, null when none was kept);
- * 404 for an unknown connector.
+ * whether or not the check passed (the check ran), for kinds with a compatibility run the
+ * date and verdict of the last one (`lastCompatibilityRun`, null when none was kept), and
+ * the connector's quarantine (issue 14); 404 for an unknown connector.
  */
 export function connectorStatusHandler(deps: Pick<ApiDeps, 'services'>) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
@@ -21,15 +22,23 @@ export function connectorStatusHandler(deps: Pick<ApiDeps, 'services'>) {
       const status = await connector.checkStatus({ probe });
       context.log(`status check of connector ${name}: ${status.ok ? 'ok' : 'failed'}`);
       // The service's own store failing is no failure of the target: the check still answers.
-      const lastRun = await lastRunSummary(services, name).catch((error: unknown) => {
+      const notRead = (what: string) => (error: unknown) => {
         context.warn(
-          `last compatibility run of connector ${name} not read: ${isProvisioningError(error) ? error.message : String(error)}`,
+          `${what} of connector ${name} not read: ${isProvisioningError(error) ? error.message : String(error)}`,
         );
         return undefined;
-      });
+      };
+      const [lastRun, quarantine] = await Promise.all([
+        lastRunSummary(services, name).catch(notRead('last compatibility run')),
+        quarantineOf(services, name).catch(notRead('quarantine')),
+      ]);
       return {
         status: 200,
-        jsonBody: lastRun === undefined ? status : { ...status, lastCompatibilityRun: lastRun },
+        jsonBody: {
+          ...status,
+          ...(lastRun === undefined ? {} : { lastCompatibilityRun: lastRun }),
+          ...(quarantine === undefined ? {} : { quarantine }),
+        },
       };
     } catch (error) {
       if (!isProvisioningError(error)) throw error;

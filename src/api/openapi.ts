@@ -4,6 +4,7 @@ import { JOURNAL_CHANGES } from '../domain/journal-entry';
 import { compatibilityResultSchema } from './openapi-compatibility';
 import { roleFor, type Access } from './caller';
 import { previewResponses, requestPlanSchema } from './openapi-preview';
+import { quarantineSchema, releasePath, requestHoldSchema } from './openapi-quarantine';
 import { provisioningRequestSchema } from './request-schema';
 
 const errorSchema = {
@@ -92,6 +93,7 @@ const connectorSchema = {
         inheritedMemberships: { type: 'boolean' },
       },
     },
+    quarantine: { $ref: '#/components/schemas/Quarantine' },
   },
 };
 
@@ -144,6 +146,7 @@ const statusSchema = {
         jobId: { type: 'string' },
       },
     },
+    quarantine: { $ref: '#/components/schemas/Quarantine' },
   },
 };
 
@@ -283,6 +286,7 @@ function describeApi(): Record<string, unknown> {
         }),
         Step: stepSchema,
         RequestPlan: requestPlanSchema,
+        Quarantine: quarantineSchema,
         StatusResult: statusSchema,
         GroupLink: groupLinkSchema,
         JournalEntry: journalEntrySchema,
@@ -373,6 +377,7 @@ function describeApi(): Record<string, unknown> {
                   ...contextProperties,
                   status: { enum: ['pending', 'running', 'succeeded', 'failed'] },
                   steps: { type: 'array', items: { $ref: '#/components/schemas/Step' } },
+                  hold: requestHoldSchema,
                 },
               }),
             },
@@ -410,7 +415,7 @@ function describeApi(): Record<string, unknown> {
       '/connectors/{name}/status': {
         post: {
           summary:
-            'Check status (Graph: a token was obtained, and the permission report per task; ?probe=true adds the probe reads that prove read permissions)',
+            "Check status (Graph: a token was obtained, and the permission report per task; ?probe=true adds the probe reads that prove read permissions), and the connector's quarantine",
           parameters: [
             name,
             { name: 'probe', in: 'query', schema: { type: 'boolean', default: false } },
@@ -426,6 +431,7 @@ function describeApi(): Record<string, unknown> {
           },
         },
       },
+      '/connectors/{name}/release': releasePath(name, error),
       '/connectors/{name}/imports': {
         post: {
           summary:

@@ -19,6 +19,7 @@ import { journalHandler } from './journal-api';
 import { meHandler } from './me-api';
 import { openApiHandler } from './openapi';
 import { listRequestsHandler } from './request-list-api';
+import { releaseConnectorHandler } from './quarantine-api';
 import { getRequestHandler, submitRequestHandler } from './requests-api';
 
 export interface ApiRoute {
@@ -117,6 +118,13 @@ function operations(deps: ApiDeps): ApiOperation[] {
       route: 'connectors/{name}/status',
       access: 'read',
       handler: connectorStatusHandler(deps),
+    },
+    {
+      name: 'releaseConnector',
+      method: 'POST',
+      route: 'connectors/{name}/release',
+      access: 'operate',
+      handler: releaseConnectorHandler(deps),
     },
     {
       name: 'startImport',

@@ -5,6 +5,7 @@ import type { CliContext } from './cli-context';
 import { importJobCommand } from './import-job';
 import { lastRunLine } from './compat';
 import { findGroupByName, previewProvision, provision, type ProvisionRequest } from './provision';
+import { quarantineLines } from './quarantine';
 
 export type Print = (line: string) => void;
 
@@ -29,8 +30,9 @@ function evidenceTag(finding: StatusFinding): string {
 }
 
 /**
- * `status <connector> [--probe]`: the spec's "Check status" (Graph: plus probe reads), and
- * the date and verdict of the connector's last compatibility run.
+ * `status <connector> [--probe]`: the spec's "Check status" (Graph: plus probe reads), the
+ * date and verdict of the connector's last compatibility run, and its quarantine when the
+ * CLI works on the service's storage.
  */
 export async function statusCommand(
   ctx: CliContext,
@@ -42,6 +44,7 @@ export async function statusCommand(
   formatStatus(status).forEach((line) => print(line));
   const lastRun = await lastRunLine(ctx, connector);
   if (lastRun !== undefined) print(lastRun);
+  (await quarantineLines(ctx, connector.name)).forEach((line) => print(line));
   return status.ok ? 0 : 1;
 }
 

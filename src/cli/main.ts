@@ -15,13 +15,16 @@ import {
 } from './commands';
 import type { CliContext } from './cli-context';
 import { demoCommand } from './demo';
+import { releaseCommand } from './quarantine';
 
 const USAGE = `Usage: npm run cli -- <command> [arguments]
 
 Commands:
   status <connector> [--probe]       check status (SCIM: ServiceProviderConfig, and the date and
                                      verdict of the last compatibility run; Graph: token, roles
-                                     hint, and with --probe the probe reads)
+                                     hint, and with --probe the probe reads); with
+                                     AzureWebJobsStorage set, the connector's quarantine
+  release <connector>                end the connector's quarantine: held requests go on
   compat <connector> [--group NAME]  compatibility run with a test account (SCIM): the six points
                                      with evidence, the settings to use, what will work
   import <connector>                 read the whole group catalogue
@@ -53,6 +56,7 @@ const COMMANDS: Record<string, Command> = {
   account: accountCommand,
   accounts: accountsCommand,
   provision: provisionCommand,
+  release: releaseCommand,
   structure: structureCommand,
   demo: (ctx, _args, print) => demoCommand(ctx, print),
 };

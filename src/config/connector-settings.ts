@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { QUARANTINE_DEFAULTS } from '../domain/quarantine';
 
 /**
  * What every connector's settings hold, whatever its kind; each kind's schema (next to its
@@ -38,7 +39,34 @@ function isSixFieldCron(expression: string): boolean {
   }
 }
 
-/** The fields every kind shares: its name, the schedule of its import, its transport. */
+/**
+ * When a connector's target fails every request, the connector is quarantined: its requests
+ * are held (not failed) while a probe checks the target, at growing intervals (issue 14).
+ * Every field has a default; `{}` is the defaults.
+ */
+const quarantine = z
+  .strictObject({
+    enabled: z.boolean().default(QUARANTINE_DEFAULTS.enabled),
+    /** 5xx answers or connection failures in a row (each after the transport's retries)... */
+    failureThreshold: z.int().min(1).max(1000).default(QUARANTINE_DEFAULTS.failureThreshold),
+    /** ...each within this many seconds of the previous one. */
+    failureWindowSeconds: z
+      .int()
+      .min(1)
+      .max(3600)
+      .default(QUARANTINE_DEFAULTS.failureWindowSeconds),
+    firstProbeSeconds: z.int().min(1).max(3600).default(QUARANTINE_DEFAULTS.firstProbeSeconds),
+    maxProbeSeconds: z.int().min(1).max(86_400).default(QUARANTINE_DEFAULTS.maxProbeSeconds),
+    /** A request held longer fails with CONNECTOR_QUARANTINED. */
+    maxHoldHours: z.number().min(0.1).max(720).default(QUARANTINE_DEFAULTS.maxHoldHours),
+  })
+  .refine((q) => q.maxProbeSeconds >= q.firstProbeSeconds, {
+    message: 'maxProbeSeconds must be at least firstProbeSeconds',
+    path: ['maxProbeSeconds'],
+  })
+  .prefault({});
+
+/** The fields every kind shares: its name, the schedule of its import, its transport, its quarantine. */
 export const commonConnectorFields = {
   name: connectorName,
   /** Catalogue import on a timer ("Import SCIM groups" / "Import Directory Groups"). */
@@ -53,6 +81,7 @@ export const commonConnectorFields = {
    * the step fails with TARGET_THROTTLED saying how long it waited.
    */
   maxThrottleWaitSeconds: z.int().min(1).max(3600).default(120),
+  quarantine,
 };
 
 /** A connector's validated settings as the service at large sees them: its kind adds more. */

@@ -6,6 +6,7 @@ import type { SecretStore } from '../secrets/secret-store';
 import type { ConnectorKindDescriptor } from './connector-kind';
 import { connectorKind } from './connector-kinds';
 import { createConnector, type ConnectorDependencies } from './create-connector';
+import { observedConnector, type TargetObserver } from './observed-connector';
 
 /**
  * The configured connectors of this process, each built once and kept: the one registry of
@@ -14,6 +15,8 @@ import { createConnector, type ConnectorDependencies } from './create-connector'
  */
 export class ConnectorRegistry {
   private readonly built = new Map<string, Connector>();
+  private readonly observed = new Map<string, Connector>();
+  private observer: TargetObserver | undefined;
 
   constructor(
     private readonly config: AppConfig,
@@ -38,8 +41,28 @@ export class ConnectorRegistry {
     return this.config.connectors.map((settings) => settings.name);
   }
 
+  /**
+   * Tells the observer how every target call of every connector ended, from now on: the
+   * count that quarantines a connector whose target fails every request (issue 14).
+   */
+  observe(observer: TargetObserver): void {
+    this.observer = observer;
+    this.observed.clear();
+  }
+
   /** The connector with this name, or undefined: callers answer 404. */
   get(name: string): Connector | undefined {
+    const connector = this.build(name);
+    if (connector === undefined || this.observer === undefined) return connector;
+    let observed = this.observed.get(name);
+    if (observed === undefined) {
+      observed = observedConnector(connector, this.observer);
+      this.observed.set(name, observed);
+    }
+    return observed;
+  }
+
+  private build(name: string): Connector | undefined {
     const existing = this.built.get(name);
     if (existing !== undefined) return existing;
     const settings = this.settings(name);
@@ -57,5 +80,6 @@ export class ConnectorRegistry {
   async close(): Promise<void> {
     await Promise.all([...this.built.values()].map((connector) => connector.close()));
     this.built.clear();
+    this.observed.clear();
   }
 }

@@ -66,6 +66,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     status: 502,
     meaning: 'the target answered something the service cannot read',
   },
+  CONNECTOR_QUARANTINED: {
+    status: 503,
+    meaning:
+      'the connector was quarantined (its target failed every request) for longer than the request may be held (quarantine.maxHoldHours); the steps not run were not written: send the request again once the connector is released',
+  },
   SCIM_FILTER_UNSUPPORTED: {
     status: 502,
     meaning: 'the SCIM server refused a filter (compatibility point 4)',

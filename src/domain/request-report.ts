@@ -1,4 +1,4 @@
-import type { SerializedError } from './errors';
+import type { ErrorCode, SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
 import type { ActionType, ProvisioningAction } from './provisioning-request';
 import type { RequestContext } from './request-context';
@@ -37,8 +37,21 @@ export interface RequestReport extends RequestContext {
   accountId: string;
   status: RequestStatus;
   steps: StepReport[];
+  /** Present while the request is held because its connector is quarantined (issue 14). */
+  hold?: RequestHold;
   startedAt?: string;
   finishedAt?: string;
+}
+
+/** Why and since when a request waits: its connector is quarantined. */
+export interface RequestHold {
+  /** When this request began to wait (ISO). */
+  since: string;
+  /** When the connector was quarantined, and the failure that did it. */
+  quarantinedSince: string;
+  reason: { code: ErrorCode; message: string };
+  /** When the request looks again whether the connector was released. */
+  nextCheckAt: string;
 }
 
 /** Every step pending: the report of a request that has not started yet. */

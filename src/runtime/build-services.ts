@@ -1,5 +1,6 @@
 import type { AppConfig, StorageConnection } from '../config/app-config';
 import { ProvisioningError } from '../domain/errors';
+import { TargetHealth } from '../domain/target-health';
 import type { Logger } from '../domain/logger';
 import { createKeyVaultSecretStore } from '../secrets/key-vault-secret-store';
 import { LocalSecretStore } from '../secrets/local-secret-store';
@@ -11,6 +12,7 @@ import { TableAccountLinks } from '../store/table-account-links';
 import { TableCompatibilityRuns } from '../store/table-compatibility-runs';
 import { TableJournalStore } from '../store/table-journal-store';
 import { TableRequestIndex } from '../store/table-request-index';
+import { TableQuarantineStore } from '../store/table-quarantine-store';
 import { TableRoleCatalogue } from '../store/table-role-catalogue';
 import { TableWriteIntents } from '../store/table-write-intents';
 import type { WorkflowServices } from '../workflows/workflow-services';
@@ -26,6 +28,7 @@ export const TABLES = {
   intents: 'WriteIntents',
   compatibility: 'CompatibilityRuns',
   requests: 'RequestIndex',
+  quarantine: 'ConnectorQuarantine',
 } as const;
 
 export interface BuildServicesOptions {
@@ -57,10 +60,12 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     );
   }
   const secrets = options.secrets ?? secretStoreFromConfig(config);
+  const registry =
+    options.registry ??
+    new ConnectorRegistry(config, secrets, logger, options.trustedCa, options.clock);
+  watchTargets(registry);
   return {
-    registry:
-      options.registry ??
-      new ConnectorRegistry(config, secrets, logger, options.trustedCa, options.clock),
+    registry,
     secrets,
     journal: new TableJournalStore(tableClient(storage, TABLES.journal)),
     catalogue: new TableRoleCatalogue(tableClient(storage, TABLES.catalogue)),
@@ -69,12 +74,26 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     intents: new TableWriteIntents(tableClient(storage, TABLES.intents)),
     compatibility: new TableCompatibilityRuns(tableClient(storage, TABLES.compatibility)),
     requests: new TableRequestIndex(tableClient(storage, TABLES.requests)),
+    quarantine: new TableQuarantineStore(tableClient(storage, TABLES.quarantine)),
     bulkQueue: new BulkQueue(
       queueClient(storage, config.bulkQueueName),
       queueClient(storage, `${config.bulkQueueName}-poison`),
     ),
     logger,
   };
+}
+
+/**
+ * Counts, in this worker, the failures of each connector's target that fail every request:
+ * the errors of the calls that tip the count say so, and the request that meets one
+ * quarantines the connector (issue 14).
+ */
+function watchTargets(registry: ConnectorRegistry): void {
+  const health = new TargetHealth((name) => registry.settings(name)?.quarantine);
+  registry.observe({
+    answered: (name) => health.answered(name),
+    failed: (name, kind) => health.failed(name, kind, Date.now()),
+  });
 }
 
 /** Key Vault in Azure (managed identity), the local store for the local host and tests. */

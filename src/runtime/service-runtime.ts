@@ -3,6 +3,7 @@ import type { AppConfig, StorageConnection } from '../config/app-config';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
 import { createActivityHandlers } from '../workflows/activities';
+import type { OrchestrationClient } from '../workflows/orchestration-client';
 import { ORCHESTRATORS } from '../workflows/orchestrators';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import { buildServices } from './build-services';
@@ -91,9 +92,9 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
         ? built
         : { ...built, intents: new DurableWriteIntents(built.intents, flush) };
     const provider = () => Promise.resolve(services);
-    const driver = new OrchestrationDriver({
+    const driver: OrchestrationDriver = new OrchestrationDriver({
       orchestrators: ORCHESTRATORS,
-      activities: createActivityHandlers(provider) as Record<
+      activities: createActivityHandlers(provider, (): OrchestrationClient => driver) as Record<
         string,
         (input: unknown) => Promise<unknown>
       >,

@@ -6,6 +6,7 @@ export const ORCHESTRATIONS = {
   catalogueImport: 'catalogueImport',
   compatibilityRun: 'compatibilityRun',
   requestPreview: 'requestPreview',
+  connectorProbe: 'connectorProbe',
 } as const;
 
 /**
@@ -23,6 +24,8 @@ export const ACTIVITIES = {
   importCatalogue: 'importCatalogue',
   runCompatibility: 'runCompatibility',
   previewRequest: 'previewRequest',
+  connectorGate: 'connectorGate',
+  probeConnector: 'probeConnector',
 } as const;
 
 export type ActivityName = (typeof ACTIVITIES)[keyof typeof ACTIVITIES];
@@ -34,4 +37,9 @@ export function requestInstanceId(requestId: string): string {
 
 export function jobInstanceId(jobId: string): string {
   return `job-${jobId}`;
+}
+
+/** The probe of a connector's quarantine number `epoch`: one per quarantine, whoever starts it. */
+export function probeInstanceId(connector: string, epoch: number): string {
+  return `quarantine-probe-${connector}-${epoch}`;
 }

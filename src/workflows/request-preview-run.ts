@@ -33,16 +33,25 @@ export function previewReads(services: ServicesProvider, signal?: AbortSignal): 
 }
 
 /**
- * Plans a request in this process (issue 14, Preview): its reads now, its writes simulated.
+ * Plans a request in this process (issue 14, Preview): its reads now, its writes simulated;
+ * a notice when the connector is quarantined (a request sent now would be held).
  *
  * @example
  * const plan = await runRequestPreview(services, input, Date.now());
  */
-export function runRequestPreview(
+export async function runRequestPreview(
   services: ServicesProvider,
   input: RequestPreviewInput,
   at: number,
   signal?: AbortSignal,
 ): Promise<RequestPlan> {
-  return planRequest(input, previewReads(services, signal), at);
+  const plan = await planRequest(input, previewReads(services, signal), at);
+  const quarantine = await (await services()).quarantine.get(input.connector);
+  if (quarantine?.quarantined === true) {
+    plan.notices.push(
+      `connector "${input.connector}" is quarantined since ${quarantine.since} ` +
+        `(${quarantine.reason.code}): a request sent now is held until it is released`,
+    );
+  }
+  return plan;
 }

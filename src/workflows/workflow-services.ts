@@ -7,6 +7,7 @@ import type { BulkQueue } from '../store/bulk-queue';
 import type { CompatibilityRunStore } from '../store/compatibility-runs';
 import type { JournalStore } from '../store/journal-store';
 import type { RequestIndexStore } from '../store/request-index';
+import type { QuarantineStore } from '../store/quarantine-store';
 import type { RoleCatalogueStore } from '../store/role-catalogue';
 import type { WriteIntentStore } from '../store/write-intents';
 
@@ -23,6 +24,8 @@ export interface WorkflowServices {
   compatibility: CompatibilityRunStore;
   /** The request list's index: written at submission and when a request ends. */
   requests: RequestIndexStore;
+  /** Each connector's quarantine and the requests it holds (issue 14). */
+  quarantine: QuarantineStore;
   bulkQueue: BulkQueue;
   logger: Logger;
 }

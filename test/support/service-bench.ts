@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { submitProvisioningRequest } from '../../src/api/submit-request';
 import { loadConfig } from '../../src/config/app-config';
+import type { ConnectorSettings } from '../../src/config/connector-settings';
 import { connectorSettingsKinds } from '../../src/connectors/connector-kinds';
 import type { JournalEntry } from '../../src/domain/journal-entry';
 import { silentLogger, type Logger } from '../../src/domain/logger';
@@ -38,6 +39,8 @@ export interface ServiceBench {
 export interface ServiceBenchOptions {
   /** `virtual` (default): durable timers jump; a number: real time sped up that many times. */
   clock?: 'virtual' | number;
+  /** Changes the sandbox connectors' settings (they are validated already). */
+  connectorSettings?: (settings: ConnectorSettings) => ConnectorSettings;
   logger?: Logger;
   maxConcurrentActivities?: number;
 }
@@ -56,7 +59,10 @@ export async function startServiceBench(options: ServiceBenchOptions = {}): Prom
       : new ScaledClock(options.clock, start);
   const sandboxes = await startSandboxConnectors({ now: () => clock.now() });
   const secrets = new LocalSecretStore({ ...sandboxes.secrets });
-  const config = { ...loadConfig({}, connectorSettingsKinds()), connectors: sandboxes.settings };
+  const config = {
+    ...loadConfig({}, connectorSettingsKinds()),
+    connectors: sandboxes.settings.map(options.connectorSettings ?? ((settings) => settings)),
+  };
   let runtime: ServiceRuntime;
   try {
     runtime = await startServiceRuntime({

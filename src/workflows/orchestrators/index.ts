@@ -1,5 +1,6 @@
 import type { OrchestrationHandler } from 'durable-functions';
 import { ORCHESTRATIONS } from '../names';
+import { connectorProbeOrchestrator } from './connector-probe';
 import {
   catalogueImportOrchestrator,
   compatibilityRunOrchestrator,
@@ -13,4 +14,5 @@ export const ORCHESTRATORS: Record<string, OrchestrationHandler> = {
   [ORCHESTRATIONS.catalogueImport]: catalogueImportOrchestrator,
   [ORCHESTRATIONS.compatibilityRun]: compatibilityRunOrchestrator,
   [ORCHESTRATIONS.requestPreview]: requestPreviewOrchestrator,
+  [ORCHESTRATIONS.connectorProbe]: connectorProbeOrchestrator,
 };

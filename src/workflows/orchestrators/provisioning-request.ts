@@ -6,7 +6,7 @@ import {
   type AccountRecord,
 } from '../../domain/account-record';
 import type { SerializedError } from '../../domain/errors';
-import { journalEntriesOf } from '../../domain/journal-entry';
+import { journalEntriesOf, type EffectiveChange } from '../../domain/journal-entry';
 import type { ProvisioningRequest } from '../../domain/provisioning-request';
 import {
   initialSteps,
@@ -25,6 +25,12 @@ import { indexEntryOf } from '../../store/request-index';
 import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';
 import { driveMachine } from './drive-machine';
+import {
+  holdAfterFailure,
+  waitWhileQuarantined,
+  withHolds,
+  type HoldSubject,
+} from './quarantine-hold';
 
 /**
  * A lease outlives any one step (the re-read loop is at most 30 s); it is renewed before a
@@ -92,8 +98,27 @@ export function* provisioningRequestOrchestrator(
 
   const { connector } = request;
   const { accountId } = request.account;
+  // While its connector is quarantined, the request waits (issue 14): before it starts,
+  // for the lease, and after a step that met a failure failing every request.
+  const hold: HoldSubject = {
+    connector,
+    requestId: request.requestId,
+    heldMs: 0,
+    notices: [],
+    show: (held) => {
+      if (held === undefined) delete report.hold;
+      else report.hold = held;
+      publish();
+    },
+  };
+  const admitted = yield* waitWhileQuarantined(context, hold);
+  if ('error' in admitted) {
+    failAt(0, { error: admitted.error });
+    yield* discardPassword(context, request);
+    return yield* finish();
+  }
   const lease = { connector, accountId, owner: context.df.instanceId };
-  const taken = yield* takeLease(context, lease);
+  const taken = yield* takeLease(context, lease, hold);
   let leaseTakenAt = context.df.currentUtcDateTime.getTime();
   let leaseEtag = 'etag' in taken ? taken.etag : undefined;
   if ('error' in taken) {
@@ -102,13 +127,18 @@ export function* provisioningRequestOrchestrator(
     return yield* finish();
   }
 
-  const handle = newAccountHandle();
+  // Held from here on, the request keeps the account's lease (DESIGN invariant 7).
+  hold.lease = { accountId, owner: lease.owner, ttlMs: LEASE_TTL_MS };
+
+  let handle = newAccountHandle();
   /** The account record as stored, once a step of this request wrote it (undefined: not known). */
   let stored: AccountRecord | null | undefined;
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
 
-  for (const index of request.actions.keys()) {
+  /** Changes a step made before it was held and ran again. */
+  let earlier: EffectiveChange[] = [];
+  for (let index = 0; index < request.actions.length; index++) {
     report.steps[index] = {
       ...(report.steps[index] as StepReport),
       state: 'running',
@@ -117,7 +147,7 @@ export function* provisioningRequestOrchestrator(
     publish();
     if (context.df.currentUtcDateTime.getTime() - leaseTakenAt > LEASE_TTL_MS / 2) {
       leaseTakenAt = context.df.currentUtcDateTime.getTime();
-      const renewed = yield* takeLease(context, lease);
+      const renewed = yield* takeLease(context, lease, hold);
       if ('error' in renewed) {
         failAt(index, { error: renewed.error });
         break;
@@ -158,10 +188,29 @@ export function* provisioningRequestOrchestrator(
       }
     }
     if (!outcome.ok) {
-      failAt(index, outcome);
+      const held = yield* holdAfterFailure(context, hold, outcome.error);
+      if ('held' in held && held.held) {
+        // The step runs again from its start, on the account as the stores show it now.
+        earlier = [...earlier, ...outcome.changes];
+        if (held.lease !== undefined) {
+          leaseEtag = held.lease.etag ?? leaseEtag;
+          leaseTakenAt = held.lease.renewedAt;
+        }
+        handle = newAccountHandle();
+        stored = undefined;
+        index -= 1;
+        continue;
+      }
+      if ('error' in held) outcome = { ...outcome, error: held.error };
+      failAt(index, withHolds(outcome, earlier, hold));
       break;
     }
-    report.steps[index] = stepEnded(report.steps[index], outcome, now());
+    report.steps[index] = stepEnded(
+      report.steps[index] as StepReport,
+      withHolds(outcome, earlier, hold),
+      now(),
+    );
+    earlier = [];
   }
 
   yield* callActivity<null>(context, ACTIVITIES.releaseAccountLease, {
@@ -172,12 +221,16 @@ export function* provisioningRequestOrchestrator(
   return yield* finish();
 }
 
-/** Waits for the account's lease (polling on a durable timer); an error when it stays taken. */
+/**
+ * Waits for the account's lease (polling on a durable timer); an error when it stays taken,
+ * unless the connector is quarantined (its holder may be held): then it waits for that too.
+ */
 function* takeLease(
   context: OrchestrationContext,
   lease: { connector: string; accountId: string; owner: string },
+  hold: HoldSubject,
 ): Step<{ error: SerializedError } | { etag?: string }> {
-  const deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
+  let deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
   for (let poll = 0; ; poll++) {
     const nowMs = context.df.currentUtcDateTime.getTime();
     const result = yield* callActivity<LeaseResult>(context, ACTIVITIES.acquireAccountLease, {
@@ -190,6 +243,12 @@ function* takeLease(
       return result.value.etag === undefined ? {} : { etag: result.value.etag };
     }
     if (nowMs >= deadline) {
+      const held = yield* waitWhileQuarantined(context, hold);
+      if ('error' in held) return held;
+      if (held.held) {
+        deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
+        continue;
+      }
       const error: SerializedError = {
         code: 'ACCOUNT_BUSY',
         message:

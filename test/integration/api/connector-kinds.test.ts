@@ -99,6 +99,7 @@ describe('a connector kind registered through the kind registry', () => {
             membershipWriteBatchSize: 1,
           },
           features: { compatibilityRun: false, groupStructure: false, inheritedMemberships: false },
+          quarantine: { state: 'active', heldRequests: 0 },
         },
       ],
     });

@@ -11,6 +11,7 @@ import { startScimSandbox, type ScimSandbox } from '../../../src/sandbox/scim';
 import { tableClient } from '../../../src/store/storage-clients';
 import { TableCompatibilityRuns } from '../../../src/store/table-compatibility-runs';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
+import { NO_QUARANTINE } from '../../support/no-quarantine';
 
 const TOKEN = 'status-token-5a1e9c';
 let sandbox: ScimSandbox;
@@ -55,7 +56,12 @@ async function call(name: string) {
     logHandler: (_level, ...args) => logged.push(args.join(' ')),
   });
   return connectorStatusHandler({
-    services: () => Promise.resolve({ registry, compatibility } as unknown as WorkflowServices),
+    services: () =>
+      Promise.resolve({
+        registry,
+        compatibility,
+        quarantine: NO_QUARANTINE,
+      } as unknown as WorkflowServices),
   })(request, context);
 }
 

@@ -4,6 +4,7 @@ import type { ApiDeps } from '../../../src/api/api-deps';
 import { apiRoutes } from '../../../src/api/routes';
 import type { StatusResult } from '../../../src/connectors/connector';
 import type { WorkflowServices } from '../../../src/workflows/workflow-services';
+import { NO_QUARANTINE } from '../../support/no-quarantine';
 import {
   connectorName,
   featureOutcomes,
@@ -19,7 +20,11 @@ let routes: ReturnType<typeof apiRoutes>;
 beforeAll(async () => {
   target = await startPermissionTarget();
   const deps = {
-    services: () => Promise.resolve({ registry: target.registry } as unknown as WorkflowServices),
+    services: () =>
+      Promise.resolve({
+        registry: target.registry,
+        quarantine: NO_QUARANTINE,
+      } as unknown as WorkflowServices),
   } as unknown as ApiDeps;
   routes = apiRoutes(deps);
 });

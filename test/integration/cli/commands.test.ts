@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCliContext, type CliContext } from '../../../src/cli/cli-context';
+import { releaseCommand } from '../../../src/cli/quarantine';
 import { compatCommand } from '../../../src/cli/compat';
 import {
   accountCommand,
@@ -167,6 +168,22 @@ describe('the CLI against its own sandboxes (nothing configured)', () => {
     });
     expect(failing.code).toBe(1);
     expect(failing.text).toContain('ACCOUNT_NOT_FOUND');
+  });
+
+  it('release ends a quarantine and says when there was none', async () => {
+    const { services } = await ctx.service();
+    await services.quarantine.enter('graph-sandbox', {
+      at: '2026-11-23T08:00:00.000Z',
+      reason: { code: 'GRAPH_TOKEN_FAILED', message: 'invalid_client' },
+      nextProbeAt: '2026-11-23T08:00:30.000Z',
+    });
+    const released = await run(releaseCommand, ['graph-sandbox']);
+    expect(released.code).toBe(0);
+    expect(released.text).toContain('Connector "graph-sandbox" released');
+    expect(released.text).toMatch(/not quarantined \(last quarantine ended .+, by an operator\)/);
+    expect(await services.quarantine.get('graph-sandbox')).toMatchObject({ quarantined: false });
+    const again = await run(releaseCommand, ['graph-sandbox']);
+    expect(again.text).toContain('is not quarantined: nothing to release');
   });
 
   it('provision fails with a non-zero code naming the problem', async () => {

@@ -18,7 +18,10 @@ beforeAll(async () => {
 });
 afterAll(async () => target.close());
 
-async function status(ctx: Pick<CliContext, 'connector'>, name: string) {
+async function status(
+  ctx: Pick<CliContext, 'connector'> & { config: Pick<CliContext['config'], 'storage'> },
+  name: string,
+) {
   const lines: string[] = [];
   const code = await statusCommand(
     ctx as CliContext,
@@ -41,7 +44,11 @@ function printedOutcomes(lines: readonly string[]): string[] {
 
 describe('status --probe prints the report per permission set', () => {
   it.each(PERMISSION_SETS)('$name', async (set) => {
-    const ctx = { connector: (name: string) => target.registry.get(name)! };
+    const ctx = {
+      connector: (name: string) => target.registry.get(name)!,
+      // No storage of the service: the status check alone, no quarantine to show.
+      config: { storage: undefined },
+    };
     const { code, lines } = await target.withLicence(set, () => status(ctx, connectorName(set)));
     expect(code).toBe(0);
     expect(printedOutcomes(lines)).toEqual(set.probed);

@@ -62,10 +62,16 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
     expect(orchestration.mock.calls.map(([name]) => name).sort()).toEqual([
       'catalogueImport',
       'compatibilityRun',
+      'connectorProbe',
       'provisioningRequest',
       'requestPreview',
     ]);
     expect(activity.mock.calls.length).toBeGreaterThanOrEqual(17);
+    // The activity that starts a quarantine's probe gets a Durable client; the others none.
+    const withClient = activity.mock.calls
+      .filter(([, options]) => (options.extraInputs ?? []).length > 0)
+      .map(([name]) => name);
+    expect(withClient).toEqual(['connectorGate']);
     expect(queue.mock.calls[0]?.[1]).toMatchObject({ queueName: 'provisioning-requests' });
     expect(timer.mock.calls).toEqual([
       ['import-hr-app', expect.objectContaining({ schedule: '0 0 2 * * *' })],

@@ -1,0 +1,94 @@
+/**
+ * The OpenAPI parts of connector quarantine (issue 14): the quarantine as status and the
+ * connector list show it, the release, and a held request's `hold`.
+ */
+
+const reason = {
+  type: 'object',
+  properties: { code: { type: 'string' }, message: { type: 'string' } },
+};
+
+/** A connector's quarantine. */
+export const quarantineSchema = {
+  type: 'object',
+  required: ['state', 'heldRequests'],
+  description:
+    "Quarantined: the target failed in a way that fails every request (credentials refused, token authority unreachable, the connector's failureThreshold of 5xx or connection failures in a row); its requests are held, not failed, while a probe checks the target",
+  properties: {
+    state: { enum: ['quarantined', 'active'] },
+    since: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the current (or last) quarantine began',
+    },
+    reason: { ...reason, description: 'The failure that quarantined it; no secret in the message' },
+    lastError: {
+      type: 'object',
+      description: 'The latest failure seen since (a probe, or the reason itself)',
+      properties: { ...reason.properties, at: { type: 'string', format: 'date-time' } },
+    },
+    probes: { type: 'integer' },
+    lastProbeAt: { type: 'string', format: 'date-time' },
+    nextProbeAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'While quarantined: the next probe (intervals double up to maxProbeSeconds)',
+    },
+    heldRequests: { type: 'integer', description: 'Requests held now' },
+    held: {
+      type: 'array',
+      description: 'The first 100 held requests, oldest first (status and release only)',
+      items: {
+        type: 'object',
+        properties: {
+          requestId: { type: 'string' },
+          since: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+    releasedAt: { type: 'string', format: 'date-time' },
+    releasedBy: { enum: ['probe', 'operator'] },
+  },
+};
+
+/** A request's `hold`, present while it waits for its connector. */
+export const requestHoldSchema = {
+  type: 'object',
+  description:
+    "Present while the request is held because its connector is quarantined; it goes on when the connector is released, and fails with CONNECTOR_QUARANTINED once held longer than the connector's quarantine.maxHoldHours",
+  properties: {
+    since: { type: 'string', format: 'date-time' },
+    quarantinedSince: { type: 'string', format: 'date-time' },
+    reason,
+    nextCheckAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+/** `POST /connectors/{name}/release`. */
+export function releasePath(name: object, error: (description: string) => object) {
+  return {
+    post: {
+      summary:
+        'Release a quarantined connector: its held requests go on at their next look (within a minute; five after their first hour held)',
+      parameters: [name],
+      responses: {
+        200: {
+          description: 'released: whether this call ended a quarantine (false: there was none)',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  connector: { type: 'string' },
+                  released: { type: 'boolean' },
+                  quarantine: { $ref: '#/components/schemas/Quarantine' },
+                },
+              },
+            },
+          },
+        },
+        404: error('Unknown connector'),
+      },
+    },
+  };
+}

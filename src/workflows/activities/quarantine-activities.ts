@@ -1,0 +1,175 @@
+import type { InvocationContext } from '@azure/functions';
+import { isProvisioningError, type SerializedError } from '../../domain/errors';
+import {
+  probeDelayMs,
+  targetFailureMarkOf,
+  targetFailureOf,
+  type QuarantineState,
+} from '../../domain/quarantine';
+import type { ActivityResult } from '../activity-result';
+import { runActivity } from '../activity-result';
+import { ORCHESTRATIONS, probeInstanceId } from '../names';
+import type { OrchestrationClient } from '../orchestration-client';
+import type { ServicesProvider, WorkflowServices } from '../workflow-services';
+import { connectorOf } from './connector-of';
+
+/** A request's question: may it run on its connector now? */
+export interface GateInput {
+  connector: string;
+  requestId: string;
+  /** The orchestration's time (ISO): when a quarantine this call starts begins. */
+  at: string;
+  /** The request's first look: a state this worker read seconds ago may answer. */
+  firstLook?: boolean;
+  /** The error a step just met: when its mark says so, it quarantines the connector. */
+  failure?: SerializedError;
+  /** The request is noted as held already. */
+  held?: boolean;
+  /** The request stops waiting whatever the answer (held too long): note it held no more. */
+  leaving?: boolean;
+}
+
+export type GateAnswer =
+  | { open: true; state?: QuarantineState }
+  | { open: false; quarantine: QuarantineState; maxHoldHours: number };
+
+/** The probe's question: is the target back? */
+export interface ProbeInput {
+  connector: string;
+  epoch: number;
+  /** The orchestration's time (ISO). */
+  at: string;
+}
+
+export type ProbeAnswer = { done: true; released: boolean } | { done: false; nextProbeAt: string };
+
+/** Looked up on the target by the probe: an account ID no one has. */
+export const PROBE_ACCOUNT_ID = 'provisioning-quarantine-probe';
+
+/** How long a request's first look may take the state this worker read before. */
+const FIRST_LOOK_MAX_AGE_MS = 5_000;
+
+/**
+ * The activities of quarantines (issue 14): a request asks whether it may run (and, with the
+ * failure that tipped the count, quarantines the connector); the connector's probe checks
+ * the target and releases it. Starting the probe needs an orchestration client.
+ */
+export function quarantineActivities(
+  services: ServicesProvider,
+  orchestrations?: (context: InvocationContext) => OrchestrationClient,
+) {
+  const probesStarted = new Set<string>();
+  return {
+    async connectorGate(
+      input: GateInput,
+      context?: InvocationContext,
+    ): Promise<ActivityResult<GateAnswer>> {
+      return runActivity('connectorGate', services, async (s) => {
+        const settings = s.registry.settings(input.connector)?.quarantine;
+        const current =
+          settings?.enabled === true
+            ? await s.quarantine.get(
+                input.connector,
+                input.firstLook === true ? { maxAgeMs: FIRST_LOOK_MAX_AGE_MS } : {},
+              )
+            : undefined;
+        let state = current;
+        if (settings !== undefined && state?.quarantined !== true) {
+          const failure = input.failure;
+          if (failure !== undefined && targetFailureMarkOf(failure)?.quarantines === true) {
+            state = await s.quarantine.enter(input.connector, {
+              at: input.at,
+              reason: { code: failure.code, message: failure.message },
+              nextProbeAt: new Date(Date.parse(input.at) + probeDelayMs(0, settings)).toISOString(),
+            });
+            s.logger.warn(`connector ${input.connector} quarantined: ${failure.code}`, {
+              connector: input.connector,
+              requestId: input.requestId,
+            });
+          }
+        }
+        if (settings === undefined || state?.quarantined !== true || input.leaving === true) {
+          if (input.held === true) await s.quarantine.unhold(input.connector, input.requestId);
+          return state === undefined ? { open: true } : { open: true, state };
+        }
+        if (orchestrations !== undefined && context !== undefined) {
+          await ensureProbe(orchestrations(context), state, probesStarted);
+        }
+        if (input.held !== true) {
+          await s.quarantine.hold(input.connector, { requestId: input.requestId, since: input.at });
+        }
+        return { open: false, quarantine: state, maxHoldHours: settings.maxHoldHours };
+      });
+    },
+
+    /**
+     * One probe of a quarantined connector, once it is due: the lookup of an account no one
+     * has. An answer (any but a failure that fails every request) releases the connector; a
+     * failure sets the next probe, each twice as far off as the one before, up to the most.
+     */
+    async probeConnector(input: ProbeInput): Promise<ActivityResult<ProbeAnswer>> {
+      return runActivity('probeConnector', services, async (s) => {
+        const state = await s.quarantine.get(input.connector);
+        const settings = s.registry.settings(input.connector)?.quarantine;
+        if (state?.quarantined !== true || state.epoch !== input.epoch || settings === undefined) {
+          return { done: true, released: false };
+        }
+        if (Date.parse(input.at) < Date.parse(state.nextProbeAt)) {
+          return { done: false, nextProbeAt: state.nextProbeAt };
+        }
+        const failure = await probeFailure(s, input.connector);
+        if (failure !== undefined) {
+          const nextProbeAt = new Date(
+            Date.parse(input.at) + probeDelayMs(state.probes + 1, settings),
+          ).toISOString();
+          const after = await s.quarantine.probeFailed(input.connector, input.epoch, {
+            at: input.at,
+            error: failure,
+            nextProbeAt,
+          });
+          return after === undefined
+            ? { done: true, released: false }
+            : { done: false, nextProbeAt };
+        }
+        const { released } = await s.quarantine.release(
+          input.connector,
+          'probe',
+          input.at,
+          input.epoch,
+        );
+        if (released) s.logger.info(`connector ${input.connector} released: the probe succeeded`);
+        return { done: true, released };
+      });
+    },
+  };
+}
+
+/** The failure of a probe that fails every request; undefined when the target answered. */
+async function probeFailure(
+  services: WorkflowServices,
+  connector: string,
+): Promise<{ code: SerializedError['code']; message: string } | undefined> {
+  try {
+    await connectorOf(services, connector).findAccount(PROBE_ACCOUNT_ID);
+    return undefined;
+  } catch (error) {
+    if (!isProvisioningError(error)) throw error;
+    if (targetFailureOf(error) === undefined) return undefined;
+    return { code: error.code, message: error.message };
+  }
+}
+
+/** Starts the quarantine's probe unless it runs already (one per quarantine, whichever worker asks). */
+async function ensureProbe(
+  client: OrchestrationClient,
+  state: QuarantineState,
+  started: Set<string>,
+): Promise<void> {
+  const instanceId = probeInstanceId(state.connector, state.epoch);
+  if (started.has(instanceId)) return;
+  await client.startNew(ORCHESTRATIONS.connectorProbe, instanceId, {
+    connector: state.connector,
+    epoch: state.epoch,
+  });
+  started.add(instanceId);
+}

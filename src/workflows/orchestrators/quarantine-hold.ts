@@ -1,0 +1,208 @@
+import type { OrchestrationContext } from 'durable-functions';
+import type { SerializedError } from '../../domain/errors';
+import {
+  describeDuration,
+  holdCheckDelayMs,
+  quarantineExpired,
+  targetFailureMarkOf,
+  type QuarantineState,
+} from '../../domain/quarantine';
+import type { EffectiveChange } from '../../domain/journal-entry';
+import type { RequestHold } from '../../domain/request-report';
+import type { StepOutcome } from '../../domain/step-outcome';
+import type { LeaseResult } from '../../store/account-leases';
+import type { GateAnswer, GateInput } from '../activities/quarantine-activities';
+import { ACTIVITIES } from '../names';
+import { callActivity, waitFor, type Step } from './activity-calls';
+
+/** The request a hold is about. */
+export interface HoldSubject {
+  connector: string;
+  requestId: string;
+  /**
+   * The account's lease, when the request holds it: renewed while the request waits, so
+   * that no other request for the account writes in between (DESIGN invariant 7).
+   * `ttlMs`: how long it lasts beyond the next check.
+   */
+  lease?: { accountId: string; owner: string; ttlMs: number };
+  /** How long the request was held so far: its holds add up against the limit. */
+  heldMs: number;
+  /** What the holds so far tell the operator (how long, why, who released the connector). */
+  notices: string[];
+  /** Shows the hold in the request's report while it lasts (undefined: it is over). */
+  show(hold: RequestHold | undefined): void;
+}
+
+/**
+ * How long a held request keeps the account's lease from each renewal: long enough to be
+ * renewed a few times an hour, short enough that an orchestration that vanished frees the
+ * account soon.
+ */
+const HELD_LEASE_MS = 30 * 60_000;
+
+export type HoldOutcome =
+  /** The connector is not quarantined: the request goes on (or fails as it is). */
+  | { held: false }
+  /** The request waited and may go on now; the lease, when it kept one, as last renewed. */
+  | { held: true; lease?: { etag?: string; renewedAt: number } }
+  /** The request waited too long (CONNECTOR_QUARANTINED), or the wait itself failed. */
+  | { error: SerializedError };
+
+/**
+ * After a step failed: waits while the connector is quarantined when the failure is one that
+ * fails every request (refused credentials, a target down); any other failure is the
+ * request's own, and it fails as it did.
+ */
+export function* holdAfterFailure(
+  context: OrchestrationContext,
+  subject: HoldSubject,
+  failure: SerializedError | undefined,
+): Step<HoldOutcome> {
+  if (targetFailureMarkOf(failure) === undefined) return { held: false };
+  return yield* waitWhileQuarantined(context, subject, failure);
+}
+
+/**
+ * The outcome of a step that ran again after holds: its changes in every run (a change
+ * made before the hold stays this request's) and the holds' notices first.
+ */
+export function withHolds(
+  outcome: StepOutcome,
+  earlier: readonly EffectiveChange[],
+  subject: HoldSubject,
+): StepOutcome {
+  const changes = new Map<string, EffectiveChange>();
+  for (const change of [...earlier, ...outcome.changes]) {
+    changes.set(`${change.change}\u0000${change.groupId ?? ''}`, change);
+  }
+  const notices = subject.notices.splice(0);
+  return { ...outcome, changes: [...changes.values()], notices: [...notices, ...outcome.notices] };
+}
+
+/**
+ * Waits while the request's connector is quarantined (issue 14): on durable timers, until
+ * just after each probe and at least every minute (five after the first hour), until the
+ * connector is released or the request has been held `maxHoldHours` in all. `failure`: the
+ * error a step just met; when it tips the count it quarantines the connector first.
+ */
+export function* waitWhileQuarantined(
+  context: OrchestrationContext,
+  subject: HoldSubject,
+  failure?: SerializedError,
+): Step<HoldOutcome> {
+  const first = yield* askGate(
+    context,
+    subject,
+    failure === undefined ? { firstLook: true } : { failure },
+  );
+  if ('error' in first) return first;
+  if (first.open) return { held: false };
+  const now = () => context.df.currentUtcDateTime.getTime();
+  const started = now();
+  const maxMs = first.maxHoldHours * 3_600_000;
+  let quarantine: QuarantineState = first.quarantine;
+  let lease: { etag?: string; renewedAt: number } | undefined;
+  let leaseUntil = 0;
+  for (let poll = 0; ; poll++) {
+    const at = now();
+    const heldMs = subject.heldMs + (at - started);
+    if (heldMs >= maxMs) {
+      subject.show(undefined);
+      yield* askGate(context, subject, { held: true, leaving: true });
+      return { error: quarantineExpired(quarantine, heldMs, first.maxHoldHours) };
+    }
+    const delay = Math.min(
+      holdCheckDelayMs(poll, Date.parse(quarantine.nextProbeAt), at),
+      maxMs - heldMs,
+    );
+    // Renewed before it would end within its usual time after the next check: a few times an hour.
+    if (subject.lease !== undefined && leaseUntil < at + delay + subject.lease.ttlMs) {
+      const ttlMs = delay + HELD_LEASE_MS;
+      const renewed = yield* renewLease(context, subject.connector, subject.lease, at, ttlMs);
+      if ('error' in renewed) return renewed;
+      lease = { ...renewed, renewedAt: at };
+      leaseUntil = at + ttlMs;
+    }
+    subject.show({
+      since: new Date(started).toISOString(),
+      quarantinedSince: quarantine.since,
+      reason: quarantine.reason,
+      nextCheckAt: new Date(at + delay).toISOString(),
+    });
+    yield* waitFor(context, delay);
+    const next = yield* askGate(context, subject, { held: true });
+    if ('error' in next) return next;
+    if (next.open) {
+      subject.show(undefined);
+      const waited = now() - started;
+      subject.heldMs += waited;
+      subject.notices.push(heldNotice(quarantine, waited, next.state));
+      return { held: true, ...(lease === undefined ? {} : { lease }) };
+    }
+    quarantine = next.quarantine;
+  }
+}
+
+function* askGate(
+  context: OrchestrationContext,
+  subject: HoldSubject,
+  extra: Omit<GateInput, 'connector' | 'requestId' | 'at'>,
+): Step<GateAnswer | { error: SerializedError }> {
+  const input: GateInput = {
+    connector: subject.connector,
+    requestId: subject.requestId,
+    at: context.df.currentUtcDateTime.toISOString(),
+    ...extra,
+  };
+  const answer = yield* callActivity<GateAnswer>(context, ACTIVITIES.connectorGate, input);
+  return answer.ok ? answer.value : { error: answer.error };
+}
+
+/** Keeps the account's lease for `ttlMs` from now. */
+function* renewLease(
+  context: OrchestrationContext,
+  connector: string,
+  lease: NonNullable<HoldSubject['lease']>,
+  nowMs: number,
+  ttlMs: number,
+): Step<{ etag?: string } | { error: SerializedError }> {
+  const { accountId, owner } = lease;
+  const renewed = yield* callActivity<LeaseResult>(context, ACTIVITIES.acquireAccountLease, {
+    connector,
+    accountId,
+    owner,
+    nowMs,
+    ttlMs,
+  });
+  if (!renewed.ok) return { error: renewed.error };
+  if (!renewed.value.acquired) {
+    return {
+      error: {
+        code: 'ACCOUNT_BUSY',
+        message:
+          `account "${accountId}" on connector "${connector}" was taken by ` +
+          `${renewed.value.holder ?? 'another request'} while this request was held`,
+        retryable: true,
+        object: accountId,
+      },
+    };
+  }
+  return renewed.value.etag === undefined ? {} : { etag: renewed.value.etag };
+}
+
+function heldNotice(
+  quarantine: QuarantineState,
+  waitedMs: number,
+  released: QuarantineState | undefined,
+): string {
+  const by =
+    released?.releasedBy === 'operator'
+      ? '; an operator released it'
+      : released?.releasedBy === 'probe'
+        ? '; its probe found the target answering again'
+        : '';
+  return (
+    `held ${describeDuration(waitedMs)} while connector "${quarantine.connector}" was ` +
+    `quarantined (${quarantine.reason.code} since ${quarantine.since})${by}`
+  );
+}
