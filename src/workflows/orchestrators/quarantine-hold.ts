@@ -22,7 +22,7 @@ export interface HoldSubject {
   /**
    * The account's lease, when the request holds it: renewed while the request waits, so
    * that no other request for the account writes in between (DESIGN invariant 7).
-   * `ttlMs`: how long it lasts beyond the next check.
+   * `ttlMs`: its usual lifetime; it is renewed before it would end sooner after the next check.
    */
   lease?: { accountId: string; owner: string; ttlMs: number };
   /** How long the request was held so far: its holds add up against the limit. */
@@ -80,10 +80,11 @@ export function withHolds(
 }
 
 /**
- * Waits while the request's connector is quarantined (issue 14): on durable timers, until
- * just after each probe and at least every minute (five after the first hour), until the
- * connector is released or the request has been held `maxHoldHours` in all. `failure`: the
- * error a step just met; when it tips the count it quarantines the connector first.
+ * Waits while the request's connector is quarantined (issue 14): on durable timers, looking
+ * again just after each probe and at most 30 s growing to 10 minutes apart
+ * (`holdCheckDelayMs`), until the connector is released or the request has been held
+ * `maxHoldHours` in all. `failure`: the error a step just met; when it tipped the count, it
+ * quarantines the connector first.
  */
 export function* waitWhileQuarantined(
   context: OrchestrationContext,

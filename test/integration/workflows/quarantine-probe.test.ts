@@ -101,10 +101,12 @@ describe('a SCIM connector whose token is revoked mid-run', () => {
       heldRequests: 0,
     });
     // Figures for the closing note (virtual time).
+    const since = Date.parse(quarantine.since);
     process.stdout.write(
       `quarantine (SCIM, probe): ${held.length} of ${REQUESTS} held; target back at +` +
-        `${describeDuration(recoveredAt - Date.parse(quarantine.since))}, first held request ` +
-        `resumed ${describeDuration(resumed - recoveredAt)} later; lost 0, doubled 0\n`,
+        `${describeDuration(recoveredAt - since)}, first held request resumed at +` +
+        `${describeDuration(resumed - since)}, ${describeDuration(resumed - recoveredAt)} after ` +
+        `the recovery; lost 0, doubled 0\n`,
     );
     expect(resumed).toBeGreaterThan(recoveredAt);
   }, 120_000);
