@@ -255,7 +255,8 @@ function describeApi(): Record<string, unknown> {
         'Every call needs a function key (header x-functions-key or query parameter code) at /api/<path>, ' +
         'or a caller signed in with App Service Authentication (Entra ID) at /api/signed-in/<path>: ' +
         'there the app role Provisioning.Reader allows the reads and the status check, and ' +
-        'Provisioning.Operator also submitting requests, imports and compatibility runs ' +
+        'Provisioning.Operator also submitting requests (and previews), imports, compatibility runs ' +
+        'and releasing a quarantined connector ' +
         '(401 UNAUTHORIZED without a sign-in, 403 FORBIDDEN without the role; x-app-role names it per operation).',
     },
     servers: [
