@@ -92,3 +92,23 @@ export function releasePath(name: object, error: (description: string) => object
     },
   };
 }
+
+/** `GET /connectors/{name}/quarantine`. */
+export function quarantinePath(name: object, error: (description: string) => object) {
+  return {
+    get: {
+      summary:
+        "A connector's quarantine with its held requests (the first 100, oldest first), read from the service's own store: the target is not asked",
+      parameters: [name],
+      responses: {
+        200: {
+          description: 'The quarantine (state active when there is none)',
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/Quarantine' } },
+          },
+        },
+        404: error('Unknown connector'),
+      },
+    },
+  };
+}

@@ -4,7 +4,12 @@ import { JOURNAL_CHANGES } from '../domain/journal-entry';
 import { compatibilityResultSchema } from './openapi-compatibility';
 import { roleFor, type Access } from './caller';
 import { previewResponses, requestPlanSchema } from './openapi-preview';
-import { quarantineSchema, releasePath, requestHoldSchema } from './openapi-quarantine';
+import {
+  quarantinePath,
+  quarantineSchema,
+  releasePath,
+  requestHoldSchema,
+} from './openapi-quarantine';
 import { provisioningRequestSchema } from './request-schema';
 
 const errorSchema = {
@@ -432,6 +437,7 @@ function describeApi(): Record<string, unknown> {
           },
         },
       },
+      '/connectors/{name}/quarantine': quarantinePath(name, error),
       '/connectors/{name}/release': releasePath(name, error),
       '/connectors/{name}/imports': {
         post: {

@@ -77,6 +77,19 @@ export async function quarantinesOf(
 }
 
 /**
+ * `GET /api/connectors/{name}/quarantine`: the connector's quarantine with its held requests,
+ * read from the store alone (the status check asks the target too; this never does).
+ */
+export function getQuarantineHandler(deps: Pick<ApiDeps, 'services'>) {
+  return async (request: HttpRequest): Promise<HttpResponseInit> => {
+    const name = request.params.name ?? '';
+    const services = await deps.services();
+    if (services.registry.settings(name) === undefined) return unknownConnector(name);
+    return { status: 200, jsonBody: await quarantineOf(services, name) };
+  };
+}
+
+/**
  * `POST /api/connectors/{name}/release`: an operator ends the connector's quarantine; its
  * held requests go on at their next look (within a minute, five after their first hour).
  * 200 with `released` (false: it was not quarantined) and the quarantine as it is now.

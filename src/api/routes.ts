@@ -19,7 +19,7 @@ import { journalHandler } from './journal-api';
 import { meHandler } from './me-api';
 import { openApiHandler } from './openapi';
 import { listRequestsHandler } from './request-list-api';
-import { releaseConnectorHandler } from './quarantine-api';
+import { getQuarantineHandler, releaseConnectorHandler } from './quarantine-api';
 import { getRequestHandler, submitRequestHandler } from './requests-api';
 
 export interface ApiRoute {
@@ -118,6 +118,13 @@ function operations(deps: ApiDeps): ApiOperation[] {
       route: 'connectors/{name}/status',
       access: 'read',
       handler: connectorStatusHandler(deps),
+    },
+    {
+      name: 'getQuarantine',
+      method: 'GET',
+      route: 'connectors/{name}/quarantine',
+      access: 'read',
+      handler: getQuarantineHandler(deps),
     },
     {
       name: 'releaseConnector',

@@ -30,6 +30,42 @@ export interface ConnectorInfo {
   kind: string;
   catalogueJobType: string;
   features: { compatibilityRun: boolean; groupStructure: boolean; inheritedMemberships: boolean };
+  /** As it was when the list was read: a page that shows it reads the list again. */
+  quarantine?: Quarantine;
+}
+
+/** A failure as the API names it: its code and a message without secrets. */
+export interface ErrorSummary {
+  code: string;
+  message: string;
+  at?: string;
+}
+
+/**
+ * A connector's quarantine: while its target fails every request, its requests are held (not
+ * failed) and a probe looks at the target with growing intervals.
+ */
+export interface Quarantine {
+  state: 'quarantined' | 'active';
+  since?: string;
+  reason?: ErrorSummary;
+  lastError?: ErrorSummary;
+  probes?: number;
+  lastProbeAt?: string;
+  nextProbeAt?: string;
+  heldRequests: number;
+  held?: { requestId: string; since: string }[];
+  releasedAt?: string;
+  releasedBy?: 'probe' | 'operator';
+  [more: string]: unknown;
+}
+
+/** Why and since when a request waits: its connector is quarantined. */
+export interface RequestHold {
+  since: string;
+  quarantinedSince: string;
+  reason: ErrorSummary;
+  nextCheckAt: string;
 }
 
 /** Who asked, why, and the governance workflow's case: what the caller sent with the request. */
@@ -88,10 +124,31 @@ export interface RequestView extends RequestContext {
   accountId: string;
   status: RequestStatus;
   steps: StepView[];
+  hold?: RequestHold;
   startedAt?: string;
   finishedAt?: string;
   runtimeStatus?: string;
   [more: string]: unknown;
+}
+
+/** A request's preview: what each step would change, notice and meet; nothing was written. */
+export interface RequestPlan extends RequestContext {
+  mode: 'preview';
+  connector: string;
+  accountId: string;
+  status: 'succeeded' | 'failed';
+  steps: StepView[];
+  notices: string[];
+  readAt: string;
+  [more: string]: unknown;
+}
+
+/** A preview whose reads were slow: a job that holds the plan as its result. */
+export interface PreviewJob {
+  mode: 'preview';
+  jobId: string;
+  type: string;
+  statusUrl: string;
 }
 
 export interface GroupLink {

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { DriverClock, VirtualClock } from '../../src/runtime/local-host/virtual-clock';
 import { startTestHost, type TestHost } from '../e2e/local-host-harness';
 import { KEY_ITEM, launchChromium } from './chromium';
 
-export interface ConsoleTest {
-  t: TestHost;
+export interface ConsoleTest<C extends DriverClock = VirtualClock> {
+  t: TestHost<C>;
   browser: Browser;
   /** The console's URL of a page path, e.g. `/requests`. */
   url(path?: string): string;
@@ -23,14 +24,15 @@ export interface ConsoleTest {
 }
 
 /**
- * A local host with its sandboxes (virtual clock), the console built from this source into a
- * folder of its own, and one Chromium for the test file.
+ * A local host with its sandboxes (a virtual clock, or the clock given: a held request needs
+ * time that passes by itself), the console built from this source into a folder of its own,
+ * and one Chromium for the test file.
  */
-export async function startConsoleTest(
-  options: { signedInCallers?: boolean } = {},
-): Promise<ConsoleTest> {
+export async function startConsoleTest<C extends DriverClock = VirtualClock>(
+  options: { signedInCallers?: boolean; clock?: C } = {},
+): Promise<ConsoleTest<C>> {
   const consoleDirectory = await buildConsoleForTest();
-  const t = await startTestHost({}, { consoleDirectory, ...options });
+  const t = await startTestHost<C>({}, { consoleDirectory, ...options });
   let browser: Browser;
   try {
     browser = await launchChromium();

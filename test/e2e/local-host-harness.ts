@@ -4,7 +4,7 @@ import {
   type LocalHost,
   type LocalHostOptions,
 } from '../../src/runtime/local-host/local-host';
-import { VirtualClock } from '../../src/runtime/local-host/virtual-clock';
+import { VirtualClock, type DriverClock } from '../../src/runtime/local-host/virtual-clock';
 import { requestInstanceId } from '../../src/workflows/names';
 
 export interface ApiAnswer {
@@ -14,10 +14,13 @@ export interface ApiAnswer {
   text: string;
 }
 
-/** A local host on an ephemeral port with a virtual clock, and everything it said kept for inspection. */
-export interface TestHost {
+/**
+ * A local host on an ephemeral port with a virtual clock (or the clock a test gives), and
+ * everything it said kept for inspection.
+ */
+export interface TestHost<C extends DriverClock = VirtualClock> {
   host: LocalHost;
-  clock: VirtualClock;
+  clock: C;
   logs: string[];
   /** Every API answer body, as text: scanned for secrets. */
   answers: string[];
@@ -32,11 +35,12 @@ export interface TestHost {
   close(): Promise<void>;
 }
 
-export async function startTestHost(
+export async function startTestHost<C extends DriverClock = VirtualClock>(
   env: Record<string, string> = {},
-  options: Pick<LocalHostOptions, 'consoleDirectory' | 'signedInCallers'> = {},
-): Promise<TestHost> {
-  const clock = new VirtualClock(Date.parse('2026-11-22T08:00:00Z'));
+  options: Pick<LocalHostOptions, 'consoleDirectory' | 'signedInCallers'> & { clock?: C } = {},
+): Promise<TestHost<C>> {
+  const clock =
+    options.clock ?? (new VirtualClock(Date.parse('2026-11-22T08:00:00Z')) as unknown as C);
   const logs: string[] = [];
   const record =
     (level: string) =>
@@ -61,7 +65,7 @@ export async function startTestHost(
     ...options,
   });
   const answers: string[] = [];
-  const api: TestHost['api'] = async (method, path, body, options = {}) => {
+  const api: TestHost<C>['api'] = async (method, path, body, options = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     const key = options.key === undefined ? host.apiKey : options.key;
     if (key !== null) headers['x-functions-key'] = key;

@@ -20,6 +20,12 @@ const SYMBOLS: Record<string, string> = {
   gone: '–',
   enabled: '✓',
   locked: '⊘',
+  'would succeed': '✓',
+  'would fail': '✕',
+  'would be skipped': '–',
+  quarantined: '‖',
+  held: '‖',
+  active: '✓',
 };
 
 /**

@@ -17,11 +17,19 @@ const KNOWN = [
   'finishedAt',
 ];
 
-function Step({ step }: { step: StepView }) {
+/** A planned step's state in the words of a plan: nothing has happened yet. */
+const PLANNED: Record<string, string> = {
+  succeeded: 'would succeed',
+  failed: 'would fail',
+  skipped: 'would be skipped',
+};
+
+function Step({ step, planned }: { step: StepView; planned: boolean }) {
+  const state = planned ? (PLANNED[step.state] ?? step.state) : step.state;
   return (
     <li
       class={`step step-${step.state}`}
-      aria-label={`Step ${step.index + 1}: ${step.action}, ${step.state}`}
+      aria-label={`Step ${step.index + 1}: ${step.action}, ${state}`}
     >
       <div class="step-head">
         <span class="step-number" aria-hidden="true">
@@ -33,7 +41,7 @@ function Step({ step }: { step: StepView }) {
             <span class="step-groups"> {step.groups.join(', ')}</span>
           )}
         </h3>
-        <StatusBadge status={step.state} />
+        <StatusBadge status={state} />
       </div>
       {step.startedAt === undefined ? null : (
         <p class="step-time muted">
@@ -45,11 +53,13 @@ function Step({ step }: { step: StepView }) {
       )}
       {step.changes.length === 0 ? (
         step.state === 'succeeded' ? (
-          <p class="muted">No change: already as requested.</p>
+          <p class="muted">
+            No change: {planned ? 'the target already holds' : 'already'} as requested.
+          </p>
         ) : null
       ) : (
         <div>
-          <h4>Effective changes</h4>
+          <h4>{planned ? 'Changes it would make' : 'Effective changes'}</h4>
           <ul class="changes">
             {step.changes.map((change, index) => (
               <li key={index}>
@@ -78,13 +88,20 @@ function Step({ step }: { step: StepView }) {
 
 /**
  * The steps of a request in order, as Entra's on-demand view shows them: each with its
- * state, its effective changes, its notices, when it ran, and on failure its error.
+ * state, its effective changes, its notices, when it ran, and on failure its error. `planned`:
+ * the steps of a preview, in the conditional (what each would change, the error it would meet).
  */
-export function StepTimeline({ steps }: { steps: readonly StepView[] }) {
+export function StepTimeline({
+  steps,
+  planned = false,
+}: {
+  steps: readonly StepView[];
+  planned?: boolean;
+}) {
   return (
-    <ol class="timeline" aria-label="Steps">
+    <ol class="timeline" aria-label={planned ? 'Planned steps' : 'Steps'}>
       {steps.map((step) => (
-        <Step key={step.index} step={step} />
+        <Step key={step.index} step={step} planned={planned} />
       ))}
     </ol>
   );

@@ -1,12 +1,19 @@
 import { useState } from 'preact/hooks';
 import { mayOperate, useApp } from '../app-context';
 import { ApiError } from '../api-client';
-import type { CompatibilityReport, JobView, LastRunSummary, StatusResult } from '../api-types';
+import type {
+  CompatibilityReport,
+  JobView,
+  LastRunSummary,
+  Quarantine,
+  StatusResult,
+} from '../api-types';
 import { formatTime } from '../format';
 import { CompatibilityChecklist } from '../components/compatibility-checklist';
 import { ErrorPanel } from '../components/error-panel';
 import { JobProgress } from '../components/job-progress';
 import { PageHeading } from '../components/page-heading';
+import { QuarantinePanel } from '../components/quarantine-panel';
 import { StatusFindings } from '../components/status-findings';
 import { to } from '../routes';
 import { usePolling, useResource } from '../use-resource';
@@ -24,6 +31,9 @@ function LastRun({ summary }: { summary: LastRunSummary | null | undefined }) {
 
 const failure = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
 
+/** How often a quarantined connector's state is read again while the page is open. */
+const QUARANTINE_POLL_MS = 5000;
+
 /**
  * A connector: its status check (for Graph with the permission report and, on request, the
  * probe reads that prove the read permissions), and the SCIM compatibility run as a
@@ -39,6 +49,11 @@ export function ConnectorPage({ connector }: { connector: string }) {
   const [statusError, setStatusError] = useState<Error | undefined>(undefined);
   const [jobId, setJobId] = useState<string | undefined>(undefined);
   const [runError, setRunError] = useState<Error | undefined>(undefined);
+  const [releasing, setReleasing] = useState(false);
+  const [releaseError, setReleaseError] = useState<Error | undefined>(undefined);
+  // The quarantine now, not as the console's start found it: read again while it lasts.
+  const quarantine = useResource(() => api.get<Quarantine>(`${path}/quarantine`), [connector]);
+  usePolling(quarantine.reload, QUARANTINE_POLL_MS, quarantine.data?.state === 'quarantined');
   const job = useResource(
     () => (jobId === undefined ? Promise.resolve(undefined) : api.get<JobView>(`jobs/${jobId}`)),
     [jobId],
@@ -69,6 +84,18 @@ export function ConnectorPage({ connector }: { connector: string }) {
       setChecking(false);
     }
   };
+  const release = async () => {
+    setReleasing(true);
+    setReleaseError(undefined);
+    try {
+      await api.post<{ released: boolean; quarantine: Quarantine }>(`${path}/release`);
+      quarantine.reload();
+    } catch (error) {
+      setReleaseError(failure(error));
+    } finally {
+      setReleasing(false);
+    }
+  };
   const run = async () => {
     setRunError(undefined);
     try {
@@ -95,6 +122,29 @@ export function ConnectorPage({ connector }: { connector: string }) {
         kind {info.kind} · <a href={to.roles(connector)}>roles</a> ·{' '}
         <a href={to.requests({ connector })}>requests</a>
       </p>
+      <section aria-labelledby="quarantine-heading">
+        <h2 id="quarantine-heading">Quarantine</h2>
+        <ErrorPanel error={quarantine.error} title="The quarantine could not be read" />
+        {quarantine.data === undefined ? null : <QuarantinePanel quarantine={quarantine.data} />}
+        {quarantine.data?.state === 'quarantined' ? (
+          <>
+            <button
+              type="button"
+              class="primary"
+              disabled={!mayOperate(caller) || releasing}
+              onClick={() => void release()}
+            >
+              {releasing ? 'Releasing…' : 'Release now'}
+            </button>{' '}
+            <span class="muted">
+              {mayOperate(caller)
+                ? 'Held requests go on at their next look (within a minute); if the target still fails, the connector is quarantined again.'
+                : 'Releasing needs the app role Provisioning.Operator.'}
+            </span>
+          </>
+        ) : null}
+        <ErrorPanel error={releaseError} title="The connector was not released" />
+      </section>
       <section aria-labelledby="status-heading">
         <h2 id="status-heading">Status and permissions</h2>
         <div class="field checkbox">

@@ -1,13 +1,23 @@
 import { useApp } from '../app-context';
+import type { ConnectorInfo } from '../api-types';
+import { ErrorPanel } from '../components/error-panel';
 import { PageHeading } from '../components/page-heading';
+import { StatusBadge } from '../components/status-badge';
 import { to } from '../routes';
+import { useResource } from '../use-resource';
 
-/** The configured connectors and where to go for each. */
+/** The configured connectors, each with its quarantine as it is now, and where to go for each. */
 export function ConnectorsPage() {
-  const { connectors } = useApp();
+  const { api, connectors } = useApp();
+  const now = useResource(
+    async () => (await api.get<{ connectors: ConnectorInfo[] }>('connectors')).connectors,
+    [],
+  );
+  const quarantineOf = (name: string) => now.data?.find((c) => c.name === name)?.quarantine;
   return (
     <>
       <PageHeading title="Connectors" />
+      <ErrorPanel error={now.error} title="The connectors' state could not be read" />
       {connectors.length === 0 ? <p>No connector is configured.</p> : null}
       <ul class="cards">
         {connectors.map((connector) => (
@@ -16,6 +26,12 @@ export function ConnectorsPage() {
               <a href={to.connector(connector.name)}>{connector.name}</a>
             </h2>
             <p class="muted">kind {connector.kind}</p>
+            {quarantineOf(connector.name)?.state === 'quarantined' ? (
+              <p>
+                <StatusBadge status="quarantined" />{' '}
+                {quarantineOf(connector.name)?.heldRequests ?? 0} request(s) held
+              </p>
+            ) : null}
             <ul class="links">
               <li>
                 <a href={to.connector(connector.name)}>Status check</a>

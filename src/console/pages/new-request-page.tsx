@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
 import { mayOperate, useApp } from '../app-context';
-import type { CatalogueRole } from '../api-types';
+import type { CatalogueRole, JobView, PreviewJob, RequestPlan } from '../api-types';
 import { ConnectorSelect } from '../components/connector-select';
 import { ErrorPanel } from '../components/error-panel';
 import { GroupPicker } from '../components/group-picker';
+import { JobProgress } from '../components/job-progress';
+import { RequestPlanView } from '../components/request-plan';
 import { PageHeading } from '../components/page-heading';
 import { TextField } from '../components/text-field';
 import { navigate } from '../navigation';
@@ -17,7 +19,7 @@ import {
   type RequestDraft,
 } from '../request-draft';
 import { to } from '../routes';
-import { useResource } from '../use-resource';
+import { usePolling, useResource } from '../use-resource';
 
 const PROFILE_FIELDS = [
   ['displayName', 'Display name'],
@@ -60,6 +62,22 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
   const [adding, setAdding] = useState<Action>('create');
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<Error | undefined>(undefined);
+  const [plan, setPlan] = useState<RequestPlan | undefined>(undefined);
+  const [previewJobId, setPreviewJobId] = useState<string | undefined>(undefined);
+  const [previewing, setPreviewing] = useState(false);
+  const [previewError, setPreviewError] = useState<Error | undefined>(undefined);
+  // A preview whose reads were slow runs as a job: read until it ends; its result is the plan.
+  const previewJob = useResource(
+    () =>
+      previewJobId === undefined
+        ? Promise.resolve(undefined)
+        : api.get<JobView>(`jobs/${previewJobId}`),
+    [previewJobId],
+  );
+  usePolling(previewJob.reload, 1000, previewJob.data?.status === 'running');
+  const shownPlan =
+    plan ??
+    (previewJob.data?.status === 'succeeded' ? (previewJob.data.result as RequestPlan) : undefined);
   const roles = useResource(
     () =>
       draft.connector === ''
@@ -71,8 +89,12 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
   );
   const present = (roles.data?.roles ?? []).filter((role) => role.status === 'present');
   const allowed = mayOperate(caller);
-  const set = (changes: Partial<RequestDraft>) =>
+  // A change to the draft makes any preview shown a plan of something else: drop it.
+  const set = (changes: Partial<RequestDraft>) => {
     setDraft((current) => ({ ...current, ...changes }));
+    setPlan(undefined);
+    setPreviewJobId(undefined);
+  };
   const setAction = (key: number, changes: Partial<DraftAction>) =>
     set({ actions: draft.actions.map((a) => (a.key === key ? { ...a, ...changes } : a)) });
   const move = (index: number, by: number) => {
@@ -97,6 +119,25 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
     } catch (failure) {
       setError(failure instanceof Error ? failure : new Error(String(failure)));
       setSending(false);
+    }
+  };
+
+  const preview = async () => {
+    setPreviewing(true);
+    setPreviewError(undefined);
+    setPlan(undefined);
+    setPreviewJobId(undefined);
+    try {
+      const answer = await api.post<RequestPlan | PreviewJob>('requests', {
+        ...requestBody(draft, password),
+        mode: 'preview',
+      });
+      if ('steps' in answer) setPlan(answer);
+      else setPreviewJobId(answer.jobId);
+    } catch (failure) {
+      setPreviewError(failure instanceof Error ? failure : new Error(String(failure)));
+    } finally {
+      setPreviewing(false);
     }
   };
 
@@ -162,7 +203,10 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
                 type="password"
                 autocomplete="new-password"
                 value={password}
-                onInput={(event) => setPassword((event.target as HTMLInputElement).value)}
+                onInput={(event) => {
+                  setPassword((event.target as HTMLInputElement).value);
+                  setPlan(undefined);
+                }}
               />
             </div>
           ) : null}
@@ -263,13 +307,28 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
         </fieldset>
         <ErrorPanel error={roles.error} title="The role catalogue could not be read" />
         <ErrorPanel error={error} title="The request was not accepted" />
-        <button
-          type="submit"
-          class="primary"
-          disabled={!allowed || sending || draft.actions.length === 0}
-        >
-          {sending ? 'Submitting…' : 'Submit request'}
-        </button>
+        <ErrorPanel error={previewError} title="The preview could not be made" />
+        <ErrorPanel error={previewJob.error} title="The preview could not be read" />
+        {previewJob.data === undefined ? null : (
+          <JobProgress job={previewJob.data} label="Preview (slow reads, run as a job)" />
+        )}
+        {shownPlan === undefined ? null : <RequestPlanView plan={shownPlan} />}
+        <div class="form-buttons">
+          <button
+            type="button"
+            disabled={!allowed || previewing || draft.actions.length === 0}
+            onClick={() => void preview()}
+          >
+            {previewing ? 'Reading the target…' : 'Preview (writes nothing)'}
+          </button>
+          <button
+            type="submit"
+            class="primary"
+            disabled={!allowed || sending || draft.actions.length === 0}
+          >
+            {sending ? 'Submitting…' : 'Submit request'}
+          </button>
+        </div>
       </form>
     </>
   );

@@ -2,6 +2,7 @@ import { useApp } from '../app-context';
 import type { RequestView } from '../api-types';
 import { ErrorPanel } from '../components/error-panel';
 import { ExtraFields } from '../components/extra-fields';
+import type { RequestHold } from '../api-types';
 import { PageHeading } from '../components/page-heading';
 import { StatusBadge } from '../components/status-badge';
 import { StepTimeline } from '../components/step-timeline';
@@ -21,6 +22,7 @@ const KNOWN = [
   'startedAt',
   'finishedAt',
   'runtimeStatus',
+  'hold',
 ];
 
 const CONTEXT = [
@@ -28,6 +30,21 @@ const CONTEXT = [
   ['correlationId', 'Correlation ID'],
   ['reason', 'Reason'],
 ] as const;
+
+/** Why the request waits: its connector is quarantined; it goes on when it is released. */
+function HoldNotice({ connector, hold }: { connector: string; hold: RequestHold }) {
+  return (
+    <p class="notice" role="status">
+      <StatusBadge status="held" /> Held since{' '}
+      <time dateTime={hold.since}>{formatTime(hold.since)}</time>: connector{' '}
+      <a href={to.connector(connector)}>{connector}</a> is quarantined since{' '}
+      <time dateTime={hold.quarantinedSince}>{formatTime(hold.quarantinedSince)}</time> (
+      <code>{hold.reason.code}</code> {hold.reason.message}). The request goes on by itself when the
+      connector is released; it looks again at{' '}
+      <time dateTime={hold.nextCheckAt}>{formatTime(hold.nextCheckAt)}</time>.
+    </p>
+  );
+}
 
 /** How often a request that has not ended is read again. */
 const LIVE_MS = 1000;
@@ -60,7 +77,7 @@ export function RequestPage({ requestId }: { requestId: string }) {
               <div>
                 <dt>Status</dt>
                 <dd aria-live="polite" aria-atomic="true">
-                  <StatusBadge status={view.status} />
+                  <StatusBadge status={view.hold === undefined ? view.status : 'held'} />
                   {live ? <span class="muted"> updating live</span> : null}
                 </dd>
               </div>
@@ -106,6 +123,9 @@ export function RequestPage({ requestId }: { requestId: string }) {
             </dl>
             <ExtraFields value={view} known={KNOWN} />
           </section>
+          {view.hold === undefined ? null : (
+            <HoldNotice connector={view.connector} hold={view.hold} />
+          )}
           <h2>Steps</h2>
           <StepTimeline steps={view.steps} />
           <p>

@@ -4,6 +4,7 @@ import type { CatalogueRole, JobView } from '../api-types';
 import { ConnectorSelect } from '../components/connector-select';
 import { ErrorPanel } from '../components/error-panel';
 import { JobProgress } from '../components/job-progress';
+import { Notices } from '../components/notices';
 import { PageHeading } from '../components/page-heading';
 import { TextField } from '../components/text-field';
 import { StatusBadge } from '../components/status-badge';
@@ -14,6 +15,8 @@ import { ScrollTable } from '../components/scroll-table';
 import { usePolling, useResource } from '../use-resource';
 
 interface ImportResult {
+  mode?: 'full' | 'incremental';
+  notices?: string[];
   groups?: number;
   added?: number;
   renamed?: number;
@@ -35,7 +38,21 @@ function ImportSummary({ result }: { result: ImportResult | undefined }) {
       ['marked gone', result.markedGone],
     ] as const
   ).filter(([, value]) => typeof value === 'number');
-  return <p>{parts.map(([label, value]) => `${value} ${label}`).join(', ')}.</p>;
+  const mode =
+    result.mode === 'incremental'
+      ? 'Incremental: only the changes since the last import. '
+      : result.mode === 'full'
+        ? 'The whole catalogue was read. '
+        : '';
+  return (
+    <>
+      <p>
+        {mode}
+        {parts.map(([label, value]) => `${value} ${label}`).join(', ')}.
+      </p>
+      <Notices notices={result.notices} label="Notices of the import" />
+    </>
+  );
 }
 
 /**
@@ -57,6 +74,7 @@ export function RolesPage({
   const search = query.get('search') ?? '';
   const [form, setForm] = useState({ connector, search, includeGone });
   const [overwrite, setOverwrite] = useState(false);
+  const [incremental, setIncremental] = useState(false);
   const [jobId, setJobId] = useState<string | undefined>(undefined);
   const [startError, setStartError] = useState<Error | undefined>(undefined);
   const [knownBefore, setKnownBefore] = useState<Set<string> | undefined>(undefined);
@@ -97,7 +115,7 @@ export function RolesPage({
       setKnownBefore(new Set(before.roles.map((role) => role.groupId)));
       const started = await api.post<{ jobId: string }>(
         `connectors/${encodeURIComponent(connector)}/imports`,
-        { overwriteExisting: overwrite },
+        { overwriteExisting: overwrite, incremental },
       );
       setJobId(started.jobId);
     } catch (error) {
@@ -157,6 +175,18 @@ export function RolesPage({
             onChange={(event) => setOverwrite((event.target as HTMLInputElement).checked)}
           />
           <label for="roles-overwrite">Overwrite existing roles</label>
+        </div>
+        <div class="field checkbox">
+          <input
+            id="roles-incremental"
+            type="checkbox"
+            checked={incremental}
+            onChange={(event) => setIncremental((event.target as HTMLInputElement).checked)}
+          />
+          <label for="roles-incremental">
+            Only the changes since the last import, where the target can tell them (Graph); else the
+            whole catalogue
+          </label>
         </div>
         <button
           type="button"
