@@ -4,12 +4,10 @@ import type {
   GroupChangeFeed,
 } from '../../domain/catalogue-changes';
 import { ProvisioningError } from '../../domain/errors';
-import { sendBatch, type BatchRequest } from './graph-batch';
 import { errorContext, type GraphContext } from './graph-context';
 import { mapGraphError, readGraphError } from './graph-error-mapper';
 import { isRecord, readString, type GraphObject } from './graph-objects';
-import { batchOptions, writabilityOptions } from './graph-groups';
-import { segment } from './graph-urls';
+import { batchReadGroups, groupReadFailure, writabilityOptions } from './graph-groups';
 import { GROUP_SELECT, toGroupRef, type WritabilityOptions } from './group-writability';
 
 /** What a group must show for the catalogue rules: its name and every writability property. */
@@ -114,23 +112,13 @@ async function readWhole(
   ids: readonly string[],
   options: WritabilityOptions,
 ): Promise<CatalogueChange[]> {
-  const requests: BatchRequest[] = ids.map((id, index) => ({
-    id: String(index),
-    method: 'GET',
-    url: `/groups/${segment(id)}?$select=${GROUP_SELECT}`,
-  }));
-  const responses = await sendBatch(
-    context.http,
-    requests,
-    batchOptions(context),
-    deltaErrorContext(context),
-  );
-  return ids.map((id, index): CatalogueChange => {
-    const response = responses.get(String(index));
+  const answers = await batchReadGroups(context, ids, deltaErrorContext(context));
+  return answers.map(({ id, response }): CatalogueChange => {
     if (response?.status === 404) return { kind: 'removed', groupId: id };
-    if (response === undefined || response.status !== 200 || !isRecord(response.body)) {
-      throw mapGraphError(
-        response ?? { status: 0, headers: {}, body: undefined, describe: `GET /groups/${id}` },
+    if (response?.status !== 200 || !isRecord(response.body)) {
+      throw groupReadFailure(
+        response,
+        id,
         errorContext(context, 'readGroups', `group "${id}"`, id),
       );
     }

@@ -1,8 +1,8 @@
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
-import { sendBatch, type BatchRequest } from './graph-batch';
+import { sendBatch, type BatchRequest, type BatchResponse } from './graph-batch';
 import { groupErrorContext, errorContext, noSuchGroupId, type GraphContext } from './graph-context';
-import { mapGraphError } from './graph-error-mapper';
+import { mapGraphError, type GraphErrorContext } from './graph-error-mapper';
 import { isObjectId, isRecord, type GraphObject } from './graph-objects';
 import { ROLE_ASSIGNABLE_WRITE_PERMISSION } from './graph-permissions';
 import { odataString, segment } from './graph-urls';
@@ -106,28 +106,43 @@ export async function readGroupsById(
     );
     return found;
   }
+  for (const { id, response } of await batchReadGroups(context, ids, notFound('$batch'))) {
+    if (response?.status !== 200 || !isRecord(response.body)) {
+      throw groupReadFailure(response, id, notFound(id));
+    }
+    found.set(id, response.body);
+  }
+  return found;
+}
+
+/**
+ * Each group's answer to `GET /groups/{id}` with the properties the writability rules need,
+ * sent in `$batch`es; what an answer other than 200 means is the caller's to say.
+ */
+export async function batchReadGroups(
+  context: GraphContext,
+  ids: readonly string[],
+  batchError: GraphErrorContext,
+): Promise<{ id: string; response: BatchResponse | undefined }[]> {
   const requests: BatchRequest[] = ids.map((id, index) => ({
     id: String(index),
     method: 'GET',
     url: `/groups/${segment(id)}?$select=${GROUP_SELECT}`,
   }));
-  const responses = await sendBatch(
-    context.http,
-    requests,
-    batchOptions(context),
-    notFound('$batch'),
+  const responses = await sendBatch(context.http, requests, batchOptions(context), batchError);
+  return ids.map((id, index) => ({ id, response: responses.get(String(index)) }));
+}
+
+/** The error of a group's batched read that did not answer 200 (or did not answer). */
+export function groupReadFailure(
+  response: BatchResponse | undefined,
+  id: string,
+  context: GraphErrorContext,
+): Error {
+  return mapGraphError(
+    response ?? { status: 0, headers: {}, body: undefined, describe: `GET /groups/${id}` },
+    context,
   );
-  ids.forEach((id, index) => {
-    const response = responses.get(String(index));
-    if (response === undefined || response.status !== 200 || !isRecord(response.body)) {
-      throw mapGraphError(
-        response ?? { status: 0, headers: {}, body: undefined, describe: `GET /groups/${id}` },
-        notFound(id),
-      );
-    }
-    found.set(id, response.body);
-  });
-  return found;
 }
 
 /** The writability rules' inputs from the token: role-assignable groups need one more permission. */
