@@ -6,13 +6,9 @@ import { importJobCommand } from './import-job';
 import { lastRunLine } from './compat';
 import { findGroupByName, previewProvision, provision, type ProvisionRequest } from './provision';
 import { quarantineLines } from './quarantine';
+import type { CommandArgs, Print } from './command-types';
 
-export type Print = (line: string) => void;
-
-export interface CommandArgs {
-  positionals: string[];
-  values: Record<string, string | boolean | undefined>;
-}
+export type { CommandArgs, Print } from './command-types';
 
 export function formatStatus(status: StatusResult): string[] {
   return [

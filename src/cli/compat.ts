@@ -7,7 +7,7 @@ import { isProvisioningError, ProvisioningError } from '../domain/errors';
 import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
 import type { JobInput, JobReport } from '../workflows/orchestrators/job-orchestrators';
 import type { CliContext } from './cli-context';
-import type { CommandArgs, Print } from './commands';
+import type { CommandArgs, Print } from './command-types';
 
 /** A compatibility run creates, changes and deletes a few objects: minutes at most, even throttled. */
 const WAIT_MS = 10 * 60_000;

@@ -5,7 +5,7 @@ import type { ImportSummary } from '../workflows/activities/catalogue-import-run
 import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
 import type { JobInput, JobReport } from '../workflows/orchestrators/job-orchestrators';
 import type { CliContext } from './cli-context';
-import type { CommandArgs, Print } from './commands';
+import type { CommandArgs, Print } from './command-types';
 
 /** A catalogue of 100,000 groups is read in minutes even throttled. */
 const WAIT_MS = 30 * 60_000;

@@ -1,6 +1,6 @@
 import { quarantineOf, type QuarantineView } from '../api/quarantine-api';
 import type { CliContext } from './cli-context';
-import type { CommandArgs, Print } from './commands';
+import type { CommandArgs, Print } from './command-types';
 
 /**
  * A connector's quarantine as `status` prints it, when the CLI works on the service's

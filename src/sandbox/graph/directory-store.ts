@@ -5,11 +5,11 @@ import { GroupChangeLog } from './group-change-log.js';
 import { MembershipGraph } from './membership-graph.js';
 import { ReplicatedValue } from './replicated-value.js';
 import { userChangeKinds } from './user-change-events.js';
+import type { DirectoryRecord } from './directory-record.js';
 
 export type DirectoryObjectKind = 'user' | 'group' | 'directoryRole' | 'administrativeUnit';
 
-/** A stored directory object: Graph property names, `id` always present. */
-export type DirectoryRecord = Record<string, unknown> & { id: string };
+export type { DirectoryRecord };
 
 /** What a reader sees at one instant: the clock and the replication delay of this read. */
 export interface ReadView {

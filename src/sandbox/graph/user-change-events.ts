@@ -1,6 +1,6 @@
 import { sameValue } from '../truth/same-value.js';
 import type { TruthChange } from '../truth/truth-event.js';
-import type { DirectoryRecord } from './directory-store.js';
+import type { DirectoryRecord } from './directory-record.js';
 
 /**
  * The truth-log changes a `PATCH /users/{id}` makes to the committed user: one per kind.
