@@ -579,7 +579,7 @@ function describeApi(): Record<string, unknown> {
           responses: {
             200: {
               description:
-                'The structure: groups (a GroupLink each, with depth and path), edges, notices, complete',
+                'The structure: groups (a GroupLink each, with depth, path and memberCount: its direct members of every kind, where the walk read them; not for groups beyond the depth limit), edges, notices, complete',
             },
             400: error('No nested groups'),
             404: error('Unknown connector, or no group has this id (GROUP_NOT_FOUND)'),

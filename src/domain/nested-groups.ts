@@ -27,6 +27,11 @@ export interface NestedGroupEntry extends GroupLink {
   depth: number;
   /** From a starting group to this group, both included. */
   path: GroupLink[];
+  /**
+   * Its direct members of every kind (users, groups, devices), where the walk read them: a
+   * walk down the members counts what it read anyway; a walk up the parents reads none.
+   */
+  memberCount?: number;
 }
 
 export type NestedGroupNoticeKind =
@@ -106,9 +111,14 @@ export class NestedGroupWalk {
     return this.level.length === 0;
   }
 
-  /** The nested groups read for one group of the frontier (all pages). */
-  record(groupId: string, neighbours: readonly GroupLink[]): void {
+  /**
+   * The nested groups read for one group of the frontier (all pages), and on a walk down the
+   * members, how many direct members of every kind those pages held.
+   */
+  record(groupId: string, neighbours: readonly GroupLink[], memberCount?: number): void {
     this.reads.set(groupId, { neighbours: [...neighbours] });
+    const entry = this.entries.get(groupId);
+    if (entry !== undefined && memberCount !== undefined) entry.memberCount = memberCount;
   }
 
   /** A branch that could not be read (no permission, group gone): a notice, not a failure. */

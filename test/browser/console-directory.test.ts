@@ -67,6 +67,12 @@ describe('the directory pages', () => {
     expect(await deepest.textContent()).toContain(
       'also contains All Departments, which contains it: a cycle',
     );
+    // Each group shows its direct members, as many as the directory holds.
+    const graph = c.t.host.sandboxes!.graph;
+    const root = tree.locator('.tree-label').first();
+    expect(await root.textContent()).toContain(
+      ` · ${graph.directMemberIds(structureRoot).length} members`,
+    );
     // Collapsing by keyboard: focus the root's summary, Enter closes it, Enter opens it.
     await page.getByRole('button', { name: 'Collapse all' }).click();
     await tree.locator('summary').first().focus();

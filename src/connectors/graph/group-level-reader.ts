@@ -9,7 +9,8 @@ import { isGroupObject, toGroupLink, type GraphObject } from './graph-objects';
 import { segment } from './graph-urls';
 import { batchOptions, SINGLE_CALL_LIMIT } from './graph-groups';
 
-export type GroupRead = { neighbours: GroupLink[] } | { unreadable: string };
+/** A group's read: its neighbours that are groups, and how many objects of every kind it read. */
+export type GroupRead = { neighbours: GroupLink[]; objects: number } | { unreadable: string };
 
 export interface LevelReadResult {
   reads: Map<string, GroupRead>;
@@ -109,7 +110,10 @@ export async function readLevel(
         next = page.nextLink;
       }
       longestChain = Math.max(longestChain, chain);
-      reads.set(id, { neighbours: objects.filter(isGroupObject).map(toGroupLink) });
+      reads.set(id, {
+        neighbours: objects.filter(isGroupObject).map(toGroupLink),
+        objects: objects.length,
+      });
     }),
   );
   return { reads, roundTrips: roundTrips + longestChain };

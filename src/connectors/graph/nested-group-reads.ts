@@ -48,7 +48,7 @@ export async function readGroupStructure(
     ? toGroupLink(rootAnswer.body)
     : { id: groupId, displayName: groupId };
   const walk = new NestedGroupWalk([root], 'members', limits);
-  walk.record(root.id, rootMembers.filter(isGroupObject).map(toGroupLink));
+  walk.record(root.id, rootMembers.filter(isGroupObject).map(toGroupLink), rootMembers.length);
   walk.advance();
   // The root's own read runs beside the first page of its members: one round trip per page.
   const roundTrips = context.http.calls - callsBefore - 1;
@@ -110,7 +110,7 @@ async function walkLevels(
       const read = level.reads.get(id);
       if (read === undefined || 'unreadable' in read)
         walk.recordUnreadable(id, read?.unreadable ?? 'not read');
-      else walk.record(id, read.neighbours);
+      else walk.record(id, read.neighbours, relation === 'members' ? read.objects : undefined);
     }
     walk.advance();
     totals.levels++;

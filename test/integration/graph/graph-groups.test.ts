@@ -103,6 +103,15 @@ describe('nested group structure', () => {
     ).toEqual(['Org', 'Unit 3', 'Team 3']);
     expect(structure.complete).toBe(true);
     expect(structure.notices).toEqual([]);
+    // Each group's direct members of every kind, as the directory holds them: counted from the
+    // pages the walk read, no call more.
+    for (const entry of structure.groups) {
+      expect(entry.memberCount, entry.displayName).toBe(
+        harness.sandbox.directMemberIds(entry.id).length,
+      );
+    }
+    expect(structure.groups.find((entry) => entry.id === teams[0])?.memberCount).toBe(1);
+    expect(structure.groups.find((entry) => entry.id === top)?.memberCount).toBe(30);
     // Root + 30 units + 30 teams in 3 levels: 3 round trips, not 61.
     expect(structure.stats.roundTrips).toBe(3);
     // The root and its members, then two $batch envelopes (20 + 10) for each of two levels.
