@@ -64,12 +64,14 @@ export async function judgeDrift(
     else pass.deferred.push({ account, ...deferral, pending: items });
   }
   const rechecks = await secondReads(s, run, ready, pass);
-  const records = await freshRecords(s, run, ready);
-  const busyAfter = await busyAccounts(s, run, [...groupByAccount(ready).keys()]);
+  // A member the first read knew by id only is named by its second read.
+  const named = ready.map((item) => withName(item, rechecks.get(item.subject.targetId)));
+  const records = await freshRecords(s, run, named);
+  const busyAfter = await busyAccounts(s, run, [...groupByAccount(named).keys()]);
 
   const found: DriftFinding[] = [];
   const changed: DriftFinding[] = [];
-  for (const item of ready) {
+  for (const item of named) {
     const account = accountOf(item.subject);
     const deferral = busyAfter.get(account);
     if (deferral !== undefined) {
@@ -132,6 +134,12 @@ export function reconfirmed(
     lastConfirmed: run.at,
     lastJobId: run.jobId,
   };
+}
+
+function withName(item: PendingDrift, recheck: AccountRecheck | undefined): PendingDrift {
+  if (item.subject.type !== 'unlinkedMember' || item.subject.memberName !== undefined) return item;
+  if (recheck?.name === undefined) return item;
+  return { ...item, subject: { ...item.subject, memberName: recheck.name } };
 }
 
 function newFinding(run: JudgeRun, subject: DriftSubject, evidence: string[]): DriftFinding {
@@ -203,7 +211,11 @@ export async function secondReads(
     if (subject.groupId !== undefined && !item.groupIds.includes(subject.groupId)) {
       item.groupIds.push(subject.groupId);
     }
-    if (subject.type === 'accountDeletedOutside' || subject.type === 'accountStateChangedOutside') {
+    if (
+      subject.type === 'accountDeletedOutside' ||
+      subject.type === 'accountStateChangedOutside' ||
+      (subject.type === 'unlinkedMember' && subject.memberName === undefined)
+    ) {
       item.account = true;
     }
     items.set(subject.targetId, item);

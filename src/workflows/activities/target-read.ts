@@ -90,7 +90,7 @@ export async function readTarget(
     incomplete.push(`the accounts could not be read: ${accounts.failed}`);
   } else {
     mirror.prune(keep);
-    if (reads.incremental) await topUp(reads, mirror, records, memberKeys, notices);
+    if (reads.incremental) await topUp(reads, mirror, records, notices);
   }
   if (unreadGroups.size > 0 && !('failed' in members)) {
     incomplete.push(
@@ -224,14 +224,14 @@ async function withExpiry<T extends object>(
 }
 
 /**
- * Accounts that matter but the copy does not hold (linked, or members of a managed group,
- * since a run that read only changes): read one by one in the second-read batches.
+ * Linked accounts the copy does not hold (linked since a run that read only changes): read
+ * one by one, in the second-read batches. Members not linked that the copy does not hold are
+ * named by the second read of their finding instead.
  */
 async function topUp(
   reads: ReconciliationReads,
   mirror: TargetMirror,
   records: readonly AccountRecord[],
-  memberKeys: ReadonlySet<string>,
   notices: string[],
 ): Promise<void> {
   const missing = new Map<string, string>();
@@ -239,8 +239,6 @@ async function topUp(
     if (!mirror.accounts.has(record.targetId))
       missing.set(record.targetId, reads.memberKey(record));
   }
-  const known = new Set([...mirror.accounts.values()].map((account) => account.key));
-  for (const key of memberKeys) if (!known.has(key) && !missing.has(key)) missing.set(key, key);
   if (missing.size === 0) return;
   const items = [...missing].map(([targetId, key]) => ({
     targetId,
