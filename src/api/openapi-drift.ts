@@ -120,6 +120,12 @@ export const driftSchemas = {
           },
         },
       },
+      waited: {
+        type: 'object',
+        description:
+          'Accounts a request ran for, or ended for inside the settle window, judged after waiting for it (rounds: the waits)',
+        properties: { accounts: { type: 'integer' }, rounds: { type: 'integer' } },
+      },
       notChecked: {
         type: 'array',
         items: {

@@ -55,6 +55,11 @@ export interface ReconciliationResult {
   closed: number;
   /** Shown by the first read but not by the second: not stored, looked at again next run. */
   unconfirmed: { count: number; first: { finding: string; why: string }[] };
+  /**
+   * Accounts a request ran for, or ended for inside the settle window, when the bulk read was
+   * judged: judged after waiting (`rounds` waits of one settle window at most).
+   */
+  waited: { accounts: number; rounds: number };
   /** Accounts a request kept busy until the job gave up waiting: judged next run. */
   notChecked: { account: string; why: string }[];
   read: { groups: number; accounts: number };
@@ -99,6 +104,7 @@ export function reconciliationResult(
     found,
     closed: DRIFT_TYPES.reduce((sum, type) => sum + closed[type], 0),
     unconfirmed: { count: unconfirmed.length, first: unconfirmed.slice(0, LISTED_UNCONFIRMED) },
+    waited: { accounts: new Set(bulk.deferred.map((d) => d.account)).size, rounds: later.length },
     notChecked,
     read: bulk.read,
     notices: [...new Set(passes.flatMap((pass) => pass.notices))],
