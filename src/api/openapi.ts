@@ -80,6 +80,11 @@ const connectorSchema = {
     name: { type: 'string' },
     kind: { type: 'string', description: 'scim, graph, or a registered kind' },
     catalogueJobType: { type: 'string' },
+    reconciliationJobType: {
+      type: 'string',
+      description:
+        'The job POST /connectors/{name}/reconciliations starts; absent where the connector cannot be reconciled',
+    },
     capabilities: {
       type: 'object',
       properties: {
