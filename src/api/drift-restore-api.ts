@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { z } from 'zod';
 import type { DriftFinding } from '../domain/drift-finding';
-import { notRestorable, planRestore } from '../domain/drift-restore';
+import { notRestorable, planRestore, type RestoreRequest } from '../domain/drift-restore';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import type { ApiDeps } from './api-deps';
 import { callerOf } from './entrances';
@@ -10,6 +10,8 @@ import { readJsonBody } from './read-body';
 import { driftFilter } from './drift-report-api';
 import { describeProblems, requestContextSchema } from './request-schema';
 import { submitProvisioningRequest } from './submit-request';
+import { checkPreview } from './preview-api';
+import { runRequestPreview } from '../workflows/request-preview-run';
 
 const restoreBody = z
   .strictObject({
@@ -19,6 +21,7 @@ const restoreBody = z
       .max(500, 'at most 500 findings at once')
       .optional(),
     filter: z.strictObject(driftFilter).optional(),
+    mode: z.enum(['preview'], { error: 'must be "preview" (or left out)' }).optional(),
     ...requestContextSchema,
   })
   .refine((body) => (body.findingIds === undefined) !== (body.filter === undefined), {
@@ -37,6 +40,7 @@ const MAX_FINDINGS = 500;
  * findings are all checked before anything starts: an unknown one is 404, a closed one 409
  * `DRIFT_FINDING_CLOSED`, one the service cannot restore (an unlinked member, a deleted
  * account) 409 `DRIFT_NOT_RESTORABLE`. A filter restores what it can and lists the rest.
+ * With `"mode": "preview"`, 200 with each request's plan instead, and nothing started.
  */
 export function driftRestoreHandler(deps: ApiDeps) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
@@ -51,7 +55,7 @@ export function driftRestoreHandler(deps: ApiDeps) {
         problems: describeProblems(parsed.error),
       });
     }
-    const { findingIds, filter, ...audit } = parsed.data;
+    const { findingIds, filter, mode, ...audit } = parsed.data;
     const chosen =
       findingIds === undefined
         ? await byFilter(services, name, filter ?? {})
@@ -61,24 +65,26 @@ export function driftRestoreHandler(deps: ApiDeps) {
     const caller = callerOf(request);
     const requestedBy =
       audit.requestedBy ?? (caller?.kind === 'principal' ? caller.name : undefined);
+    const bodyOf = (planned: RestoreRequest) => ({
+      connector: name,
+      account: { accountId: planned.accountId },
+      actions: planned.actions,
+      ...(requestedBy === undefined ? {} : { requestedBy }),
+      reason:
+        audit.reason ??
+        `restore what the service assigned: drift findings ${planned.findingIds.join(', ')}`,
+      ...(audit.correlationId === undefined ? {} : { correlationId: audit.correlationId }),
+    });
+    if (mode === 'preview') {
+      return previewRestores(deps, name, planRestore(chosen.findings), bodyOf, chosen.skipped);
+    }
     const orchestrations = deps.orchestrations(context);
     const restores = [];
     for (const planned of planRestore(chosen.findings)) {
-      const outcome = await submitProvisioningRequest(
-        {
-          connector: name,
-          account: { accountId: planned.accountId },
-          actions: planned.actions,
-          ...(requestedBy === undefined ? {} : { requestedBy }),
-          reason:
-            audit.reason ??
-            `restore what the service assigned: drift findings ${planned.findingIds.join(', ')}`,
-          ...(audit.correlationId === undefined ? {} : { correlationId: audit.correlationId }),
-        },
-        services,
-        orchestrations,
-        { source: 'http', now: deps.now() },
-      );
+      const outcome = await submitProvisioningRequest(bodyOf(planned), services, orchestrations, {
+        source: 'http',
+        now: deps.now(),
+      });
       if (outcome.kind === 'conflict') return errorResponse(409, outcome.error);
       if (outcome.kind !== 'started' && outcome.kind !== 'duplicate') {
         return problem(
@@ -106,6 +112,43 @@ export function driftRestoreHandler(deps: ApiDeps) {
     }
     return { status: 202, jsonBody: { connector: name, restores, skipped: chosen.skipped } };
   };
+}
+
+/**
+ * `"mode": "preview"`: the plan of each restore request, from the very step machines a
+ * request runs, with the target read now and nothing written; the findings are not marked.
+ * The accounts are planned one after the other (each plan reads the target).
+ */
+async function previewRestores(
+  deps: ApiDeps,
+  connector: string,
+  planned: readonly RestoreRequest[],
+  bodyOf: (planned: RestoreRequest) => unknown,
+  skipped: { findingId: string; reason: string }[],
+): Promise<HttpResponseInit> {
+  const { registry } = await deps.services();
+  const restores = [];
+  for (const one of planned) {
+    const checked = checkPreview(bodyOf(one), registry);
+    if (checked.kind !== 'ready') {
+      return problem(
+        500,
+        'INTERNAL_ERROR',
+        `the restore of "${one.accountId}" could not be planned`,
+        {
+          object: one.accountId,
+        },
+      );
+    }
+    const plan = await runRequestPreview(deps.services, checked.input, deps.now().getTime());
+    restores.push({
+      accountId: one.accountId,
+      actions: one.actions,
+      findingIds: one.findingIds,
+      plan,
+    });
+  }
+  return { status: 200, jsonBody: { mode: 'preview', connector, restores, skipped } };
 }
 
 type Chosen =

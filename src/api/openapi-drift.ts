@@ -220,6 +220,10 @@ export function driftPaths() {
                   groupId: { type: 'string' },
                 },
               },
+              mode: {
+                enum: ['preview'],
+                description: "preview: answer each request's plan (200); nothing is started",
+              },
               ...Object.fromEntries(
                 Object.entries(requestContextSchema).map(([key, schema]) => [
                   key,
@@ -248,6 +252,36 @@ export function driftPaths() {
                       findingIds: { type: 'array', items: { type: 'string' } },
                       actions: { type: 'array', items: { type: 'object' } },
                       statusUrl: { type: 'string' },
+                    },
+                  },
+                },
+                skipped: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { findingId: { type: 'string' }, reason: { type: 'string' } },
+                  },
+                },
+              },
+            }),
+          },
+          200: {
+            description:
+              'With "mode": "preview": the plan of each restore request (RequestPlan), the target read now; nothing was written or started, no finding was marked',
+            content: json({
+              type: 'object',
+              properties: {
+                mode: { const: 'preview' },
+                connector: { type: 'string' },
+                restores: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      accountId: { type: 'string' },
+                      findingIds: { type: 'array', items: { type: 'string' } },
+                      actions: { type: 'array', items: { type: 'object' } },
+                      plan: { $ref: '#/components/schemas/RequestPlan' },
                     },
                   },
                 },

@@ -11,6 +11,7 @@ import { startTestHost, type TestHost } from './local-host-harness';
  * turns them into ordinary requests that put the target back as the service assigned it.
  */
 const SCIM = 'scim-sandbox';
+type Plan = { steps: { changes: { change: string; groupName?: string }[] }[] };
 let t: TestHost;
 
 beforeAll(async () => {
@@ -113,6 +114,39 @@ describe('reconciliation and the drift report on the SCIM sandbox', () => {
     const lines = (await response.text()).trim().split('\r\n');
     expect(lines[0]).toMatch(/^findingId,status,type,accountId,/);
     expect(lines).toHaveLength(6);
+  });
+
+  it("previews a restore: each request's plan from the target read now, nothing written, started or marked", async () => {
+    const sandboxes = t.host.sandboxes!;
+    const truth = sandboxes.scim.truthLog().length;
+    const instances = t.host.driver.snapshot().length;
+    const preview = await t.api('POST', `/api/connectors/${SCIM}/drift/restore`, {
+      filter: {},
+      mode: 'preview',
+    });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.mode).toBe('preview');
+    const plans = Object.fromEntries(
+      preview.body.restores.map((r: { accountId: string; plan: Plan }) => [r.accountId, r.plan]),
+    );
+    expect(Object.keys(plans).sort()).toEqual(['ada', 'bob', 'dee']);
+    const changes = (accountId: string) =>
+      plans[accountId].steps.flatMap(
+        (step: { changes: { change: string; groupName?: string }[] }) =>
+          step.changes.map(
+            (c) => `${c.change}${c.groupName === undefined ? '' : ` ${c.groupName}`}`,
+          ),
+      );
+    expect(changes('ada')).toEqual(['member removed Finance']);
+    expect(changes('bob')).toEqual(['member added Sales']);
+    expect(changes('dee')).toEqual(['account unlocked']);
+    expect(preview.body.skipped).toHaveLength(2);
+    // The target's truth and the service's state: untouched.
+    expect(sandboxes.scim.truthLog()).toHaveLength(truth);
+    expect(t.host.driver.snapshot()).toHaveLength(instances);
+    for (const finding of await report(t, SCIM, { status: 'open' })) {
+      expect(finding.restore).toBeUndefined();
+    }
   });
 
   it('restores on purpose: ordinary requests put the target back, the journal lists them, closed findings are refused', async () => {
