@@ -397,3 +397,10 @@ export interface DriftRestoreAnswer {
   restores: { requestId: string; accountId: string; findingIds: string[] }[];
   skipped: { findingId: string; reason: string }[];
 }
+
+/** What `POST /connectors/{name}/drift/restore` with `"mode": "preview"` answers. */
+export interface DriftRestorePreview {
+  mode: 'preview';
+  restores: { accountId: string; findingIds: string[]; plan: RequestPlan }[];
+  skipped: { findingId: string; reason: string }[];
+}

@@ -70,6 +70,13 @@ describe('the Drift page', () => {
     expect(csv.slice(1).map((row) => row[0])).toEqual(added.map((f) => f.findingId));
 
     await page.getByRole('checkbox', { name: 'Restore Member added outside of ada' }).check();
+    await page.getByRole('button', { name: 'Preview restore' }).click();
+    const planned = page.locator('section[aria-label="Restore preview"] li');
+    await planned.waitFor();
+    expect(await planned.textContent()).toMatch(/^ada: .*would succeed.* member removed Finance$/);
+    // A preview writes nothing: ada is still in Finance.
+    const { scim, scimGroups } = c.t.host.sandboxes!;
+    expect(scim.groupIdsOf('ada')).toContain(scimGroups['Finance']);
     await page.getByRole('button', { name: 'Restore 1 finding(s)' }).click();
     const link = page.locator('section[aria-label="Restores started"] a');
     await link.waitFor();
@@ -77,7 +84,6 @@ describe('the Drift page', () => {
     const report = await c.t.finished(requestId);
     expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
     // The target's truth: ada is in Engineering, as assigned, and no longer in Finance.
-    const { scim, scimGroups } = c.t.host.sandboxes!;
     expect(scim.groupIdsOf('ada')).toEqual([scimGroups['Engineering']]);
     const journal = await c.t.api('GET', `/api/journal?connector=${SCIM}&accountId=ada`);
     expect(

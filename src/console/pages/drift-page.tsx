@@ -4,10 +4,17 @@ import type {
   DriftFinding,
   DriftPage as DriftPageBody,
   DriftRestoreAnswer,
+  DriftRestorePreview,
   DriftType,
   JobView,
 } from '../api-types';
 import { ConnectorSelect } from '../components/connector-select';
+import {
+  ReconciliationOutcome,
+  RestorePreview,
+  RestoresStarted,
+  type ReconciliationSummary,
+} from '../components/drift-outcomes';
 import { ErrorPanel } from '../components/error-panel';
 import { JobProgress } from '../components/job-progress';
 import { PageHeading } from '../components/page-heading';
@@ -45,42 +52,6 @@ function stateWord(enabled: boolean | undefined): string {
   return enabled === undefined ? '?' : enabled ? 'enabled' : 'locked';
 }
 
-interface ReconciliationSummary {
-  complete?: boolean;
-  incomplete?: string[];
-  found?: Record<string, number>;
-  closed?: number;
-  notChecked?: { account: string; why: string }[];
-}
-
-function Summary({ result }: { result: ReconciliationSummary | undefined }) {
-  if (result === undefined) return null;
-  const found = Object.values(result.found ?? {}).reduce((sum, n) => sum + n, 0);
-  return (
-    <>
-      <p>
-        {found} new finding(s), {result.closed ?? 0} closed.
-        {result.complete === false ? ' Incomplete: what could not be read was not judged.' : ''}
-      </p>
-      {[
-        ...(result.incomplete ?? []),
-        ...(result.notChecked ?? []).map((n) => `${n.account}: ${n.why}`),
-      ].length === 0 ? null : (
-        <ul class="notices">
-          {(result.incomplete ?? []).map((why) => (
-            <li key={why}>{why}</li>
-          ))}
-          {(result.notChecked ?? []).map((n) => (
-            <li key={n.account}>
-              {n.account} not checked: {n.why}
-            </li>
-          ))}
-        </ul>
-      )}
-    </>
-  );
-}
-
 /**
  * The drift report of a connector (issue 18): what its reconciliation found changed outside
  * the service, filtered and paged as the API does, as CSV, a reconciliation started from the
@@ -104,6 +75,7 @@ export function DriftPage({ query }: { query: URLSearchParams }) {
   const [jobId, setJobId] = useState<string | undefined>(undefined);
   const [actionError, setActionError] = useState<Error | undefined>(undefined);
   const [restored, setRestored] = useState<DriftRestoreAnswer | undefined>(undefined);
+  const [previewed, setPreviewed] = useState<DriftRestorePreview | undefined>(undefined);
   const [exporting, setExporting] = useState<string | undefined>(undefined);
   const report = useResource(
     () =>
@@ -139,8 +111,19 @@ export function DriftPage({ query }: { query: URLSearchParams }) {
       );
       setJobId(started.jobId);
     });
+  const preview = () =>
+    act(async () => {
+      setRestored(undefined);
+      setPreviewed(
+        await api.post<DriftRestorePreview>(`${path}/restore`, {
+          findingIds: [...chosen],
+          mode: 'preview',
+        }),
+      );
+    });
   const restore = () =>
     act(async () => {
+      setPreviewed(undefined);
       const answer = await api.post<DriftRestoreAnswer>(`${path}/restore`, {
         findingIds: [...chosen],
       });
@@ -248,6 +231,13 @@ export function DriftPage({ query }: { query: URLSearchParams }) {
         <button
           type="button"
           disabled={!operator || chosen.size === 0}
+          onClick={() => void preview()}
+        >
+          Preview restore
+        </button>
+        <button
+          type="button"
+          disabled={!operator || chosen.size === 0}
           onClick={() => void restore()}
         >
           Restore {chosen.size === 0 ? 'chosen findings' : `${chosen.size} finding(s)`}
@@ -264,24 +254,11 @@ export function DriftPage({ query }: { query: URLSearchParams }) {
       {job.data === undefined ? null : (
         <>
           <JobProgress job={job.data} label={job.data.type} />
-          <Summary result={job.data.result as ReconciliationSummary | undefined} />
+          <ReconciliationOutcome result={job.data.result as ReconciliationSummary | undefined} />
         </>
       )}
-      {restored === undefined ? null : (
-        <section aria-label="Restores started">
-          <p>
-            {restored.restores.length} restore request(s) started; they run and are verified as any
-            request.
-          </p>
-          <ul>
-            {restored.restores.map((r) => (
-              <li key={r.requestId}>
-                {r.accountId}: <a href={to.request(r.requestId)}>{r.requestId}</a>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      {restored === undefined ? null : <RestoresStarted answer={restored} />}
+      {previewed === undefined ? null : <RestorePreview preview={previewed} />}
       <ErrorPanel error={report.error} />
       {report.data === undefined ? null : findings.length === 0 ? (
         <p>No finding matches.</p>
