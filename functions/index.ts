@@ -2,6 +2,7 @@ import { app } from '@azure/functions';
 import * as df from 'durable-functions';
 import { bulkRequestHandler } from '../src/api/bulk-request-handler';
 import { importTimerHandler } from '../src/api/import-timer';
+import { reconcileTimerHandler } from '../src/api/reconcile-timer';
 import { apiRoutes } from '../src/api/routes';
 import { processConfiguration } from '../src/runtime/process-configuration';
 import { processServices } from '../src/runtime/service';
@@ -55,5 +56,14 @@ for (const connector of config.connectors) {
     schedule: connector.importSchedule,
     extraInputs: [df.input.durableClient()],
     handler: importTimerHandler(deps, connector.name),
+  });
+}
+
+for (const connector of config.connectors) {
+  if (connector.reconcileSchedule === undefined) continue;
+  app.timer(`reconcile-${connector.name}`, {
+    schedule: connector.reconcileSchedule,
+    extraInputs: [df.input.durableClient()],
+    handler: reconcileTimerHandler(deps, connector.name),
   });
 }

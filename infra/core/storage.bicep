@@ -31,6 +31,8 @@ var tableNames = [
   'CompatibilityRuns'
   'RequestIndex'
   'ConnectorQuarantine'
+  'DriftFindings'
+  'ReconciliationState'
 ]
 
 resource storage 'Microsoft.Storage/storageAccounts@2025-06-01' = {
@@ -76,8 +78,10 @@ resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2025-06-0
 
 // The queue trigger moves a message to "<name>-poison" after 5 dequeues (host.json
 // maxDequeueCount); creating it up front lets operators watch it before the first failure.
+// "drift-events" carries a message per new drift finding for the governance workflow
+// (src/store/drift-events.ts): created here so a consumer can subscribe before the first one.
 resource queues 'Microsoft.Storage/storageAccounts/queueServices/queues@2025-06-01' = [
-  for queueName in [bulkQueueName, '${bulkQueueName}-poison']: {
+  for queueName in [bulkQueueName, '${bulkQueueName}-poison', 'drift-events']: {
     parent: queueService
     name: queueName
   }

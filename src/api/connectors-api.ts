@@ -20,6 +20,9 @@ export function listConnectorsHandler(deps: Pick<ApiDeps, 'services'>) {
         name,
         kind: connector.kind,
         catalogueJobType: kind.catalogueJobType,
+        ...(kind.reconciliationJobType === undefined
+          ? {}
+          : { reconciliationJobType: kind.reconciliationJobType }),
         capabilities: connector.capabilities,
         features: {
           compatibilityRun: kind.compatibilityRun !== undefined,

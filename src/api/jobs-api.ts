@@ -80,6 +80,44 @@ export function startCompatibilityRunHandler(deps: ApiDeps) {
   };
 }
 
+/**
+ * `POST /api/connectors/{name}/reconciliations`: starts a reconciliation job ("Reconcile SCIM
+ * accounts" / "Reconcile Directory accounts", issue 18); 202 with the job URL. No body (or an
+ * empty object): the connector's settings say the rest.
+ */
+export function startReconciliationHandler(deps: ApiDeps) {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const name = request.params.name ?? '';
+    const services = await deps.services();
+    const settings = services.registry.settings(name);
+    if (settings === undefined) return unknownConnector(name);
+    const jobType = connectorKind(settings).reconciliationJobType;
+    if (jobType === undefined) {
+      return problem(
+        400,
+        'OPERATION_NOT_SUPPORTED',
+        `connector "${name}" (${settings.kind}) cannot be reconciled`,
+        { object: name },
+      );
+    }
+    const read = await readJsonBody(request, { optional: true });
+    if ('response' in read) return read.response;
+    const options = z.strictObject({}).safeParse(read.body);
+    if (!options.success) {
+      return problem(400, 'REQUEST_INVALID', 'a reconciliation takes no options', {
+        problems: describeProblems(options.error),
+      });
+    }
+    return startJob(deps, request, context, ORCHESTRATIONS.reconciliation, {
+      jobId: randomUUID(),
+      type: jobType,
+      connector: name,
+      settleSeconds: settings.reconcileSettleSeconds,
+      trigger: 'api',
+    });
+  };
+}
+
 /** `GET /api/jobs/{id}`: the job's state, and its result once done. */
 export function getJobHandler(deps: ApiDeps) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
@@ -100,9 +138,14 @@ export function getJobHandler(deps: ApiDeps) {
       };
     const failed = state.runtimeStatus === 'Failed' || state.runtimeStatus === 'Terminated';
     const progress =
-      report.status === 'running' && state.name === ORCHESTRATIONS.catalogueImport
-        ? await (await deps.services()).catalogue.importProgress(input.jobId)
-        : undefined;
+      report.status !== 'running'
+        ? undefined
+        : state.name === ORCHESTRATIONS.catalogueImport
+          ? await (await deps.services()).catalogue.importProgress(input.jobId)
+          : state.name === ORCHESTRATIONS.reconciliation
+            ? ((report as { progress?: unknown }).progress ??
+              (await (await deps.services()).reconciliation.progress(input.jobId)))
+            : undefined;
     return {
       status: 200,
       jsonBody: {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ERROR_CATALOGUE, ERROR_CODES } from '../domain/error-catalogue';
 import { JOURNAL_CHANGES } from '../domain/journal-entry';
 import { compatibilityResultSchema } from './openapi-compatibility';
+import { driftPaths, driftSchemas } from './openapi-drift';
 import { roleFor, type Access } from './caller';
 import { previewResponses, requestPlanSchema } from './openapi-preview';
 import {
@@ -79,6 +80,11 @@ const connectorSchema = {
     name: { type: 'string' },
     kind: { type: 'string', description: 'scim, graph, or a registered kind' },
     catalogueJobType: { type: 'string' },
+    reconciliationJobType: {
+      type: 'string',
+      description:
+        'The job POST /connectors/{name}/reconciliations starts; absent where the connector cannot be reconciled',
+    },
     capabilities: {
       type: 'object',
       properties: {
@@ -260,8 +266,8 @@ function describeApi(): Record<string, unknown> {
         'Every call needs a function key (header x-functions-key or query parameter code) at /api/<path>, ' +
         'or a caller signed in with App Service Authentication (Entra ID) at /api/signed-in/<path>: ' +
         'there the app role Provisioning.Reader allows the reads and the status check, and ' +
-        'Provisioning.Operator also submitting requests (and previews), imports, compatibility runs ' +
-        'and releasing a quarantined connector ' +
+        'Provisioning.Operator also submitting requests (and previews), imports, compatibility runs, ' +
+        'reconciliations and restores, and releasing a quarantined connector ' +
         '(401 UNAUTHORIZED without a sign-in, 403 FORBIDDEN without the role; x-app-role names it per operation).',
     },
     servers: [
@@ -299,9 +305,11 @@ function describeApi(): Record<string, unknown> {
         Error: errorSchema,
         Connector: connectorSchema,
         CompatibilityResult: compatibilityResultSchema,
+        ...driftSchemas,
       },
     },
     paths: withPathSegmentCheck({
+      ...driftPaths(),
       '/requests': {
         get: {
           summary: 'Provisioning requests, newest first, filtered and paged',

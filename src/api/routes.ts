@@ -14,7 +14,14 @@ import { connectorStatusHandler } from './connector-status';
 import { listConnectorsHandler } from './connectors-api';
 import { keyEntrance, signedInEntrance, SIGNED_IN_PREFIX } from './entrances';
 import { guardHandler, type ApiHandler } from './guard-handler';
-import { getJobHandler, startCompatibilityRunHandler, startImportHandler } from './jobs-api';
+import { driftReportHandler } from './drift-report-api';
+import { driftRestoreHandler } from './drift-restore-api';
+import {
+  getJobHandler,
+  startCompatibilityRunHandler,
+  startImportHandler,
+  startReconciliationHandler,
+} from './jobs-api';
 import { journalHandler } from './journal-api';
 import { meHandler } from './me-api';
 import { openApiHandler } from './openapi';
@@ -153,6 +160,27 @@ function operations(deps: ApiDeps): ApiOperation[] {
       route: 'connectors/{name}/compatibility-run',
       access: 'read',
       handler: lastCompatibilityRunHandler(deps),
+    },
+    {
+      name: 'startReconciliation',
+      method: 'POST',
+      route: 'connectors/{name}/reconciliations',
+      access: 'operate',
+      handler: startReconciliationHandler(deps),
+    },
+    {
+      name: 'driftReport',
+      method: 'GET',
+      route: 'connectors/{name}/drift',
+      access: 'read',
+      handler: driftReportHandler(deps),
+    },
+    {
+      name: 'restoreDrift',
+      method: 'POST',
+      route: 'connectors/{name}/drift/restore',
+      access: 'operate',
+      handler: driftRestoreHandler(deps),
     },
     {
       name: 'getJob',

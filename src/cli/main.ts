@@ -16,6 +16,7 @@ import {
 import type { CliContext } from './cli-context';
 import { demoCommand } from './demo';
 import { releaseCommand } from './quarantine';
+import { reconcileCommand } from './reconcile';
 
 const USAGE = `Usage: npm run cli -- <command> [arguments]
 
@@ -37,6 +38,8 @@ Commands:
   account <connector> <accountId>    show an account: enabled, last logon (Graph: direct and
                                      effective inherited memberships)
   structure <connector> <group>      nested group structure below a group (Graph)
+  reconcile <connector>              run the reconciliation job and print the open findings of
+                                     the drift report as a table (exit code 1 when there are)
   provision <connector> <accountId> [--create] [--display-name N] [--email E]
             [--grant A,B] [--revoke C] [--lock|--unlock] [--delete]
             [--requested-by WHO] [--reason WHY] [--correlation-id CASE]
@@ -58,6 +61,7 @@ const COMMANDS: Record<string, Command> = {
   provision: provisionCommand,
   release: releaseCommand,
   structure: structureCommand,
+  reconcile: reconcileCommand,
   demo: (ctx, _args, print) => demoCommand(ctx, print),
 };
 

@@ -25,7 +25,7 @@ export const mapping = z.record(z.string().min(1), z.string().min(1)).default({}
  * NCRONTAB with seconds, as Azure Functions timer triggers read it:
  * "{second} {minute} {hour} {day} {month} {day-of-week}".
  */
-const importSchedule = z
+const schedule = z
   .string()
   .refine(isSixFieldCron, 'must be a six-field NCRONTAB expression, e.g. "0 0 2 * * *"');
 
@@ -70,9 +70,16 @@ const quarantine = z
 export const commonConnectorFields = {
   name: connectorName,
   /** Catalogue import on a timer ("Import SCIM groups" / "Import Directory Groups"). */
-  importSchedule: importSchedule.optional(),
+  importSchedule: schedule.optional(),
   /** The import's "Overwrite existing roles" option when it runs on the schedule. */
   importOverwriteExisting: z.boolean().default(false),
+  /** Reconciliation on a timer ("Reconcile SCIM accounts" / "Reconcile Directory accounts"). */
+  reconcileSchedule: schedule.optional(),
+  /**
+   * Seconds after a request's end before reconciliation judges its account: reads may not
+   * show its writes sooner (Graph replicas lag). Longer than the target's replication delay.
+   */
+  reconcileSettleSeconds: z.int().min(0).max(3600).default(120),
   concurrency: z.int().min(1).max(64).default(8),
   timeoutMs: z.int().min(100).max(300_000).default(30_000),
   maxRetries: z.int().min(0).max(10).default(4),

@@ -30,6 +30,11 @@ export interface ConnectorKindDescriptor<S extends ConnectorSettings = Connector
   readonly settingsSchema: ConnectorSettingsSchema;
   /** The job type of its catalogue import (spec: "Import SCIM groups", "Import Directory Groups"). */
   readonly catalogueJobType: string;
+  /**
+   * The job type of its reconciliation, where its connectors can be reconciled (they then
+   * offer `reconciliation` reads): "Reconcile SCIM accounts", "Reconcile Directory accounts".
+   */
+  readonly reconciliationJobType?: string;
   /** Builds one connector from settings its own schema validated (once per process). */
   create(settings: S, deps: ConnectorDependencies): Connector;
   /** The test run with a test account (spec: compatibility points), where the kind has one. */

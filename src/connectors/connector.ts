@@ -3,6 +3,7 @@ import type { ConnectorCapabilities } from '../domain/capabilities';
 import type { GroupChangeFeed } from '../domain/catalogue-changes';
 import type { GroupRef } from '../domain/group';
 import type { GroupStructure, InheritedMembershipsResult } from '../domain/nested-groups';
+import type { ReconciliationReads } from '../domain/reconciliation-reads';
 import type {
   CreateAccountAnswer,
   DeleteAccountAnswer,
@@ -101,6 +102,11 @@ export interface Connector {
    * import reads the whole catalogue.
    */
   readonly groupChanges?: GroupChangeFeed;
+  /**
+   * Present where the service can reconcile the target (issue 18): bulk reads of the managed
+   * groups' members and of the accounts, and second reads that confirm what they showed.
+   */
+  readonly reconciliation?: ReconciliationReads;
   /** The group with exactly this display name, undefined when there is none. */
   findGroup(displayName: string): Promise<GroupRef | undefined>;
   /** Groups whose display name contains the text. */

@@ -26,6 +26,8 @@ export type Query = Record<string, string | number | boolean | undefined>;
 export interface Api {
   get<T>(path: string, query?: Query): Promise<T>;
   post<T>(path: string, body?: unknown): Promise<T>;
+  /** A GET answered as text in another format (`text/csv`): the service's own rendering. */
+  getText(path: string, query: Query, accept: string): Promise<string>;
 }
 
 /** A path under the API with its query, leaving out empty values. */
@@ -45,12 +47,18 @@ export function apiPath(base: string, path: string, query: Query = {}): string {
  */
 export function createApi(session: Session, onUnauthorized: () => void): Api {
   const base = session.mode === 'key' ? '/api/' : '/api/signed-in/';
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = {};
   if (session.mode === 'key') headers['x-functions-key'] = session.key;
-  const call = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
+  const send = async (
+    method: string,
+    url: string,
+    body: unknown,
+    accept = 'application/json',
+  ): Promise<{ text: string; parsed: unknown }> => {
+    const sent = { ...headers, accept };
     const response = await fetch(url, {
       method,
-      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      headers: body === undefined ? sent : { ...sent, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       cache: 'no-store',
       credentials: 'same-origin',
@@ -70,11 +78,15 @@ export function createApi(session: Session, onUnauthorized: () => void): Api {
       if (response.status === 401) onUnauthorized();
       throw new ApiError(response.status, error);
     }
-    return parsed as T;
+    return { text, parsed };
   };
+  const call = async <T>(method: string, url: string, body?: unknown): Promise<T> =>
+    (await send(method, url, body)).parsed as T;
   return {
     get: (path, query) => call('GET', apiPath(base, path, query)),
     post: (path, body) => call('POST', apiPath(base, path), body ?? {}),
+    getText: async (path, query, accept) =>
+      (await send('GET', apiPath(base, path, query), undefined, accept)).text,
   };
 }
 

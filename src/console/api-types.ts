@@ -29,6 +29,8 @@ export interface ConnectorInfo {
   name: string;
   kind: string;
   catalogueJobType: string;
+  /** Absent where the connector cannot be reconciled. */
+  reconciliationJobType?: string;
   features: { compatibilityRun: boolean; groupStructure: boolean; inheritedMemberships: boolean };
   /** As it was when the list was read: a page that shows it reads the list again. */
   quarantine?: Quarantine;
@@ -354,4 +356,51 @@ export interface LastRunSummary {
   verdict: string;
   summary: string;
   jobId?: string;
+}
+
+export type DriftType =
+  | 'memberAddedOutside'
+  | 'memberRemovedOutside'
+  | 'accountDeletedOutside'
+  | 'accountStateChangedOutside'
+  | 'unlinkedMember';
+
+/** A finding of the drift report (`GET /connectors/{name}/drift`). */
+export interface DriftFinding {
+  findingId: string;
+  connector: string;
+  type: DriftType;
+  status: 'open' | 'closed';
+  accountId?: string;
+  targetId: string;
+  memberName?: string;
+  groupId?: string;
+  groupName?: string;
+  expectedEnabled?: boolean;
+  observedEnabled?: boolean;
+  firstSeen: string;
+  lastConfirmed: string;
+  closedAt?: string;
+  closedBecause?: string;
+  evidence: string[];
+  restore?: { requestId: string; at: string };
+  [more: string]: unknown;
+}
+
+export interface DriftPage {
+  findings: DriftFinding[];
+  continuationToken?: string;
+}
+
+/** What `POST /connectors/{name}/drift/restore` started. */
+export interface DriftRestoreAnswer {
+  restores: { requestId: string; accountId: string; findingIds: string[] }[];
+  skipped: { findingId: string; reason: string }[];
+}
+
+/** What `POST /connectors/{name}/drift/restore` with `"mode": "preview"` answers. */
+export interface DriftRestorePreview {
+  mode: 'preview';
+  restores: { accountId: string; findingIds: string[]; plan: RequestPlan }[];
+  skipped: { findingId: string; reason: string }[];
 }

@@ -12,6 +12,7 @@ export type Route =
   | { page: 'structure'; connector: string; groupId: string }
   | { page: 'roles'; connector?: string; query: URLSearchParams }
   | { page: 'journal'; query: URLSearchParams }
+  | { page: 'drift'; query: URLSearchParams }
   | { page: 'connectors' }
   | { page: 'connector'; connector: string }
   | { page: 'not-found'; path: string };
@@ -47,6 +48,7 @@ export function parseRoute(pathname: string, search: string): Route {
     if (first === 'accounts' && second === undefined) return { page: 'accounts', query };
     if (first === 'groups' && second === undefined) return { page: 'groups', query };
     if (first === 'journal' && second === undefined) return { page: 'journal', query };
+    if (first === 'drift' && second === undefined) return { page: 'drift', query };
     if (first === 'roles' && third === undefined) {
       return { page: 'roles', ...(second === undefined ? {} : { connector: second }), query };
     }
@@ -89,6 +91,7 @@ export const to = {
   roles: (connector?: string, query?: Record<string, string | undefined>) =>
     withQuery(connector === undefined ? '/roles' : `/roles/${segment(connector)}`, query),
   journal: (query?: Record<string, string | undefined>) => withQuery('/journal', query),
+  drift: (query?: Record<string, string | undefined>) => withQuery('/drift', query),
   connectors: () => withQuery('/connectors'),
   connector: (connector: string) => withQuery(`/connectors/${segment(connector)}`),
 };

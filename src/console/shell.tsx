@@ -5,6 +5,7 @@ import { AccountPage } from './pages/account-page';
 import { AccountsPage } from './pages/accounts-page';
 import { ConnectorPage } from './pages/connector-page';
 import { ConnectorsPage } from './pages/connectors-page';
+import { DriftPage } from './pages/drift-page';
 import { GroupsPage } from './pages/groups-page';
 import { JournalPage } from './pages/journal-page';
 import { NewRequestPage } from './pages/new-request-page';
@@ -22,6 +23,7 @@ const NAV: { label: string; href: string; pages: Route['page'][] }[] = [
   { label: 'Groups', href: to.groups(), pages: ['groups', 'structure'] },
   { label: 'Roles', href: to.roles(), pages: ['roles'] },
   { label: 'Journal', href: to.journal(), pages: ['journal'] },
+  { label: 'Drift', href: to.drift(), pages: ['drift'] },
   { label: 'Connectors', href: to.connectors(), pages: ['connectors', 'connector'] },
 ];
 
@@ -50,6 +52,8 @@ function Page({ route }: { route: Route }): ComponentChildren {
       );
     case 'journal':
       return <JournalPage query={route.query} />;
+    case 'drift':
+      return <DriftPage query={route.query} />;
     case 'connectors':
       return <ConnectorsPage />;
     case 'connector':

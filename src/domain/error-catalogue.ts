@@ -147,7 +147,21 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   CATALOGUE_CURSOR_EXPIRED: {
     status: 410,
     meaning:
-      'the target no longer knows the point the last catalogue import reached (an expired delta link); the import reads the whole catalogue instead',
+      'the target no longer knows the point the last catalogue import or reconciliation reached (an expired delta link); the job reads everything instead',
+  },
+  DRIFT_FINDING_NOT_FOUND: {
+    status: 404,
+    meaning: 'the connector has no drift finding of that id',
+  },
+  DRIFT_FINDING_CLOSED: {
+    status: 409,
+    meaning:
+      'the drift finding is closed (a later reconciliation no longer found it): there is nothing to restore; nothing was started',
+  },
+  DRIFT_NOT_RESTORABLE: {
+    status: 409,
+    meaning:
+      'the drift finding cannot be restored by the service (an unlinked member it does not own, an account deleted outside); nothing was started',
   },
   INTERNAL_ERROR: {
     status: 500,

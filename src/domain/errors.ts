@@ -48,6 +48,10 @@ export type ErrorCode =
   | 'MEMBERSHIP_READ_UNAVAILABLE'
   | 'ACCOUNT_BUSY'
   | 'CATALOGUE_CURSOR_EXPIRED'
+  // the drift report
+  | 'DRIFT_FINDING_NOT_FOUND'
+  | 'DRIFT_FINDING_CLOSED'
+  | 'DRIFT_NOT_RESTORABLE'
   // the service itself
   | 'INTERNAL_ERROR';
 

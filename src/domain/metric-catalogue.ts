@@ -1,4 +1,5 @@
 import { ERROR_CODES } from './error-catalogue';
+import { DRIFT_TYPES } from './drift-finding';
 import { ACTION_TYPES } from './provisioning-request';
 
 /**
@@ -66,8 +67,9 @@ export const METRIC_DIMENSIONS = {
     values: ['not_json', 'invalid', 'unknown_connector', 'request_conflict', 'failed_repeatedly'],
   },
   'provisioning.finding': {
-    description: 'the kind of difference a reconciliation found between the record and the target',
-    values: ['membership_missing', 'membership_unexpected', 'account_state'],
+    description:
+      'the kind of drift a reconciliation found (src/domain/drift-finding.ts, in snake case)',
+    values: DRIFT_TYPES.map(snakeCase),
   },
 } as const satisfies Record<string, DimensionDefinition>;
 
@@ -208,7 +210,6 @@ export const METRIC_CATALOGUE = {
     dimensions: ['provisioning.connector', 'provisioning.finding'],
     description: "a difference a reconciliation found between the service's record and the target",
     question: 'How much drift does reconciliation find on each connector?',
-    pending: 'reconciliation',
   },
   'provisioning.secret.time_to_expiry': {
     instrument: 'gauge',
@@ -224,3 +225,8 @@ export type MetricName = keyof typeof METRIC_CATALOGUE;
 
 /** Every metric name, in the catalogue's order. */
 export const METRIC_NAMES = Object.keys(METRIC_CATALOGUE) as MetricName[];
+
+/** A drift type as the `provisioning.finding` dimension spells it: `memberAddedOutside` -> `member_added_outside`. */
+export function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}

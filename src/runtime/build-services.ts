@@ -6,6 +6,9 @@ import { createKeyVaultSecretStore } from '../secrets/key-vault-secret-store';
 import { LocalSecretStore } from '../secrets/local-secret-store';
 import type { SecretStore } from '../secrets/secret-store';
 import { BulkQueue } from '../store/bulk-queue';
+import { DRIFT_EVENTS_QUEUE, DriftEventQueue } from '../store/drift-events';
+import { TableDriftFindings } from '../store/table-drift-findings';
+import { TableReconciliationState } from '../store/table-reconciliation-state';
 import { queueClient, tableClient } from '../store/storage-clients';
 import { TableAccountLeases } from '../store/table-account-leases';
 import { TableAccountLinks } from '../store/table-account-links';
@@ -29,6 +32,8 @@ export const TABLES = {
   compatibility: 'CompatibilityRuns',
   requests: 'RequestIndex',
   quarantine: 'ConnectorQuarantine',
+  drift: 'DriftFindings',
+  reconciliation: 'ReconciliationState',
 } as const;
 
 export interface BuildServicesOptions {
@@ -75,6 +80,9 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     compatibility: new TableCompatibilityRuns(tableClient(storage, TABLES.compatibility)),
     requests: new TableRequestIndex(tableClient(storage, TABLES.requests)),
     quarantine: new TableQuarantineStore(tableClient(storage, TABLES.quarantine)),
+    drift: new TableDriftFindings(tableClient(storage, TABLES.drift)),
+    reconciliation: new TableReconciliationState(tableClient(storage, TABLES.reconciliation)),
+    driftEvents: new DriftEventQueue(queueClient(storage, DRIFT_EVENTS_QUEUE)),
     bulkQueue: new BulkQueue(
       queueClient(storage, config.bulkQueueName),
       queueClient(storage, `${config.bulkQueueName}-poison`),

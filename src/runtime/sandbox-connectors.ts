@@ -25,6 +25,17 @@ export interface SandboxConnectors {
   graphGroups: Record<string, string>;
   /** The Graph sandbox's dynamic group, whose members the service may not write. */
   graphDynamicGroup: string;
+  /**
+   * Credentials of the sandboxes' own administrators, made for this run: changes made with
+   * them are changes "by hand", outside the service (issue 18), which reconciliation finds.
+   * The service's credentials are others, and never printed.
+   */
+  handChanges: {
+    /** A bearer token the SCIM sandbox takes besides the service's. */
+    scimToken: string;
+    /** An app registration standing for the Entra admin center: every permission, Global Administrator. */
+    graphPortal: { clientId: string; secret: string };
+  };
   describe(): string[];
   close(): Promise<void>;
 }
@@ -43,6 +54,9 @@ export interface SandboxConnectorOptions {
 }
 
 const GRAPH_CLIENT_ID = '5c1f3a77-0d2e-4b8a-9e41-7a2b6c9d0e13';
+/** The Graph sandbox's stand-in for the Entra admin center: what a person changes by hand. */
+const PORTAL_CLIENT_ID = '9e0b7d21-4c3a-4f5e-8d16-2a7c0b3e9f54';
+const PORTAL_ROLES = ['Directory.ReadWrite.All', 'User.ReadWrite.All', 'GroupMember.ReadWrite.All'];
 
 const DEMO_GROUPS = ['Engineering', 'Sales', 'Finance', 'Human Resources', 'Support', 'Marketing'];
 
@@ -65,6 +79,8 @@ export async function startSandboxConnectors(
   const keptScim = files === undefined ? undefined : readStateFile<ScimStoreSnapshot>(files.scim);
   const keptGraph = files === undefined ? undefined : readStateFile<DirectorySnapshot>(files.graph);
   const token = randomBytes(24).toString('base64url');
+  const adminToken = randomBytes(24).toString('base64url');
+  const portalSecret = randomBytes(24).toString('base64url');
   const saveScim = () => {
     if (files !== undefined) writeStateFile(files.scim, scim.snapshot());
   };
@@ -73,6 +89,7 @@ export async function startSandboxConnectors(
   };
   const scim: ScimSandbox = await startScimSandbox({
     auth: { type: 'bearer', token },
+    adminToken,
     ...(options.now === undefined ? {} : { now: options.now }),
     quirks: {
       lastLogonAttribute: 'lastLogin',
@@ -98,6 +115,12 @@ export async function startSandboxConnectors(
     ...(options.now === undefined ? {} : { now: options.now }),
     clients: [
       { clientId: GRAPH_CLIENT_ID, secret: graphSecret, roles: [...DEFAULT_SANDBOX_CLIENT.roles] },
+      {
+        clientId: PORTAL_CLIENT_ID,
+        secret: portalSecret,
+        roles: [...PORTAL_ROLES],
+        directoryRoles: ['Global Administrator'],
+      },
     ],
     ...(keptGraph === undefined ? {} : { restore: keptGraph }),
     ...(files === undefined ? {} : { onChange: saveGraph }),
@@ -135,6 +158,10 @@ export async function startSandboxConnectors(
     scimGroups: idsByName((name) => scim.getGroup(name)?.id as string | undefined),
     graphGroups: idsByName((name) => graphByName.get(name)),
     graphDynamicGroup: graphByName.get(DYNAMIC_GROUP) ?? '',
+    handChanges: {
+      scimToken: adminToken,
+      graphPortal: { clientId: PORTAL_CLIENT_ID, secret: portalSecret },
+    },
     describe: () => [
       ...(keptScim === undefined && keptGraph === undefined
         ? []

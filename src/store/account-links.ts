@@ -20,6 +20,11 @@ export interface AccountLinkStore {
     update: AccountRecordUpdate,
     stored?: AccountLink | null,
   ): Promise<AccountLink | null>;
+  /**
+   * Every account the service links on the connector (records of accounts it deleted left
+   * out), page by page: what reconciliation compares the target with.
+   */
+  listLinked(connector: string): AsyncIterable<AccountLink>;
   /** Removing an absent link is not an error. */
   remove(connector: string, accountId: string): Promise<void>;
 }

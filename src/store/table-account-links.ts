@@ -1,4 +1,4 @@
-import type { TableClient } from '@azure/data-tables';
+import { odata, type TableClient } from '@azure/data-tables';
 import { applyRecordUpdate, type AccountRecordUpdate } from '../domain/account-record';
 import type { AccountLink, AccountLinkStore } from './account-links';
 import { EnsuredTable } from './ensured-table';
@@ -37,21 +37,27 @@ export class TableAccountLinks implements AccountLinkStore {
         encodeTableKey(connector),
         encodeTableKey(accountId),
       );
-      return {
-        connector: decodeTableKey(row.partitionKey ?? ''),
-        accountId: decodeTableKey(row.rowKey ?? ''),
-        targetId: row.targetId,
-        linkedAt: row.linkedAt,
-        ...(row.createdAt === undefined ? {} : { createdAt: row.createdAt }),
-        ...(row.enabled === undefined ? {} : { enabled: row.enabled }),
-        ...(row.enabledAt === undefined ? {} : { enabledAt: row.enabledAt }),
-        assignedGroups: readGroups(row.assignedGroups),
-        ...readGroupWrites(row.groupWrites),
-        ...readDeleted(row.deletedTargetIds),
-      };
+      return linkOf(row);
     } catch (error) {
       if (storageStatus(error) === 404) return undefined;
       throw storageFailure('read an account link', error);
+    }
+  }
+
+  async *listLinked(connector: string): AsyncGenerator<AccountLink> {
+    const client = await this.table.client();
+    const pages = client
+      .listEntities<LinkRow>({
+        queryOptions: { filter: odata`PartitionKey eq ${encodeTableKey(connector)}` },
+      })
+      .byPage({ maxPageSize: 1000 });
+    for (;;) {
+      const page = await guardStorage('list the account links', async () => {
+        const next = await pages.next();
+        return next.done === true ? undefined : next.value;
+      });
+      if (page === undefined) return;
+      for (const row of page) if (row.targetId !== '') yield linkOf(row);
     }
   }
 
@@ -97,6 +103,21 @@ export class TableAccountLinks implements AccountLinkStore {
       throw storageFailure('remove an account link', error);
     }
   }
+}
+
+function linkOf(row: LinkRow & { partitionKey?: string; rowKey?: string }): AccountLink {
+  return {
+    connector: decodeTableKey(row.partitionKey ?? ''),
+    accountId: decodeTableKey(row.rowKey ?? ''),
+    targetId: row.targetId,
+    linkedAt: row.linkedAt,
+    ...(row.createdAt === undefined ? {} : { createdAt: row.createdAt }),
+    ...(row.enabled === undefined ? {} : { enabled: row.enabled }),
+    ...(row.enabledAt === undefined ? {} : { enabledAt: row.enabledAt }),
+    assignedGroups: readGroups(row.assignedGroups),
+    ...readGroupWrites(row.groupWrites),
+    ...readDeleted(row.deletedTargetIds),
+  };
 }
 
 function readGroups(text: string | undefined): string[] {

@@ -7,6 +7,7 @@ export const ORCHESTRATIONS = {
   compatibilityRun: 'compatibilityRun',
   requestPreview: 'requestPreview',
   connectorProbe: 'connectorProbe',
+  reconciliation: 'reconciliation',
 } as const;
 
 /**
@@ -26,6 +27,8 @@ export const ACTIVITIES = {
   previewRequest: 'previewRequest',
   connectorGate: 'connectorGate',
   probeConnector: 'probeConnector',
+  reconcileTarget: 'reconcileTarget',
+  recheckDrift: 'recheckDrift',
 } as const;
 
 export type ActivityName = (typeof ACTIVITIES)[keyof typeof ACTIVITIES];

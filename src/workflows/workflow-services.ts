@@ -5,6 +5,9 @@ import type { AccountLeaseStore } from '../store/account-leases';
 import type { AccountLinkStore } from '../store/account-links';
 import type { BulkQueue } from '../store/bulk-queue';
 import type { CompatibilityRunStore } from '../store/compatibility-runs';
+import type { DriftEventQueue } from '../store/drift-events';
+import type { DriftFindingStore } from '../store/drift-findings';
+import type { ReconciliationStateStore } from '../store/reconciliation-state';
 import type { JournalStore } from '../store/journal-store';
 import type { RequestIndexStore } from '../store/request-index';
 import type { QuarantineStore } from '../store/quarantine-store';
@@ -26,6 +29,12 @@ export interface WorkflowServices {
   requests: RequestIndexStore;
   /** Each connector's quarantine and the requests it holds (issue 14). */
   quarantine: QuarantineStore;
+  /** The drift report: reconciliation's findings, open and closed. */
+  drift: DriftFindingStore;
+  /** What reconciliation keeps between runs (a copy of the target, delta links) and its progress. */
+  reconciliation: ReconciliationStateStore;
+  /** The `drift-events` queue: one message per new finding. */
+  driftEvents: DriftEventQueue;
   bulkQueue: BulkQueue;
   logger: Logger;
 }

@@ -1,5 +1,6 @@
 import { runCatalogueBench } from './catalogue-bench';
 import { runConsoleBench } from './console-bench';
+import { runDriftBench } from './drift-bench';
 import { runGraphBench } from './graph-bench';
 import { runScimBench } from './scim-bench';
 import { runServiceBench } from './service-bench';
@@ -10,6 +11,7 @@ const BENCHES: Record<string, (print: (line: string) => void) => Promise<void>> 
   service: runServiceBench,
   catalogue: runCatalogueBench,
   console: runConsoleBench,
+  drift: runDriftBench,
 };
 
 async function main(names: string[]): Promise<void> {

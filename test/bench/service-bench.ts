@@ -1,8 +1,7 @@
-import { fork } from 'node:child_process';
-import { join } from 'node:path';
 import { silentLogger } from '../../src/domain/logger';
 import { startLocalHost, type LocalHost } from '../../src/runtime/local-host/local-host';
 import { requestInstanceId } from '../../src/workflows/names';
+import { startDependencies } from './dependencies-process';
 import { measure } from './measure';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
@@ -17,7 +16,7 @@ const GROUPS = ['Engineering', 'Sales', 'Finance'];
  * are found without target calls.
  */
 export async function runServiceBench(print: (line: string) => void): Promise<void> {
-  const deps = await startDependencies();
+  const deps = await startDependencies(LATENCY_MS);
   const host = await startLocalHost({
     env: {
       LOG_LEVEL: 'warn',
@@ -93,41 +92,6 @@ export async function runServiceBench(print: (line: string) => void): Promise<vo
     await host.close();
     await deps.close();
   }
-}
-
-interface Ready {
-  settings: unknown[];
-  secrets: Record<string, string>;
-  trustedCa: Record<string, string>;
-  connectionString: string;
-}
-
-/** Forks the dependencies' process and waits for its settings. */
-async function startDependencies() {
-  const child = fork(join(__dirname, 'service-dependencies.js'), [String(LATENCY_MS)], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ready = await new Promise<Ready>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('message', (message: { ready: Ready }) => resolve(message.ready));
-  });
-  return {
-    ready,
-    counts: () =>
-      new Promise<{ scim: number; graph: number; cpuMs: number }>((resolve) => {
-        child.once(
-          'message',
-          (message: { counts: { scim: number; graph: number; cpuMs: number } }) =>
-            resolve(message.counts),
-        );
-        child.send({ command: 'counts' });
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.send({ command: 'close' });
-      }),
-  };
 }
 
 /** Waits until the queue poller has started the instance, then until it ends. */

@@ -1,22 +1,44 @@
 import { startAzurite } from '../../src/runtime/local-host/azurite';
 import { startSandboxConnectors } from '../../src/runtime/sandbox-connectors';
+import {
+  makeGraphOutsideChanges,
+  seedDriftTargets,
+  type DriftShape,
+  type SeededTarget,
+} from './drift-target';
 
 /**
- * The service benchmark's dependencies in a process of their own, as they would be in
- * Azure (remote targets, remote storage): both sandboxes and Azurite. Talks to the
- * benchmark over IPC: the settings at start, request counts on demand.
+ * The benchmarks' dependencies in a process of their own, as they would be in Azure (remote
+ * targets, remote storage): both sandboxes and Azurite, so that the benchmark's own figures
+ * (CPU, heap) are the service's. Talks to the benchmark over IPC: the settings at start,
+ * request counts on demand, and the drift benchmark's seeding and outside changes.
  */
 async function main(): Promise<void> {
   const latencyMs = Number(process.argv[2] ?? 20);
   const sandboxes = await startSandboxConnectors({ latencyMs });
   const azurite = await startAzurite();
+  let seeded: { shape: DriftShape; graph: SeededTarget } | undefined;
+  const graphPath = (prefix: string) =>
+    sandboxes.graph.requests.filter((r) => r.viaBatch !== true && r.path.startsWith(prefix)).length;
   const counts = () => ({
     scim: sandboxes.scim.requests.length,
     graph: sandboxes.graph.stats.graphRequests + sandboxes.graph.stats.tokenRequests,
+    graphGroupDelta: graphPath('/v1.0/groups/delta'),
+    graphUserDelta: graphPath('/v1.0/users/delta'),
     cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
   });
-  process.on('message', (message: { command: string }) => {
+  process.on('message', (message: { command: string; shape?: DriftShape }) => {
     if (message.command === 'counts') process.send?.({ counts: counts() });
+    if (message.command === 'seedDrift' && message.shape !== undefined) {
+      const targets = seedDriftTargets(sandboxes, message.shape);
+      seeded = { shape: message.shape, graph: targets.graph };
+      process.send?.({ seeded: targets });
+    }
+    if (message.command === 'graphOutsideChanges' && seeded !== undefined) {
+      void makeGraphOutsideChanges(sandboxes, seeded.shape, seeded.graph).then(() =>
+        process.send?.({ changed: true }),
+      );
+    }
     if (message.command === 'close') {
       void Promise.all([sandboxes.close(), azurite.close()]).then(() => process.exit(0));
     }

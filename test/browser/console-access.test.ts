@@ -43,6 +43,7 @@ const PAGES = () => [
   `/connectors/graph-sandbox/groups/${groupId}`,
   '/roles/scim-sandbox',
   '/journal',
+  '/drift?connector=scim-sandbox&status=closed',
   '/connectors',
   '/connectors/scim-sandbox',
 ];

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobInstanceId } from '../../src/workflows/names';
 import { startConsoleTest, type ConsoleTest } from './console-harness';
+import { parseCsv } from './csv';
 import { HOSTILE_NAME } from './seed-directory';
 
 // The catalogue and the journal in Chromium: an import started from the page, watched to its
@@ -28,24 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await c?.close();
 });
-
-/** The rows of a CSV text as RFC 4180 reads them (quoted fields may hold , " and line breaks). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  const field = /("(?:[^"]|"")*"|[^,\r\n]*)(,|\r\n|$)/y;
-  let row: string[] = [];
-  while (field.lastIndex < text.length) {
-    const match = field.exec(text);
-    if (match === null) throw new Error(`not CSV at ${field.lastIndex}`);
-    const [, value = '', end] = match;
-    row.push(value.startsWith('"') ? value.slice(1, -1).replace(/""/g, '"') : value);
-    if (end !== ',') {
-      rows.push(row);
-      row = [];
-    }
-  }
-  return rows;
-}
 
 describe('the catalogue and journal pages', () => {
   it('imports from the page, shows the job running, then the new roles', async () => {

@@ -25,7 +25,10 @@ describe('the local host banner', () => {
     expect(t.host.apiKeyGenerated).toBe(false);
     const banner = localHostBanner(t.host).join('\n');
     expect(banner).not.toContain(key);
-    const curls = banner.split('\n').filter((line) => line.includes('curl '));
+    // The service's curls; those that change a sandbox by hand use the sandbox's credentials.
+    const curls = banner
+      .split('\n')
+      .filter((line) => line.includes('curl ') && line.includes(t.host.url));
     expect(curls.length).toBeGreaterThanOrEqual(3);
     for (const line of curls) expect(line).toContain('-H "x-functions-key: $LOCAL_HOST_API_KEY"');
     // The key still works: the banner only keeps it out of sight.
@@ -40,7 +43,7 @@ describe('the local host banner', () => {
     expect(banner).toContain(
       `Web console: ${t.host.url}/api/console/ (sign in with the API key below)`,
     );
-    const curls = banner.filter((line) => line.includes('curl '));
+    const curls = banner.filter((line) => line.includes('curl ') && line.includes(t.host.url));
     for (const line of curls) expect(line).toContain(`-H "x-functions-key: ${t.host.apiKey}"`);
   });
 });

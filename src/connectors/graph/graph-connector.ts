@@ -21,6 +21,8 @@ import { setEnabled } from './account-state';
 import * as accounts from './graph-accounts';
 import type { GraphContext } from './graph-context';
 import { graphGroupChanges } from './graph-group-changes';
+import { graphReconciliation } from './graph-reconciliation';
+import type { ReconciliationReads } from '../../domain/reconciliation-reads';
 import * as groups from './graph-groups';
 import { GraphHttp } from './graph-http';
 import { readLastLogon } from './graph-last-logon';
@@ -67,6 +69,7 @@ export class GraphConnector implements Connector {
   readonly name: string;
   /** Incremental catalogue imports read `groups/delta`. */
   readonly groupChanges: GroupChangeFeed;
+  readonly reconciliation: ReconciliationReads;
   private readonly context: GraphContext;
   private readonly transport: HttpTransport;
 
@@ -101,6 +104,7 @@ export class GraphConnector implements Connector {
       transientSecrets,
     };
     this.groupChanges = graphGroupChanges(this.context);
+    this.reconciliation = graphReconciliation(this.context);
   }
 
   /** HTTP calls sent to Graph so far (retries not counted). */

@@ -5,19 +5,13 @@ import type {
 } from '../../domain/catalogue-changes';
 import { ProvisioningError } from '../../domain/errors';
 import { errorContext, type GraphContext } from './graph-context';
-import { mapGraphError, readGraphError } from './graph-error-mapper';
+import { deltaRoundPages } from './graph-delta';
 import { isRecord, readString, type GraphObject } from './graph-objects';
 import { batchReadGroups, groupReadFailure, writabilityOptions } from './graph-groups';
 import { GROUP_SELECT, toGroupRef, type WritabilityOptions } from './group-writability';
 
 /** What a group must show for the catalogue rules: its name and every writability property. */
 const COMPLETE_GROUP = GROUP_SELECT.split(',').filter((property) => property !== 'membershipRule');
-
-/**
- * Graph's answers for a delta link it no longer knows: 400 `syncStateNotFound` for identity
- * resources after seven days (graph-behaviour.md), 410 Gone or `resyncRequired` elsewhere.
- */
-const EXPIRED_CODES = new Set(['syncStateNotFound', 'resyncRequired']);
 
 /**
  * The group catalogue's change feed on Graph (`GET /groups/delta`, graph-behaviour.md:
@@ -53,37 +47,24 @@ async function latestDeltaLink(context: GraphContext): Promise<string> {
 }
 
 /**
- * Every page of changes since the delta link: `@odata.nextLink` followed until the page
- * with the next `@odata.deltaLink`. A removed group (`@removed`) is a removal; a group
- * shown with fewer properties than the catalogue rules need (Graph sends an updated group
- * as its id and the properties that changed) is read again by id, by `$batch`, and is a
- * removal when that read no longer finds it.
+ * Every page of changes since the delta link. A removed group (`@removed`) is a removal; a
+ * group shown with fewer properties than the catalogue rules need (Graph sends an updated
+ * group as its id and the properties that changed) is read again by id, by `$batch`, and is
+ * a removal when that read no longer finds it.
  */
 async function* readGroupChanges(
   context: GraphContext,
   cursor: string,
 ): AsyncGenerator<CatalogueChangePage> {
-  if (!cursor.startsWith(`${context.http.root}/groups/delta?`)) {
-    // Settings changed since the link was saved: it must never carry the token elsewhere.
-    throw expired(context, `the saved delta link is not one of ${context.http.root}`);
-  }
   const options = await writabilityOptions(context);
-  let next = cursor;
-  for (;;) {
-    const result = await context.http.send({ method: 'GET', path: next });
-    const graphCode = readGraphError(result.body).code;
-    if (result.status === 410 || (graphCode !== undefined && EXPIRED_CODES.has(graphCode))) {
-      throw expired(context, `Graph answered ${result.status} ${graphCode ?? ''}`.trim());
-    }
-    if (result.status !== 200) throw mapGraphError(result, deltaErrorContext(context));
-    const page = readDeltaPage(result.body, result.describe, context);
+  const pages = deltaRoundPages(
+    context,
+    { method: 'GET', path: cursor },
+    { collection: 'groups', job: 'import', errors: deltaErrorContext(context) },
+  );
+  for await (const page of pages) {
     const changes = await toChanges(context, page.value, options);
-    if (page.deltaLink !== undefined) {
-      yield { changes, cursor: page.deltaLink };
-      return;
-    }
-    yield { changes };
-    next = page.nextLink;
+    yield page.deltaLink === undefined ? { changes } : { changes, cursor: page.deltaLink };
   }
 }
 
@@ -124,37 +105,6 @@ async function readWhole(
     }
     return { kind: 'present', group: toGroupRef(response.body, options) };
   });
-}
-
-type DeltaPage =
-  | { value: GraphObject[]; deltaLink: string; nextLink?: undefined }
-  | { value: GraphObject[]; deltaLink?: undefined; nextLink: string };
-
-/** A delta page carries exactly one of `@odata.nextLink` and `@odata.deltaLink`. */
-function readDeltaPage(body: unknown, describe: string, context: GraphContext): DeltaPage {
-  const value =
-    isRecord(body) && Array.isArray(body.value) ? body.value.filter(isRecord) : undefined;
-  const deltaLink = isRecord(body) ? body['@odata.deltaLink'] : undefined;
-  const nextLink = isRecord(body) ? body['@odata.nextLink'] : undefined;
-  if (value !== undefined && typeof deltaLink === 'string' && deltaLink !== '') {
-    return { value, deltaLink };
-  }
-  if (value !== undefined && typeof nextLink === 'string' && nextLink !== '') {
-    return { value, nextLink };
-  }
-  throw new ProvisioningError(
-    'TARGET_RESPONSE_INVALID',
-    `connector "${context.settings.name}": ${describe} answered a delta page without "value" and a next or delta link`,
-    { object: context.settings.name },
-  );
-}
-
-function expired(context: GraphContext, why: string): ProvisioningError {
-  return new ProvisioningError(
-    'CATALOGUE_CURSOR_EXPIRED',
-    `connector "${context.settings.name}": the delta link of the last import is no longer valid (${why})`,
-    { object: context.settings.name },
-  );
 }
 
 function deltaErrorContext(context: GraphContext) {

@@ -7,6 +7,7 @@ export const GRAPH_KIND: ConnectorKindDescriptor<GraphConnectorSettings> = {
   kind: 'graph',
   settingsSchema: graphConnectorSchema,
   catalogueJobType: 'Import Directory Groups',
+  reconciliationJobType: 'Reconcile Directory accounts',
   create(settings, deps) {
     const ca = deps.trustedCa?.[settings.name];
     return createGraphConnector(settings, {

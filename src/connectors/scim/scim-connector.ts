@@ -21,6 +21,8 @@ import { readAllPages } from './pager';
 import { activePatch, passwordPatch, patchOp } from './patch-op';
 import { ScimHttp, type ScimHttpOptions } from './scim-http';
 import { ScimMemberships } from './scim-memberships';
+import { scimReconciliation } from './scim-reconciliation';
+import type { ReconciliationReads } from '../../domain/reconciliation-reads';
 import { scimUrl } from './scim-paths';
 import { checkScimStatus } from './scim-status';
 import { fromScimUser, readBoolean, toReplaceOperations, toScimUser } from './user-mapping';
@@ -38,6 +40,7 @@ export class ScimConnector implements Connector {
     membershipWriteBatchSize: 1,
   };
   readonly http: ScimHttp;
+  readonly reconciliation: ReconciliationReads;
   private readonly memberships: ScimMemberships;
 
   constructor(
@@ -46,6 +49,7 @@ export class ScimConnector implements Connector {
   ) {
     this.http = new ScimHttp(settings, options);
     this.memberships = new ScimMemberships(settings, this.http);
+    this.reconciliation = scimReconciliation(settings, this.http);
   }
 
   get name(): string {

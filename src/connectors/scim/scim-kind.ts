@@ -8,6 +8,7 @@ export const SCIM_KIND: ConnectorKindDescriptor<ScimConnectorSettings> = {
   kind: 'scim',
   settingsSchema: scimConnectorSchema,
   catalogueJobType: 'Import SCIM groups',
+  reconciliationJobType: 'Reconcile SCIM accounts',
   create(settings, deps) {
     return new ScimConnector(settings, {
       secrets: deps.secrets,

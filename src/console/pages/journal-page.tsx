@@ -8,6 +8,7 @@ import { TextField } from '../components/text-field';
 import { Pager } from '../components/pager';
 import { RequestedBy } from '../components/requested-by';
 import { formatTime, isoToLocalInput, localInputToIso } from '../format';
+import { downloadText } from '../download';
 import { journalCsv } from '../journal-csv';
 import { navigate } from '../navigation';
 import { to } from '../routes';
@@ -17,17 +18,6 @@ import { useResource } from '../use-resource';
 const PAGE = 50;
 /** Entries one CSV download holds at most: larger exports belong to a storage tool. */
 const CSV_LIMIT = 100_000;
-
-function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 /** The change journal: filtered by connector, account and time, paged, and as CSV. */
 export function JournalPage({ query }: { query: URLSearchParams }) {
@@ -68,9 +58,10 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
         entries.push(...answer.entries);
         continuationToken = answer.continuationToken;
       } while (continuationToken !== undefined && entries.length < CSV_LIMIT);
-      download(
+      downloadText(
         `journal-${filters.connector || 'all'}-${new Date().toISOString().slice(0, 10)}.csv`,
         journalCsv(entries),
+        'text/csv',
       );
       setExporting(
         `${entries.length} entries downloaded${continuationToken === undefined ? '' : ` (the first ${CSV_LIMIT}: narrow the filter for the rest)`}.`,

@@ -1,3 +1,4 @@
+import type { SandboxConnectors } from '../sandbox-connectors';
 import type { LocalHost } from './local-host';
 
 /** What the banner reads of the host. */
@@ -73,6 +74,7 @@ export function localHostBanner(host: BannerHost, stateDir?: string): string[] {
     }
     lines.push(`Then follow the Location header: curl -s -H "x-functions-key: ${key}" <location>`);
     lines.push('');
+    lines.push(...handChangeLines(host.url, key, host.sandboxes));
   }
   lines.push(
     stateDir === undefined
@@ -80,4 +82,37 @@ export function localHostBanner(host: BannerHost, stateDir?: string): string[] {
       : 'Press Ctrl+C to stop; the state stays in the folder above.',
   );
   return lines;
+}
+
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+/**
+ * How to change each sandbox by hand, as an administrator of the target would, outside the
+ * service (issue 18, item 5), then find it with a reconciliation: the sandboxes' own
+ * administrator credentials, made for this run. The service's own credentials stay unprinted.
+ */
+function handChangeLines(url: string, key: string, sandboxes: SandboxConnectors): string[] {
+  const { scim, graph, scimGroups, handChanges } = sandboxes;
+  const scimBody = JSON.stringify({
+    schemas: [PATCH_OP],
+    Operations: [{ op: 'add', path: 'members', value: [{ value: 'jane.doe' }] }],
+  });
+  const { clientId, secret } = handChanges.graphPortal;
+  const tokenUrl = `${graph.authority}/${graph.tenantId}/oauth2/v2.0/token`;
+  const readToken = `node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token'`;
+  return [
+    'Change a sandbox by hand, outside the service, as its administrators would:',
+    `  SCIM (its administrator's bearer token ${handChanges.scimToken}): add jane.doe to Finance`,
+    `  curl -s -X PATCH ${scim.endpoint}/Groups/${scimGroups['Finance'] ?? '<group id>'} -H "authorization: Bearer ${handChanges.scimToken}" -H "content-type: application/scim+json" -d '${scimBody}'`,
+    `  Graph (the Entra admin center's app: client ${clientId}, secret ${secret}; HTTPS with a self-signed certificate, hence -k): lock jane.doe`,
+    `  TOKEN=$(curl -s -k ${tokenUrl} -d grant_type=client_credentials -d client_id=${clientId} --data-urlencode client_secret=${secret} --data-urlencode scope=${graph.graphEndpoint}/.default | ${readToken})`,
+    `  curl -s -k -X PATCH ${graph.graphEndpoint}/v1.0/users/jane.doe@contoso.example -H "authorization: Bearer $TOKEN" -H "content-type: application/json" -d '{"accountEnabled":false}'`,
+    'Then reconcile (accounts a request touched in the last 2 minutes are judged once they settle), and read the drift report:',
+    ...['scim-sandbox', 'graph-sandbox'].map(
+      (connector) =>
+        `  curl -s -i -X POST ${url}/api/connectors/${connector}/reconciliations -H "x-functions-key: ${key}"`,
+    ),
+    `  curl -s -H "x-functions-key: ${key}" "${url}/api/connectors/scim-sandbox/drift?status=open" (add -H "accept: text/csv" for CSV)`,
+    '',
+  ];
 }

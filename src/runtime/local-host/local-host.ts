@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { bulkRequestHandler } from '../../api/bulk-request-handler';
 import type { ApiDeps } from '../../api/api-deps';
 import { importTimerHandler } from '../../api/import-timer';
+import { reconcileTimerHandler } from '../../api/reconcile-timer';
 import { apiRoutes } from '../../api/routes';
 import { loadConfig, type AppConfig, type StorageConnection } from '../../config/app-config';
 import { connectorSettingsKinds } from '../../connectors/connector-kinds';
@@ -14,7 +15,7 @@ import { secretStoreFromConfig } from '../build-services';
 import { startSandboxConnectors, type SandboxConnectors } from '../sandbox-connectors';
 import { startServiceRuntime } from '../service-runtime';
 import { createApiServer } from './http-adapter';
-import { scheduleImports } from './import-scheduler';
+import { scheduleImports, scheduleReconciliations } from './connector-timers';
 import type { OrchestrationDriver } from './orchestration-driver';
 import { QueuePoller } from './queue-poller';
 import { RestartAwareSecrets } from './restart-aware-secrets';
@@ -69,6 +70,7 @@ export interface LocalHost {
   /** Present when no connector was configured. */
   sandboxes?: SandboxConnectors;
   importSchedules: { connector: string; next: Date | null }[];
+  reconcileSchedules: { connector: string; next: Date | null }[];
   /** With a state folder: the requests and jobs found there, and the unfinished ones resumed. */
   restored: { instances: number; resumed: number };
   close(): Promise<void>;
@@ -162,6 +164,12 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       logger,
     );
     closers.push(() => imports.stop());
+    const reconciliations = scheduleReconciliations(
+      config.connectors,
+      (name) => reconcileTimerHandler(deps, name),
+      logger,
+    );
+    closers.push(() => reconciliations.stop());
 
     const port = (server.address() as AddressInfo).port;
     return {
@@ -175,6 +183,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       poller,
       ...(sandboxes === undefined ? {} : { sandboxes }),
       importSchedules: imports.schedules,
+      reconcileSchedules: reconciliations.schedules,
       restored: runtime.restored,
       close,
     };

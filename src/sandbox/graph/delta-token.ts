@@ -16,6 +16,13 @@ export interface DeltaState {
   /** Items of the round already served (a `$skiptoken` within a round). */
   offset: number;
   select: string[] | undefined;
+  /** `$filter=id eq '...' or ...`: the only objects the rounds track; undefined: all. */
+  ids?: string[];
+  /**
+   * The commit time the round's replica shows (the clock less this read's replication delay):
+   * objects are shown as they were then, and `to` is the last change committed by then.
+   */
+  asOf?: number;
   /** When the round's first request was made (sandbox clock): the token expires from then. */
   issuedAt: number;
   /** The token generation: `expireDeltaTokens()` moves it on and every older token expires. */
@@ -66,6 +73,8 @@ export function decodeDeltaState(token: string, now: number, generation: number)
     to: state.to,
     offset: state.offset,
     select: Array.isArray(state.select) ? state.select.map(String) : undefined,
+    ...(Array.isArray(state.ids) ? { ids: state.ids.map(String) } : {}),
+    ...(typeof state.asOf === 'number' ? { asOf: state.asOf } : {}),
     issuedAt: state.issuedAt,
     generation: state.generation,
   };

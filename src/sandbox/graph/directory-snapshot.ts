@@ -44,5 +44,5 @@ export function restoreDirectory(store: DirectoryStore, snapshot: DirectorySnaps
   for (const unit of snapshot.administrativeUnits) {
     store.seedAdministrativeUnit(structuredClone(unit));
   }
-  for (const [container, member] of snapshot.memberships) store.memberships.seed(container, member);
+  for (const [container, member] of snapshot.memberships) store.seedMember(container, member);
 }

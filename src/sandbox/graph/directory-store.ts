@@ -4,6 +4,7 @@ import { TruthLog } from '../truth/truth-log.js';
 import { GroupChangeLog } from './group-change-log.js';
 import { MembershipGraph } from './membership-graph.js';
 import { ReplicatedValue } from './replicated-value.js';
+import { UserChangeLog } from './user-change-log.js';
 import { userChangeKinds } from './user-change-events.js';
 import type { DirectoryRecord } from './directory-record.js';
 
@@ -31,8 +32,10 @@ const sameUser = (a: DirectoryRecord | undefined, b: DirectoryRecord | undefined
 export class DirectoryStore {
   readonly memberships = new MembershipGraph();
   readonly truth = new TruthLog();
-  /** Every creation, update and deletion of a group, for `groups/delta`. */
+  /** Every creation, update and deletion of a group and every membership change, for `groups/delta`. */
   readonly groupChanges = new GroupChangeLog();
+  /** Every creation, update and deletion of a user, for `users/delta`. */
+  readonly userChanges = new UserChangeLog();
   private readonly users = new Map<string, ReplicatedUser>();
   private readonly upnIndex = new Map<string, string>();
   /** When a just-created user becomes visible to writes (graph-behaviour.md: "Except right after a create"). */
@@ -57,6 +60,7 @@ export class DirectoryStore {
   seedUser(record: DirectoryRecord): void {
     this.users.set(record.id, new ReplicatedValue<DirectoryRecord | undefined>(record));
     this.upnIndex.set(upnKey(record), record.id);
+    this.userChanges.record({ userId: record.id, kind: 'created', properties: [] });
   }
 
   seedGroup(record: DirectoryRecord): void {
@@ -65,7 +69,7 @@ export class DirectoryStore {
   }
 
   /** Changes a group's properties as an administrator would; no change when the values are the same. */
-  updateGroup(id: string, changes: Record<string, unknown>): void {
+  updateGroup(id: string, changes: Record<string, unknown>, at?: number): void {
     const current = this.groups.get(id);
     if (current === undefined) return;
     const changed = Object.keys(changes).filter(
@@ -73,7 +77,13 @@ export class DirectoryStore {
     );
     if (changed.length === 0) return;
     this.groups.set(id, { ...current, ...changes, id });
-    this.groupChanges.record(id, 'updated', changed);
+    this.groupChanges.record(id, 'updated', changed, at);
+  }
+
+  /** Seeding: a direct membership, visible at once. */
+  seedMember(containerId: string, memberId: string): void {
+    this.memberships.seed(containerId, memberId);
+    this.logMember(containerId, memberId, true);
   }
 
   seedDirectoryRole(record: DirectoryRecord): void {
@@ -107,6 +117,11 @@ export class DirectoryStore {
 
   visibleUser(id: string, view: ReadView): DirectoryRecord | undefined {
     return this.users.get(id)?.visibleAt(view.now, view.delayMs);
+  }
+
+  /** The user as committed at `asOf` (a delta round's replica); undefined when it did not exist then. */
+  userAsOf(id: string, asOf: number): DirectoryRecord | undefined {
+    return this.users.get(id)?.visibleAt(asOf, 0);
   }
 
   visibleUsers(view: ReadView): DirectoryRecord[] {
@@ -167,6 +182,7 @@ export class DirectoryStore {
     value.write(record, at);
     this.upnIndex.set(upnKey(record), record.id);
     if (writableAt > at) this.writableAt.set(record.id, writableAt);
+    this.userChanges.record({ userId: record.id, kind: 'created', properties: [] }, at);
     this.recordUser('account created', record, at);
   }
 
@@ -178,6 +194,16 @@ export class DirectoryStore {
     if (kinds.length === 0) return;
     const next: DirectoryRecord = { ...current, ...changes, id };
     value.write(next, at);
+    this.userChanges.record(
+      {
+        userId: id,
+        kind: 'updated',
+        properties: Object.keys(changes).filter(
+          (property) => !sameValue(current[property], changes[property]),
+        ),
+      },
+      at,
+    );
     if (upnKey(next) !== upnKey(current)) {
       this.upnIndex.delete(upnKey(current));
       this.upnIndex.set(upnKey(next), id);
@@ -194,7 +220,8 @@ export class DirectoryStore {
     value.write(undefined, at);
     this.upnIndex.delete(upnKey(current));
     this.writableAt.delete(id);
-    this.memberships.removeEverywhere(id, at);
+    this.removeEverywhere(id, at);
+    this.userChanges.record({ userId: id, kind: 'deleted', properties: [] }, at);
     this.recordUser('account deleted', current, at);
     for (const groupId of groupIds) {
       this.recordUser('member removed', current, at, { groupId, cascade: true });
@@ -206,9 +233,9 @@ export class DirectoryStore {
     const memberUsers = this.memberships
       .committedMembers(id)
       .flatMap((memberId) => this.users.get(memberId)?.committed ?? []);
+    this.removeEverywhere(id, at);
     this.groups.delete(id);
-    this.groupChanges.record(id, 'deleted');
-    this.memberships.removeEverywhere(id, at);
+    this.groupChanges.record(id, 'deleted', [], at);
     for (const user of memberUsers) {
       this.recordUser('member removed', user, at, { groupId: id, cascade: true });
     }
@@ -218,6 +245,7 @@ export class DirectoryStore {
   addMember(containerId: string, memberId: string, at: number): void {
     if (this.memberships.isMember(containerId, memberId)) return;
     this.memberships.add(containerId, memberId, at);
+    this.logMember(containerId, memberId, true, at);
     const user = this.users.get(memberId)?.committed;
     if (user !== undefined) this.recordUser('member added', user, at, { groupId: containerId });
   }
@@ -226,6 +254,7 @@ export class DirectoryStore {
   removeMember(containerId: string, memberId: string, at: number): void {
     if (!this.memberships.isMember(containerId, memberId)) return;
     this.memberships.remove(containerId, memberId, at);
+    this.logMember(containerId, memberId, false, at);
     const user = this.users.get(memberId)?.committed;
     if (user !== undefined) this.recordUser('member removed', user, at, { groupId: containerId });
   }
@@ -278,6 +307,22 @@ export class DirectoryStore {
     const unit = this.units.get(id);
     if (unit !== undefined) return { kind: 'administrativeUnit', record: unit };
     return undefined;
+  }
+
+  /** Removes every edge from and to an object that is being deleted, logging the group memberships it ends. */
+  private removeEverywhere(objectId: string, at: number): void {
+    const containers = this.memberships.committedContainers(objectId);
+    const members = this.memberships.committedMembers(objectId);
+    this.memberships.removeEverywhere(objectId, at);
+    for (const containerId of containers) this.logMember(containerId, objectId, false, at);
+    for (const memberId of members) this.logMember(objectId, memberId, false, at);
+  }
+
+  /** A membership change of a group (not of a role or unit) for `groups/delta`. */
+  private logMember(containerId: string, memberId: string, added: boolean, at?: number): void {
+    if (!this.groups.has(containerId)) return;
+    const kind = this.kindOf(memberId) ?? 'user';
+    this.groupChanges.recordMember(containerId, { id: memberId, added, kind }, at);
   }
 
   private recordUser(

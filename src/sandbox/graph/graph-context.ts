@@ -20,8 +20,10 @@ export interface GraphCall {
 export interface GraphSettings {
   verifiedDomains: string[];
   signInActivityLicensed: boolean;
-  /** Items per page of a `groups/delta` round. */
+  /** Items per page of a `groups/delta` or `users/delta` round. */
   deltaPageSize: number;
+  /** Member references (`members@delta`) per page of a `groups/delta` round. */
+  deltaReferencesPerPage: number;
   /** Delta and skip tokens of another generation are expired (`expireDeltaTokens()`). */
   deltaTokenGeneration: number;
 }

@@ -2,6 +2,7 @@ import type { GraphCall, GraphContext } from './graph-context.js';
 import { GraphRequestError } from './graph-error.js';
 import type { GraphReply } from './graph-error.js';
 import { groupsDelta } from './routes/group-delta-routes.js';
+import { usersDelta } from './routes/user-delta-routes.js';
 import {
   getGroup,
   listGroupMemberOf,
@@ -69,6 +70,10 @@ function userMethods(
 ): MethodTable {
   if (extra !== undefined) return {};
   if (id === undefined) return { GET: listUsers, POST: createUser };
+  // `/delta` is Graph's shortcut for `/microsoft.graph.delta`; user ids are GUIDs.
+  if (id === 'delta' || id === 'microsoft.graph.delta') {
+    return relation === undefined ? { GET: usersDelta } : {};
+  }
   if (relation === undefined) {
     return {
       GET: (c, call) => getUser(c, call, id),

@@ -63,10 +63,16 @@ export interface GraphSandboxOptions {
   /** Default: no throttling. */
   throttle?: ThrottleSettings;
   /**
-   * Items per page of a `groups/delta` round (default 200: Graph's page size for directory
+   * Items per page of a `groups/delta` or `users/delta` round (default 200: Graph's page size for directory
    * objects in delta queries, which ignore `$top`).
    */
   deltaPageSize?: number;
+  /**
+   * Member references (`members@delta`) per page of a `groups/delta` round (default 1,000):
+   * a group with more members comes again on the next pages with the rest, as Graph splits
+   * large groups.
+   */
+  deltaReferencesPerPage?: number;
   /** A directory to start with instead of an empty one (a `snapshot()` of an earlier run). */
   restore?: DirectorySnapshot;
   /**

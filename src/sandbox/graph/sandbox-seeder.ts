@@ -132,7 +132,7 @@ export class SandboxSeeder {
         `'${memberId}' is not a sandbox user or group`,
       );
     }
-    this.store.memberships.seed(containerId, memberId);
+    this.store.seedMember(containerId, memberId);
   }
 
   private newId(requested: string | undefined): string {

@@ -38,6 +38,8 @@ function checkDelay(delay: ReplicationDelay, name = 'replication delay'): Replic
 
 /** Graph's page size for directory objects in delta queries (they ignore `$top`). */
 const DEFAULT_DELTA_PAGE_SIZE = 200;
+/** Member references per page of a `groups/delta` round with `$select=members`. */
+const DEFAULT_DELTA_REFERENCES_PER_PAGE = 1_000;
 
 function checkPageSize(size: number): number {
   if (!Number.isInteger(size) || size < 1) {
@@ -122,6 +124,9 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
       verifiedDomains: [...(options.verifiedDomains ?? DEFAULT_VERIFIED_DOMAINS)],
       signInActivityLicensed: options.signInActivityLicensed ?? true,
       deltaPageSize: checkPageSize(options.deltaPageSize ?? DEFAULT_DELTA_PAGE_SIZE),
+      deltaReferencesPerPage: checkPageSize(
+        options.deltaReferencesPerPage ?? DEFAULT_DELTA_REFERENCES_PER_PAGE,
+      ),
       deltaTokenGeneration: 1,
     },
     graphEndpoint: () => origin,

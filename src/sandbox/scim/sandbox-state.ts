@@ -7,6 +7,8 @@ import type { RecordedRequest, ScimQuirks, ScimSandboxAuth } from './types.js';
 /** Everything one sandbox's request handlers share. */
 export interface SandboxState {
   auth: ScimSandboxAuth;
+  /** The administrators' bearer token, accepted besides `auth`. */
+  adminToken?: string;
   /** Normalised prefix: `''` or `/segment[/segment...]` without a trailing slash. */
   prefix: string;
   /** Absolute root of the SCIM endpoints; set once the server listens. */

@@ -35,6 +35,7 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
   const truthLog = new TruthLog();
   const state: SandboxState = {
     auth: options.auth ?? { type: 'none' },
+    ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
     prefix,
     endpoint: '',
     baseUrlPath: prefix.endsWith(SCIM_V2) ? prefix.slice(0, -SCIM_V2.length) : prefix,

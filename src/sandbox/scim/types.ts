@@ -86,6 +86,11 @@ export interface ScimQuirks {
 export interface ScimSandboxOptions {
   /** Default `{ type: 'none' }`. */
   auth?: ScimSandboxAuth;
+  /**
+   * A bearer token of the application's own administrators, accepted besides `auth`: changes
+   * made with it are made "by hand", outside the service (the local host prints it).
+   */
+  adminToken?: string;
   /** Path of the SCIM endpoints; default `/scim/v2`; may be `''`. */
   prefix?: string;
   quirks?: ScimQuirks;

@@ -1,3 +1,5 @@
+import type { DeferredAccount } from '../../domain/reconciliation-result';
+
 export type {
   AccountInput,
   ConnectorInput,
@@ -39,4 +41,20 @@ export interface RunCompatibilityInput {
   jobId?: string;
   /** The group to grant and revoke (default: the catalogue's first, else a temporary one). */
   groupName?: string;
+}
+export interface ReconcileInput {
+  connector: string;
+  jobId: string;
+  /** ISO time the job started: findings it finds are first seen then. */
+  at: string;
+  /**
+   * ISO time this pass began, on the orchestration's clock (the clock requests are indexed
+   * by): requests that ended less than the settle window before it are too recent to judge.
+   */
+  readAt: string;
+  /** How long after a request's end its account is left alone (issue 18: the settle window). */
+  settleMs: number;
+}
+export interface RecheckDeferredInput extends ReconcileInput {
+  deferred: DeferredAccount[];
 }

@@ -7,6 +7,7 @@ import { accountActivities } from './account-activities';
 import { membershipActivities } from './membership-activities';
 import { previewActivities } from './preview-activities';
 import { quarantineActivities } from './quarantine-activities';
+import { reconciliationActivities } from './reconciliation-activities';
 import { serviceActivities } from './service-activities';
 
 export type ActivityHandler = (input: never, context?: InvocationContext) => Promise<unknown>;
@@ -33,6 +34,7 @@ export function createActivityHandlers(
     ...serviceActivities(services),
     ...previewActivities(services),
     ...quarantineActivities(services, orchestrations),
+    ...reconciliationActivities(services),
   };
   return Object.fromEntries(
     Object.entries(handlers).map(([name, handler]) => [

@@ -7,6 +7,7 @@ import {
   requestPreviewOrchestrator,
 } from './job-orchestrators';
 import { provisioningRequestOrchestrator } from './provisioning-request';
+import { reconciliationOrchestrator } from './reconciliation-orchestrator';
 
 /** Every orchestrator by name: registered in functions/ and replayed by the local host. */
 export const ORCHESTRATORS: Record<string, OrchestrationHandler> = {
@@ -15,4 +16,5 @@ export const ORCHESTRATORS: Record<string, OrchestrationHandler> = {
   [ORCHESTRATIONS.compatibilityRun]: compatibilityRunOrchestrator,
   [ORCHESTRATIONS.requestPreview]: requestPreviewOrchestrator,
   [ORCHESTRATIONS.connectorProbe]: connectorProbeOrchestrator,
+  [ORCHESTRATIONS.reconciliation]: reconciliationOrchestrator,
 };

@@ -5,8 +5,9 @@ import { ACTIVITIES } from '../names';
 import { callActivity, type Step } from './activity-calls';
 
 /**
- * A job's type: the catalogue import's, as the connector's kind names it (spec: "Import SCIM
- * groups", "Import Directory Groups"), or "Compatibility run".
+ * A job's type: the catalogue import's or the reconciliation's, as the connector's kind names
+ * them (spec: "Import SCIM groups", "Import Directory Groups"; "Reconcile SCIM accounts",
+ * "Reconcile Directory accounts"), or "Compatibility run".
  */
 export type JobType = string;
 
@@ -20,6 +21,8 @@ export interface JobInput {
   incremental?: boolean;
   /** Compatibility runs: the group to grant and revoke. */
   groupName?: string;
+  /** Reconciliations: how long after a request's end its account is left alone. */
+  settleSeconds?: number;
   trigger: 'api' | 'schedule' | 'cli';
   /** Request previews: the request to plan (its password left behind). */
   preview?: RequestPreviewInput;
@@ -33,6 +36,7 @@ export interface JobReport {
   overwriteExisting?: boolean;
   incremental?: boolean;
   groupName?: string;
+  settleSeconds?: number;
   trigger: JobInput['trigger'];
   startedAt: string;
   finishedAt?: string;

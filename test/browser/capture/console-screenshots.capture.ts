@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, it } from 'vitest';
 import { jobInstanceId } from '../../../src/workflows/names';
+import { scimAdmin } from '../../e2e/drift-harness';
 import { startConsoleTest, type ConsoleTest } from '../console-harness';
 import { seedLargeStructure, seedNestedUser } from '../seed-directory';
 
@@ -52,6 +53,15 @@ beforeAll(async () => {
     account: { accountId: 'jane.doe' },
     actions: [{ type: 'revoke', groups: ['Finance'] }, { type: 'lock' }],
   });
+  // Drift: changes made by hand on the SCIM sandbox, found by a reconciliation.
+  c.t.clock.advanceBy(5 * 60_000);
+  const admin = scimAdmin(c.t);
+  const groups = c.t.host.sandboxes!.scimGroups;
+  await admin.addMember(groups['Finance']!, 'jane.doe');
+  await admin.createUser('zoe.outsider');
+  await admin.addMember(groups['Sales']!, 'zoe.outsider');
+  const reconciliation = await c.t.api('POST', '/api/connectors/scim-sandbox/reconciliations');
+  await c.t.host.driver.waitFor(jobInstanceId(reconciliation.body.jobId));
 }, 120_000);
 afterAll(async () => {
   await c?.close();
@@ -85,6 +95,7 @@ it('captures every page', async () => {
   await shoot(wide, 'structure', `/connectors/graph-sandbox/groups/${structureRoot}`, 'ul.tree');
   await shoot(wide, 'roles', '/roles/graph-sandbox', 'table.roles', false);
   await shoot(wide, 'journal', '/journal', 'table.journal');
+  await shoot(wide, 'drift', '/drift?connector=scim-sandbox', 'table.drift');
   await wide.goto(c.url('/connectors/graph-sandbox'));
   await wide.getByLabel(/probe reads/).check();
   await wide.getByRole('button', { name: 'Check status' }).click();

@@ -25,6 +25,7 @@ describe('console URLs', () => {
       { page: 'structure', connector: 'graph', groupId: 'g/1' },
     ],
     ['/api/console/roles/hr-app', '', { page: 'roles', connector: 'hr-app' }],
+    ['/api/console/drift', '?connector=hr-app&type=unlinkedMember', { page: 'drift' }],
     ['/api/console/connectors/hr-app', '', { page: 'connector', connector: 'hr-app' }],
     ['/api/console/requests/a/b', '', { page: 'not-found' }],
   ])('%s%s is the %o page', (path, search, expected) => {

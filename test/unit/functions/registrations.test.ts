@@ -7,6 +7,7 @@ const CONNECTORS = JSON.stringify([
     baseUrl: 'https://hr.example.com',
     auth: { type: 'bearer', tokenSecret: 'hr-token' },
     importSchedule: '0 0 2 * * *',
+    reconcileSchedule: '0 30 3 * * *',
   },
 ]);
 
@@ -17,7 +18,7 @@ afterEach(() => {
 });
 
 describe('functions/index.ts (registrations, outside the Functions host)', () => {
-  it('registers every route, orchestrator, activity, the queue and the import timers', async () => {
+  it('registers every route, orchestrator, activity, the queue, the import and reconciliation timers', async () => {
     vi.stubEnv('PROVISIONING_CONNECTORS', CONNECTORS);
     const functions = await import('@azure/functions');
     const durable = await import('durable-functions');
@@ -64,6 +65,7 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
       'compatibilityRun',
       'connectorProbe',
       'provisioningRequest',
+      'reconciliation',
       'requestPreview',
     ]);
     expect(activity.mock.calls.length).toBeGreaterThanOrEqual(17);
@@ -75,6 +77,7 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
     expect(queue.mock.calls[0]?.[1]).toMatchObject({ queueName: 'provisioning-requests' });
     expect(timer.mock.calls).toEqual([
       ['import-hr-app', expect.objectContaining({ schedule: '0 0 2 * * *' })],
+      ['reconcile-hr-app', expect.objectContaining({ schedule: '0 30 3 * * *' })],
     ]);
   });
 

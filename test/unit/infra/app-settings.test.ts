@@ -13,6 +13,7 @@ import {
 } from './arm-snapshot';
 import { describeCompiled, template, type Variant } from './compiled-template';
 import { SECRET_NAME_FIELDS, secretNamesIn } from './connector-secrets';
+import { DRIFT_EVENTS_QUEUE } from '../../../src/store/drift-events';
 
 /**
  * Settings the Functions host reads itself, not src/config: the only ones the template may set
@@ -126,10 +127,9 @@ describeCompiled('app settings of the compiled template', () => {
       snapshot,
       'Microsoft.Storage/storageAccounts/queueServices/queues',
     );
-    expect(queues.map((q) => q.name.split('/').at(-1)).sort()).toEqual([
-      config.bulkQueueName,
-      `${config.bulkQueueName}-poison`,
-    ]);
+    expect(queues.map((q) => q.name.split('/').at(-1)).sort()).toEqual(
+      [config.bulkQueueName, `${config.bulkQueueName}-poison`, DRIFT_EVENTS_QUEUE].sort(),
+    );
     expect(JSON.parse(settings.PROVISIONING_CONNECTORS!)).toEqual(
       parameters.parameters.connectors?.value,
     );

@@ -1,140 +1,110 @@
-import { checkSelect, shapeDirectoryObject } from '../directory-object-shapes.js';
-import type { DirectoryRecord } from '../directory-store.js';
-import { decodeDeltaState, encodeDeltaState, type DeltaState } from '../delta-token.js';
+import { ODATA_TYPES, checkSelect, shapeDirectoryObject } from '../directory-object-shapes.js';
+import type { DirectoryObjectKind, DirectoryRecord } from '../directory-store.js';
+import type { DeltaState } from '../delta-token.js';
 import type { GraphCall, GraphContext } from '../graph-context.js';
 import { GraphRequestError } from '../graph-error.js';
 import type { GraphReply } from '../graph-error.js';
 import type { FoldedGroupChange } from '../group-change-log.js';
 import { parseSelect } from '../list-query.js';
 import { GRAPH_PERMISSIONS, requireAnyRole } from '../permissions.js';
-import { jsonReply } from './graph-replies.js';
+import { deltaPage, deltaRound, inRound, latestReply, type DeltaItem } from './delta-round.js';
 
-/**
- * Relationships a delta query may select to track them (`members` gives `members@delta`).
- * The sandbox does not track membership changes yet: a round would have to fold the
- * membership graph's edges by sequence number as the group log folds properties, and
- * render them in {@link deltaItem}.
- */
-const TRACKED_RELATIONSHIPS = new Set(['members', 'owners']);
+/** Relationships a delta query may select: `members` gives `members@delta`. */
+const TRACKED_RELATIONSHIPS = new Set(['members']);
+/** Relationships Graph tracks but the sandbox does not: refused rather than ignored. */
+const UNTRACKED_RELATIONSHIPS = new Set(['owners']);
 
 /**
  * `GET /groups/delta` (graph-behaviour.md: Batching and incremental reads; Microsoft's
- * "Use delta query to track changes"): the first request of a round without a token lists
- * every group; `$deltatoken=latest` answers no groups and a delta link at the current
- * state; a `$deltatoken` from a delta link lists the groups created, updated or deleted
- * since. A round is served in pages of `deltaPageSize` joined by `@odata.nextLink`
- * (`$skiptoken`), and its last page carries the `@odata.deltaLink` for the next round.
- * Query options of the round's first request travel inside the tokens; `$top` is ignored,
- * as Graph ignores it on delta. Created groups come whole; updated ones as their id and
- * the selected properties that changed; deleted ones as their id with
- * `@removed: { reason: 'changed' }` (deleted groups stay restorable for 30 days). A token
- * older than seven days or issued before `expireDeltaTokens()` answers 400
- * `syncStateNotFound`.
+ * "Get incremental changes for groups"): see {@link deltaRound} for rounds, tokens, lag and
+ * `$filter=id eq`. Created groups come whole; updated ones as their id and the selected
+ * properties that changed; deleted ones as their id with `@removed: { reason: 'changed' }`
+ * (deleted groups stay restorable for 30 days). With `$select=members`, an initial round
+ * lists each group's direct members in `members@delta` and later rounds the members added
+ * and removed (`@removed`); a group with more members than fit a page comes again on the
+ * next pages with the rest, as Graph splits large groups. `$top` is ignored, as Graph ignores
+ * it on delta. A token older than seven days or issued before `expireDeltaTokens()` answers
+ * 400 `syncStateNotFound`.
  */
 export function groupsDelta(context: GraphContext, call: GraphCall): GraphReply {
   requireAnyRole(call.roles, GRAPH_PERMISSIONS.readGroups);
-  const now = context.now();
-  const generation = context.settings.deltaTokenGeneration;
+  if (call.query.has('$select')) checkGroupSelect(parseSelect(call.query) ?? []);
   const log = context.store.groupChanges;
-  const deltaToken = call.query.get('$deltatoken');
-  const skipToken = call.query.get('$skiptoken');
-  if (call.query.has('$filter')) {
-    throw new GraphRequestError(
-      400,
-      'Request_UnsupportedQuery',
-      'The Graph sandbox does not support $filter on delta queries.',
-    );
-  }
-
-  let state: DeltaState;
-  if (deltaToken === 'latest') {
-    const select = readSelect(call);
-    return deltaReply(context, [], {
-      deltaLink: {
-        from: log.position,
-        to: log.position,
-        offset: 0,
-        select,
-        issuedAt: now,
-        generation,
-      },
-    });
-  } else if (skipToken !== null) {
-    state = decodeDeltaState(skipToken, now, generation);
-  } else if (deltaToken !== null) {
-    const previous = decodeDeltaState(deltaToken, now, generation);
-    state = { ...previous, from: previous.to, to: log.position, offset: 0, issuedAt: now };
-  } else {
-    state = {
-      from: undefined,
-      to: log.position,
-      offset: 0,
-      select: readSelect(call),
-      issuedAt: now,
-      generation,
-    };
-  }
-
-  const items = roundItems(context, state);
-  const end = state.offset + context.settings.deltaPageSize;
-  const value = items.slice(state.offset, end);
-  if (end < items.length)
-    return deltaReply(context, value, { nextLink: { ...state, offset: end } });
-  return deltaReply(context, value, {
-    deltaLink: { ...state, from: state.to, offset: 0, issuedAt: now },
-  });
+  const state = deltaRound(context, call, log);
+  if (state === undefined) return latestReply(context, call, log, 'groups');
+  const limits = {
+    pageSize: context.settings.deltaPageSize,
+    referencesPerPage: context.settings.deltaReferencesPerPage,
+  };
+  return deltaPage(context, 'groups', roundItems(context, state, limits), state, limits);
 }
 
-function readSelect(call: GraphCall): string[] | undefined {
-  const select = parseSelect(call.query);
-  const tracked = select?.filter((property) => TRACKED_RELATIONSHIPS.has(property)) ?? [];
-  if (tracked.length > 0) {
+function checkGroupSelect(select: readonly string[]): void {
+  const untracked = select.filter((property) => UNTRACKED_RELATIONSHIPS.has(property));
+  if (untracked.length > 0) {
     throw new GraphRequestError(
       400,
       'Request_UnsupportedQuery',
-      `The Graph sandbox does not track ${tracked.join(', ')} in delta queries yet.`,
+      `The Graph sandbox does not track ${untracked.join(', ')} in delta queries.`,
     );
   }
-  checkSelect('group', select);
-  return select;
+  checkSelect(
+    'group',
+    select.filter((property) => !TRACKED_RELATIONSHIPS.has(property)),
+  );
 }
 
 /**
  * Every item of the round, in the order of the log up to the round's end, so that its pages
  * can be cut by offset while the directory keeps changing. An initial round lists the
- * groups that existed at its start; one deleted since shows as removed (Graph's initial
- * rounds do that too).
+ * groups that existed at its end, with their members at that point; one deleted since shows
+ * as removed (Graph's initial rounds do that too).
  */
-function roundItems(context: GraphContext, state: DeltaState): Record<string, unknown>[] {
-  const changes = context.store.groupChanges.foldRange(state.from ?? 0, state.to);
-  const items: Record<string, unknown>[] = [];
-  for (const change of changes) {
+function roundItems(
+  context: GraphContext,
+  state: DeltaState,
+  limits: { referencesPerPage: number },
+): DeltaItem[] {
+  const log = context.store.groupChanges;
+  const withMembers = state.select === undefined || state.select.includes('members');
+  const select = state.select?.filter((property) => !TRACKED_RELATIONSHIPS.has(property));
+  const membersAtEnd =
+    withMembers && state.from === undefined ? log.membersAt(state.to) : undefined;
+  const items: DeltaItem[] = [];
+  for (const change of log.foldRange(state.from ?? 0, state.to)) {
     // As in GET /groups: a group no app may read is left out.
-    if (context.limitedGroups.has(change.groupId)) continue;
+    if (context.limitedGroups.has(change.groupId) || !inRound(state, change.groupId)) continue;
     const group = context.store.group(change.groupId);
-    if (state.from !== undefined) items.push(deltaItem(change, group, state.select));
-    else if (!change.deleted) {
-      items.push(
-        group === undefined
-          ? { id: change.groupId, '@removed': { reason: 'changed' } }
-          : shape(group, state.select),
-      );
+    if (group === undefined || change.deleted) {
+      if (state.from !== undefined || !change.deleted) items.push(removed(change.groupId));
+      continue;
     }
+    if (state.from === undefined) {
+      const members = [...(membersAtEnd?.get(change.groupId) ?? new Map<string, string>())].map(
+        ([id, kind]) => memberReference(id, kind, true),
+      );
+      items.push(...withMemberChunks(shape(group, select), members, limits, withMembers));
+      continue;
+    }
+    const body = changedProperties(change, group, select);
+    const members = withMembers
+      ? [...change.members].map(([id, member]) => memberReference(id, member.kind, member.added))
+      : [];
+    // Only what the round tracks is a change: an unselected property is not one.
+    if (!change.created && Object.keys(body).length === 1 && members.length === 0) continue;
+    items.push(...withMemberChunks(body, members, limits, withMembers));
   }
   return items;
 }
 
-/** One changed group as a delta round shows it (the current state of what changed). */
-function deltaItem(
+/** A group as the round shows it: whole when created in the range, else its id and what changed. */
+function changedProperties(
   change: FoldedGroupChange,
-  group: DirectoryRecord | undefined,
+  group: DirectoryRecord,
   select: string[] | undefined,
 ): Record<string, unknown> {
-  if (group === undefined || change.deleted) {
-    return { id: change.groupId, '@removed': { reason: 'changed' } };
-  }
-  if (change.created) return shape(group, select);
   const whole = shape(group, select);
+  if (change.created) return whole;
   const item: Record<string, unknown> = { id: group.id };
   for (const property of change.properties) {
     if (property in whole) item[property] = whole[property];
@@ -142,21 +112,42 @@ function deltaItem(
   return item;
 }
 
-function shape(group: DirectoryRecord, select: string[] | undefined): Record<string, unknown> {
-  return shapeDirectoryObject('group', group, select, { withType: false, readable: true });
+/**
+ * The group's item, once per chunk of members that fits a page (Graph's "Paging through
+ * members in a large group"): every chunk repeats the group's properties.
+ */
+function withMemberChunks(
+  body: Record<string, unknown>,
+  members: readonly Record<string, unknown>[],
+  limits: { referencesPerPage: number },
+  withMembers: boolean,
+): DeltaItem[] {
+  if (!withMembers || members.length === 0) return [{ body, references: 0 }];
+  const items: DeltaItem[] = [];
+  for (let start = 0; start < members.length; start += limits.referencesPerPage) {
+    const chunk = members.slice(start, start + limits.referencesPerPage);
+    items.push({ body: { ...body, 'members@delta': chunk }, references: chunk.length });
+  }
+  return items;
 }
 
-function deltaReply(
-  context: GraphContext,
-  value: unknown[],
-  next: { nextLink: DeltaState } | { deltaLink: DeltaState },
-): GraphReply {
-  const base = `${context.graphEndpoint()}/v1.0/groups/delta`;
-  return jsonReply(200, {
-    '@odata.context': `${context.graphEndpoint()}/v1.0/$metadata#groups`,
-    ...('nextLink' in next
-      ? { '@odata.nextLink': `${base}?$skiptoken=${encodeDeltaState(next.nextLink)}` }
-      : { '@odata.deltaLink': `${base}?$deltatoken=${encodeDeltaState(next.deltaLink)}` }),
-    value,
-  });
+/** A member in `members@delta`: its type and id, and `@removed` when it left the group. */
+function memberReference(id: string, kind: string, added: boolean): Record<string, unknown> {
+  return {
+    '@odata.type': ODATA_TYPES[kind as DirectoryObjectKind] ?? ODATA_TYPES.user,
+    id,
+    ...(added ? {} : { '@removed': { reason: 'deleted' } }),
+  };
+}
+
+function removed(id: string): DeltaItem {
+  return { body: { id, '@removed': { reason: 'changed' } }, references: 0 };
+}
+
+/** The group's selected properties; `id` always (Graph returns it whatever `$select` says). */
+function shape(group: DirectoryRecord, select: string[] | undefined): Record<string, unknown> {
+  return {
+    id: group.id,
+    ...shapeDirectoryObject('group', group, select, { withType: false, readable: true }),
+  };
 }

@@ -1,0 +1,76 @@
+import type { HttpRequest, HttpResponseInit } from '@azure/functions';
+import { z } from 'zod';
+import { DRIFT_TYPES, type DriftFinding } from '../domain/drift-finding';
+import type { DriftQuery } from '../store/drift-findings';
+import type { ApiDeps } from './api-deps';
+import { driftCsv } from './drift-csv';
+import { problem, unknownConnector } from './http-problem';
+import { describeProblems } from './request-schema';
+
+/** The filters of the drift report; a malformed one is 400 naming the field. */
+export const driftFilter = {
+  type: z.enum(DRIFT_TYPES, { error: `must be one of ${DRIFT_TYPES.join(', ')}` }).optional(),
+  accountId: z.string().min(1).max(256).optional(),
+  groupId: z.string().min(1).max(256).optional(),
+};
+
+const driftQuery = z.strictObject({
+  ...driftFilter,
+  status: z.enum(['open', 'closed'], { error: 'must be open or closed' }).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  continuationToken: z.string().min(1).max(4096).optional(),
+});
+
+/** Findings one CSV answer holds at most: larger exports belong to a storage tool. */
+const CSV_LIMIT = 100_000;
+
+/**
+ * `GET /api/connectors/{name}/drift`: the drift report, filtered by type, account, group and
+ * status, paged, open findings first and newest first. With `Accept: text/csv`, every finding
+ * the filter matches as CSV (`limit` and `continuationToken` do not apply).
+ */
+export function driftReportHandler(deps: ApiDeps) {
+  return async (request: HttpRequest): Promise<HttpResponseInit> => {
+    const name = request.params.name ?? '';
+    const services = await deps.services();
+    if (services.registry.settings(name) === undefined) return unknownConnector(name);
+    const parsed = driftQuery.safeParse(Object.fromEntries(request.query.entries()));
+    if (!parsed.success) {
+      return problem(400, 'REQUEST_INVALID', 'invalid drift report filter', {
+        problems: describeProblems(parsed.error),
+      });
+    }
+    const query: DriftQuery = { connector: name, ...parsed.data };
+    if (!wantsCsv(request)) {
+      const page = await services.drift.query(query);
+      return { status: 200, jsonBody: { connector: name, ...page } };
+    }
+    const findings: DriftFinding[] = [];
+    let continuationToken: string | undefined;
+    do {
+      const page = await services.drift.query({
+        ...query,
+        limit: 500,
+        ...(continuationToken === undefined ? {} : { continuationToken }),
+      });
+      findings.push(...page.findings);
+      continuationToken = page.continuationToken;
+    } while (continuationToken !== undefined && findings.length < CSV_LIMIT);
+    return {
+      status: 200,
+      headers: {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="drift-${name}.csv"`,
+      },
+      body: driftCsv(findings.slice(0, CSV_LIMIT)),
+    };
+  };
+}
+
+/** Whether the caller asks for CSV before JSON (`Accept: text/csv`). */
+function wantsCsv(request: HttpRequest): boolean {
+  const accept = (request.headers.get('accept') ?? '').toLowerCase();
+  const csv = accept.indexOf('text/csv');
+  const json = accept.indexOf('application/json');
+  return csv >= 0 && (json < 0 || csv < json);
+}

@@ -1,0 +1,228 @@
+import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { z } from 'zod';
+import type { DriftFinding } from '../domain/drift-finding';
+import { notRestorable, planRestore, type RestoreRequest } from '../domain/drift-restore';
+import type { WorkflowServices } from '../workflows/workflow-services';
+import type { ApiDeps } from './api-deps';
+import { callerOf } from './entrances';
+import { errorResponse, problem, unknownConnector } from './http-problem';
+import { readJsonBody } from './read-body';
+import { driftFilter } from './drift-report-api';
+import { describeProblems, requestContextSchema } from './request-schema';
+import { submitProvisioningRequest } from './submit-request';
+import { checkPreview } from './preview-api';
+import { runRequestPreview } from '../workflows/request-preview-run';
+
+const restoreBody = z
+  .strictObject({
+    findingIds: z
+      .array(z.string().min(1).max(64))
+      .min(1, 'name at least one finding')
+      .max(500, 'at most 500 findings at once')
+      .optional(),
+    filter: z.strictObject(driftFilter).optional(),
+    mode: z.enum(['preview'], { error: 'must be "preview" (or left out)' }).optional(),
+    ...requestContextSchema,
+  })
+  .refine((body) => (body.findingIds === undefined) !== (body.filter === undefined), {
+    message: 'name the findings to restore: either findingIds or filter, not both',
+    path: ['findingIds'],
+  });
+
+/** Findings one restore turns into requests at most. */
+const MAX_FINDINGS = 500;
+
+/**
+ * `POST /api/connectors/{name}/drift/restore` (issue 18: "repair on purpose, never by
+ * itself"): open findings, named by id or by a filter, become ordinary provisioning requests,
+ * one per account, that run the same procedure, verification and journal as any request:
+ * revoke what was added outside, grant again what was removed, lock or unlock back. Named
+ * findings are all checked before anything starts: an unknown one is 404, a closed one 409
+ * `DRIFT_FINDING_CLOSED`, one the service cannot restore (an unlinked member, a deleted
+ * account) 409 `DRIFT_NOT_RESTORABLE`. A filter restores what it can and lists the rest.
+ * With `"mode": "preview"`, 200 with each request's plan instead, and nothing started.
+ */
+export function driftRestoreHandler(deps: ApiDeps) {
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const name = request.params.name ?? '';
+    const services = await deps.services();
+    if (services.registry.settings(name) === undefined) return unknownConnector(name);
+    const read = await readJsonBody(request);
+    if ('response' in read) return read.response;
+    const parsed = restoreBody.safeParse(read.body);
+    if (!parsed.success) {
+      return problem(400, 'REQUEST_INVALID', 'invalid restore', {
+        problems: describeProblems(parsed.error),
+      });
+    }
+    const { findingIds, filter, mode, ...audit } = parsed.data;
+    const chosen =
+      findingIds === undefined
+        ? await byFilter(services, name, filter ?? {})
+        : await byIds(services, name, findingIds);
+    if ('response' in chosen) return chosen.response;
+
+    const caller = callerOf(request);
+    const requestedBy =
+      audit.requestedBy ?? (caller?.kind === 'principal' ? caller.name : undefined);
+    const bodyOf = (planned: RestoreRequest) => ({
+      connector: name,
+      account: { accountId: planned.accountId },
+      actions: planned.actions,
+      ...(requestedBy === undefined ? {} : { requestedBy }),
+      reason:
+        audit.reason ??
+        `restore what the service assigned: drift findings ${planned.findingIds.join(', ')}`,
+      ...(audit.correlationId === undefined ? {} : { correlationId: audit.correlationId }),
+    });
+    if (mode === 'preview') {
+      return previewRestores(deps, name, planRestore(chosen.findings), bodyOf, chosen.skipped);
+    }
+    const orchestrations = deps.orchestrations(context);
+    const restores = [];
+    for (const planned of planRestore(chosen.findings)) {
+      const outcome = await submitProvisioningRequest(bodyOf(planned), services, orchestrations, {
+        source: 'http',
+        now: deps.now(),
+      });
+      if (outcome.kind === 'conflict') return errorResponse(409, outcome.error);
+      if (outcome.kind !== 'started' && outcome.kind !== 'duplicate') {
+        return problem(
+          500,
+          'INTERNAL_ERROR',
+          `the restore request of "${planned.accountId}" was refused`,
+          {
+            object: planned.accountId,
+          },
+        );
+      }
+      const at = deps.now().toISOString();
+      const marked = chosen.findings
+        .filter((finding) => planned.findingIds.includes(finding.findingId))
+        .map((finding) => ({ ...finding, restore: { requestId: outcome.requestId, at } }));
+      await services.drift.save(marked);
+      restores.push({
+        requestId: outcome.requestId,
+        accountId: planned.accountId,
+        actions: planned.actions,
+        findingIds: planned.findingIds,
+        statusUrl: new URL(`/api/requests/${outcome.requestId}`, request.url).toString(),
+      });
+      context.log(`drift restore of ${planned.accountId} on ${name}: request ${outcome.requestId}`);
+    }
+    return { status: 202, jsonBody: { connector: name, restores, skipped: chosen.skipped } };
+  };
+}
+
+/**
+ * `"mode": "preview"`: the plan of each restore request, from the very step machines a
+ * request runs, with the target read now and nothing written; the findings are not marked.
+ * The accounts are planned one after the other (each plan reads the target).
+ */
+async function previewRestores(
+  deps: ApiDeps,
+  connector: string,
+  planned: readonly RestoreRequest[],
+  bodyOf: (planned: RestoreRequest) => unknown,
+  skipped: { findingId: string; reason: string }[],
+): Promise<HttpResponseInit> {
+  const { registry } = await deps.services();
+  const restores = [];
+  for (const one of planned) {
+    const checked = checkPreview(bodyOf(one), registry);
+    if (checked.kind !== 'ready') {
+      return problem(
+        500,
+        'INTERNAL_ERROR',
+        `the restore of "${one.accountId}" could not be planned`,
+        {
+          object: one.accountId,
+        },
+      );
+    }
+    const plan = await runRequestPreview(deps.services, checked.input, deps.now().getTime());
+    restores.push({
+      accountId: one.accountId,
+      actions: one.actions,
+      findingIds: one.findingIds,
+      plan,
+    });
+  }
+  return { status: 200, jsonBody: { mode: 'preview', connector, restores, skipped } };
+}
+
+type Chosen =
+  | { findings: DriftFinding[]; skipped: { findingId: string; reason: string }[] }
+  | { response: HttpResponseInit };
+
+async function byIds(
+  services: WorkflowServices,
+  connector: string,
+  ids: readonly string[],
+): Promise<Chosen> {
+  const findings: DriftFinding[] = [];
+  for (const id of new Set(ids)) {
+    const finding = await services.drift.get(connector, id);
+    if (finding === undefined) {
+      return {
+        response: problem(
+          404,
+          'DRIFT_FINDING_NOT_FOUND',
+          `connector "${connector}" has no drift finding "${id}"`,
+          { object: id },
+        ),
+      };
+    }
+    const why = notRestorable(finding);
+    if (why !== undefined) {
+      const code = finding.status === 'closed' ? 'DRIFT_FINDING_CLOSED' : 'DRIFT_NOT_RESTORABLE';
+      return {
+        response: problem(
+          409,
+          code,
+          `drift finding "${id}" (${finding.type}) cannot be restored: ${why}; nothing was started`,
+          {
+            object: id,
+          },
+        ),
+      };
+    }
+    findings.push(finding);
+  }
+  return { findings, skipped: [] };
+}
+
+async function byFilter(
+  services: WorkflowServices,
+  connector: string,
+  filter: { type?: DriftFinding['type']; accountId?: string; groupId?: string },
+): Promise<Chosen> {
+  const findings: DriftFinding[] = [];
+  const skipped: { findingId: string; reason: string }[] = [];
+  let continuationToken: string | undefined;
+  do {
+    const page = await services.drift.query({
+      connector,
+      ...filter,
+      status: 'open',
+      limit: 500,
+      ...(continuationToken === undefined ? {} : { continuationToken }),
+    });
+    for (const finding of page.findings) {
+      const why = notRestorable(finding);
+      if (why === undefined) findings.push(finding);
+      else skipped.push({ findingId: finding.findingId, reason: why });
+    }
+    continuationToken = page.continuationToken;
+  } while (continuationToken !== undefined && findings.length < MAX_FINDINGS);
+  if (findings.length > MAX_FINDINGS) {
+    return {
+      response: problem(
+        400,
+        'REQUEST_INVALID',
+        `the filter matches more than ${MAX_FINDINGS} findings: narrow it (type, accountId, groupId); nothing was started`,
+      ),
+    };
+  }
+  return { findings, skipped };
+}

@@ -1,0 +1,305 @@
+import { z } from 'zod';
+import { DRIFT_TYPES } from '../domain/drift-finding';
+import { requestContextSchema } from './request-schema';
+
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const problem = (description: string) => ({
+  description,
+  content: json({ $ref: '#/components/schemas/Error' }),
+});
+const connectorName = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: 'Connector name',
+};
+const driftType = { type: 'string', enum: DRIFT_TYPES };
+
+/** What a finding is about (the fields a DriftFinding and a DriftEvent share). */
+const subjectProperties = {
+  type: {
+    ...driftType,
+    description:
+      'memberAddedOutside: a linked account is a direct member of a managed group the service did not assign; memberRemovedOutside: a membership the service assigned is gone; accountDeletedOutside: a linked account no longer exists; accountStateChangedOutside: enabled differs from the state the service set last; unlinkedMember: a member of a managed group that is no account the service links',
+  },
+  accountId: { type: 'string', description: 'The linked account (every type but unlinkedMember)' },
+  targetId: { type: 'string', description: "The target's id of the account or member" },
+  groupId: { type: 'string' },
+  groupName: { type: 'string' },
+  memberName: { type: 'string', description: "unlinkedMember: the member's name on the target" },
+  expectedEnabled: { type: 'boolean', description: 'The state the service set last' },
+  observedEnabled: { type: 'boolean', description: 'The state the target showed' },
+  evidence: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'The reads the finding rests on: the bulk read, then the second read',
+  },
+};
+
+const counts = {
+  type: 'object',
+  properties: Object.fromEntries(DRIFT_TYPES.map((type) => [type, { type: 'integer' }])),
+};
+
+/** The drift report's schemas (issue 18), for the document's components. */
+export const driftSchemas = {
+  DriftFinding: {
+    type: 'object',
+    required: [
+      'findingId',
+      'connector',
+      'type',
+      'targetId',
+      'status',
+      'firstSeen',
+      'lastConfirmed',
+    ],
+    properties: {
+      findingId: { type: 'string' },
+      connector: { type: 'string' },
+      status: { enum: ['open', 'closed'] },
+      ...subjectProperties,
+      firstSeen: { type: 'string', format: 'date-time' },
+      lastConfirmed: { type: 'string', format: 'date-time' },
+      closedAt: { type: 'string', format: 'date-time' },
+      closedBecause: { type: 'string' },
+      firstJobId: { type: 'string' },
+      lastJobId: { type: 'string' },
+      closedJobId: { type: 'string' },
+      restore: {
+        type: 'object',
+        properties: {
+          requestId: { type: 'string' },
+          at: { type: 'string', format: 'date-time' },
+        },
+        description: 'The provisioning request the last restore of this finding made',
+      },
+    },
+  },
+  DriftEvent: {
+    type: 'object',
+    description:
+      'One message on the storage queue drift-events for every new finding (base64 of this JSON, as the Functions queue trigger reads by default). Sent at least once: findingId tells a repeated message from a new finding.',
+    required: ['event', 'findingId', 'connector', 'type', 'targetId', 'firstSeen', 'jobId'],
+    properties: {
+      event: { const: 'drift.found/v1' },
+      findingId: { type: 'string' },
+      connector: { type: 'string' },
+      ...subjectProperties,
+      firstSeen: { type: 'string', format: 'date-time' },
+      jobId: { type: 'string', description: 'The reconciliation job that found it' },
+    },
+  },
+  ReconciliationResult: {
+    type: 'object',
+    description: "A reconciliation job's result (GET /jobs/{id} once it is done)",
+    properties: {
+      mode: { enum: ['full', 'incremental'] },
+      complete: {
+        type: 'boolean',
+        description:
+          'False when a read failed or requests kept accounts busy: see incomplete and notChecked',
+      },
+      incomplete: { type: 'array', items: { type: 'string' } },
+      findings: { ...counts, description: 'Open findings per type once the run ended' },
+      found: { ...counts, description: 'Findings this run added, per type' },
+      closed: { type: 'integer' },
+      unconfirmed: {
+        type: 'object',
+        description:
+          'Shown by the first read, not by the second: not stored, looked at again next run',
+        properties: {
+          count: { type: 'integer' },
+          first: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { finding: { type: 'string' }, why: { type: 'string' } },
+            },
+          },
+        },
+      },
+      waited: {
+        type: 'object',
+        description:
+          'Accounts a request ran for, or ended for inside the settle window, judged after waiting for it (rounds: the waits)',
+        properties: { accounts: { type: 'integer' }, rounds: { type: 'integer' } },
+      },
+      notChecked: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { account: { type: 'string' }, why: { type: 'string' } },
+        },
+      },
+      read: {
+        type: 'object',
+        properties: { groups: { type: 'integer' }, accounts: { type: 'integer' } },
+      },
+      notices: { type: 'array', items: { type: 'string' } },
+    },
+  },
+};
+
+const filterParameters = [
+  { name: 'type', in: 'query', schema: driftType },
+  { name: 'accountId', in: 'query', schema: { type: 'string' } },
+  { name: 'groupId', in: 'query', schema: { type: 'string' } },
+];
+
+/** The reconciliation and drift routes (issue 18): fresh objects each time, as the document is built. */
+export function driftPaths() {
+  return {
+    '/connectors/{name}/reconciliations': {
+      post: {
+        summary:
+          'Start a reconciliation job ("Reconcile SCIM accounts" / "Reconcile Directory accounts")',
+        description:
+          'Reads the managed groups and the linked accounts in bulk and compares them with what the service assigned; GET /jobs/{id} shows progress and, once done, a ReconciliationResult. No body, or an empty object.',
+        parameters: [connectorName],
+        responses: {
+          202: { description: 'Job started; Location is the job URL' },
+          400: problem('A body with options, or a connector that cannot be reconciled'),
+          404: problem('Unknown connector'),
+        },
+      },
+    },
+    '/connectors/{name}/drift': {
+      get: {
+        summary: 'The drift report: findings, open first and newest first, filtered and paged',
+        description:
+          'With Accept: text/csv, every finding the filter matches as CSV (limit and continuationToken do not apply). A finding a later run no longer finds is closed, never deleted.',
+        parameters: [
+          connectorName,
+          ...filterParameters,
+          { name: 'status', in: 'query', schema: { enum: ['open', 'closed'] } },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+          { name: 'continuationToken', in: 'query', schema: { type: 'string' } },
+        ],
+        responses: {
+          200: {
+            description: 'A page of findings (or the CSV)',
+            content: {
+              ...json({
+                type: 'object',
+                properties: {
+                  connector: { type: 'string' },
+                  findings: { type: 'array', items: { $ref: '#/components/schemas/DriftFinding' } },
+                  continuationToken: { type: 'string' },
+                },
+              }),
+              'text/csv': { schema: { type: 'string' } },
+            },
+          },
+          400: problem('A malformed filter: problems names the field'),
+          404: problem('Unknown connector'),
+        },
+      },
+    },
+    '/connectors/{name}/drift/restore': {
+      post: {
+        summary:
+          'Restore what the service assigned: open findings become ordinary provisioning requests',
+        description:
+          'One request per account: revoke what was added outside, grant again what was removed, lock or unlock back, through the same procedure, verification and journal as any request. Named findings are all checked first: nothing starts when one is unknown (404), closed (409 DRIFT_FINDING_CLOSED) or not restorable (409 DRIFT_NOT_RESTORABLE: unlinked members, accounts deleted outside). A filter restores the open findings it matches and lists the others under skipped.',
+        parameters: [connectorName],
+        requestBody: {
+          required: true,
+          content: json({
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              findingIds: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 500 },
+              filter: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  type: driftType,
+                  accountId: { type: 'string' },
+                  groupId: { type: 'string' },
+                },
+              },
+              mode: {
+                enum: ['preview'],
+                description: "preview: answer each request's plan (200); nothing is started",
+              },
+              ...Object.fromEntries(
+                Object.entries(requestContextSchema).map(([key, schema]) => [
+                  key,
+                  z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }),
+                ]),
+              ),
+            },
+            description: 'findingIds or filter, not both',
+          }),
+        },
+        responses: {
+          202: {
+            description:
+              'The requests started (restores) and the findings left as they are (skipped)',
+            content: json({
+              type: 'object',
+              properties: {
+                connector: { type: 'string' },
+                restores: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      requestId: { type: 'string' },
+                      accountId: { type: 'string' },
+                      findingIds: { type: 'array', items: { type: 'string' } },
+                      actions: { type: 'array', items: { type: 'object' } },
+                      statusUrl: { type: 'string' },
+                    },
+                  },
+                },
+                skipped: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { findingId: { type: 'string' }, reason: { type: 'string' } },
+                  },
+                },
+              },
+            }),
+          },
+          200: {
+            description:
+              'With "mode": "preview": the plan of each restore request (RequestPlan), the target read now; nothing was written or started, no finding was marked',
+            content: json({
+              type: 'object',
+              properties: {
+                mode: { const: 'preview' },
+                connector: { type: 'string' },
+                restores: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      accountId: { type: 'string' },
+                      findingIds: { type: 'array', items: { type: 'string' } },
+                      actions: { type: 'array', items: { type: 'object' } },
+                      plan: { $ref: '#/components/schemas/RequestPlan' },
+                    },
+                  },
+                },
+                skipped: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { findingId: { type: 'string' }, reason: { type: 'string' } },
+                  },
+                },
+              },
+            }),
+          },
+          400: problem('Invalid body'),
+          404: problem('Unknown connector or finding (DRIFT_FINDING_NOT_FOUND)'),
+          409: problem('A named finding is closed or not restorable; nothing was started'),
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { connectorKind } from '../connectors/connector-kinds';
+import type { DriftFinding } from '../domain/drift-finding';
+import { ProvisioningError } from '../domain/errors';
+import type { ReconciliationResult } from '../domain/reconciliation-result';
+import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
+import type { JobReport } from '../workflows/orchestrators/job-orchestrators';
+import type { CliContext } from './cli-context';
+import type { CommandArgs, Print } from './commands';
+
+/** A reconciliation waits out requests in flight (settle windows): give it time. */
+const WAIT_MS = 30 * 60_000;
+/** Findings read per page of the report. */
+const PAGE = 500;
+
+/**
+ * `reconcile <connector>`: the connector's reconciliation job, run through the service as
+ * `POST /api/connectors/{name}/reconciliations` runs it, then the open findings of its drift
+ * report as a table. Exit code 0 with no open finding, 1 with some, so scripts can tell.
+ */
+export async function reconcileCommand(
+  ctx: CliContext,
+  args: CommandArgs,
+  print: Print,
+): Promise<number> {
+  const settings = ctx.settings(args.positionals[0] ?? '');
+  const type = connectorKind(settings).reconciliationJobType;
+  if (type === undefined) {
+    throw new ProvisioningError(
+      'OPERATION_NOT_SUPPORTED',
+      `connector "${settings.name}" (${settings.kind}) cannot be reconciled`,
+      { object: settings.name },
+    );
+  }
+  const service = await ctx.service();
+  const jobId = randomUUID();
+  const instanceId = jobInstanceId(jobId);
+  await service.driver.startNew(ORCHESTRATIONS.reconciliation, instanceId, {
+    jobId,
+    type,
+    connector: settings.name,
+    settleSeconds: settings.reconcileSettleSeconds,
+    trigger: 'cli',
+  });
+  const job = (await service.driver.waitFor(instanceId, WAIT_MS)).output as JobReport | undefined;
+  if (job?.status !== 'succeeded' || job.result === undefined) {
+    throw new ProvisioningError(
+      job?.error?.code ?? 'INTERNAL_ERROR',
+      job?.error?.message ?? `the reconciliation job ${jobId} did not finish`,
+      { object: settings.name },
+    );
+  }
+  const result = job.result as ReconciliationResult;
+  print(
+    `${type} of connector "${settings.name}" (${result.mode}${result.complete ? '' : ', INCOMPLETE'}): ` +
+      `${result.read.groups} groups and ${result.read.accounts} accounts read; ` +
+      `${Object.values(result.found).reduce((a, b) => a + b, 0)} new findings, ${result.closed} closed`,
+  );
+  for (const why of result.incomplete) print(`  not judged: ${why}`);
+  for (const { account, why } of result.notChecked) print(`  not checked: ${account}: ${why}`);
+  for (const notice of result.notices) print(`  notice: ${notice}`);
+
+  const open: DriftFinding[] = [];
+  let continuationToken: string | undefined;
+  do {
+    const page = await service.services.drift.query({
+      connector: settings.name,
+      status: 'open',
+      limit: PAGE,
+      ...(continuationToken === undefined ? {} : { continuationToken }),
+    });
+    open.push(...page.findings);
+    continuationToken = page.continuationToken;
+  } while (continuationToken !== undefined);
+  if (open.length === 0) {
+    print('No open finding: the target holds what the service assigned.');
+  } else {
+    print(`${open.length} open finding(s):`);
+    for (const line of findingsTable(open)) print(`  ${line}`);
+  }
+  if (service.ephemeralStorage) {
+    print(
+      '(kept in an in-process Azurite until the CLI exits: set AzureWebJobsStorage to keep the drift report)',
+    );
+  }
+  return open.length === 0 ? 0 : 1;
+}
+
+/** The findings as aligned columns: type, account or member, group, first seen, finding id. */
+export function findingsTable(findings: readonly DriftFinding[]): string[] {
+  const rows = [
+    ['TYPE', 'ACCOUNT', 'GROUP', 'DETAIL', 'FIRST SEEN', 'FINDING'],
+    ...findings.map((f) => [
+      f.type,
+      f.accountId ?? `${f.memberName ?? f.targetId} (${f.targetId})`,
+      f.groupId === undefined ? '' : `${f.groupName ?? f.groupId} (${f.groupId})`,
+      f.expectedEnabled === undefined
+        ? ''
+        : `set ${enabledWord(f.expectedEnabled)}, is ${enabledWord(f.observedEnabled)}`,
+      f.firstSeen,
+      f.findingId,
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+function enabledWord(enabled: boolean | undefined): string {
+  return enabled === undefined ? 'gone' : enabled ? 'enabled' : 'locked';
+}

@@ -1,0 +1,84 @@
+import type { DriftRestoreAnswer, DriftRestorePreview } from '../api-types';
+import { to } from '../routes';
+import { StatusBadge } from './status-badge';
+
+/** What a reconciliation job's result says, as the Drift page shows it. */
+export interface ReconciliationSummary {
+  complete?: boolean;
+  incomplete?: string[];
+  found?: Record<string, number>;
+  closed?: number;
+  notChecked?: { account: string; why: string }[];
+}
+
+/** A finished reconciliation: new and closed findings, and what it could not judge. */
+export function ReconciliationOutcome({ result }: { result: ReconciliationSummary | undefined }) {
+  if (result === undefined) return null;
+  const found = Object.values(result.found ?? {}).reduce((sum, n) => sum + n, 0);
+  const unjudged = [
+    ...(result.incomplete ?? []),
+    ...(result.notChecked ?? []).map((n) => `${n.account} not checked: ${n.why}`),
+  ];
+  return (
+    <>
+      <p>
+        {found} new finding(s), {result.closed ?? 0} closed.
+        {result.complete === false ? ' Incomplete: what could not be read was not judged.' : ''}
+      </p>
+      {unjudged.length === 0 ? null : (
+        <ul class="notices">
+          {unjudged.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+/** The requests a restore started, each linked. */
+export function RestoresStarted({ answer }: { answer: DriftRestoreAnswer }) {
+  return (
+    <section aria-label="Restores started">
+      <p>
+        {answer.restores.length} restore request(s) started; they run and are verified as any
+        request.
+      </p>
+      <ul>
+        {answer.restores.map((r) => (
+          <li key={r.requestId}>
+            {r.accountId}: <a href={to.request(r.requestId)}>{r.requestId}</a>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** A restore's preview: per account, whether its request would succeed and what it would change. */
+export function RestorePreview({ preview }: { preview: DriftRestorePreview }) {
+  return (
+    <section class="plan" aria-label="Restore preview">
+      <p>Preview: nothing was written. As the target reads now, the restore would:</p>
+      <ul>
+        {preview.restores.map(({ accountId, plan }) => {
+          const changes = plan.steps.flatMap((step) =>
+            step.changes.map(
+              (c) => `${c.change}${c.groupName === undefined ? '' : ` ${c.groupName}`}`,
+            ),
+          );
+          const errors = plan.steps.flatMap((step) =>
+            step.error === undefined ? [] : [step.error.message],
+          );
+          return (
+            <li key={accountId}>
+              {accountId}:{' '}
+              <StatusBadge status={plan.status === 'succeeded' ? 'would succeed' : 'would fail'} />{' '}
+              {[...changes, ...errors].join('; ') || 'nothing to change'}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}

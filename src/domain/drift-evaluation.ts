@@ -1,0 +1,246 @@
+import type { AccountRecord } from './account-record';
+import type { DriftSubject } from './drift-finding';
+import type { GroupRef } from './group';
+import type { TargetView, ViewAccount } from './target-view';
+
+/** What reconciliation compares the target with (issue 18: its scope). */
+export interface DriftScope {
+  /** The linked accounts: the service's records (tombstones of deleted accounts left out). */
+  records: readonly AccountRecord[];
+  /** The managed groups: the role catalogue's present groups whose members the service writes. */
+  groups: readonly GroupRef[];
+  /** How member lists name a linked account (the connector's member value). */
+  memberKey(record: Pick<AccountRecord, 'accountId' | 'targetId'>): string;
+  /**
+   * Account IDs (lower case) not judged now: a request for them runs or ended inside the
+   * settle window, so reads may not show its writes yet. They are checked again after it.
+   */
+  skip?: ReadonlySet<string>;
+}
+
+export interface DriftEvaluation {
+  /** What the view shows differs from the service's records: to be confirmed by a second read. */
+  candidates: DriftSubject[];
+  /**
+   * For a subject that is not a candidate (an open finding of an earlier run): why it no longer
+   * holds, or undefined when the view cannot tell (its group or account was not read, or the
+   * account is skipped).
+   */
+  closure: (subject: DriftSubject) => Closure | undefined;
+}
+
+/**
+ * Why a finding no longer holds. `outOfScope`: its account is no longer linked or its group
+ * no longer managed, which the service's own records tell; else a read of the target showed
+ * it, and a second read must confirm that before the finding is closed.
+ */
+export interface Closure {
+  because: string;
+  outOfScope: boolean;
+}
+
+/**
+ * Compares the target as read with the service's records (issue 18): the five kinds of
+ * drift, only where the view knows (a group whose members were read, accounts read whole).
+ * Linear in the members read and the assignments held.
+ *
+ * @example
+ * evaluateDrift(view, { records, groups, memberKey: (r) => r.targetId }).candidates;
+ * // [{ type: 'memberAddedOutside', accountId: 'ada', targetId: 'u1', groupId: 'g2', groupName: 'Sales' }]
+ */
+export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluation {
+  const groups = new Map(scope.groups.map((group) => [group.id, group]));
+  const records = new Map<string, AccountRecord>();
+  const byAccountId = new Map<string, AccountRecord>();
+  for (const record of scope.records) {
+    if (record.targetId === '') continue;
+    records.set(scope.memberKey(record), record);
+    byAccountId.set(record.accountId, record);
+  }
+  const accountsByKey = new Map<string, ViewAccount>();
+  for (const account of view.accounts.values()) accountsByKey.set(account.key, account);
+  const skipped = (name: string | undefined) =>
+    name !== undefined && scope.skip?.has(name.toLowerCase()) === true;
+  /** Whether the view tells about this linked account's memberships. */
+  const accountRead = (record: AccountRecord) =>
+    !skipped(record.accountId) && (!view.accountsComplete || view.accounts.has(record.targetId));
+
+  const candidates: DriftSubject[] = [];
+  for (const record of records.values()) {
+    if (skipped(record.accountId)) continue;
+    const account = view.accounts.get(record.targetId);
+    if (account === undefined) {
+      if (view.accountsComplete) {
+        // Its memberships went with it: the deletion is the one finding.
+        candidates.push({
+          type: 'accountDeletedOutside',
+          accountId: record.accountId,
+          targetId: record.targetId,
+        });
+        continue;
+      }
+    } else if (
+      record.enabled !== undefined &&
+      account.enabled !== undefined &&
+      account.enabled !== record.enabled
+    ) {
+      candidates.push({
+        type: 'accountStateChangedOutside',
+        accountId: record.accountId,
+        targetId: record.targetId,
+        expectedEnabled: record.enabled,
+        observedEnabled: account.enabled,
+      });
+    }
+    const key = scope.memberKey(record);
+    for (const groupId of record.assignedGroups) {
+      const members = view.members.get(groupId);
+      const group = groups.get(groupId);
+      if (members === undefined || group === undefined || members.has(key)) continue;
+      candidates.push(membership('memberRemovedOutside', record, group));
+    }
+  }
+  for (const [groupId, members] of view.members) {
+    const group = groups.get(groupId);
+    if (group === undefined) continue;
+    for (const [key, member] of members) {
+      const record = records.get(key);
+      if (record !== undefined) {
+        if (accountRead(record) && !record.assignedGroups.includes(groupId)) {
+          candidates.push(membership('memberAddedOutside', record, group));
+        }
+        continue;
+      }
+      // Nested groups and devices are members too, but not accounts anyone could own.
+      if (member.kind !== 'user') continue;
+      const account = accountsByKey.get(key);
+      const name = account?.name ?? member.name;
+      // A request may be creating this account right now: its record is not written yet.
+      if (skipped(name)) continue;
+      candidates.push({
+        type: 'unlinkedMember',
+        targetId: account?.id ?? key,
+        groupId,
+        groupName: group.displayName,
+        ...(name === undefined ? {} : { memberName: name }),
+      });
+    }
+  }
+
+  /** A read group's members by target id (the key where no account was read), built once per group. */
+  const idsByGroup = new Map<string, Map<string, string>>();
+  const memberIds = (groupId: string): Map<string, string> | undefined => {
+    const members = view.members.get(groupId);
+    if (members === undefined) return undefined;
+    let ids = idsByGroup.get(groupId);
+    if (ids === undefined) {
+      ids = new Map([...members.keys()].map((key) => [accountsByKey.get(key)?.id ?? key, key]));
+      idsByGroup.set(groupId, ids);
+    }
+    return ids;
+  };
+  const closure = (subject: DriftSubject): Closure | undefined => {
+    const group = subject.groupId === undefined ? undefined : groups.get(subject.groupId);
+    if (subject.groupId !== undefined && group === undefined) {
+      return outOfScope(
+        'the group is no longer managed (not in the role catalogue, gone, or not writable)',
+      );
+    }
+    const because = readClosure(subject);
+    return because === undefined ? undefined : { because, outOfScope: false };
+  };
+  const readClosure = (subject: DriftSubject): string | undefined => {
+    if (subject.type === 'unlinkedMember') {
+      const members = memberIds(subject.groupId ?? '');
+      if (members === undefined || skipped(subject.memberName)) return undefined;
+      const key = members.get(subject.targetId);
+      if (key === undefined) return 'the member is no longer in the group';
+      return records.has(key) ? 'the member is now an account the service links' : undefined;
+    }
+    const record = subject.accountId === undefined ? undefined : byAccountId.get(subject.accountId);
+    if (record === undefined || record.targetId !== subject.targetId) return undefined;
+    if (skipped(record.accountId)) return undefined;
+    const account = view.accounts.get(record.targetId);
+    switch (subject.type) {
+      case 'accountDeletedOutside':
+        if (account !== undefined) return 'the account is on the target again';
+        return undefined;
+      case 'accountStateChangedOutside':
+        if (account?.enabled === undefined) return undefined;
+        return record.enabled === undefined || account.enabled === record.enabled
+          ? 'the account is in the state the service set last'
+          : undefined;
+      default: {
+        if (!accountRead(record) || account === undefined) {
+          return view.accountsComplete && account === undefined
+            ? 'the account is gone from the target (see accountDeletedOutside)'
+            : undefined;
+        }
+        const members = view.members.get(subject.groupId ?? '');
+        if (members === undefined) return undefined;
+        const assigned = record.assignedGroups.includes(subject.groupId ?? '');
+        const member = members.has(scope.memberKey(record));
+        if (subject.type === 'memberAddedOutside') {
+          if (!member) return 'the account is no longer a member of the group';
+          return assigned ? 'the service assigned the membership since' : undefined;
+        }
+        if (member) return 'the account is a member of the group again';
+        return assigned ? undefined : 'the service revoked the membership since';
+      }
+    }
+  };
+  const scopedClosure = (subject: DriftSubject): Closure | undefined => {
+    if (subject.type !== 'unlinkedMember') {
+      const record =
+        subject.accountId === undefined ? undefined : byAccountId.get(subject.accountId);
+      if (record === undefined || record.targetId !== subject.targetId) {
+        return outOfScope('the service no longer links this account (deleted, or linked anew)');
+      }
+    }
+    return closure(subject);
+  };
+  return { candidates, closure: scopedClosure };
+}
+
+function outOfScope(because: string): Closure {
+  return { because, outOfScope: true };
+}
+
+/**
+ * What the first read showed of a subject, for its evidence: the read, and what it listed or
+ * did not.
+ *
+ * @example
+ * firstReadOf({ type: 'memberAddedOutside', accountId: 'ada', targetId: 'u1', groupId: 'g1', groupName: 'Sales' }, view);
+ * // 'GET /groups/delta?$select=members: the members of Sales (g1) include account "ada" (u1)'
+ */
+export function firstReadOf(subject: DriftSubject, view: TargetView): string {
+  const group = `${subject.groupName ?? subject.groupId ?? ''} (${subject.groupId ?? ''})`;
+  const account = `account "${subject.accountId ?? ''}" (${subject.targetId})`;
+  switch (subject.type) {
+    case 'memberAddedOutside':
+      return `${view.sources.members}: the members of ${group} include ${account}, which the service did not assign`;
+    case 'memberRemovedOutside':
+      return `${view.sources.members}: the members of ${group} do not include ${account}, which the service assigned`;
+    case 'accountDeletedOutside':
+      return `${view.sources.accounts}: ${account} is not among the accounts`;
+    case 'accountStateChangedOutside':
+      return `${view.sources.accounts}: ${account} is ${subject.observedEnabled === true ? 'enabled' : 'disabled'}; the service last ${subject.expectedEnabled === true ? 'enabled (unlocked)' : 'disabled (locked)'} it`;
+    case 'unlinkedMember':
+      return `${view.sources.members}: the members of ${group} include ${subject.memberName ?? 'member'} (${subject.targetId}), an account the service does not link`;
+  }
+}
+
+function membership(
+  type: 'memberAddedOutside' | 'memberRemovedOutside',
+  record: AccountRecord,
+  group: GroupRef,
+): DriftSubject {
+  return {
+    type,
+    accountId: record.accountId,
+    targetId: record.targetId,
+    groupId: group.id,
+    groupName: group.displayName,
+  };
+}

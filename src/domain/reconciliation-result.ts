@@ -1,0 +1,123 @@
+import { DRIFT_TYPES, type DriftSubject, type DriftType } from './drift-finding';
+
+/** A subject waiting for its second read: a candidate finding, or an open finding to close. */
+export interface PendingDrift {
+  subject: DriftSubject;
+  /** The open finding this is about; absent for a candidate new finding. */
+  findingId?: string;
+  /** For an open finding: why the first read says it no longer holds. */
+  closure?: string;
+  /** What the first read showed, for the finding's evidence. */
+  firstRead: string;
+}
+
+/** An account (or an unlinked member, by name) a request kept busy: judged again after it settles. */
+export interface DeferredAccount {
+  /** The account ID, or the member's name. */
+  account: string;
+  /** Not to be read again before this time (ms): the settle window after its last request. */
+  notBeforeMs: number;
+  /** Why it was deferred: "request r1 running", "request r1 ended at ...". */
+  why: string;
+  pending: PendingDrift[];
+}
+
+/** What one pass of a reconciliation did (the bulk pass, or a pass over deferred accounts). */
+export interface ReconciliationPass {
+  found: Partial<Record<DriftType, number>>;
+  closed: Partial<Record<DriftType, number>>;
+  unconfirmed: { finding: string; why: string }[];
+  deferred: DeferredAccount[];
+  incomplete: string[];
+  notices: string[];
+}
+
+/** The bulk pass says more: how it read, what it read, and the open findings after it. */
+export interface BulkPass extends ReconciliationPass {
+  mode: 'full' | 'incremental';
+  read: { groups: number; accounts: number };
+  open: Partial<Record<DriftType, number>>;
+}
+
+/** A reconciliation job's result (`GET /jobs/{id}` once it is done). */
+export interface ReconciliationResult {
+  /** `full`: the target was read whole; `incremental`: only its changes since the last run. */
+  mode: 'full' | 'incremental';
+  /** False when a read failed or a request kept an account busy: the result says what was not judged. */
+  complete: boolean;
+  /** Reads that failed or were throttled past the wait: nothing was concluded from them. */
+  incomplete: string[];
+  /** Open findings per type once the run ended. */
+  findings: Record<DriftType, number>;
+  /** Findings this run added, per type. */
+  found: Record<DriftType, number>;
+  /** Findings this run closed (a later read no longer showed them). */
+  closed: number;
+  /** Shown by the first read but not by the second: not stored, looked at again next run. */
+  unconfirmed: { count: number; first: { finding: string; why: string }[] };
+  /**
+   * Accounts a request ran for, or ended for inside the settle window, when the bulk read was
+   * judged: judged after waiting (`rounds` waits of one settle window at most).
+   */
+  waited: { accounts: number; rounds: number };
+  /** Accounts a request kept busy until the job gave up waiting: judged next run. */
+  notChecked: { account: string; why: string }[];
+  read: { groups: number; accounts: number };
+  notices: string[];
+}
+
+/** How many unconfirmed subjects a result lists by name (the count is exact). */
+const LISTED_UNCONFIRMED = 50;
+
+/**
+ * The job's result from its bulk pass and the passes over deferred accounts; accounts still
+ * deferred at the end are "not checked".
+ *
+ * @example
+ * reconciliationResult(bulk, [again], []).findings.memberAddedOutside; // 2
+ */
+export function reconciliationResult(
+  bulk: BulkPass,
+  later: readonly ReconciliationPass[],
+  stillDeferred: readonly DeferredAccount[],
+): ReconciliationResult {
+  const passes = [bulk, ...later];
+  const found = countsOf(passes.map((pass) => pass.found));
+  const closed = countsOf(passes.map((pass) => pass.closed));
+  const findings = countsOf([bulk.open]);
+  for (const pass of later) {
+    for (const type of DRIFT_TYPES) {
+      findings[type] += (pass.found[type] ?? 0) - (pass.closed[type] ?? 0);
+    }
+  }
+  const unconfirmed = passes.flatMap((pass) => pass.unconfirmed);
+  const incomplete = passes.flatMap((pass) => pass.incomplete);
+  const notChecked = stillDeferred.map((deferred) => ({
+    account: deferred.account,
+    why: deferred.why,
+  }));
+  return {
+    mode: bulk.mode,
+    complete: incomplete.length === 0 && notChecked.length === 0,
+    incomplete,
+    findings,
+    found,
+    closed: DRIFT_TYPES.reduce((sum, type) => sum + closed[type], 0),
+    unconfirmed: { count: unconfirmed.length, first: unconfirmed.slice(0, LISTED_UNCONFIRMED) },
+    waited: { accounts: new Set(bulk.deferred.map((d) => d.account)).size, rounds: later.length },
+    notChecked,
+    read: bulk.read,
+    notices: [...new Set(passes.flatMap((pass) => pass.notices))],
+  };
+}
+
+function countsOf(parts: readonly Partial<Record<DriftType, number>>[]): Record<DriftType, number> {
+  const counts = Object.fromEntries(DRIFT_TYPES.map((type) => [type, 0])) as Record<
+    DriftType,
+    number
+  >;
+  for (const part of parts) {
+    for (const type of DRIFT_TYPES) counts[type] += part[type] ?? 0;
+  }
+  return counts;
+}

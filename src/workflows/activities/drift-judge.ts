@@ -1,0 +1,275 @@
+import type { AccountRecord } from '../../domain/account-record';
+import { confirmDrift } from '../../domain/drift-confirmation';
+import { driftEventOf } from '../../domain/drift-event';
+import {
+  describeDrift,
+  driftKey,
+  type DriftFinding,
+  type DriftSubject,
+  type DriftType,
+} from '../../domain/drift-finding';
+import { isProvisioningError } from '../../domain/errors';
+import type { ReconciliationReads } from '../../domain/reconciliation-reads';
+import type {
+  DeferredAccount,
+  PendingDrift,
+  ReconciliationPass,
+} from '../../domain/reconciliation-result';
+import type { AccountRecheck, RecheckItem } from '../../domain/target-view';
+import { findingIdOf } from '../../store/drift-findings';
+import type { WorkflowServices } from '../workflow-services';
+import { accountIdsNamed, busyAccounts } from './busy-accounts';
+
+/** What a pass judges with: the connector, its reads, and the run it belongs to. */
+export interface JudgeRun {
+  connector: string;
+  reads: ReconciliationReads;
+  jobId: string;
+  /** ISO time the run started: findings first seen by it carry it. */
+  at: string;
+  /** When this pass's first read began (ms): requests ending after it minus the window are too recent. */
+  readStartMs: number;
+  settleMs: number;
+}
+
+/** Second reads go out in parts of this many accounts (Graph: 20 to a `$batch`). */
+const RECHECK_PART = 200;
+
+/**
+ * The second half of every pass (issue 18: "never a false finding"): subjects of accounts a
+ * request runs for, or ended for inside the settle window, are deferred; the others are read
+ * again, account by account, and only what the second read shows too, with the service's
+ * record unchanged and no request since, is stored: a new finding (with its event on the
+ * queue) or the close of an open one.
+ */
+export async function judgeDrift(
+  s: WorkflowServices,
+  run: JudgeRun,
+  pending: readonly PendingDrift[],
+): Promise<ReconciliationPass> {
+  const pass: ReconciliationPass = {
+    found: {},
+    closed: {},
+    unconfirmed: [],
+    deferred: [],
+    incomplete: [],
+    notices: [],
+  };
+  const byAccount = groupByAccount(pending);
+  const busy = await busyAccounts(s, run, [...byAccount.keys()]);
+  const ready: PendingDrift[] = [];
+  for (const [account, items] of byAccount) {
+    const deferral = busy.get(account);
+    if (deferral === undefined) ready.push(...items);
+    else pass.deferred.push({ account, ...deferral, pending: items });
+  }
+  const rechecks = await secondReads(s, run, ready, pass);
+  // A member the first read knew by id only is named by its second read.
+  const named = ready.map((item) => withName(item, rechecks.get(item.subject.targetId)));
+  const records = await freshRecords(s, run, named);
+  const busyAfter = await busyAccounts(s, run, [...groupByAccount(named).keys()]);
+
+  const found: DriftFinding[] = [];
+  const changed: DriftFinding[] = [];
+  for (const item of named) {
+    const account = accountOf(item.subject);
+    const deferral = busyAfter.get(account);
+    if (deferral !== undefined) {
+      pass.deferred.push({ account, ...deferral, pending: [item] });
+      continue;
+    }
+    const recheck = rechecks.get(item.subject.targetId);
+    const { verdict, subject } = confirmDrift(item.subject, records.get(account), recheck);
+    const evidence = [item.firstRead, ...(recheck?.evidence ?? [])];
+    if (item.findingId === undefined) {
+      if (verdict === 'confirmed') found.push(newFinding(run, subject, evidence));
+      else {
+        pass.unconfirmed.push({
+          finding: describeDrift(item.subject),
+          why:
+            verdict === 'refuted'
+              ? 'the second read does not show it (a read that lagged, or undone since)'
+              : `the second read could not tell: ${recheck?.unread ?? 'no answer'}`,
+        });
+      }
+      continue;
+    }
+    const open = await s.drift.get(run.connector, item.findingId);
+    if (open?.status !== 'open') continue;
+    if (verdict === 'refuted') {
+      changed.push(
+        closed(run, open, `${item.closure ?? 'no longer shown'}; confirmed by a second read`),
+      );
+      count(pass.closed, open.type);
+    }
+  }
+  if (found.length > 0) {
+    // Events first: a retried run sends them again under the same finding ids.
+    await s.driftEvents.send(found.map(driftEventOf));
+    for (const finding of found) count(pass.found, finding.type);
+  }
+  await s.drift.save([...found, ...changed]);
+  return pass;
+}
+
+/** Closes an open finding without a second read: its account or group left the scope. */
+export function closedOutOfScope(
+  run: Pick<JudgeRun, 'at' | 'jobId'>,
+  open: DriftFinding,
+  why: string,
+): DriftFinding {
+  return closed(run, open, why);
+}
+
+/** An open finding the bulk read still shows: confirmed again by this run's read. */
+export function reconfirmed(
+  run: Pick<JudgeRun, 'at' | 'jobId'>,
+  open: DriftFinding,
+  subject: DriftSubject,
+): DriftFinding {
+  return {
+    ...open,
+    ...(subject.observedEnabled === undefined ? {} : { observedEnabled: subject.observedEnabled }),
+    ...(subject.groupName === undefined ? {} : { groupName: subject.groupName }),
+    lastConfirmed: run.at,
+    lastJobId: run.jobId,
+  };
+}
+
+function withName(item: PendingDrift, recheck: AccountRecheck | undefined): PendingDrift {
+  if (item.subject.type !== 'unlinkedMember' || item.subject.memberName !== undefined) return item;
+  if (recheck?.name === undefined) return item;
+  return { ...item, subject: { ...item.subject, memberName: recheck.name } };
+}
+
+function newFinding(run: JudgeRun, subject: DriftSubject, evidence: string[]): DriftFinding {
+  return {
+    ...subject,
+    findingId: findingIdOf(run.at, driftKey(subject)),
+    connector: run.connector,
+    status: 'open',
+    firstSeen: run.at,
+    lastConfirmed: run.at,
+    firstJobId: run.jobId,
+    lastJobId: run.jobId,
+    evidence,
+  };
+}
+
+function closed(
+  run: Pick<JudgeRun, 'at' | 'jobId'>,
+  open: DriftFinding,
+  why: string,
+): DriftFinding {
+  return {
+    ...open,
+    status: 'closed',
+    closedAt: run.at,
+    closedJobId: run.jobId,
+    closedBecause: why,
+  };
+}
+
+/** The account a subject is judged by: the linked account's ID, or an unlinked member's name. */
+export function accountOf(subject: DriftSubject): string {
+  return subject.accountId ?? subject.memberName ?? subject.targetId;
+}
+
+function groupByAccount(pending: readonly PendingDrift[]): Map<string, PendingDrift[]> {
+  const byAccount = new Map<string, PendingDrift[]>();
+  for (const item of pending) {
+    const account = accountOf(item.subject);
+    const items = byAccount.get(account) ?? [];
+    items.push(item);
+    byAccount.set(account, items);
+  }
+  return byAccount;
+}
+
+/**
+ * The second read of every subject's account, by target id. A part whose read fails leaves
+ * its subjects unknown (and the run incomplete), never "drifted".
+ */
+export async function secondReads(
+  s: WorkflowServices,
+  run: Pick<JudgeRun, 'reads'>,
+  pending: readonly PendingDrift[],
+  pass: Pick<ReconciliationPass, 'incomplete'>,
+): Promise<Map<string, AccountRecheck>> {
+  const items = new Map<string, RecheckItem>();
+  for (const { subject } of pending) {
+    const item = items.get(subject.targetId) ?? {
+      targetId: subject.targetId,
+      key: run.reads.memberKey({
+        accountId: subject.accountId ?? subject.memberName ?? subject.targetId,
+        targetId: subject.targetId,
+      }),
+      ...(subject.memberName === undefined ? {} : { name: subject.memberName }),
+      groupIds: [],
+      account: false,
+    };
+    if (subject.groupId !== undefined && !item.groupIds.includes(subject.groupId)) {
+      item.groupIds.push(subject.groupId);
+    }
+    if (
+      subject.type === 'accountDeletedOutside' ||
+      subject.type === 'accountStateChangedOutside' ||
+      (subject.type === 'unlinkedMember' && subject.memberName === undefined)
+    ) {
+      item.account = true;
+    }
+    items.set(subject.targetId, item);
+  }
+  const all = [...items.values()];
+  const rechecks = new Map<string, AccountRecheck>();
+  for (let start = 0; start < all.length; start += RECHECK_PART) {
+    try {
+      for (const recheck of await run.reads.recheck(all.slice(start, start + RECHECK_PART))) {
+        rechecks.set(recheck.targetId, recheck);
+      }
+    } catch (error) {
+      if (!isProvisioningError(error)) throw error;
+      pass.incomplete.push(
+        `second reads of ${all.length - start} accounts failed: ${error.code}: ${error.message}`,
+      );
+      s.logger.warn(`reconciliation: second reads failed: ${error.code}`);
+      break;
+    }
+  }
+  return rechecks;
+}
+
+/**
+ * The service's record of each subject's account, read after the second read: a change since
+ * the first read makes the subject unknown. For an unlinked member, the record of an account
+ * ID the member's name could be linked under (the name, or its bare form where the connector
+ * completes one).
+ */
+async function freshRecords(
+  s: WorkflowServices,
+  run: Pick<JudgeRun, 'connector' | 'reads'>,
+  pending: readonly PendingDrift[],
+): Promise<Map<string, AccountRecord | undefined>> {
+  const records = new Map<string, AccountRecord | undefined>();
+  for (const { subject } of pending) {
+    const account = accountOf(subject);
+    if (records.has(account)) continue;
+    if (subject.type !== 'unlinkedMember') {
+      records.set(account, await s.links.get(run.connector, account));
+      continue;
+    }
+    let linked: AccountRecord | undefined;
+    for (const accountId of accountIdsNamed(run.reads, account)) {
+      const record = await s.links.get(run.connector, accountId);
+      if (record !== undefined && record.targetId !== '') linked = record;
+    }
+    records.set(account, linked);
+  }
+  return records;
+}
+
+function count(counts: Partial<Record<DriftType, number>>, type: DriftType): void {
+  counts[type] = (counts[type] ?? 0) + 1;
+}
+
+export type { DeferredAccount };

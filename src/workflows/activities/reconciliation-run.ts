@@ -1,0 +1,230 @@
+import type { Connector } from '../../connectors/connector';
+import type { AccountRecord } from '../../domain/account-record';
+import { confirmDrift } from '../../domain/drift-confirmation';
+import { evaluateDrift, firstReadOf } from '../../domain/drift-evaluation';
+import {
+  DRIFT_TYPES,
+  driftKey,
+  type DriftFinding,
+  type DriftType,
+} from '../../domain/drift-finding';
+import { ProvisioningError } from '../../domain/errors';
+import type { GroupRef } from '../../domain/group';
+import type { ReconciliationReads } from '../../domain/reconciliation-reads';
+import type {
+  BulkPass,
+  DeferredAccount,
+  PendingDrift,
+  ReconciliationPass,
+} from '../../domain/reconciliation-result';
+import type { WorkflowServices } from '../workflow-services';
+import type { ReconcileInput, RecheckDeferredInput } from './activity-inputs';
+import {
+  accountOf,
+  closedOutOfScope,
+  judgeDrift,
+  reconfirmed,
+  secondReads,
+  type JudgeRun,
+} from './drift-judge';
+import { readTarget } from './target-read';
+
+/**
+ * The bulk pass of a reconciliation job (issue 18): the managed groups and the linked
+ * accounts read in bulk, compared with the service's records, every change to the report
+ * confirmed by a second read (`judgeDrift`), accounts a request keeps busy deferred; last, the
+ * copy of the target and its cursors kept for the next run. Running it again is harmless
+ * (Durable runs activities at least once): findings keep their ids, events are sent again
+ * under the same ids, and the cursors are saved last.
+ */
+export async function runReconciliation(
+  s: WorkflowServices,
+  connector: Connector,
+  input: ReconcileInput,
+): Promise<BulkPass> {
+  const reads = readsOf(connector);
+  const run = judgeRunOf(input, reads);
+  const managed = await managedGroups(s, input.connector);
+  const records: AccountRecord[] = [];
+  for await (const record of s.links.listLinked(input.connector)) records.push(record);
+  const open = await s.drift.open(input.connector);
+  const read = await readTarget(
+    s,
+    { ...input, connector: input.connector },
+    reads,
+    managed,
+    records,
+  );
+  if (managed.length === 0) {
+    read.notices.push(
+      `the role catalogue of connector "${input.connector}" has no group whose members the service writes: import it first; only the accounts were compared`,
+    );
+  }
+
+  await s.reconciliation.saveProgress(input.jobId, {
+    phase: 'confirming',
+    groupsRead: read.read.groups,
+    accountsRead: read.read.accounts,
+    at: new Date().toISOString(),
+  });
+  const evaluation = evaluateDrift(read.view, {
+    records,
+    groups: managed,
+    memberKey: (record) => reads.memberKey(record),
+  });
+  const openByKey = new Map(open.map((finding) => [driftKey(finding), finding]));
+  const pending: PendingDrift[] = [];
+  const kept: DriftFinding[] = [];
+  const candidates = new Set<string>();
+  for (const subject of evaluation.candidates) {
+    const key = driftKey(subject);
+    candidates.add(key);
+    const existing = openByKey.get(key);
+    // Still shown by this run's read: confirmed again (the read is the evidence).
+    if (existing !== undefined) kept.push(reconfirmed(run, existing, subject));
+    else pending.push({ subject, firstRead: firstReadOf(subject, read.view) });
+  }
+  const closedNow: Partial<Record<DriftType, number>> = {};
+  for (const finding of open) {
+    if (candidates.has(driftKey(finding))) continue;
+    const closure = evaluation.closure(finding);
+    if (closure === undefined) continue;
+    if (closure.outOfScope) {
+      kept.push(closedOutOfScope(run, finding, closure.because));
+      closedNow[finding.type] = (closedNow[finding.type] ?? 0) + 1;
+      continue;
+    }
+    pending.push({
+      subject: finding,
+      findingId: finding.findingId,
+      closure: closure.because,
+      firstRead: `${read.view.sources.members}, ${read.view.sources.accounts}: ${closure.because}`,
+    });
+  }
+  await s.drift.save(kept);
+  const pass = await judgeDrift(s, run, pending);
+  if (read.keep !== undefined) {
+    await s.reconciliation.save(input.connector, read.keep.kept, read.keep.cursors);
+  }
+  const closed = merge(pass.closed, closedNow);
+  const openAfter: Partial<Record<DriftType, number>> = {};
+  for (const finding of open) openAfter[finding.type] = (openAfter[finding.type] ?? 0) + 1;
+  for (const type of DRIFT_TYPES) {
+    openAfter[type] = (openAfter[type] ?? 0) + (pass.found[type] ?? 0) - (closed[type] ?? 0);
+  }
+  logFound(s, input.connector, pass.found);
+  return {
+    ...pass,
+    closed,
+    mode: read.mode,
+    read: read.read,
+    open: openAfter,
+    incomplete: [...read.incomplete, ...pass.incomplete],
+    notices: [...read.notices, ...pass.notices],
+  };
+}
+
+/**
+ * A pass over accounts a request kept busy, once their settle window has passed: each is read
+ * again on its own (the first read of this pass), what still differs is judged like the bulk
+ * pass's candidates, with its own second read.
+ */
+export async function recheckDeferred(
+  s: WorkflowServices,
+  connector: Connector,
+  input: RecheckDeferredInput,
+): Promise<ReconciliationPass> {
+  const reads = readsOf(connector);
+  const run = judgeRunOf(input, reads);
+  const pending = input.deferred.flatMap((deferred) => deferred.pending);
+  const pass: ReconciliationPass = {
+    found: {},
+    closed: {},
+    unconfirmed: [],
+    deferred: [],
+    incomplete: [],
+    notices: [],
+  };
+  const firstReads = await secondReads(s, run, pending, pass);
+  const still: PendingDrift[] = [];
+  for (const item of pending) {
+    const record =
+      item.subject.type === 'unlinkedMember'
+        ? undefined
+        : await s.links.get(input.connector, accountOf(item.subject));
+    const recheck = firstReads.get(item.subject.targetId);
+    const { verdict, subject } = confirmDrift(item.subject, record, recheck);
+    // A candidate still differing, or an open finding no longer shown: judged with a second read.
+    const holds = item.findingId === undefined ? verdict === 'confirmed' : verdict === 'refuted';
+    if (!holds) continue;
+    still.push({
+      ...item,
+      subject,
+      firstRead: `after requests settled, ${recheck?.evidence.join(', ') ?? ''}`,
+    });
+  }
+  const judged = await judgeDrift(s, run, still);
+  logFound(s, input.connector, judged.found);
+  return { ...judged, incomplete: [...pass.incomplete, ...judged.incomplete] };
+}
+
+function readsOf(connector: Connector): ReconciliationReads {
+  if (connector.reconciliation === undefined) {
+    throw new ProvisioningError(
+      'OPERATION_NOT_SUPPORTED',
+      `connector "${connector.name}" (${connector.kind}) cannot be reconciled`,
+      { object: connector.name },
+    );
+  }
+  return connector.reconciliation;
+}
+
+function judgeRunOf(input: ReconcileInput, reads: ReconciliationReads): JudgeRun {
+  const readStartMs = Date.parse(input.readAt);
+  return {
+    connector: input.connector,
+    reads,
+    jobId: input.jobId,
+    at: input.at,
+    readStartMs,
+    settleMs: input.settleMs,
+  };
+}
+
+/** The managed groups: the catalogue's present roles whose members the service writes. */
+async function managedGroups(s: WorkflowServices, connector: string): Promise<GroupRef[]> {
+  const roles = await s.catalogue.list(connector);
+  return roles
+    .filter((role) => role.status === 'present' && role.writable)
+    .map((role) => ({ id: role.groupId, displayName: role.displayName, writable: true }));
+}
+
+function merge(
+  a: Partial<Record<DriftType, number>>,
+  b: Partial<Record<DriftType, number>>,
+): Partial<Record<DriftType, number>> {
+  const merged: Partial<Record<DriftType, number>> = { ...a };
+  for (const type of DRIFT_TYPES) {
+    if (b[type] !== undefined) merged[type] = (merged[type] ?? 0) + b[type];
+  }
+  return merged;
+}
+
+/**
+ * The one place new findings are counted (the metric `provisioning.reconciliation.findings`
+ * of src/domain/metric-catalogue.ts records them here once the service has its meter).
+ */
+function logFound(
+  s: WorkflowServices,
+  connector: string,
+  found: Partial<Record<DriftType, number>>,
+): void {
+  const total = DRIFT_TYPES.reduce((sum, type) => sum + (found[type] ?? 0), 0);
+  if (total === 0) return;
+  s.logger.info(`reconciliation of connector ${connector}: ${total} new findings`, {
+    connector,
+    ...Object.fromEntries(DRIFT_TYPES.map((type) => [type, found[type] ?? 0])),
+  });
+}
+
+export type { DeferredAccount };

@@ -1,0 +1,119 @@
+import { expect } from 'vitest';
+import type { DriftFinding } from '../../src/domain/drift-finding';
+import type { ReconciliationResult } from '../../src/domain/reconciliation-result';
+import { jobInstanceId, requestInstanceId } from '../../src/workflows/names';
+import { graphTestClient, type GraphTestClient } from '../integration/sandbox/graph-test-client';
+import type { TestHost } from './local-host-harness';
+
+/** Runs a job to its end through the API and answers its report. */
+export async function runJob(t: TestHost, path: string, body?: unknown): Promise<any> {
+  const started = await t.api('POST', path, body);
+  expect(started.status, started.text).toBe(202);
+  await t.host.driver.waitFor(jobInstanceId(started.body.jobId), 120_000);
+  const job = await t.api('GET', `/api/jobs/${started.body.jobId}`);
+  expect(job.body.status, job.text).toBe('succeeded');
+  return job.body;
+}
+
+/** Imports both sandboxes' catalogues. */
+export async function importCatalogues(t: TestHost): Promise<void> {
+  for (const connector of ['scim-sandbox', 'graph-sandbox']) {
+    await runJob(t, `/api/connectors/${connector}/imports`, {});
+  }
+}
+
+/** A provisioning request through the API, to its end; it must succeed. */
+export async function provision(t: TestHost, body: Record<string, unknown>): Promise<any> {
+  const answer = await t.api('POST', '/api/requests', body);
+  expect(answer.status, answer.text).toBe(202);
+  await t.host.driver.waitFor(requestInstanceId(answer.body.requestId), 120_000);
+  const report = (await t.api('GET', `/api/requests/${answer.body.requestId}`)).body;
+  expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
+  return report;
+}
+
+/** A reconciliation job through the API: its result. */
+export async function reconcile(
+  t: TestHost,
+  connector: string,
+): Promise<ReconciliationResult & { jobId: string }> {
+  const job = await runJob(t, `/api/connectors/${connector}/reconciliations`);
+  return { ...(job.result as ReconciliationResult), jobId: job.jobId as string };
+}
+
+/** Every finding of the connector's drift report (all pages), for a filter. */
+export async function report(
+  t: TestHost,
+  connector: string,
+  filter: Record<string, string> = {},
+): Promise<DriftFinding[]> {
+  const findings: DriftFinding[] = [];
+  let token: string | undefined;
+  do {
+    const query = new URLSearchParams({
+      ...filter,
+      ...(token === undefined ? {} : { continuationToken: token }),
+    });
+    const page = await t.api('GET', `/api/connectors/${connector}/drift?${query.toString()}`);
+    expect(page.status, page.text).toBe(200);
+    findings.push(...page.body.findings);
+    token = page.body.continuationToken;
+  } while (token !== undefined);
+  return findings;
+}
+
+/** A finding as the tests compare it: what it is about, without times and ids. */
+export function gist(finding: DriftFinding) {
+  return {
+    type: finding.type,
+    ...(finding.accountId === undefined ? {} : { accountId: finding.accountId }),
+    ...(finding.groupName === undefined ? {} : { groupName: finding.groupName }),
+    ...(finding.memberName === undefined ? {} : { memberName: finding.memberName }),
+    ...(finding.observedEnabled === undefined ? {} : { observedEnabled: finding.observedEnabled }),
+  };
+}
+
+/** The SCIM sandbox's own administrators: changes by hand, with their bearer token. */
+export function scimAdmin(t: TestHost) {
+  const sandboxes = t.host.sandboxes!;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${sandboxes.scim.endpoint}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${sandboxes.handChanges.scimToken}`,
+        'content-type': 'application/scim+json',
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    expect(response.status, `${method} ${path}: ${text}`).toBeLessThan(300);
+    return text === '' ? undefined : (JSON.parse(text) as Record<string, any>);
+  };
+  const patch = (path: string, ...operations: unknown[]) =>
+    call('PATCH', path, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: operations,
+    });
+  return {
+    call,
+    addMember: (groupId: string, value: string) =>
+      patch(`/Groups/${groupId}`, { op: 'add', path: 'members', value: [{ value }] }),
+    removeMember: (groupId: string, value: string) =>
+      patch(`/Groups/${groupId}`, { op: 'remove', path: `members[value eq "${value}"]` }),
+    setActive: (userId: string, active: boolean) =>
+      patch(`/Users/${userId}`, { op: 'replace', path: 'active', value: active }),
+    deleteUser: (userId: string) => call('DELETE', `/Users/${userId}`),
+    createUser: (userName: string) =>
+      call('POST', '/Users', {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName,
+        active: true,
+      }),
+  };
+}
+
+/** The Graph sandbox's stand-in for the Entra admin center: changes by hand. */
+export async function graphPortal(t: TestHost): Promise<GraphTestClient> {
+  const sandboxes = t.host.sandboxes!;
+  return graphTestClient(sandboxes.graph, sandboxes.handChanges.graphPortal);
+}
