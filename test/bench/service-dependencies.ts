@@ -11,18 +11,23 @@ import {
  * The benchmarks' dependencies in a process of their own, as they would be in Azure (remote
  * targets, remote storage): both sandboxes and Azurite, so that the benchmark's own figures
  * (CPU, heap) are the service's. Talks to the benchmark over IPC: the settings at start,
- * request counts on demand, and the drift benchmark's seeding and outside changes.
+ * request counts on demand, and the drift benchmark's seeding and outside changes. The
+ * service benchmark runs Azurite in a process of its own (`{ "storage": false }`).
  */
 async function main(): Promise<void> {
   const latencyMs = Number(process.argv[2] ?? 20);
+  // `{ "storage": false }`: the targets alone (a benchmark that runs Azurite apart, to
+  // measure its CPU on its own).
+  const options = JSON.parse(process.argv[3] ?? '{}') as { storage?: boolean };
   const sandboxes = await startSandboxConnectors({ latencyMs });
-  const azurite = await startAzurite();
+  const azurite = options.storage === false ? undefined : await startAzurite();
   let seeded: { shape: DriftShape; graph: SeededTarget } | undefined;
   const graphPath = (prefix: string) =>
     sandboxes.graph.requests.filter((r) => r.viaBatch !== true && r.path.startsWith(prefix)).length;
   const counts = () => ({
     scim: sandboxes.scim.requests.length,
     graph: sandboxes.graph.stats.graphRequests + sandboxes.graph.stats.tokenRequests,
+    graphTokens: sandboxes.graph.stats.tokenRequests,
     graphGroupDelta: graphPath('/v1.0/groups/delta'),
     graphUserDelta: graphPath('/v1.0/users/delta'),
     cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
@@ -40,7 +45,7 @@ async function main(): Promise<void> {
       );
     }
     if (message.command === 'close') {
-      void Promise.all([sandboxes.close(), azurite.close()]).then(() => process.exit(0));
+      void Promise.all([sandboxes.close(), azurite?.close()]).then(() => process.exit(0));
     }
   });
   process.send?.({
@@ -48,7 +53,7 @@ async function main(): Promise<void> {
       settings: sandboxes.settings,
       secrets: sandboxes.secrets,
       trustedCa: sandboxes.trustedCa,
-      connectionString: azurite.connectionString,
+      ...(azurite === undefined ? {} : { connectionString: azurite.connectionString }),
     },
   });
 }
