@@ -69,6 +69,7 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
       ? {}
       : { passwordSecret: input.passwordSecret, discardAfterUse: input.lastPasswordUse }),
     intentKey: intentKey(input.requestId, input.step, STEP_OPS.createAccount),
+    ...(input.handle.stored === undefined ? {} : { stored: input.handle.stored }),
   });
   // A create whose answers were lost (after the transport's and Durable's retries) may
   // have been applied: a read tells, as for an unusable answer (scim-interop.md).

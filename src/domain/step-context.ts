@@ -14,6 +14,11 @@ export interface AccountHandle {
   seenAt?: number;
   /** The service's record of the account, as read or written by this request. */
   record: AccountRecord | null | undefined;
+  /**
+   * The record as stored (null: none; a deleted account's tombstone included), when the
+   * request read it with its lease: a lookup need not read it again. Undefined: not known.
+   */
+  stored?: AccountRecord | null;
 }
 
 /** What every step machine knows about the request it runs in. */
