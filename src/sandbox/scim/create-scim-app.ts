@@ -18,6 +18,7 @@ function record(state: SandboxState) {
     const path = req.path;
     const query = Object.fromEntries(queryOf(req));
     const push = (status: number) => {
+      state.bytesServed += Number(res.getHeader('content-length') ?? 0);
       // body-parser sets `{}` on bodiless requests; record only what was actually sent.
       const sent =
         req.get('transfer-encoding') !== undefined || Number(req.get('content-length')) > 0;

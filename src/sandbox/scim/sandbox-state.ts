@@ -26,4 +26,6 @@ export interface SandboxState {
   requests: RecordedRequest[];
   /** After a request that may have changed the data, before it is answered. */
   onChange?: () => void;
+  /** Bytes of every answer body sent, since the start. */
+  bytesServed: number;
 }

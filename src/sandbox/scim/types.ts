@@ -39,6 +39,11 @@ export interface ScimQuirks {
   maxMembersShown?: number;
   /** Groups never return `members` (AWS-like); the `members eq` filter still works. */
   omitMembers?: boolean;
+  /**
+   * How a filter on `members` is served: `refused` answers 400 `invalidFilter`; `ignored`
+   * treats every comparison on members as true (the group comes back whoever is asked about).
+   */
+  membersFilter?: 'refused' | 'ignored';
   /** Member values that are not an existing user's SCIM `id` are refused with 400 `invalidValue`. */
   memberValuesMustBeInternalIds?: boolean;
   /** Which member-remove form is accepted; the other answers 400 (`invalidPath` / `invalidValue`). */
@@ -139,6 +144,8 @@ export interface ScimSandbox {
   injectServerErrors(count: number, status: 500 | 502 | 503 | 504): void;
   /** Every request, in order. */
   readonly requests: readonly RecordedRequest[];
+  /** Bytes of every answer body sent since the start (what clients had to read). */
+  readonly bytesServed: number;
   clearRequests(): void;
   /** Adds users without HTTP; throws `SCIM_UNIQUENESS_CONFLICT` on a taken userName. */
   seedUsers(
