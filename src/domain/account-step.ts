@@ -121,6 +121,7 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
   input.handle.account = account;
   input.handle.seen = true;
   input.handle.seenAt = answeredAt;
+  if (ours) input.handle.createdHere = true;
   const record: AccountRecordUpdate = {
     link: { targetId: account.id, linkedAt: at, ...(ours ? { createdAt: at } : {}) },
     ...(ours ? { enabled: { value: true, at } } : {}),

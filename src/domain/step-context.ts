@@ -12,6 +12,8 @@ export interface AccountHandle {
   seen: boolean;
   /** When that read was made (ms): a read younger than the window after a write may not show it. */
   seenAt?: number;
+  /** A step of this request created the account: it is a member of no group but those the request granted. */
+  createdHere?: boolean;
   /** The service's record of the account, as read or written by this request. */
   record: AccountRecord | null | undefined;
   /**

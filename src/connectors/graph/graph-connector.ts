@@ -56,6 +56,7 @@ export const GRAPH_CAPABILITIES: ConnectorCapabilities = {
   membershipReadScope: 'all',
   // graph-behaviour.md: a $batch envelope carries at most 20 requests.
   membershipWriteBatchSize: 20,
+  membershipWritesSayIfInPlace: true,
 };
 
 /**
