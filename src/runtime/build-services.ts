@@ -10,6 +10,7 @@ import { DRIFT_EVENTS_QUEUE, DriftEventQueue } from '../store/drift-events';
 import { TableDriftFindings } from '../store/table-drift-findings';
 import { TableReconciliationState } from '../store/table-reconciliation-state';
 import { queueClient, tableClient } from '../store/storage-clients';
+import { CachedRoleCatalogue } from '../store/cached-role-catalogue';
 import { TableAccountState } from '../store/table-account-state';
 import { TableCompatibilityRuns } from '../store/table-compatibility-runs';
 import { TableJournalStore } from '../store/table-journal-store';
@@ -73,7 +74,9 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     registry,
     secrets,
     journal: new TableJournalStore(tableClient(storage, TABLES.journal)),
-    catalogue: new TableRoleCatalogue(tableClient(storage, TABLES.catalogue)),
+    catalogue: new CachedRoleCatalogue(
+      new TableRoleCatalogue(tableClient(storage, TABLES.catalogue)),
+    ),
     accounts: new TableAccountState(tableClient(storage, TABLES.journal)),
     intents: new TableWriteIntents(tableClient(storage, TABLES.intents)),
     compatibility: new TableCompatibilityRuns(tableClient(storage, TABLES.compatibility)),
