@@ -161,6 +161,7 @@ export async function sendBatch(
     const throttled: BatchRequest[] = [];
     const failed: BatchRequest[] = [];
     for (const response of answers.flat()) {
+      http.learn(response, byId.get(response.id)!);
       const sub = progress.get(response.id)!;
       const maybeAppliedBefore = sub.maybeApplied;
       const hinted = parseRetryAfter(response.headers['retry-after'], options.now());

@@ -1,3 +1,5 @@
+import { spend, type QuotaBudget, type QuotaCost } from './quota-budget';
+
 /** How an attempt ended, for the gate: `throttled` is a 429 (or a 503 with Retry-After). */
 export type AttemptSignal = 'ok' | 'throttled' | 'failed';
 
@@ -6,12 +8,16 @@ export interface ThrottleGateOptions {
   maxConcurrency: number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
+  /** The target's quota, where it has one the service knows: attempts are paced to it. */
+  budget?: QuotaBudget;
 }
 
 /** One attempt's way through the gate. */
 export interface GatePass {
   /** Milliseconds this attempt waited for a Retry-After pause (a wait for a free slot not counted). */
   pausedMs: number;
+  /** Milliseconds this attempt waited for its share of the target's quota (pacing). */
+  pacedMs: number;
   /** Frees the slot and says how the attempt ended; only the first call counts. */
   leave(signal: AttemptSignal): void;
 }
@@ -25,6 +31,8 @@ export interface ThrottleGateStats {
   pausedUntil: number;
   /** Milliseconds all attempts together spent waiting for pauses to end. */
   throttleWaitMs: number;
+  /** Milliseconds all attempts together waited for their share of the quota. */
+  pacedMs: number;
 }
 
 /**
@@ -45,6 +53,7 @@ export class ThrottleGate {
   private readonly waiting: (() => void)[] = [];
   private pausedUntil = 0;
   private throttleWaitMs = 0;
+  private pacedMs = 0;
   /**
    * Bumped on every decrease. A throttled answer to an attempt that started before the last
    * decrease belongs to the burst already answered for: the limit is halved once per round,
@@ -57,13 +66,26 @@ export class ThrottleGate {
   }
 
   /**
-   * Waits for a free slot (in order of arrival), then for any pause to end. Every attempt
-   * must `leave` the pass it gets, or its slot stays taken.
+   * Waits for a free slot (in order of arrival), then for its share of the target's quota
+   * (`cost`: what this attempt spends of it, where the target has a quota), then for any
+   * pause to end. The share is taken with the slot in hand, so that the attempt is sent when
+   * its share is there: spent earlier, attempts would reach the target bunched. Every
+   * attempt must `leave` the pass it gets, or its slot stays taken.
    */
-  async enter(): Promise<GatePass> {
+  async enter(cost?: QuotaCost): Promise<GatePass> {
     if (this.waiting.length === 0 && this.inFlight < Math.floor(this.limit)) this.inFlight += 1;
     // A slot freed later is handed over by `wake` (inFlight already counts it).
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    const { budget } = this.options;
+    const spent =
+      budget === undefined || cost === undefined
+        ? undefined
+        : spend(budget, cost, this.options.now());
+    const pacedMs = spent?.waitMs ?? 0;
+    if (pacedMs > 0) {
+      this.pacedMs += pacedMs;
+      await this.options.sleep(pacedMs);
+    }
     let pausedMs = 0;
     // Again after waking: the pause may have been lengthened meanwhile, or a timer fired early.
     for (let at = this.options.now(); this.pausedUntil > at;) {
@@ -75,13 +97,16 @@ export class ThrottleGate {
       at = after;
     }
     this.throttleWaitMs += pausedMs;
+    spent?.sent(this.options.now());
     const epoch = this.epoch;
     let left = false;
     return {
       pausedMs,
+      pacedMs,
       leave: (signal) => {
         if (left) return;
         left = true;
+        spent?.settle(this.options.now());
         this.inFlight -= 1;
         this.adapt(signal, epoch);
         this.wake();
@@ -106,6 +131,7 @@ export class ThrottleGate {
       queued: this.waiting.length,
       pausedUntil: this.pausedUntil,
       throttleWaitMs: this.throttleWaitMs,
+      pacedMs: this.pacedMs,
     };
   }
 
