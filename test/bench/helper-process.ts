@@ -5,6 +5,8 @@ import { join } from 'node:path';
 export interface HelperProcess<Ready, Counts> {
   ready: Ready;
   counts(): Promise<Counts>;
+  /** Sends a command of the helper's own and waits for its `{ done }`. */
+  command(name: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,11 @@ export async function startHelperProcess<Ready, Counts>(
       new Promise<Counts>((resolve) => {
         child.once('message', (message: { counts: Counts }) => resolve(message.counts));
         child.send({ command: 'counts' });
+      }),
+    command: (name) =>
+      new Promise<void>((resolve) => {
+        child.once('message', () => resolve());
+        child.send({ command: name });
       }),
     close: () =>
       new Promise<void>((resolve) => {

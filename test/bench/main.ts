@@ -2,6 +2,7 @@ import { runCatalogueBench } from './catalogue-bench';
 import { runConsoleBench } from './console-bench';
 import { runDriftBench } from './drift-bench';
 import { runGraphBench } from './graph-bench';
+import { runQuotaBench } from './quota-bench';
 import { runScimBench } from './scim-bench';
 import { runServiceBench } from './service-bench';
 
@@ -12,6 +13,7 @@ const BENCHES: Record<string, (print: (line: string) => void) => Promise<void>> 
   catalogue: runCatalogueBench,
   console: runConsoleBench,
   drift: runDriftBench,
+  quota: runQuotaBench,
 };
 
 async function main(names: string[]): Promise<void> {

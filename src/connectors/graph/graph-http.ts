@@ -51,10 +51,13 @@ export class GraphHttp {
 
   /**
    * What the answer to a `$batch` sub-request tells of the quota (its own 429, its
-   * resource units): each sub-request is charged as a call of its own.
+   * resource units): each sub-request is charged as a call of its own. True for a 429 of the
+   * quota, which its bucket now accounts for.
    */
-  learn(answer: QuotaAnswer, request: { method: string; url: string }): void {
-    this.quota?.learn(answer, graphCallCost(request.method, request.url), this.now());
+  learn(answer: QuotaAnswer, request: { method: string; url: string }): boolean {
+    return (
+      this.quota?.learn(answer, graphCallCost(request.method, request.url), this.now()) === true
+    );
   }
 
   /** Sends a call and returns any answer; only network failures throw. */

@@ -91,17 +91,18 @@ export class GraphQuota implements QuotaBudget {
     ]);
   }
 
-  learn(answer: QuotaAnswer, cost: QuotaCost, now: number): void {
+  learn(answer: QuotaAnswer, cost: QuotaCost, now: number): boolean {
     const { headers } = answer;
     const writes = this.buckets.get('writes')!;
     const units = this.buckets.get('units')!;
     if (answer.status === 429) {
       const retryAfter = Number(headers['retry-after']);
       const waitMs = Number.isFinite(retryAfter) ? retryAfter * 1000 : 0;
-      for (const bucket of throttledBuckets(headers, cost)) {
+      const named = quotaNamed(headers);
+      for (const bucket of named ?? Object.keys(cost).filter((name) => (cost[name] ?? 0) > 0)) {
         (bucket === 'writes' ? writes : units).emptyUntil(now + waitMs, now);
       }
-      return;
+      return named !== undefined;
     }
     const charged = Number(headers['x-ms-resource-unit']);
     if (Number.isFinite(charged) && charged > 0) units.adjust(charged - (cost.units ?? 0), now);
@@ -109,18 +110,23 @@ export class GraphQuota implements QuotaBudget {
     if (Number.isFinite(share) && share > 0) {
       ((cost.writes ?? 0) > 0 ? writes : units).used(share, now);
     }
+    return false;
   }
 }
 
-/** The buckets a 429 is about: as its headers name the limit, else those the call spent from. */
-function throttledBuckets(headers: Record<string, string>, cost: QuotaCost): string[] {
+/**
+ * The bucket a 429 names as its limit (`x-ms-throttle-information`, `x-ms-throttle-scope`);
+ * undefined for a 429 that names none (another limit, a gateway): every bucket the call
+ * spent from is emptied then, and every caller pauses as for any throttling.
+ */
+export function quotaNamed(headers: Record<string, string>): string[] | undefined {
   const information = headers['x-ms-throttle-information'] ?? '';
   const scope = headers['x-ms-throttle-scope'] ?? '';
   if (/WriteLimitExceeded/i.test(information) || /\/Write\//i.test(scope)) return ['writes'];
   if (/ResourceUnitLimitExceeded/i.test(information) || /\/Read\//i.test(scope)) {
     return ['units'];
   }
-  return Object.keys(cost).filter((name) => (cost[name] ?? 0) > 0);
+  return undefined;
 }
 
 const shared = new Map<string, GraphQuota>();

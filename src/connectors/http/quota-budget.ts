@@ -17,8 +17,12 @@ export interface QuotaAnswer {
  */
 export interface QuotaBudget {
   readonly buckets: ReadonlyMap<string, TokenBucket>;
-  /** Corrects the buckets from an answer to an attempt that spent `cost` (429s, usage headers). */
-  learn(answer: QuotaAnswer, cost: QuotaCost, now: number): void;
+  /**
+   * Corrects the buckets from an answer to an attempt that spent `cost` (429s, usage
+   * headers). True when the answer is a 429 of the quota itself, which the buckets now
+   * account for: callers then wait in them, not behind a pause of every call.
+   */
+  learn(answer: QuotaAnswer, cost: QuotaCost, now: number): boolean;
 }
 
 /** One attempt's spending: how long it waits, and what it tells the buckets after. */

@@ -1,7 +1,11 @@
 import { spend, type QuotaBudget, type QuotaCost } from './quota-budget';
 
-/** How an attempt ended, for the gate: `throttled` is a 429 (or a 503 with Retry-After). */
-export type AttemptSignal = 'ok' | 'throttled' | 'failed';
+/**
+ * How an attempt ended, for the gate: `throttled` is a 429 (or a 503 with Retry-After);
+ * `quota` a 429 of the target's quota that the budget accounts for (the pacing's, not the
+ * concurrency's business).
+ */
+export type AttemptSignal = 'ok' | 'throttled' | 'failed' | 'quota';
 
 export interface ThrottleGateOptions {
   /** The configured concurrency: the most attempts in flight at once. */

@@ -210,23 +210,26 @@ export class HttpTransport {
           await this.afterNetworkError(error, call, describe, progress);
           continue;
         }
-        if (call.cost !== undefined) this.options.budget?.learn(result, call.cost, now());
+        const ofQuota =
+          call.cost !== undefined && this.options.budget?.learn(result, call.cost, now()) === true;
         const hinted = parseRetryAfter(result.headers['retry-after'], now());
         const throttled = isThrottled(result.status, hinted);
         pass.leave(
-          throttled || call.throttledInside?.(result) === true
-            ? 'throttled'
-            : result.status >= 500
-              ? 'failed'
-              : 'ok',
+          ofQuota
+            ? 'quota'
+            : throttled || call.throttledInside?.(result) === true
+              ? 'throttled'
+              : result.status >= 500
+                ? 'failed'
+                : 'ok',
         );
         if (result.status === 429) this.stats.throttled++;
         const wait = throttled
           ? throttledWait(result.status, hinted, this.gate.pausedForMs, progress, this.options)
           : failedWait(result.status, hinted, progress, this.options);
-        if (throttled) {
+        if (throttled && !ofQuota) {
           // The target throttles this worker, not this call: every caller waits, even when
-          // this call may wait no longer.
+          // this call may wait no longer. (A 429 of the quota: its bucket makes them wait.)
           const pauseMs = wait ?? hinted;
           if (pauseMs !== undefined && pauseMs <= this.options.maxRetryAfterMs)
             this.gate.pause(pauseMs);

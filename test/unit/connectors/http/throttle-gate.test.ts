@@ -161,7 +161,7 @@ describe('ThrottleGate', () => {
 
   it("paces attempts to the target's quota, each taking its share with its slot in hand", async () => {
     const writes = new TokenBucket({ capacity: 2, windowMs: 2_000 }, 0);
-    const budget = { buckets: new Map([['writes', writes]]), learn: () => undefined };
+    const budget = { buckets: new Map([['writes', writes]]), learn: () => false };
     const gate = new ThrottleGate({ maxConcurrency: 4, ...fakeClock(), budget });
     const entered: number[] = [];
     const attempts = Array.from({ length: 4 }, () =>
