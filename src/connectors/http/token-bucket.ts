@@ -20,6 +20,8 @@ export class TokenBucket {
    * arrive, so until then the bucket does not refill past what it holds once they are.
    */
   private inFlight = 0;
+  /** Units taken by calls still waiting to be sent: the level counts them already. */
+  private pending = 0;
 
   constructor(quota: { capacity: number; windowMs: number }, now: number) {
     this.capacity = quota.capacity;
@@ -35,12 +37,14 @@ export class TokenBucket {
   take(units: number, now: number): number {
     this.refill(now);
     this.level -= units;
+    this.pending += units;
     return this.level >= 0 ? 0 : -this.level / this.rate;
   }
 
   /** A call that spent `units` is on its way to the target. */
   sent(units: number, now: number): void {
     this.refill(now);
+    this.pending = Math.max(0, this.pending - units);
     this.inFlight += units;
   }
 
@@ -50,16 +54,17 @@ export class TokenBucket {
     this.inFlight = Math.max(0, this.inFlight - units);
   }
 
-  /** The target throttled: nothing is left until `untilMs` (its Retry-After). */
+  /**
+   * The target throttled: it has nothing until `untilMs` (its Retry-After), and the calls
+   * waiting here come after that.
+   */
   emptyUntil(untilMs: number, now: number): void {
-    this.refill(now);
-    this.level = Math.min(this.level, -Math.max(0, untilMs - now) * this.rate);
+    this.atMost(-Math.max(0, untilMs - now) * this.rate, now);
   }
 
   /** The target says this share of its quota is used (others spend it too): never more left here. */
   used(share: number, now: number): void {
-    this.refill(now);
-    this.level = Math.min(this.level, this.capacity * (1 - share));
+    this.atMost(this.capacity * (1 - share), now);
   }
 
   /** The units a call was charged beyond (negative: below) what was taken for it. */
@@ -72,6 +77,12 @@ export class TokenBucket {
   levelAt(now: number): number {
     this.refill(now);
     return this.level;
+  }
+
+  /** What the target holds is at most `units`: the level, which counts the waiting calls, follows. */
+  private atMost(units: number, now: number): void {
+    this.refill(now);
+    this.level = Math.min(this.level, units - this.pending);
   }
 
   private refill(now: number): void {

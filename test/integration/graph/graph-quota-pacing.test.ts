@@ -84,9 +84,9 @@ describe('pacing to the write quota (time-scaled)', () => {
     expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([]);
     const stats = s.quotaStats()!;
     expect(stats.writes).toBe(REQUESTS * 4);
-    // At most the calls in flight when the first 429 came back (concurrency 8), and a few
-    // retried sub-requests: not one per request.
-    expect(stats.throttled).toBeLessThanOrEqual(12);
+    // The calls in flight when the first 429s came back (concurrency 8), and a few sent
+    // before the deepest Retry-After was known: not one per request.
+    expect(stats.throttled).toBeLessThanOrEqual(16);
     expect(stats.throttled / stats.calls).toBeLessThan(0.1);
   });
 });
