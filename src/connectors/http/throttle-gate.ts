@@ -1,11 +1,12 @@
+import { AdaptiveLimit, type LimitSignal } from './adaptive-limit';
 import { spend, type QuotaBudget, type QuotaCost } from './quota-budget';
 
 /**
  * How an attempt ended, for the gate: `throttled` is a 429 (or a 503 with Retry-After);
- * `quota` a 429 of the target's quota that the budget accounts for (the pacing's, not the
- * concurrency's business).
+ * `failed` a 5xx or no answer; `quota` a 429 of the target's quota that the budget
+ * accounts for (the pacing's, not the concurrency's business).
  */
-export type AttemptSignal = 'ok' | 'throttled' | 'failed' | 'quota';
+export type AttemptSignal = LimitSignal;
 
 export interface ThrottleGateOptions {
   /** The configured concurrency: the most attempts in flight at once. */
@@ -14,6 +15,8 @@ export interface ThrottleGateOptions {
   sleep: (ms: number) => Promise<void>;
   /** The target's quota, where it has one the service knows: attempts are paced to it. */
   budget?: QuotaBudget;
+  /** Real time in ms for latencies (default `performance.now`): what the target takes, unscaled. */
+  measure?: () => number;
 }
 
 /** One attempt's way through the gate. */
@@ -37,13 +40,16 @@ export interface ThrottleGateStats {
   throttleWaitMs: number;
   /** Milliseconds all attempts together waited for their share of the quota. */
   pacedMs: number;
+  /** The target's latency as the limit judges it: unloaded, and of late (ms). */
+  latency: { baseline: number; recent: number | undefined };
 }
 
 /**
  * One gate per target, shared by every request of a worker (DESIGN invariant 8): every
- * attempt of every call passes through it. A `Retry-After` pauses every caller at once, and
- * the number of attempts in flight adapts (additive increase, multiplicative decrease on
- * throttling), so a storm slows the whole worker down instead of each request bouncing off
+ * attempt of every call passes through it. A `Retry-After` pauses every caller at once, the
+ * number of attempts in flight adapts to the target's latency, errors and throttling
+ * ({@link AdaptiveLimit}), and attempts are paced to the target's quota where it has one, so
+ * a storm or a slow target slows the whole worker down instead of each request bouncing off
  * the target on its own.
  *
  * @example
@@ -52,21 +58,15 @@ export interface ThrottleGateStats {
  * try { ... } finally { pass.leave('ok'); }
  */
 export class ThrottleGate {
-  private limit: number;
+  private readonly limit: AdaptiveLimit;
   private inFlight = 0;
   private readonly waiting: (() => void)[] = [];
   private pausedUntil = 0;
   private throttleWaitMs = 0;
   private pacedMs = 0;
-  /**
-   * Bumped on every decrease. A throttled answer to an attempt that started before the last
-   * decrease belongs to the burst already answered for: the limit is halved once per round,
-   * not once per caller that met the same burst.
-   */
-  private epoch = 0;
 
   constructor(private readonly options: ThrottleGateOptions) {
-    this.limit = this.max;
+    this.limit = new AdaptiveLimit(Math.max(1, Math.floor(options.maxConcurrency)));
   }
 
   /**
@@ -77,7 +77,7 @@ export class ThrottleGate {
    * attempt must `leave` the pass it gets, or its slot stays taken.
    */
   async enter(cost?: QuotaCost): Promise<GatePass> {
-    if (this.waiting.length === 0 && this.inFlight < Math.floor(this.limit)) this.inFlight += 1;
+    if (this.waiting.length === 0 && this.inFlight < this.limit.current) this.inFlight += 1;
     // A slot freed later is handed over by `wake` (inFlight already counts it).
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
     const { budget } = this.options;
@@ -102,7 +102,9 @@ export class ThrottleGate {
     }
     this.throttleWaitMs += pausedMs;
     spent?.sent(this.options.now());
-    const epoch = this.epoch;
+    const round = this.limit.round;
+    const measure = this.options.measure ?? (() => performance.now());
+    const sentAt = measure();
     let left = false;
     return {
       pausedMs,
@@ -112,7 +114,7 @@ export class ThrottleGate {
         left = true;
         spent?.settle(this.options.now());
         this.inFlight -= 1;
-        this.adapt(signal, epoch);
+        this.limit.answered(signal, round, measure() - sentAt);
         this.wake();
       },
     };
@@ -130,31 +132,18 @@ export class ThrottleGate {
 
   get stats(): ThrottleGateStats {
     return {
-      limit: Math.floor(this.limit),
+      limit: this.limit.current,
       inFlight: this.inFlight,
       queued: this.waiting.length,
       pausedUntil: this.pausedUntil,
       throttleWaitMs: this.throttleWaitMs,
       pacedMs: this.pacedMs,
+      latency: this.limit.latency,
     };
   }
 
-  private get max(): number {
-    return Math.max(1, Math.floor(this.options.maxConcurrency));
-  }
-
-  private adapt(signal: AttemptSignal, epoch: number): void {
-    if (signal === 'ok') {
-      this.limit = Math.min(this.max, this.limit + 1 / this.limit);
-      return;
-    }
-    if (signal !== 'throttled' || epoch !== this.epoch) return;
-    this.limit = Math.max(1, Math.floor(this.limit / 2));
-    this.epoch += 1;
-  }
-
   private wake(): void {
-    while (this.waiting.length > 0 && this.inFlight < Math.floor(this.limit)) {
+    while (this.waiting.length > 0 && this.inFlight < this.limit.current) {
       this.inFlight += 1;
       this.waiting.shift()!();
     }

@@ -28,4 +28,10 @@ export interface SandboxState {
   onChange?: () => void;
   /** Bytes of every answer body sent, since the start. */
   bytesServed: number;
+  /** Requests in the server now (worked on or queued). */
+  inServer: number;
+  /** Requests queued for a worker (quirk `capacity`), in order of arrival. */
+  capacityQueue: (() => void)[];
+  /** Requests worked on now (quirk `capacity`). */
+  working: number;
 }

@@ -47,6 +47,9 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     requests: [],
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
     bytesServed: 0,
+    inServer: 0,
+    capacityQueue: [],
+    working: 0,
   };
   state.plan.configure(options.faults);
   const app = createScimApp(state);

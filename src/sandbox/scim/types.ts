@@ -86,6 +86,11 @@ export interface ScimQuirks {
    * application's HTML 404 page, or its HTML page with 200 (a single-page app's fallback).
    */
   outsidePrefix?: 'scimNotFound' | 'html404' | 'html200';
+  /**
+   * A server of limited capacity: at most `concurrent` requests worked on at once, each for
+   * `serviceMs`; the others queue, so its latency grows with the load it is given.
+   */
+  capacity?: { concurrent: number; serviceMs: number };
 }
 
 export interface ScimSandboxOptions {
@@ -120,6 +125,8 @@ export interface RecordedRequest {
   query: Record<string, string>;
   body: unknown;
   status: number;
+  /** Requests in the server (worked on or queued) when this one arrived, itself included. */
+  concurrent: number;
 }
 
 /** A running in-memory SCIM 2.0 server on 127.0.0.1. */
