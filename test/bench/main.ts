@@ -1,6 +1,7 @@
 import { runCatalogueBench } from './catalogue-bench';
 import { runConsoleBench } from './console-bench';
 import { runDriftBench } from './drift-bench';
+import { runBigGroupsBench } from './big-groups-bench';
 import { runGraphBench } from './graph-bench';
 import { runQuotaBench } from './quota-bench';
 import { runScimBench } from './scim-bench';
@@ -14,6 +15,7 @@ const BENCHES: Record<string, (print: (line: string) => void) => Promise<void>> 
   console: runConsoleBench,
   drift: runDriftBench,
   quota: runQuotaBench,
+  'big-groups': runBigGroupsBench,
 };
 
 async function main(names: string[]): Promise<void> {

@@ -145,6 +145,8 @@ export interface GraphSandbox {
   /** PEM certificate of the server: trust it (it is its own CA). */
   readonly ca: string;
   readonly stats: { tokenRequests: number; graphRequests: number; batchSubRequests: number };
+  /** Bytes of every answer body sent since the start (what clients had to read). */
+  readonly bytesServed: number;
   /** Graph requests in order, batch sub-requests included (marked `viaBatch`). */
   readonly requests: readonly GraphSandboxRequestRecord[];
   clearRequests(): void;

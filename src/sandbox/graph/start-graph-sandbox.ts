@@ -187,6 +187,9 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
     graphEndpoint: origin,
     ca: certificate.cert,
     stats,
+    get bytesServed() {
+      return server.bytesServed;
+    },
     requests,
     clearRequests: () => {
       requests.length = 0;

@@ -19,8 +19,11 @@ interface Operation {
 interface Working {
   displayName: unknown;
   externalId: unknown;
-  /** The members as the patch leaves them (a copy: the stored group stays as it is). */
-  members: ScimMember[];
+  /**
+   * The members as the patch leaves them, once a removal needed the list (a copy: the stored
+   * group stays as it is); undefined while the patch only adds, which costs what it adds.
+   */
+  members: ScimMember[] | undefined;
   /** Member values this patch added and removed, on top of the stored group. */
   added: Map<string, ScimMember>;
   removed: Map<string, ScimMember>;
@@ -85,10 +88,17 @@ function valueEquals(filter: FilterNode): string | undefined {
 class GroupPatcher {
   constructor(
     private readonly groupId: string,
+    private readonly stored: readonly ScimMember[],
     private readonly state: Working,
     private readonly store: ScimStore,
     private readonly quirks: ScimQuirks,
   ) {}
+
+  /** The members at this point of the patch, as a list of its own. */
+  private current(): ScimMember[] {
+    this.state.members ??= [...this.stored, ...this.state.added.values()];
+    return this.state.members;
+  }
 
   /** Whether the group holds this member value at this point of the patch. */
   private has(value: string): boolean {
@@ -104,7 +114,7 @@ class GroupPatcher {
     // RFC 7644 §3.5.2.1: a value already present is not added again.
     for (const member of added) {
       if (this.has(member.value)) continue;
-      this.state.members.push(member);
+      this.state.members?.push(member);
       if (this.state.removed.has(member.value)) this.state.removed.delete(member.value);
       else this.state.added.set(member.value, member);
     }
@@ -114,7 +124,7 @@ class GroupPatcher {
   private drop(targets: readonly ScimMember[]): void {
     if (targets.length === 0) return;
     const values = new Set(targets.map((m) => m.value));
-    this.state.members = this.state.members.filter((m) => !values.has(m.value));
+    this.state.members = this.current().filter((m) => !values.has(m.value));
     for (const member of targets) {
       if (this.state.added.has(member.value)) this.state.added.delete(member.value);
       else this.state.removed.set(member.value, member);
@@ -122,7 +132,7 @@ class GroupPatcher {
   }
 
   private dropAll(): void {
-    this.drop([...this.state.members]);
+    this.drop([...this.current()]);
   }
 
   private setAttribute(name: string, value: unknown, op: string): void {
@@ -169,9 +179,9 @@ class GroupPatcher {
       const value = valueEquals(filter);
       const targets =
         value === undefined
-          ? matching(this.state.members, filter, this.quirks)
+          ? matching(this.current(), filter, this.quirks)
           : this.has(value)
-            ? this.state.members.filter((m) => m.value === value)
+            ? this.current().filter((m) => m.value === value)
             : [];
       if (subAttribute === undefined) {
         this.drop(targets);
@@ -179,7 +189,7 @@ class GroupPatcher {
       }
       const chosen = new Set(targets);
       this.state.rewritten ||= targets.length > 0;
-      this.state.members = this.state.members.map((m) => {
+      this.state.members = this.current().map((m) => {
         if (!chosen.has(m)) return m;
         const copy: ScimMember = { ...m };
         for (const key of Object.keys(copy))
@@ -202,7 +212,7 @@ class GroupPatcher {
     }
     // Entra's default form: path 'members' with value [{ value }] (scim-interop.md).
     const values = new Set(toMembers(op.value).map((m) => m.value));
-    this.drop(this.state.members.filter((m) => values.has(m.value)));
+    this.drop(this.current().filter((m) => values.has(m.value)));
   }
 
   apply(op: Operation): void {
@@ -259,12 +269,13 @@ export function patchGroup(
   const state: Working = {
     displayName: group.displayName,
     externalId: group.externalId,
-    members: [...((group.members as ScimMember[] | undefined) ?? [])],
+    members: undefined,
     added: new Map(),
     removed: new Map(),
     rewritten: false,
   };
-  const patcher = new GroupPatcher(id, state, store, quirks);
+  const stored = (group.members as ScimMember[] | undefined) ?? [];
+  const patcher = new GroupPatcher(id, stored, state, store, quirks);
   for (const op of operations) patcher.apply(op);
   const membersChanged = state.added.size > 0 || state.removed.size > 0 || state.rewritten;
   const changed =
@@ -274,13 +285,13 @@ export function patchGroup(
   if (!changed) return undefined;
   const attributes = { displayName: state.displayName, externalId: state.externalId };
   if (state.rewritten) {
-    const stored = store.putGroup(id, { ...group, ...attributes, members: state.members });
-    truth.membersChanged(id, group.members, stored.members);
-    return stored;
+    const replaced = store.putGroup(id, { ...group, ...attributes, members: state.members });
+    truth.membersChanged(id, group.members, replaced.members);
+    return replaced;
   }
   const change = { added: [...state.added.values()], removed: [...state.removed.values()] };
   const recordChange = truth.beforeMembersChange(id, [...change.added, ...change.removed]);
-  const stored = store.changeMembers(id, state.members, change, attributes);
+  const patched = store.changeMembers(id, state.members, change, attributes);
   recordChange();
-  return stored;
+  return patched;
 }

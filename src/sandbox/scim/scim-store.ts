@@ -130,17 +130,25 @@ export class ScimStore {
   }
 
   /**
-   * Replaces a group's members after a PATCH that added and removed these (the patch keeps
-   * values unique): the index follows the change alone, whatever the size of the group.
+   * A group's members after a PATCH that added and removed these (the patch keeps values
+   * unique): `members` is the list the patch left, or undefined when it only added, which
+   * are then appended to the stored list. Costs what changed, whatever the size of the group.
    */
   changeMembers(
     id: string,
-    members: ScimMember[],
+    patched: ScimMember[] | undefined,
     change: { added: readonly ScimMember[]; removed: readonly ScimMember[] },
     attributes: { displayName: unknown; externalId: unknown },
   ): ScimResource {
     const existing = this.groups.get(id);
     if (existing === undefined) throw scimError(404, null, `Resource ${id} not found`);
+    const stored = (existing.members as ScimMember[] | undefined) ?? [];
+    let members = patched;
+    if (members === undefined) {
+      // The store's own list: nothing outside the store keeps it (reads get copies).
+      members = stored;
+      members.push(...change.added);
+    }
     if (attributes.displayName !== existing.displayName) {
       return this.putGroup(id, { ...existing, ...attributes, members });
     }
