@@ -213,15 +213,7 @@ export class TableAccountState implements AccountStateStore {
 
   /** The row after a commit, and the transaction action that writes it under `etag`. */
   private nextRow(commit: StepCommit, stored: AccountRecord | null) {
-    const record =
-      commit.update === undefined
-        ? stored
-        : (applyRecordUpdate(
-            stored ?? undefined,
-            commit.connector,
-            commit.accountId,
-            commit.update,
-          ) ?? null);
+    const record = recordAfter(commit, stored);
     const released = commit.release;
     return {
       record,
@@ -247,10 +239,7 @@ export class TableAccountState implements AccountStateStore {
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const current = await this.read(client, keys);
       const stored = current === undefined ? null : recordOfRow(connector, accountId, current.row);
-      const record =
-        commit.update === undefined
-          ? stored
-          : (applyRecordUpdate(stored ?? undefined, connector, accountId, commit.update) ?? null);
+      const record = recordAfter(commit, stored);
       const held = current === undefined ? undefined : leaseOfRow(current.row);
       const lease = held?.owner === commit.owner && commit.release ? undefined : held;
       if (current === undefined) {
@@ -309,4 +298,13 @@ function leaseOf(commit: StepCommit): Lease {
     expiresAtMs: commit.leaseExpiresAtMs,
     expiresAt: new Date(commit.leaseExpiresAtMs).toISOString(),
   };
+}
+
+/** The record once the commit's update is applied to it (null: none). */
+function recordAfter(commit: StepCommit, stored: AccountRecord | null): AccountRecord | null {
+  if (commit.update === undefined) return stored;
+  return (
+    applyRecordUpdate(stored ?? undefined, commit.connector, commit.accountId, commit.update) ??
+    null
+  );
 }

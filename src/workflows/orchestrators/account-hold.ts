@@ -1,8 +1,7 @@
 import type { OrchestrationContext } from 'durable-functions';
-import type { AccountRecord } from '../../domain/account-record';
+import type { AccountRecord, AccountRecordUpdate } from '../../domain/account-record';
 import type { SerializedError } from '../../domain/errors';
 import type { JournalEntry } from '../../domain/journal-entry';
-import type { AccountRecordUpdate } from '../../domain/account-record';
 import type { CommittedStep, LeaseResult } from '../../store/account-state';
 import type { ActivityResult } from '../activity-result';
 import { ACTIVITIES } from '../names';
