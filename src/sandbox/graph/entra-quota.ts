@@ -27,6 +27,8 @@ export interface GraphQuotaOptions {
 
 /** What the quota saw: calls charged, of which writes, and the 429s it answered. */
 export interface GraphQuotaStats {
+  /** The quota's clock (ms) when quota mode was switched on. */
+  startedAt: number;
   calls: number;
   writes: number;
   throttled: number;
@@ -74,7 +76,7 @@ const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
 /** Entra ID's per-app limits, charged call by call (see {@link GraphQuotaOptions}). */
 export class EntraQuota {
-  readonly stats: GraphQuotaStats = { calls: 0, writes: 0, throttled: 0 };
+  readonly stats: GraphQuotaStats;
   private readonly apps = new Map<string, { writes: Bucket; units: Bucket }>();
   private readonly origin: number;
 
@@ -84,6 +86,7 @@ export class EntraQuota {
     private readonly now: () => number,
   ) {
     this.origin = now();
+    this.stats = { startedAt: this.origin, calls: 0, writes: 0, throttled: 0 };
   }
 
   /** The quota with the documented defaults filled in. */
