@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { graphConnectorSchema } from '../../src/connectors/graph/graph-settings';
-import { createGraphConnector } from '../../src/connectors/graph';
 import type { Connector } from '../../src/connectors/connector';
 import type { TargetAccount } from '../../src/domain/account';
-import { LocalSecretStore } from '../../src/secrets';
-import { DEFAULT_SANDBOX_CLIENT, startGraphSandbox } from '../../src/sandbox/graph';
+import { startGraphSandbox } from '../../src/sandbox/graph';
+import { graphSandboxConnector } from '../support/graph-sandbox-connector';
 import { createdAccount, runMembership } from '../support/membership-procedure';
 import { measure } from './measure';
 import { connectorFor, startSandboxProcess } from './scim-bench';
@@ -118,20 +116,7 @@ async function scimWholeGroupReads(print: (line: string) => void): Promise<void>
 
 async function graphBigGroups(print: (line: string) => void): Promise<void> {
   const sandbox = await startGraphSandbox({ latencyMs: LATENCY_MS });
-  const settings = graphConnectorSchema.parse({
-    name: 'graph-big',
-    kind: 'graph',
-    tenantId: sandbox.tenantId,
-    clientId: DEFAULT_SANDBOX_CLIENT.clientId,
-    clientSecretName: 'secret',
-    upnDomain: 'contoso.example',
-    authority: sandbox.authority,
-    graphEndpoint: sandbox.graphEndpoint,
-  });
-  const connector = createGraphConnector(settings, {
-    secrets: new LocalSecretStore({ secret: DEFAULT_SANDBOX_CLIENT.secret }),
-    ca: sandbox.ca,
-  });
+  const connector = graphSandboxConnector(sandbox, { name: 'graph-big' });
   try {
     const big = sandbox.addGroup({ displayName: 'All Employees' }).id;
     const small = sandbox.addGroup({ displayName: 'Small Team' }).id;

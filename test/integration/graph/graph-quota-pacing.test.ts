@@ -1,14 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { graphConnectorSchema } from '../../../src/connectors/graph/graph-settings';
-import { createGraphConnector, type GraphConnector } from '../../../src/connectors/graph';
+import type { GraphConnector } from '../../../src/connectors/graph';
 import { ScaledClock } from '../../../src/runtime/local-host/virtual-clock';
-import { LocalSecretStore } from '../../../src/secrets';
 import {
-  DEFAULT_SANDBOX_CLIENT,
   startGraphSandbox,
   type GraphSandbox,
   type GraphQuotaOptions,
 } from '../../../src/sandbox/graph';
+import { graphSandboxConnector } from '../../support/graph-sandbox-connector';
 import { createdAccount, runMembership } from '../../support/membership-procedure';
 
 /**
@@ -34,24 +32,16 @@ afterEach(async () => {
 async function bulkRun(quota: GraphQuotaOptions) {
   sandbox = await startGraphSandbox({ quota: { ...quota, timeScale: SCALE } });
   const clock = new ScaledClock(SCALE);
-  const settings = graphConnectorSchema.parse({
-    name: 'entra-quota',
-    kind: 'graph',
-    tenantId: sandbox.tenantId,
-    clientId: DEFAULT_SANDBOX_CLIENT.clientId,
-    clientSecretName: 'secret',
-    upnDomain: 'contoso.example',
-    authority: sandbox.authority,
-    graphEndpoint: sandbox.graphEndpoint,
-    concurrency: 8,
-    quota: { writes: QUOTA.writes, writeSeconds: QUOTA.writeWindowMs / 1000 },
-  });
   const time = { now: () => clock.now(), sleep: (ms: number) => clock.sleep(ms) };
-  connector = createGraphConnector(settings, {
-    secrets: new LocalSecretStore({ secret: DEFAULT_SANDBOX_CLIENT.secret }),
-    ca: sandbox.ca,
-    ...time,
-  });
+  connector = graphSandboxConnector(
+    sandbox,
+    {
+      name: 'entra-quota',
+      concurrency: 8,
+      quota: { writes: QUOTA.writes, writeSeconds: QUOTA.writeWindowMs / 1000 },
+    },
+    time,
+  );
   const graph = connector;
   const groups = ['Alpha', 'Beta', 'Gamma'].map(
     (name) => sandbox!.addGroup({ displayName: name }).id,
