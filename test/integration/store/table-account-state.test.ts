@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AccountRecord } from '../../../src/domain/account-record';
 import { journalEntryKey, type JournalEntry } from '../../../src/domain/journal-entry';
 import { tableClient } from '../../../src/store/storage-clients';
 import { TableAccountState } from '../../../src/store/table-account-state';
@@ -200,5 +201,51 @@ describe('TableAccountState: a step written in one transaction (DESIGN invariant
     expect((await journal.query({})).entries.every((entry) => entry.change !== undefined)).toBe(
       true,
     );
+  });
+});
+
+describe('TableAccountState: the records reconciliation compares the target with', () => {
+  const record = (accountId: string, targetId: string): AccountRecord => ({
+    connector: 'listed',
+    accountId,
+    targetId,
+    linkedAt: AT,
+    enabled: true,
+    assignedGroups: ['g-1'],
+  });
+
+  it('lists the linked accounts of a connector, not its journal, its deleted accounts or another connector', async () => {
+    await accounts.put(record('ada/1', 't-ada'));
+    await accounts.put(record('bob', 't-bob'));
+    await accounts.put(record('gone', ''));
+    await accounts.put({ ...record('other', 't-other'), connector: 'elsewhere' });
+    await accounts.commitStep({
+      connector: 'listed',
+      accountId: 'bob',
+      owner: 'req-bob',
+      leaseExpiresAtMs: NOW + TTL,
+      entries: entries('listed', 'bob', 0, ['g-2']),
+      update: { granted: ['g-2'], groupsAt: AT },
+      release: true,
+    });
+
+    const listed: AccountRecord[] = [];
+    for await (const linked of accounts.listLinked('listed')) listed.push(linked);
+    expect(
+      listed.map((linked) => [linked.accountId, linked.targetId, linked.assignedGroups]),
+    ).toEqual([
+      ['ada/1', 't-ada', ['g-1']],
+      ['bob', 't-bob', ['g-1', 'g-2']],
+    ]);
+  });
+
+  it('keeps the lease of a row a record is put into', async () => {
+    await accounts.acquire('listed', 'held', 'req-held', NOW, TTL, true);
+    await accounts.put(record('held', 't-held'));
+    expect(await accounts.acquire('listed', 'held', 'someone-else', NOW, TTL)).toMatchObject({
+      acquired: false,
+      holder: 'req-held',
+    });
+    expect(await accounts.get('listed', 'held')).toMatchObject({ targetId: 't-held' });
   });
 });
