@@ -1,5 +1,6 @@
 // Storage account for the Functions host, the Durable task hub (Azure Storage backend, hub name in
-// host.json), the journal / catalogue / link / lease tables and the bulk provisioning queue.
+// host.json), the journal (each account's record and lease beside its entries), catalogue and
+// intent tables and the bulk provisioning queue.
 // Shared-key access is disabled: only Entra ID (managed identity) callers get in, so no account key
 // and no key-bearing connection string can be used against it.
 
@@ -25,8 +26,6 @@ param bulkQueueName string
 var tableNames = [
   'ProvisioningJournal'
   'RoleCatalogue'
-  'AccountLinks'
-  'AccountLeases'
   'WriteIntents'
   'CompatibilityRuns'
   'RequestIndex'

@@ -94,6 +94,11 @@ const connectorSchema = {
         },
         membershipReadScope: { enum: ['all', 'named'] },
         membershipWriteBatchSize: { type: 'integer' },
+        membershipWritesSayIfInPlace: {
+          type: 'boolean',
+          description:
+            'A membership write says whether it was in place already: no read before the writes for an account the request just created',
+        },
       },
     },
     features: {

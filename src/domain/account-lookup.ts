@@ -20,6 +20,7 @@ export function* resolveAccount(context: StepContext): Machine<AccountResolution
   const found = yield* call<AccountLookup>(STEP_OPS.findAccount, {
     connector: context.connector,
     accountId: context.accountId,
+    ...(handle.stored === undefined ? {} : { stored: handle.stored }),
   });
   if (!found.ok) return { error: found.error };
   const readAt = yield* now();

@@ -69,6 +69,7 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
       ? {}
       : { passwordSecret: input.passwordSecret, discardAfterUse: input.lastPasswordUse }),
     intentKey: intentKey(input.requestId, input.step, STEP_OPS.createAccount),
+    ...(input.handle.stored === undefined ? {} : { stored: input.handle.stored }),
   });
   // A create whose answers were lost (after the transport's and Durable's retries) may
   // have been applied: a read tells, as for an unusable answer (scim-interop.md).
@@ -120,6 +121,7 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
   input.handle.account = account;
   input.handle.seen = true;
   input.handle.seenAt = answeredAt;
+  if (ours) input.handle.createdHere = true;
   const record: AccountRecordUpdate = {
     link: { targetId: account.id, linkedAt: at, ...(ours ? { createdAt: at } : {}) },
     ...(ours ? { enabled: { value: true, at } } : {}),

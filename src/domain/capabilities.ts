@@ -17,4 +17,12 @@ export interface ConnectorCapabilities {
    * at most this many, so it makes one call.
    */
   membershipWriteBatchSize: number;
+  /**
+   * Whether the answer to a membership write says if the change was in place already
+   * (Graph: 204 applied; 400 "already exist" on add, 404 on remove). The read before the
+   * writes then only plans and reports, and is left out for an account the request has just
+   * created: such an account is a member of nothing, and a read could only fail to show it.
+   * False where a write is acknowledged alike either way (SCIM 200/204): the read tells.
+   */
+  membershipWritesSayIfInPlace: boolean;
 }

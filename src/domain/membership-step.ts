@@ -74,7 +74,9 @@ function* changeMemberships(
   };
 
   const startedAt = yield* now();
-  const read = yield* readMemberships(input, account, Object.keys(plan.expected));
+  const read = firstStepAfterCreate(input)
+    ? nothingToRead()
+    : yield* readMemberships(input, account, Object.keys(plan.expected));
   if ('error' in read) return failed(read.error);
   Object.assign(names, read.names);
   const seen = new Set(read.groupIds);
@@ -126,10 +128,30 @@ interface ReadOutcome extends MembershipRead {
 }
 
 /**
- * One membership read: a single operation for targets that read all direct groups, one per
- * group for targets that read named groups only. A read that does not find the account
- * (a new account not replicated yet; or a gone one, which the writes will tell) shows
- * nothing: it plans and reports only (DESIGN invariant 9).
+ * Whether the read before the writes can be left out: the account was created by this
+ * request, so it is a member of nothing but what the request granted since (the service's
+ * own record says which), and the target's write answers tell whether each change was in
+ * place (a read of a new account could only fail to show it, graph-behaviour.md).
+ */
+function firstStepAfterCreate(input: MembershipStepInput): boolean {
+  return (
+    input.handle.createdHere === true &&
+    input.capabilities.membershipWritesSayIfInPlace &&
+    (input.handle.record?.assignedGroups ?? []).length === 0
+  );
+}
+
+/** The state before of an account created by this request: a member of nothing. */
+function nothingToRead(): ReadOutcome {
+  return { groupIds: [], names: {}, notices: [], visible: true };
+}
+
+/**
+ * One membership read: one operation, of every direct group for targets that read them all,
+ * of the named groups for targets that read named groups only (the connector reads them
+ * together). A read that does not find the account (a new account not replicated yet; or a
+ * gone one, which the writes will tell) shows nothing: it plans and reports only (DESIGN
+ * invariant 9).
  */
 function* readMemberships(
   input: MembershipStepInput,
@@ -142,10 +164,10 @@ function* readMemberships(
     const confirmAbsent = ids.filter((id) => removed.has(id));
     return confirmAbsent.length === 0 ? {} : { confirmAbsent };
   };
-  const inputs: ReadMembershipsInput[] =
-    input.capabilities.membershipReadScope === 'named'
-      ? groupIds.map((id) => ({ connector, account, groupIds: [id], ...confirm([id]) }))
-      : [{ connector, account, groupIds: [...groupIds], ...confirm(groupIds) }];
+  const nothingNamed = input.capabilities.membershipReadScope === 'named' && groupIds.length === 0;
+  const inputs: ReadMembershipsInput[] = nothingNamed
+    ? []
+    : [{ connector, account, groupIds: [...groupIds], ...confirm(groupIds) }];
   const results = yield* parallel<MembershipRead>(STEP_OPS.readMemberships, inputs);
   const read: ReadOutcome = { groupIds: [], names: {}, notices: [], visible: true };
   for (const result of results) {

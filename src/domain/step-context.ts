@@ -12,8 +12,15 @@ export interface AccountHandle {
   seen: boolean;
   /** When that read was made (ms): a read younger than the window after a write may not show it. */
   seenAt?: number;
+  /** A step of this request created the account: it is a member of no group but those the request granted. */
+  createdHere?: boolean;
   /** The service's record of the account, as read or written by this request. */
   record: AccountRecord | null | undefined;
+  /**
+   * The record as stored (null: none; a deleted account's tombstone included), when the
+   * request read it with its lease: a lookup need not read it again. Undefined: not known.
+   */
+  stored?: AccountRecord | null;
 }
 
 /** What every step machine knows about the request it runs in. */

@@ -35,6 +35,8 @@ export interface ConnectorInput {
  */
 export interface FindAccountInput extends ConnectorInput {
   accountId: string;
+  /** The record as stored, when the request holds it already: not read again. */
+  stored?: AccountRecord | null;
 }
 
 /** The account as a read showed it (null: the read found nothing) and the service's record. */
@@ -60,6 +62,8 @@ export interface CreateAccountInput extends ConnectorInput, IntentInput {
   /** Name of the transient password secret; the secret stays for later steps unless `discardAfterUse`. */
   passwordSecret?: string;
   discardAfterUse?: boolean;
+  /** The record as stored, when the request holds it already: not read again. */
+  stored?: AccountRecord | null;
 }
 
 export interface UpdateAccountInput extends AccountInput {
@@ -105,17 +109,21 @@ export interface WriteMembershipsInput extends AccountInput, IntentInput {
 }
 
 /**
- * A step's effective changes and record update, written together (DESIGN invariant 1).
- * Answers the record as stored afterwards (null: none, or the step did not change it).
+ * A step's effective changes and record update, written together under the request's lease
+ * (DESIGN invariant 1 and 7), the lease released with them when nothing follows. Answers the
+ * record as stored afterwards and the row's new version.
  */
 export interface RecordStepInput {
   connector: string;
   accountId: string;
+  /** The lease holder and when its lease ends (ms). */
+  owner: string;
+  leaseExpiresAtMs: number;
+  /** The row's version as the holder last wrote it; absent: read it. */
+  etag?: string;
   entries: JournalEntry[];
-  record?: AccountRecordUpdate;
-  /**
-   * The record as stored, when an earlier step of the request wrote it (one writer per
-   * account: it is still so); the update then needs no read.
-   */
-  stored?: AccountRecord | null;
+  update?: AccountRecordUpdate;
+  /** The record as stored (the holder is its only writer): with `etag`, no read. */
+  stored: AccountRecord | null;
+  release: boolean;
 }

@@ -10,8 +10,8 @@ import { DRIFT_EVENTS_QUEUE, DriftEventQueue } from '../store/drift-events';
 import { TableDriftFindings } from '../store/table-drift-findings';
 import { TableReconciliationState } from '../store/table-reconciliation-state';
 import { queueClient, tableClient } from '../store/storage-clients';
-import { TableAccountLeases } from '../store/table-account-leases';
-import { TableAccountLinks } from '../store/table-account-links';
+import { CachedRoleCatalogue } from '../store/cached-role-catalogue';
+import { TableAccountState } from '../store/table-account-state';
 import { TableCompatibilityRuns } from '../store/table-compatibility-runs';
 import { TableJournalStore } from '../store/table-journal-store';
 import { TableRequestIndex } from '../store/table-request-index';
@@ -22,12 +22,13 @@ import type { WorkflowServices } from '../workflows/workflow-services';
 import { ConnectorRegistry } from '../connectors/connector-registry';
 import type { ConnectorDependencies } from '../connectors/create-connector';
 
-/** Table names: `infra/core/storage.bicep` creates exactly these (a template test checks it). */
+/**
+ * Table names: `infra/core/storage.bicep` creates exactly these (a template test checks it).
+ * The journal's table also holds each account's record and lease (src/store/account-row.ts).
+ */
 export const TABLES = {
   journal: 'ProvisioningJournal',
   catalogue: 'RoleCatalogue',
-  links: 'AccountLinks',
-  leases: 'AccountLeases',
   intents: 'WriteIntents',
   compatibility: 'CompatibilityRuns',
   requests: 'RequestIndex',
@@ -73,9 +74,10 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     registry,
     secrets,
     journal: new TableJournalStore(tableClient(storage, TABLES.journal)),
-    catalogue: new TableRoleCatalogue(tableClient(storage, TABLES.catalogue)),
-    links: new TableAccountLinks(tableClient(storage, TABLES.links)),
-    leases: new TableAccountLeases(tableClient(storage, TABLES.leases)),
+    catalogue: new CachedRoleCatalogue(
+      new TableRoleCatalogue(tableClient(storage, TABLES.catalogue)),
+    ),
+    accounts: new TableAccountState(tableClient(storage, TABLES.journal)),
     intents: new TableWriteIntents(tableClient(storage, TABLES.intents)),
     compatibility: new TableCompatibilityRuns(tableClient(storage, TABLES.compatibility)),
     requests: new TableRequestIndex(tableClient(storage, TABLES.requests)),

@@ -2,6 +2,7 @@ import { odata, type TableClient, type TableEntityResult } from '@azure/data-tab
 import { ProvisioningError } from '../domain/errors';
 import type { JournalChange, JournalEntry } from '../domain/journal-entry';
 import { requestContextOf } from '../domain/request-context';
+import { JOURNAL_ROWS_END } from './account-row';
 import { EnsuredTable } from './ensured-table';
 import type { JournalPage, JournalQuery, JournalStore } from './journal-store';
 import { readPage } from './table-page';
@@ -42,11 +43,7 @@ export class TableJournalStore implements JournalStore {
   /** Upserts the entries, 100 per transaction and partition; the same entries twice leave one row each. */
   async record(entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const rows = entries.map((entry) => ({
-      partitionKey: encodeTableKey(entry.connector),
-      rowKey: `${isoTime(entry.at, 'at')}_${entry.key}`,
-      ...toRow(entry),
-    }));
+    const rows = journalRowsOf(entries);
     const client = await this.table.client();
     await guardStorage('record journal entries', () => upsertInBatches(client, rows, 'Replace'));
   }
@@ -69,6 +66,18 @@ export class TableJournalStore implements JournalStore {
   }
 }
 
+/**
+ * The table rows of journal entries: PartitionKey the connector, RowKey `<at as ISO>_<key>`,
+ * so that an entry recorded again lands on the same row.
+ */
+export function journalRowsOf(entries: readonly JournalEntry[]) {
+  return entries.map((entry) => ({
+    partitionKey: encodeTableKey(entry.connector),
+    rowKey: `${isoTime(entry.at, 'at')}_${entry.key}`,
+    ...toRow(entry),
+  }));
+}
+
 function journalFilter(query: JournalQuery): string {
   const clauses: string[] = [];
   if (query.connector !== undefined) {
@@ -83,6 +92,8 @@ function journalFilter(query: JournalQuery): string {
   // RowKeys start with the entry's ISO time: a time range is a RowKey range.
   if (query.from !== undefined) clauses.push(odata`RowKey ge ${isoTime(query.from, 'from')}`);
   if (query.to !== undefined) clauses.push(odata`RowKey lt ${isoTime(query.to, 'to')}`);
+  // The connector's account rows follow its entries in the same table (account-row.ts).
+  else clauses.push(odata`RowKey lt ${JOURNAL_ROWS_END}`);
   return clauses.join(' and ');
 }
 

@@ -1,8 +1,7 @@
 import type { Logger } from '../domain/logger';
 import type { ConnectorRegistry } from '../connectors/connector-registry';
 import type { SecretStore } from '../secrets/secret-store';
-import type { AccountLeaseStore } from '../store/account-leases';
-import type { AccountLinkStore } from '../store/account-links';
+import type { AccountStateStore } from '../store/account-state';
 import type { BulkQueue } from '../store/bulk-queue';
 import type { CompatibilityRunStore } from '../store/compatibility-runs';
 import type { DriftEventQueue } from '../store/drift-events';
@@ -20,8 +19,8 @@ export interface WorkflowServices {
   secrets: SecretStore;
   journal: JournalStore;
   catalogue: RoleCatalogueStore;
-  links: AccountLinkStore;
-  leases: AccountLeaseStore;
+  /** Each account's record and lease, beside its journal entries. */
+  accounts: AccountStateStore;
   intents: WriteIntentStore;
   /** The last compatibility run of each connector. */
   compatibility: CompatibilityRunStore;

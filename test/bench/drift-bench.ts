@@ -174,7 +174,7 @@ async function writeLinks(host: LocalHost, connector: string, seeded: SeededTarg
           enabledAt: linkedAt,
           assignedGroups: assigned[start + i]!,
         };
-        return host.services.links.put(record);
+        return host.services.accounts.put(record);
       }),
     );
   }

@@ -1,7 +1,9 @@
 import { runCatalogueBench } from './catalogue-bench';
 import { runConsoleBench } from './console-bench';
 import { runDriftBench } from './drift-bench';
+import { runBigGroupsBench } from './big-groups-bench';
 import { runGraphBench } from './graph-bench';
+import { runQuotaBench } from './quota-bench';
 import { runScimBench } from './scim-bench';
 import { runServiceBench } from './service-bench';
 
@@ -12,6 +14,8 @@ const BENCHES: Record<string, (print: (line: string) => void) => Promise<void>> 
   catalogue: runCatalogueBench,
   console: runConsoleBench,
   drift: runDriftBench,
+  quota: runQuotaBench,
+  'big-groups': runBigGroupsBench,
 };
 
 async function main(names: string[]): Promise<void> {

@@ -10,19 +10,24 @@ import { measure } from './measure';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 5);
 
-interface SandboxProcess {
+export interface SandboxProcess {
   baseUrl: string;
   groupIds: string[];
+  /** Groups seeded with the members asked for, in order. */
+  populatedIds: string[];
   requests(): Promise<number>;
+  /** Bytes the sandbox has served since it started. */
+  bytesServed(): Promise<number>;
   /** The sandbox's CPU time since the last call, in ms. */
   serverCpuMs(): number;
   stop(): Promise<void>;
 }
 
-async function startSandboxProcess(
+export async function startSandboxProcess(
   token: string,
   quirks: ScimQuirks,
   groups: number,
+  memberCounts: number[] = [],
 ): Promise<SandboxProcess> {
   const child: ChildProcess = fork(join(__dirname, 'scim-sandbox-process.js'), {
     stdio: 'inherit',
@@ -39,15 +44,16 @@ async function startSandboxProcess(
       };
       child.on('message', onMessage);
     });
-  const started = next<{ baseUrl: string; groupIds: string[] }>('started');
-  child.send({ type: 'start', token, quirks, groups });
-  const { baseUrl, groupIds } = await started;
+  const started = next<{ baseUrl: string; groupIds: string[]; populatedIds: string[] }>('started');
+  child.send({ type: 'start', token, quirks, groups, memberCounts });
+  const { baseUrl, groupIds, populatedIds } = await started;
   let serverCpuMark = 0;
   let lastServerCpu = 0;
   return {
     serverCpuMs: () => lastServerCpu,
     baseUrl,
     groupIds,
+    populatedIds,
     async requests() {
       const counted = next<{ requests: number; cpuMs: number }>('count');
       child.send({ type: 'count' });
@@ -55,6 +61,11 @@ async function startSandboxProcess(
       lastServerCpu = cpuMs - serverCpuMark;
       serverCpuMark = cpuMs;
       return requests;
+    },
+    async bytesServed() {
+      const counted = next<{ bytes: number }>('count');
+      child.send({ type: 'count' });
+      return (await counted).bytes;
     },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -64,7 +75,7 @@ async function startSandboxProcess(
   };
 }
 
-function connectorFor(baseUrl: string, token: string, overrides: Record<string, unknown>) {
+export function connectorFor(baseUrl: string, token: string, overrides: Record<string, unknown>) {
   const settings = scimConnectorSchema.parse({
     name: 'bench',
     kind: 'scim',
@@ -109,11 +120,18 @@ async function grantMemberships(print: (line: string) => void): Promise<void> {
   const sandbox = await startSandboxProcess(token, { latencyMs: LATENCY_MS }, 50);
   const connector = connectorFor(sandbox.baseUrl, token, { concurrency: 8 });
   try {
-    const accounts = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        createdAccount(connector, { accountId: `bench.user.${i}` }),
-      ),
-    );
+    const accountsNamed = (prefix: string, count: number) =>
+      Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          createdAccount(connector, { accountId: `${prefix}.${i}` }),
+        ),
+      );
+    // Warm-up: both processes are new; the first grants pay for compiling the code of
+    // the membership path, which is not what a grant costs (as the imports warm up too).
+    for (const account of await accountsNamed('warm.user', 2)) {
+      await runMembership(connector, account, 'grant', sandbox.groupIds.slice(0, 50));
+    }
+    const accounts = await accountsNamed('bench.user', 10);
     await sandbox.requests();
     const result = await measure(() =>
       Promise.all(

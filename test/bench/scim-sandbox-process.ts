@@ -5,7 +5,14 @@ import { startScimSandbox, type ScimQuirks } from '../../src/sandbox/scim';
  * client's memory and CPU, not the server's. Talks to the parent over IPC.
  */
 type Message =
-  | { type: 'start'; token: string; quirks: ScimQuirks; groups: number }
+  | {
+      type: 'start';
+      token: string;
+      quirks: ScimQuirks;
+      groups: number;
+      /** Groups seeded with this many members each (big-group benchmarks). */
+      memberCounts?: number[];
+    }
   | { type: 'count' }
   | { type: 'stop' };
 
@@ -29,16 +36,28 @@ process.on('message', (message: Message) => {
             displayName: `Group ${String(i).padStart(5, '0')}`,
           })),
         );
+        const populated = sandbox.seedGroups(
+          (message.memberCounts ?? []).map((count, g) => ({
+            displayName: `Populated ${g}`,
+            members: Array.from({ length: count }, (_, i) => `member.${g}.${i}`),
+          })),
+        );
         sandbox.clearRequests();
         process.send?.({
           type: 'started',
           baseUrl: sandbox.baseUrl,
           groupIds: groups.slice(0, 100).map((g) => g.id),
+          populatedIds: populated.map((g) => g.id),
         });
         break;
       }
       case 'count':
-        process.send?.({ type: 'count', requests: sandbox?.requests.length ?? 0, cpuMs: cpuMs() });
+        process.send?.({
+          type: 'count',
+          requests: sandbox?.requests.length ?? 0,
+          bytes: sandbox?.bytesServed ?? 0,
+          cpuMs: cpuMs(),
+        });
         sandbox?.clearRequests();
         break;
       case 'stop':

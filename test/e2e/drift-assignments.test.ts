@@ -76,7 +76,7 @@ describe("the service's record of what it assigned", () => {
         actions: [{ type: 'grant', groups: ['Marketing'] }, { type: 'lock' }],
       });
       expect(grant.steps.flatMap((step: { changes: unknown[] }) => step.changes)).toEqual([]);
-      const record = await t.host.services.links.get(connector, accountId);
+      const record = await t.host.services.accounts.get(connector, accountId);
       const marketing =
         connector === 'scim-sandbox'
           ? t.host.sandboxes!.scimGroups['Marketing']

@@ -107,6 +107,7 @@ function memoryConnector(name: string, target: MemoryTarget): Connector {
       visibilityWindowMs: 0,
       membershipReadScope: 'all',
       membershipWriteBatchSize: 1,
+      membershipWritesSayIfInPlace: false,
     },
     checkStatus: async () => ({
       connector: name,

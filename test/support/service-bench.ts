@@ -14,7 +14,12 @@ import { startServiceRuntime, type ServiceRuntime } from '../../src/runtime/serv
 import { ScaledClock, VirtualClock } from '../../src/runtime/local-host/virtual-clock';
 import { LocalSecretStore } from '../../src/secrets/local-secret-store';
 import { HISTORY_EVENT } from '../../src/runtime/local-host/history-events';
-import { jobInstanceId, ORCHESTRATIONS, requestInstanceId } from '../../src/workflows/names';
+import {
+  ACTIVITIES,
+  jobInstanceId,
+  ORCHESTRATIONS,
+  requestInstanceId,
+} from '../../src/workflows/names';
 
 export const SCIM = 'scim-sandbox';
 export const GRAPH = 'graph-sandbox';
@@ -162,6 +167,26 @@ export function requestActivityCalls(
   name: string,
 ): ActivityCall[] {
   return activityCalls(bench, requestInstanceId(requestId)).filter((call) => call.name === name);
+}
+
+/**
+ * The call that released a request's account lease: the last step's record write, which
+ * releases it in the same write, or the release of its own when no record was written.
+ */
+export function leaseReleaseOf(
+  bench: ServiceBench,
+  requestId: string,
+): ActivityCall & { answeredAt: number } {
+  const release = activityCalls(bench, requestInstanceId(requestId)).find(
+    (call) =>
+      call.answeredAt !== undefined &&
+      (call.result as { ok?: boolean } | undefined)?.ok === true &&
+      (call.name === ACTIVITIES.releaseAccountLease ||
+        (call.name === ACTIVITIES.recordStep &&
+          (call.input as { release?: unknown }).release === true)),
+  );
+  if (release === undefined) throw new Error(`${requestId} never released its lease`);
+  return release as ActivityCall & { answeredAt: number };
 }
 
 /** One activity call of an orchestration, from its history: what a test can see of the service's steps. */

@@ -11,6 +11,7 @@ import {
 import type { GraphAnswer, GraphErrorContext } from './graph-error-mapper';
 import type { GraphHttp } from './graph-http';
 import { isRecord } from './graph-objects';
+import { quotaNamed } from './graph-quota';
 
 /** graph-behaviour.md: a `$batch` carries at most 20 sub-requests. */
 export const BATCH_LIMIT = 20;
@@ -158,9 +159,13 @@ export async function sendBatch(
     }
     let pauseMs = 0;
     let failedMs = 0;
+    // 429s of the quota wait in its bucket; any other throttling pauses every caller.
+    let pauseAll = false;
     const throttled: BatchRequest[] = [];
     const failed: BatchRequest[] = [];
     for (const response of answers.flat()) {
+      const ofQuota = http.learn(response, byId.get(response.id)!);
+      if (response.status === 429 && !ofQuota) pauseAll = true;
       const sub = progress.get(response.id)!;
       const maybeAppliedBefore = sub.maybeApplied;
       const hinted = parseRetryAfter(response.headers['retry-after'], options.now());
@@ -191,17 +196,32 @@ export async function sendBatch(
     }
     pending = [...throttled, ...failed];
     // Graph throttles the app, not this envelope: every caller of the target waits.
-    if (throttled.length > 0) http.throttle(pauseMs);
+    if (pauseAll) http.throttle(pauseMs);
     if (failed.length > 0) await options.sleep(failedMs);
   }
   return results;
 }
 
-/** A `$batch` answer some of whose sub-responses are 429: the gate counts it as throttled. */
+/**
+ * A `$batch` answer some of whose sub-responses are 429 other than the quota's (which its
+ * bucket accounts for): the gate counts it as throttled.
+ */
 function hasThrottledPart(result: { body: unknown }): boolean {
   return (
     isRecord(result.body) &&
     Array.isArray(result.body.responses) &&
-    result.body.responses.some((response) => isRecord(response) && response.status === 429)
+    result.body.responses.some(
+      (response) =>
+        isRecord(response) &&
+        response.status === 429 &&
+        quotaNamed(lowerCased(response.headers)) === undefined,
+    )
+  );
+}
+
+function lowerCased(headers: unknown): Record<string, string> {
+  if (!isRecord(headers)) return {};
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name.toLowerCase(), String(value)]),
   );
 }

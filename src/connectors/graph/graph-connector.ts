@@ -25,6 +25,7 @@ import { graphReconciliation } from './graph-reconciliation';
 import type { ReconciliationReads } from '../../domain/reconciliation-reads';
 import * as groups from './graph-groups';
 import { GraphHttp } from './graph-http';
+import { sharedGraphQuota } from './graph-quota';
 import { readLastLogon } from './graph-last-logon';
 import * as memberships from './graph-memberships';
 import { checkStatus, type StatusOptions } from './graph-status';
@@ -56,6 +57,7 @@ export const GRAPH_CAPABILITIES: ConnectorCapabilities = {
   membershipReadScope: 'all',
   // graph-behaviour.md: a $batch envelope carries at most 20 requests.
   membershipWriteBatchSize: 20,
+  membershipWritesSayIfInPlace: true,
 };
 
 /**
@@ -85,7 +87,9 @@ export class GraphConnector implements Connector {
       ...(deps.ca === undefined ? {} : { ca: deps.ca }),
     });
     const transientSecrets = new Set<string>();
+    const quota = sharedGraphQuota(settings, settings.quota, now());
     this.transport = new HttpTransport({
+      budget: quota,
       ...transportOptionsOf(settings),
       authorize: () => tokens.authorizationHeader(),
       secrets: () => [...tokens.knownSecrets(), ...transientSecrets],
@@ -96,7 +100,7 @@ export class GraphConnector implements Connector {
     });
     this.context = {
       settings,
-      http: new GraphHttp(settings.graphEndpoint, this.transport),
+      http: new GraphHttp(settings.graphEndpoint, this.transport, quota, now),
       tokens,
       logger,
       sleep,

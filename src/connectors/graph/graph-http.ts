@@ -1,7 +1,9 @@
 import { ProvisioningError } from '../../domain/errors';
+import type { QuotaAnswer, QuotaBudget } from '../http/quota-budget';
 import type { HttpMethod, HttpResult, HttpTransport } from '../http/transport';
 import { mapGraphError, type GraphErrorContext } from './graph-error-mapper';
 import { isRecord, type GraphObject } from './graph-objects';
+import { graphCallCost } from './graph-quota';
 import { graphQuery, type GraphQuery } from './graph-urls';
 
 /** One Graph v1.0 call, relative to `{graph_endpoint}/v1.0`, or an absolute nextLink. */
@@ -30,6 +32,8 @@ export class GraphHttp {
   constructor(
     readonly graphEndpoint: string,
     private readonly transport: HttpTransport,
+    private readonly quota?: QuotaBudget,
+    private readonly now: () => number = Date.now,
   ) {
     this.root = `${graphEndpoint}/v1.0`;
     this.origin = new URL(graphEndpoint).origin;
@@ -43,6 +47,17 @@ export class GraphHttp {
   /** Every caller of this Graph endpoint waits `ms` (a throttled `$batch` sub-request said so). */
   throttle(ms: number): void {
     this.transport.throttle(ms);
+  }
+
+  /**
+   * What the answer to a `$batch` sub-request tells of the quota (its own 429, its
+   * resource units): each sub-request is charged as a call of its own. True for a 429 of the
+   * quota, which its bucket now accounts for.
+   */
+  learn(answer: QuotaAnswer, request: { method: string; url: string }): boolean {
+    return (
+      this.quota?.learn(answer, graphCallCost(request.method, request.url), this.now()) === true
+    );
   }
 
   /** Sends a call and returns any answer; only network failures throw. */
@@ -60,6 +75,7 @@ export class GraphHttp {
       method: call.method,
       url,
       headers: { accept: 'application/json' },
+      cost: graphCallCost(call.method, url, call.json),
       ...(call.json === undefined ? {} : { json: call.json }),
       ...(call.throttledInside === undefined ? {} : { throttledInside: call.throttledInside }),
     });

@@ -24,6 +24,20 @@ export const graphConnectorSchema = z
     scopes: z.array(z.string().min(1)).min(1).optional(),
     mapping,
     pageSize: z.int().min(1).max(999).default(999),
+    /**
+     * Entra ID's limits for this app in this tenant, which the connector paces its calls to
+     * (graph-behaviour.md): Microsoft documents 3,000 writes per 150 s and 3,500 resource
+     * units per 10 s for tenants under 50 users (5,000 up to 500 users, 8,000 beyond), and
+     * says they may change.
+     */
+    quota: z
+      .object({
+        writes: z.int().min(1).default(3000),
+        writeSeconds: z.number().positive().default(150),
+        resourceUnits: z.int().min(1).default(3500),
+        resourceUnitSeconds: z.number().positive().default(10),
+      })
+      .prefault({}),
   })
   .superRefine((settings, ctx) => {
     for (const field of ['authority', 'graphEndpoint'] as const) {

@@ -1,17 +1,30 @@
-/** How an attempt ended, for the gate: `throttled` is a 429 (or a 503 with Retry-After). */
-export type AttemptSignal = 'ok' | 'throttled' | 'failed';
+import { AdaptiveLimit, type LimitSignal } from './adaptive-limit';
+import { spend, type QuotaBudget, type QuotaCost } from './quota-budget';
+
+/**
+ * How an attempt ended, for the gate: `throttled` is a 429 (or a 503 with Retry-After);
+ * `failed` a 5xx or no answer; `quota` a 429 of the target's quota that the budget
+ * accounts for (the pacing's, not the concurrency's business).
+ */
+export type AttemptSignal = LimitSignal;
 
 export interface ThrottleGateOptions {
   /** The configured concurrency: the most attempts in flight at once. */
   maxConcurrency: number;
   now: () => number;
   sleep: (ms: number) => Promise<void>;
+  /** The target's quota, where it has one the service knows: attempts are paced to it. */
+  budget?: QuotaBudget;
+  /** Real time in ms for latencies (default `performance.now`): what the target takes, unscaled. */
+  measure?: () => number;
 }
 
 /** One attempt's way through the gate. */
 export interface GatePass {
   /** Milliseconds this attempt waited for a Retry-After pause (a wait for a free slot not counted). */
   pausedMs: number;
+  /** Milliseconds this attempt waited for its share of the target's quota (pacing). */
+  pacedMs: number;
   /** Frees the slot and says how the attempt ended; only the first call counts. */
   leave(signal: AttemptSignal): void;
 }
@@ -25,13 +38,18 @@ export interface ThrottleGateStats {
   pausedUntil: number;
   /** Milliseconds all attempts together spent waiting for pauses to end. */
   throttleWaitMs: number;
+  /** Milliseconds all attempts together waited for their share of the quota. */
+  pacedMs: number;
+  /** The target's latency as the limit judges it: unloaded, and of late (ms). */
+  latency: { baseline: number; recent: number | undefined };
 }
 
 /**
  * One gate per target, shared by every request of a worker (DESIGN invariant 8): every
- * attempt of every call passes through it. A `Retry-After` pauses every caller at once, and
- * the number of attempts in flight adapts (additive increase, multiplicative decrease on
- * throttling), so a storm slows the whole worker down instead of each request bouncing off
+ * attempt of every call passes through it. A `Retry-After` pauses every caller at once, the
+ * number of attempts in flight adapts to the target's latency, errors and throttling
+ * ({@link AdaptiveLimit}), and attempts are paced to the target's quota where it has one, so
+ * a storm or a slow target slows the whole worker down instead of each request bouncing off
  * the target on its own.
  *
  * @example
@@ -40,30 +58,38 @@ export interface ThrottleGateStats {
  * try { ... } finally { pass.leave('ok'); }
  */
 export class ThrottleGate {
-  private limit: number;
+  private readonly limit: AdaptiveLimit;
   private inFlight = 0;
   private readonly waiting: (() => void)[] = [];
   private pausedUntil = 0;
   private throttleWaitMs = 0;
-  /**
-   * Bumped on every decrease. A throttled answer to an attempt that started before the last
-   * decrease belongs to the burst already answered for: the limit is halved once per round,
-   * not once per caller that met the same burst.
-   */
-  private epoch = 0;
+  private pacedMs = 0;
 
   constructor(private readonly options: ThrottleGateOptions) {
-    this.limit = this.max;
+    this.limit = new AdaptiveLimit(Math.max(1, Math.floor(options.maxConcurrency)));
   }
 
   /**
-   * Waits for a free slot (in order of arrival), then for any pause to end. Every attempt
-   * must `leave` the pass it gets, or its slot stays taken.
+   * Waits for a free slot (in order of arrival), then for its share of the target's quota
+   * (`cost`: what this attempt spends of it, where the target has a quota), then for any
+   * pause to end. The share is taken with the slot in hand, so that the attempt is sent when
+   * its share is there: spent earlier, attempts would reach the target bunched. Every
+   * attempt must `leave` the pass it gets, or its slot stays taken.
    */
-  async enter(): Promise<GatePass> {
-    if (this.waiting.length === 0 && this.inFlight < Math.floor(this.limit)) this.inFlight += 1;
+  async enter(cost?: QuotaCost): Promise<GatePass> {
+    if (this.waiting.length === 0 && this.inFlight < this.limit.current) this.inFlight += 1;
     // A slot freed later is handed over by `wake` (inFlight already counts it).
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    const { budget } = this.options;
+    const spent =
+      budget === undefined || cost === undefined
+        ? undefined
+        : spend(budget, cost, this.options.now());
+    const pacedMs = spent?.waitMs ?? 0;
+    if (pacedMs > 0) {
+      this.pacedMs += pacedMs;
+      await this.options.sleep(pacedMs);
+    }
     let pausedMs = 0;
     // Again after waking: the pause may have been lengthened meanwhile, or a timer fired early.
     for (let at = this.options.now(); this.pausedUntil > at;) {
@@ -75,15 +101,20 @@ export class ThrottleGate {
       at = after;
     }
     this.throttleWaitMs += pausedMs;
-    const epoch = this.epoch;
+    spent?.sent(this.options.now());
+    const round = this.limit.round;
+    const measure = this.options.measure ?? (() => performance.now());
+    const sentAt = measure();
     let left = false;
     return {
       pausedMs,
+      pacedMs,
       leave: (signal) => {
         if (left) return;
         left = true;
+        spent?.settle(this.options.now());
         this.inFlight -= 1;
-        this.adapt(signal, epoch);
+        this.limit.answered(signal, round, measure() - sentAt);
         this.wake();
       },
     };
@@ -101,30 +132,18 @@ export class ThrottleGate {
 
   get stats(): ThrottleGateStats {
     return {
-      limit: Math.floor(this.limit),
+      limit: this.limit.current,
       inFlight: this.inFlight,
       queued: this.waiting.length,
       pausedUntil: this.pausedUntil,
       throttleWaitMs: this.throttleWaitMs,
+      pacedMs: this.pacedMs,
+      latency: this.limit.latency,
     };
   }
 
-  private get max(): number {
-    return Math.max(1, Math.floor(this.options.maxConcurrency));
-  }
-
-  private adapt(signal: AttemptSignal, epoch: number): void {
-    if (signal === 'ok') {
-      this.limit = Math.min(this.max, this.limit + 1 / this.limit);
-      return;
-    }
-    if (signal !== 'throttled' || epoch !== this.epoch) return;
-    this.limit = Math.max(1, Math.floor(this.limit / 2));
-    this.epoch += 1;
-  }
-
   private wake(): void {
-    while (this.waiting.length > 0 && this.inFlight < Math.floor(this.limit)) {
+    while (this.waiting.length > 0 && this.inFlight < this.limit.current) {
       this.inFlight += 1;
       this.waiting.shift()!();
     }

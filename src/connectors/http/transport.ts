@@ -13,6 +13,7 @@ import {
 } from './retry-policy';
 import { describeUrl, redactSecrets, redactValue } from './redact';
 import { parseRetryAfter } from './retry-after';
+import type { QuotaBudget, QuotaCost } from './quota-budget';
 import { ThrottleGate } from './throttle-gate';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -33,6 +34,8 @@ export interface HttpCall {
    * sub-responses say 429): the gate then counts the attempt as throttled.
    */
   throttledInside?: (result: HttpResult) => boolean;
+  /** What each attempt spends of the target's quota (`TransportOptions.budget`). */
+  cost?: QuotaCost;
 }
 
 export interface HttpResult {
@@ -102,6 +105,11 @@ export interface TransportOptions {
   logger?: Logger;
   /** Sees every attempt's request and answer, redacted: evidence for reports. */
   observer?: (exchange: HttpExchange) => void;
+  /**
+   * The target's quota (Graph's limits per app and tenant): every attempt waits for its
+   * `cost`, and every answer corrects the buckets.
+   */
+  budget?: QuotaBudget;
 }
 
 /**
@@ -143,9 +151,11 @@ export class HttpTransport {
   readonly gate: ThrottleGate;
   private readonly pools = new Map<string, Pool>();
   private readonly options: Required<
-    Omit<TransportOptions, 'authorize' | 'secrets' | 'ca' | 'logger' | 'observer'>
+    Omit<TransportOptions, 'authorize' | 'secrets' | 'ca' | 'logger' | 'observer' | 'budget'>
   > &
-    Pick<TransportOptions, 'authorize' | 'secrets' | 'ca' | 'observer'> & { logger: Logger };
+    Pick<TransportOptions, 'authorize' | 'secrets' | 'ca' | 'observer' | 'budget'> & {
+      logger: Logger;
+    };
 
   constructor(options: TransportOptions) {
     this.options = {
@@ -162,6 +172,7 @@ export class HttpTransport {
       maxConcurrency: this.options.concurrency,
       now: this.options.now,
       sleep: this.options.sleep,
+      ...(this.options.budget === undefined ? {} : { budget: this.options.budget }),
     });
   }
 
@@ -185,10 +196,12 @@ export class HttpTransport {
       for (let attempt = 1; ; attempt++) {
         this.stats.attempts++;
         const entered = now();
-        const pass = await this.gate.enter();
+        const pass = await this.gate.enter(call.cost);
         // Waiting for a slot is the configured concurrency at work, until this call has been
-        // throttled: from then on the slots are few because of the throttling.
-        progress.throttledWaitMs += progress.throttledRounds > 0 ? now() - entered : pass.pausedMs;
+        // throttled: from then on the slots are few because of the throttling. Waiting for
+        // its share of the quota is pacing, not throttling.
+        progress.throttledWaitMs +=
+          progress.throttledRounds > 0 ? now() - entered - pass.pacedMs : pass.pausedMs;
         let result: HttpResult;
         try {
           result = await this.attempt(call, url, describe, attempt);
@@ -197,22 +210,26 @@ export class HttpTransport {
           await this.afterNetworkError(error, call, describe, progress);
           continue;
         }
+        const ofQuota =
+          call.cost !== undefined && this.options.budget?.learn(result, call.cost, now()) === true;
         const hinted = parseRetryAfter(result.headers['retry-after'], now());
         const throttled = isThrottled(result.status, hinted);
         pass.leave(
-          throttled || call.throttledInside?.(result) === true
-            ? 'throttled'
-            : result.status >= 500
-              ? 'failed'
-              : 'ok',
+          ofQuota
+            ? 'quota'
+            : throttled || call.throttledInside?.(result) === true
+              ? 'throttled'
+              : result.status >= 500
+                ? 'failed'
+                : 'ok',
         );
         if (result.status === 429) this.stats.throttled++;
         const wait = throttled
           ? throttledWait(result.status, hinted, this.gate.pausedForMs, progress, this.options)
           : failedWait(result.status, hinted, progress, this.options);
-        if (throttled) {
+        if (throttled && !ofQuota) {
           // The target throttles this worker, not this call: every caller waits, even when
-          // this call may wait no longer.
+          // this call may wait no longer. (A 429 of the quota: its bucket makes them wait.)
           const pauseMs = wait ?? hinted;
           if (pauseMs !== undefined && pauseMs <= this.options.maxRetryAfterMs)
             this.gate.pause(pauseMs);

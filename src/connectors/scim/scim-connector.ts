@@ -20,6 +20,7 @@ import { interpretListResponse } from './list-response';
 import { readAllPages } from './pager';
 import { activePatch, passwordPatch, patchOp } from './patch-op';
 import { ScimHttp, type ScimHttpOptions } from './scim-http';
+import type { MembershipCheck } from './membership-check';
 import { ScimMemberships } from './scim-memberships';
 import { scimReconciliation } from './scim-reconciliation';
 import type { ReconciliationReads } from '../../domain/reconciliation-reads';
@@ -33,11 +34,16 @@ import { fromScimUser, readBoolean, toReplaceOperations, toScimUser } from './us
  */
 export class ScimConnector implements Connector {
   readonly kind = 'scim' as const;
-  /** SCIM servers answer consistently: a read confirms a write at once or never. */
+  /**
+   * SCIM servers answer consistently: a read confirms a write at once or never. One PATCH
+   * per group, sent in parallel: a write operation carries up to 20 groups. A PATCH answers
+   * alike whether or not the member was there: the read before the writes tells.
+   */
   readonly capabilities: ConnectorCapabilities = {
     visibilityWindowMs: 0,
     membershipReadScope: 'named',
-    membershipWriteBatchSize: 1,
+    membershipWriteBatchSize: 20,
+    membershipWritesSayIfInPlace: false,
   };
   readonly http: ScimHttp;
   readonly reconciliation: ReconciliationReads;
@@ -48,7 +54,7 @@ export class ScimConnector implements Connector {
     options: ScimHttpOptions,
   ) {
     this.http = new ScimHttp(settings, options);
-    this.memberships = new ScimMemberships(settings, this.http);
+    this.memberships = new ScimMemberships(settings, this.http, options.logger);
     this.reconciliation = scimReconciliation(settings, this.http);
   }
 
@@ -212,6 +218,11 @@ export class ScimConnector implements Connector {
   /** Spec: Group search, operator `co`: the first page of matches. */
   searchGroups(text: string): Promise<GroupRef[]> {
     return this.queryGroups(attributeFilter('displayName', 'co', text));
+  }
+
+  /** How this server's memberships are checked, once the first membership read decided it. */
+  get membershipCheck(): MembershipCheck | undefined {
+    return this.memberships.membershipCheck;
   }
 
   readMemberships(

@@ -1,14 +1,13 @@
 import type { ScimConnectorSettings } from './scim-settings';
 import type { TargetAccount } from '../../domain/account';
-import { ProvisioningError, isProvisioningError, type ErrorCode } from '../../domain/errors';
+import { ProvisioningError, isProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
+import { silentLogger, type Logger } from '../../domain/logger';
 import type { MembershipRead, MembershipWriteAnswer } from '../connector';
-import type { HttpResult } from '../http/transport';
 import { mapScimError, readScimType, type ScimErrorContext } from './error-mapper';
-import { quoteFilterValue } from './filter';
-import { interpretListResponse } from './list-response';
 import { addMemberPatch, removeMemberPatch } from './patch-op';
 import type { ScimHttp } from './scim-http';
+import { MembershipChecks, type MembershipCheck } from './membership-check';
 import { scimUrl } from './scim-paths';
 
 interface GroupMembership {
@@ -18,24 +17,28 @@ interface GroupMembership {
   notice?: string;
 }
 
-/** How servers refuse a filter they do not support: 400 (invalidFilter or none), 403, 501. */
-const FILTER_REFUSALS: ReadonlySet<ErrorCode> = new Set([
-  'SCIM_FILTER_UNSUPPORTED',
-  'SCIM_INVALID_VALUE',
-  'SCIM_REQUEST_REJECTED',
-  'TARGET_FORBIDDEN',
-]);
-
 /**
- * Connector A's memberships: read the group before writing (spec: Read group members
- * before writing), write deltas with PATCH `add`/`remove` on `members` (other members
- * untouched), and judge each write by its own answer where it carries the members.
+ * Connector A's memberships: read before writing (spec: Read group members before writing),
+ * write deltas with PATCH `add`/`remove` on `members` (other members untouched), and judge
+ * each write by its own answer where it carries the members. A membership is checked with
+ * the members filter where the server evaluates it (a few bytes, however big the group:
+ * {@link MembershipChecks}), else by reading the whole group.
  */
 export class ScimMemberships {
+  private readonly checks: MembershipChecks;
+
   constructor(
     private readonly settings: ScimConnectorSettings,
     private readonly http: ScimHttp,
-  ) {}
+    private readonly logger: Logger = silentLogger,
+  ) {
+    this.checks = new MembershipChecks(http, settings.baseUrl, settings.name);
+  }
+
+  /** How memberships are checked on this server, once the first read decided it. */
+  get membershipCheck(): MembershipCheck | undefined {
+    return this.checks.known;
+  }
 
   /** The member value for an account: the account ID by default (spec: Groups). */
   memberValue(account: TargetAccount): string {
@@ -47,9 +50,29 @@ export class ScimMemberships {
     groupIds: readonly string[],
     confirmAbsent: readonly string[] = [],
   ): Promise<MembershipRead> {
+    if (groupIds.length === 0) return { groupIds: [], names: {}, notices: [] };
+    const known = this.checks.known;
+    const check = known ?? (await this.checks.decide(groupIds[0]!));
+    if (known === undefined) {
+      this.logger.info(
+        check.kind === 'filter'
+          ? `connector ${this.settings.name}: memberships are checked with the members filter`
+          : `connector ${this.settings.name}: memberships are read from the whole group: ${check.why}`,
+        { connector: this.settings.name },
+      );
+    }
+    if (check.kind === 'filter') {
+      // The server's own answer about this member in each group (DESIGN invariant 11).
+      const found = await this.checks.memberOf(check, groupIds, this.memberValue(account));
+      return {
+        groupIds: groupIds.filter((id) => found.groupIds.has(id)),
+        names: found.names,
+        notices: [],
+      };
+    }
     const confirm = new Set(confirmAbsent);
     const results = await Promise.all(
-      groupIds.map((id) => this.readOne(account, id, confirm.has(id))),
+      groupIds.map((id) => this.readWhole(account, id, confirm.has(id), check.why)),
     );
     return {
       groupIds: results.filter((r) => r.isMember).map((r) => r.groupId),
@@ -87,14 +110,16 @@ export class ScimMemberships {
   }
 
   /**
-   * One group's membership (spec: GET /Groups/{id}). The member list shows a member; its
-   * absence from the list is confirmed with the members filter where the caller needs a
-   * verdict on it (`confirmAbsent`), since servers cut long member lists short.
+   * One group's membership from the whole group (spec: GET /Groups/{id}), on a server whose
+   * members filter cannot be used (`why`). The member list shows a member; its absence rests
+   * on the list, which servers may cut short, and a verdict that needs it says so. A group
+   * without a member list (empty, or a server that returns none) cannot be read.
    */
-  private async readOne(
+  private async readWhole(
     account: TargetAccount,
     groupId: string,
     confirmAbsent: boolean,
+    why: string,
   ): Promise<GroupMembership> {
     const value = this.memberValue(account);
     const result = await this.http.send({
@@ -107,69 +132,29 @@ export class ScimMemberships {
     const name = typeof group.displayName === 'string' ? group.displayName : groupId;
     const members = readMemberValues(group);
     if (members?.includes(value) === true) return { groupId, name, isMember: true };
-    if (members !== undefined && !confirmAbsent) return { groupId, name, isMember: false };
     const described = describeGroup({ id: groupId, displayName: name });
     if (members !== undefined) {
-      // The list does not show the account: asked about this member itself.
-      const isMember = await this.checkByFilter(groupId, name, value, 'confirm');
-      return isMember === undefined
-        ? {
-            groupId,
-            name,
-            isMember: false,
-            notice:
-              `group ${described}: the server refuses the members filter, so "not a member" rests ` +
-              `on the member list it returned, which it may cut short`,
-          }
-        : { groupId, name, isMember };
+      return {
+        groupId,
+        name,
+        isMember: false,
+        ...(confirmAbsent
+          ? {
+              notice:
+                `group ${described}: "not a member" rests on the member list the server returned, ` +
+                `which it may cut short (${why})`,
+            }
+          : {}),
+      };
     }
     // No member list: an empty group (RFC 7643 omits unassigned attributes), a server that
     // never returns members, or a group too big to return (scim-interop.md).
-    return {
-      groupId,
-      name,
-      isMember: (await this.checkByFilter(groupId, name, value, 'only way')) === true,
-      notice:
-        `group ${described} came without a member list ` +
-        `(empty, or the server does not return members): membership checked with a members filter`,
-    };
-  }
-
-  /**
-   * Entra's one-membership check (scim-interop.md): `id eq "g" and members eq "u"`. A server
-   * that refuses the filter: undefined when the member list said something already
-   * (`confirm`), MEMBERSHIP_READ_UNAVAILABLE when the filter was the only way to tell.
-   */
-  private async checkByFilter(
-    groupId: string,
-    name: string,
-    value: string,
-    need: 'confirm' | 'only way',
-  ): Promise<boolean | undefined> {
-    const filter = `id eq ${quoteFilterValue(groupId)} and members eq ${quoteFilterValue(value)}`;
-    let result: HttpResult;
-    try {
-      result = await this.http.send({
-        method: 'GET',
-        url: scimUrl(this.settings.baseUrl, 'Groups', undefined, { filter, attributes: 'id' }),
-        accept: [200, 404],
-        context: this.groupContext(groupId, name),
-      });
-    } catch (error) {
-      // Only a refusal of the filter itself says the server cannot answer it; refused
-      // credentials, throttling or an outage say nothing about the filter and stay what they are.
-      if (!isProvisioningError(error) || !FILTER_REFUSALS.has(error.code)) throw error;
-      if (need === 'confirm') return undefined;
-      throw new ProvisioningError(
-        'MEMBERSHIP_READ_UNAVAILABLE',
-        `connector "${this.settings.name}": group ${describeGroup({ id: groupId, displayName: name })} ` +
-          `returns no members and refuses the members filter, so its membership cannot be read (${error.message})`,
-        { object: groupId, status: error.status, cause: error },
-      );
-    }
-    if (result.status === 404) return false;
-    const page = interpretListResponse(result.body, result.describe);
-    return page.resources.some((resource) => resource.id === groupId);
+    throw new ProvisioningError(
+      'MEMBERSHIP_READ_UNAVAILABLE',
+      `connector "${this.settings.name}": group ${described} returns no members, and its ` +
+        `membership cannot be asked otherwise: ${why}`,
+      { object: groupId },
+    );
   }
 
   /**
@@ -189,9 +174,12 @@ export class ScimMemberships {
         ? addMemberPatch(value)
         : removeMemberPatch(value, this.settings.memberRemoveStyle);
     const context = this.groupContext(groupId, groupName, account.accountId);
+    // Where the members filter checks memberships, the answer need not carry the members
+    // (a big group's would be megabytes): RFC 7644 §3.9 lets PATCH answers leave them out.
+    const lean = this.checks.known?.kind === 'filter' ? { excludedAttributes: 'members' } : {};
     const result = await this.http.send({
       method: 'PATCH',
-      url: scimUrl(this.settings.baseUrl, 'Groups', groupId),
+      url: scimUrl(this.settings.baseUrl, 'Groups', groupId, lean),
       json: body,
       accept: change === 'added' ? [200, 204, 409] : [200, 204, 400],
       context,

@@ -272,7 +272,9 @@ export class OrchestrationDriver implements OrchestrationClient {
           message: `the local driver could not replay the orchestration: ${error instanceof Error ? error.message : String(error)}`,
         },
       }));
-      const shownBefore = toOrchestrationState(instance);
+      // What status queries show until the end is saved: only an ending episode needs it,
+      // and taking it copies the instance's input and output.
+      const shownBefore = result.kind === 'continue' ? undefined : toOrchestrationState(instance);
       if (result.kind === 'completed') this.finish(instance, result.at, undefined, result.output);
       else if (result.kind === 'failed') this.finish(instance, result.at, result.failure);
       else {
@@ -284,7 +286,8 @@ export class OrchestrationDriver implements OrchestrationClient {
       }
       // Failures are logged by the saver; a restart resumes the instance from its last save.
       const saved = this.saver.save(instance).catch(() => undefined);
-      if (FINAL.has(instance.runtimeStatus)) this.publishEnd(instance, shownBefore, saved);
+      if (shownBefore !== undefined && FINAL.has(instance.runtimeStatus))
+        this.publishEnd(instance, shownBefore, saved);
     }
   }
 

@@ -18,6 +18,8 @@ export interface AccessTokenClaims {
 
 /** What Graph reads from a verified token: the app's permissions and Entra roles. */
 export interface VerifiedToken {
+  /** The `appid` claim: the app the token was issued to ('' when absent). */
+  appId: string;
   /** The `roles` claim (empty when absent). */
   roles: string[];
   /** The `wids` claim: template ids of the app's Entra roles (empty when absent). */
@@ -93,7 +95,8 @@ export class AccessTokenIssuer {
       });
       if (payload['tid'] !== expected.tenantId)
         throw invalidToken('Access token validation failure. Invalid tenant.');
-      return { roles: stringList(payload['roles']), wids: stringList(payload['wids']) };
+      const appId = typeof payload['appid'] === 'string' ? payload['appid'] : '';
+      return { appId, roles: stringList(payload['roles']), wids: stringList(payload['wids']) };
     } catch (error) {
       if (error instanceof GraphRequestError) throw error;
       if (error instanceof joseErrors.JWTExpired) {

@@ -14,6 +14,8 @@ export interface GraphCall {
   roles: readonly string[];
   /** The token's `wids` claim: the app's Entra roles (empty when absent). */
   wids: readonly string[];
+  /** The token's `appid`: quotas are per app. */
+  appId: string;
 }
 
 /** The sandbox's mutable settings, shared by all handlers. */

@@ -8,6 +8,7 @@ import { callFaultReply, throttledReply } from './graph-fault-replies.js';
 import { routeGraphCall } from './graph-router.js';
 import type { GraphSandboxRequestRecord } from './graph-sandbox-types.js';
 import { parseGraphTarget } from './graph-target.js';
+import type { EntraQuota } from './entra-quota.js';
 import type { RequestBudget } from './request-budget.js';
 import { graphTokenIssuer } from './token-authority.js';
 
@@ -15,6 +16,8 @@ import { graphTokenIssuer } from './token-authority.js';
 export interface GraphEndpointDeps {
   context: GraphContext;
   budget: RequestBudget;
+  /** Quota mode: Entra ID's per-app limits (undefined: off). */
+  quota(): EntraQuota | undefined;
   issuer: AccessTokenIssuer;
   tenantId: string;
   stats: { batchSubRequests: number };
@@ -41,7 +44,7 @@ export async function handleGraphRequest(
 ): Promise<GraphReply> {
   const now = deps.context.now();
   try {
-    const { roles, wids } = await authenticate(deps, request.authorization);
+    const { appId, roles, wids } = await authenticate(deps, request.authorization);
     const body = parseJsonBody(request.body);
     const target = parseGraphTarget(request.target);
     if (target.segments.length === 1 && target.segments[0] === '$batch') {
@@ -57,7 +60,7 @@ export async function handleGraphRequest(
         const subTarget = parseGraphTarget(sub.url);
         const reply = executeCall(
           deps,
-          { method: sub.method, ...subTarget, body: sub.body, roles, wids },
+          { method: sub.method, ...subTarget, body: sub.body, roles, wids, appId },
           true,
         );
         deps.record({
@@ -69,27 +72,38 @@ export async function handleGraphRequest(
         return reply;
       });
     }
-    return executeCall(deps, { method: request.method, ...target, body, roles, wids }, false);
+    return executeCall(
+      deps,
+      { method: request.method, ...target, body, roles, wids, appId },
+      false,
+    );
   } catch (error) {
     return errorReply(error, now);
   }
 }
 
 /**
- * Runs one call against the budget and the router, turning errors into Graph replies. A
- * sub-request of a batch meets its own plan faults here; a direct call met them already.
+ * Runs one call against the budget, the app's quota (quota mode) and the router, turning
+ * errors into Graph replies. A sub-request of a batch meets its own plan faults here; a
+ * direct call met them already.
  */
 function executeCall(deps: GraphEndpointDeps, call: GraphCall, subRequest: boolean): GraphReply {
   const now = deps.context.now();
   const retryAfter = deps.budget.take(now);
   if (retryAfter !== undefined) return throttledReply(retryAfter, now);
+  const charged = deps.quota()?.charge(call.appId, call);
+  if (charged !== undefined && 'refused' in charged) return charged.refused;
   const fault = subRequest ? deps.context.faults.decideCall('sub-request') : undefined;
   if (fault !== undefined && fault.kind !== 'reset') return callFaultReply(fault, now);
+  let reply: GraphReply;
   try {
-    return routeGraphCall(deps.context, call);
+    reply = routeGraphCall(deps.context, call);
   } catch (error) {
-    return errorReply(error, now);
+    reply = errorReply(error, now);
   }
+  return charged === undefined
+    ? reply
+    : { ...reply, headers: { ...reply.headers, ...charged.headers } };
 }
 
 function errorReply(error: unknown, now: number): GraphReply {

@@ -1,6 +1,7 @@
 import type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 import type { TruthEvent } from '../truth/truth-event.js';
 import type { DirectorySnapshot } from './directory-snapshot.js';
+import type { GraphQuotaOptions, GraphQuotaStats } from './entra-quota.js';
 import type { EntraRoleName } from './permissions.js';
 
 export type { DirectorySnapshot };
@@ -86,6 +87,8 @@ export interface GraphSandboxOptions {
    * call asks for a new one: a revoked secret then fails the next call, not an hour later.
    */
   tokenLifetimeSeconds?: number;
+  /** Quota mode: Entra ID's per-app write and resource-unit limits (default off). */
+  quota?: GraphQuotaOptions;
 }
 
 /** One Graph request as the sandbox saw it. `viaBatch` marks sub-requests of a `$batch`. */
@@ -142,6 +145,8 @@ export interface GraphSandbox {
   /** PEM certificate of the server: trust it (it is its own CA). */
   readonly ca: string;
   readonly stats: { tokenRequests: number; graphRequests: number; batchSubRequests: number };
+  /** Bytes of every answer body sent since the start (what clients had to read). */
+  readonly bytesServed: number;
   /** Graph requests in order, batch sub-requests included (marked `viaBatch`). */
   readonly requests: readonly GraphSandboxRequestRecord[];
   clearRequests(): void;
@@ -193,6 +198,10 @@ export interface GraphSandbox {
   setTokenLifetime(seconds: number): void;
   setReplicationDelay(d: ReplicationDelay): void;
   setThrottle(t: ThrottleSettings | undefined): void;
+  /** Switches quota mode on (buckets as the options say) or off (undefined). */
+  setQuota(quota: GraphQuotaOptions | undefined): void;
+  /** What quota mode charged since it was switched on: calls, writes, 429s. */
+  quotaStats(): GraphQuotaStats | undefined;
   setLicensed(licensed: boolean): void;
   setLatency(ms: number): void;
   /** The next GET of this user reports `accountEnabled` as it was before the last PATCH. */

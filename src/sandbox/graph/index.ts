@@ -17,5 +17,6 @@ export type {
   SandboxUserSeed,
   ThrottleSettings,
 } from './graph-sandbox-types.js';
+export type { GraphQuotaOptions, GraphQuotaStats } from './entra-quota.js';
 export type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 export type { TruthChange, TruthEvent } from '../truth/truth-event.js';

@@ -19,6 +19,8 @@ export interface LoopbackReply extends GraphReply {
 
 export interface LoopbackHttpsServer {
   port: number;
+  /** Bytes of every answer body sent since the start. */
+  readonly bytesServed: number;
   close(): Promise<void>;
 }
 
@@ -32,8 +34,11 @@ export async function startLoopbackHttpsServer(
   certificate: LoopbackCertificate,
   handle: (request: LoopbackRequest) => Promise<LoopbackReply>,
 ): Promise<LoopbackHttpsServer> {
+  let bytesServed = 0;
   const server = createServer({ key: certificate.key, cert: certificate.cert }, (req, res) => {
-    void serve(req, res, handle);
+    void serve(req, res, handle).then((bytes) => {
+      bytesServed += bytes;
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -45,6 +50,9 @@ export async function startLoopbackHttpsServer(
   const { port } = server.address() as AddressInfo;
   return {
     port,
+    get bytesServed() {
+      return bytesServed;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error === undefined ? resolve() : reject(error)));
@@ -57,7 +65,7 @@ async function serve(
   req: IncomingMessage,
   res: ServerResponse,
   handle: (request: LoopbackRequest) => Promise<LoopbackReply>,
-): Promise<void> {
+): Promise<number> {
   let reply: LoopbackReply;
   try {
     const body = await readBody(req);
@@ -79,22 +87,24 @@ async function serve(
       body: { error: { code: 'generalException', message: 'The sandbox failed on this request.' } },
     };
   }
-  if (res.destroyed) return;
+  if (res.destroyed) return 0;
   if (reply.resetConnection === true) {
     res.destroy();
-    return;
+    return 0;
   }
   const headers: Record<string, string> = { ...reply.headers };
   if (reply.body === undefined || reply.status === 204) {
     res.writeHead(reply.status, headers).end();
-    return;
+    return 0;
   }
   const text = JSON.stringify(reply.body);
   if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
     headers['Content-Type'] = 'application/json';
   }
-  headers['Content-Length'] = String(Buffer.byteLength(text));
+  const bytes = Buffer.byteLength(text);
+  headers['Content-Length'] = String(bytes);
   res.writeHead(reply.status, headers).end(text);
+  return bytes;
 }
 
 function readBody(req: IncomingMessage): Promise<string | undefined> {

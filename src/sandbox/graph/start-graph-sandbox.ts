@@ -16,6 +16,7 @@ import type {
 } from './graph-sandbox-types.js';
 import { generateLoopbackCertificate } from './loopback-certificate.js';
 import { startLoopbackHttpsServer } from './loopback-https-server.js';
+import { EntraQuota, type GraphQuotaOptions } from './entra-quota.js';
 import { RequestBudget } from './request-budget.js';
 import { createSandboxDispatcher } from './sandbox-request-dispatcher.js';
 import {
@@ -114,6 +115,9 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
   let tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? ACCESS_TOKEN_LIFETIME_SECONDS;
   let origin = '';
   const budget = new RequestBudget(options.throttle);
+  const quotaOf = (settings: GraphQuotaOptions | undefined) =>
+    settings === undefined ? undefined : EntraQuota.withDefaults(settings, tenantId, now);
+  let quota = quotaOf(options.quota);
   const requests: GraphSandboxRequestRecord[] = [];
   const stats = { tokenRequests: 0, graphRequests: 0, batchSubRequests: 0 };
   const store = new DirectoryStore();
@@ -157,6 +161,7 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
       graph: {
         context,
         budget,
+        quota: () => quota,
         issuer,
         tenantId,
         stats,
@@ -182,6 +187,9 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
     graphEndpoint: origin,
     ca: certificate.cert,
     stats,
+    get bytesServed() {
+      return server.bytesServed;
+    },
     requests,
     clearRequests: () => {
       requests.length = 0;
@@ -231,6 +239,10 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
       replicationDelay = checkDelay(delay);
     },
     setThrottle: (throttle) => budget.configure(throttle),
+    setQuota: (settings) => {
+      quota = quotaOf(settings);
+    },
+    quotaStats: () => (quota === undefined ? undefined : { ...quota.stats }),
     setLicensed: (licensed) => {
       context.settings.signInActivityLicensed = licensed;
     },

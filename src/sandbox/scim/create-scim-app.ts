@@ -17,12 +17,19 @@ function record(state: SandboxState) {
     const method = req.method;
     const path = req.path;
     const query = Object.fromEntries(queryOf(req));
+    state.inServer += 1;
+    const concurrent = state.inServer;
+    let done = false;
     const push = (status: number) => {
+      if (done) return;
+      done = true;
+      state.inServer -= 1;
+      state.bytesServed += Number(res.getHeader('content-length') ?? 0);
       // body-parser sets `{}` on bodiless requests; record only what was actually sent.
       const sent =
         req.get('transfer-encoding') !== undefined || Number(req.get('content-length')) > 0;
       const body: unknown = sent ? req.body : undefined;
-      state.requests.push({ method, path, query, body: redactSecrets(body), status });
+      state.requests.push({ method, path, query, body: redactSecrets(body), status, concurrent });
     };
     res.on('finish', () => push(res.statusCode));
     // A destroyed socket (an injected reset) never finishes: recorded with status 0.
@@ -122,6 +129,35 @@ function delay(state: SandboxState) {
   };
 }
 
+/**
+ * Quirk `capacity`: a server with a few workers. A request waits for a free worker, which
+ * takes `serviceMs` over it; the worker is free again when the answer is sent.
+ */
+function limitCapacity(state: SandboxState) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    const capacity = state.quirks.capacity;
+    if (capacity === undefined) {
+      next();
+      return;
+    }
+    const work = () => {
+      state.working += 1;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        state.working -= 1;
+        state.capacityQueue.shift()?.();
+      };
+      res.once('finish', release);
+      res.once('close', release);
+      setTimeout(next, capacity.serviceMs);
+    };
+    if (state.working < capacity.concurrent) work();
+    else state.capacityQueue.push(work);
+  };
+}
+
 function injectFaults(state: SandboxState) {
   return (_req: Request, res: Response, next: NextFunction): void => {
     const fault = state.faults.take();
@@ -215,6 +251,7 @@ export function createScimApp(state: SandboxState): Express {
   app.use(shapeResponses(state));
   app.use(delay(state));
   app.use(reportChanges(state));
+  app.use(limitCapacity(state));
   app.use(injectFaults(state));
   app.use(applyFaultPlan(state));
   app.use(authenticate(state));

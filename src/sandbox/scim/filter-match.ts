@@ -5,6 +5,13 @@ export interface MatchOptions {
   caseSensitive: boolean;
   /** Lower-cased URN of the resource's core schema, which may prefix attribute paths. */
   coreSchema: string;
+  /**
+   * A group's member values as an index: `members eq "x"` is then one lookup, not a walk
+   * through every member (groups of 100,000).
+   */
+  memberValues?: (resource: Record<string, unknown>) => ((value: string) => boolean) | undefined;
+  /** Quirk `membersFilter: 'ignored'`: every comparison on `members` holds. */
+  ignoreMembers?: boolean;
 }
 
 /*
@@ -38,7 +45,8 @@ function walk(resource: Record<string, unknown>, path: string[], options: MatchO
       if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
       const key = findKey(value as Record<string, unknown>, segment);
       const found = key === undefined ? undefined : (value as Record<string, unknown>)[key];
-      if (Array.isArray(found)) nextValues.push(...(found as unknown[]));
+      // One by one: spreading 100,000 members into push() overflows the call stack.
+      if (Array.isArray(found)) for (const item of found as unknown[]) nextValues.push(item);
       else if (found !== undefined && found !== null) nextValues.push(found);
     }
     current = nextValues;
@@ -151,6 +159,8 @@ function evaluate(
       return elements.some((element) => evaluate(node.filter, element, options, inner));
     }
     case 'compare': {
+      const members = membersComparison(node, resource, options, prefix);
+      if (members !== undefined) return members;
       const values = resolve(resource, node.path, options);
       if (node.value === null) return node.op === 'eq' ? values.length === 0 : values.length > 0;
       const name = `${prefix}${node.path.filter((s) => s !== options.coreSchema).join('.')}`;
@@ -159,6 +169,25 @@ function evaluate(
       return values.some((v) => compareOne(v, node.op, node.value, exact));
     }
   }
+}
+
+/**
+ * A comparison on a group's `members` (or `members.value`) answered without walking them:
+ * by the quirk that ignores it, or for `eq` by the group's index. Undefined: walk.
+ */
+function membersComparison(
+  node: Extract<FilterNode, { kind: 'compare' }>,
+  resource: Record<string, unknown>,
+  options: MatchOptions,
+  prefix: string,
+): boolean | undefined {
+  const path = node.path[0] === options.coreSchema ? node.path.slice(1) : node.path;
+  const onMembers =
+    prefix === '' && path[0] === 'members' && (path.length === 1 || path[1] === 'value');
+  if (!onMembers || path.length > 2) return undefined;
+  if (options.ignoreMembers === true) return true;
+  if (node.op !== 'eq' || typeof node.value !== 'string') return undefined;
+  return options.memberValues?.(resource)?.(node.value);
 }
 
 /**

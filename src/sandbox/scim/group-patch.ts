@@ -3,6 +3,7 @@ import { checkMemberValues, toMembers } from './member-values.js';
 import { scimError } from './scim-error.js';
 import { type FilterNode, parsePatchPath } from './scim-filter.js';
 import { GROUP_SCHEMA, type ScimMember, type ScimResource, type ScimStore } from './scim-store.js';
+import type { ScimTruthRecorder } from './scim-truth.js';
 import type { ScimQuirks } from './types.js';
 
 export const PATCH_OP_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -18,7 +19,16 @@ interface Operation {
 interface Working {
   displayName: unknown;
   externalId: unknown;
-  members: ScimMember[];
+  /**
+   * The members as the patch leaves them, once a removal needed the list (a copy: the stored
+   * group stays as it is); undefined while the patch only adds, which costs what it adds.
+   */
+  members: ScimMember[] | undefined;
+  /** Member values this patch added and removed, on top of the stored group. */
+  added: Map<string, ScimMember>;
+  removed: Map<string, ScimMember>;
+  /** A member's sub-attribute was changed in place: the result is compared whole. */
+  rewritten: boolean;
 }
 
 /** Validates a PatchOp message (RFC 7644 §3.5.2) the way SCIMMY does for users. */
@@ -66,19 +76,63 @@ function matching(members: ScimMember[], filter: FilterNode, quirks: ScimQuirks)
   return members.filter((m) => matchesFilter(filter, m, options, 'members.'));
 }
 
+/** The value of a `members[value eq "x"]` filter (member values compare exactly), else undefined. */
+function valueEquals(filter: FilterNode): string | undefined {
+  if (filter.kind !== 'compare' || filter.op !== 'eq' || typeof filter.value !== 'string') {
+    return undefined;
+  }
+  const path = filter.path[0] === CORE ? filter.path.slice(1) : filter.path;
+  return path.length === 1 && path[0] === 'value' ? filter.value : undefined;
+}
+
 class GroupPatcher {
   constructor(
+    private readonly groupId: string,
+    private readonly stored: readonly ScimMember[],
     private readonly state: Working,
     private readonly store: ScimStore,
     private readonly quirks: ScimQuirks,
   ) {}
 
+  /** The members at this point of the patch, as a list of its own. */
+  private current(): ScimMember[] {
+    this.state.members ??= [...this.stored, ...this.state.added.values()];
+    return this.state.members;
+  }
+
+  /** Whether the group holds this member value at this point of the patch. */
+  private has(value: string): boolean {
+    return (
+      this.state.added.has(value) ||
+      (this.store.hasMemberValue(this.groupId, value) && !this.state.removed.has(value))
+    );
+  }
+
   private addMembers(value: unknown): void {
     const added = toMembers(value);
     checkMemberValues(added, this.store, this.quirks);
     // RFC 7644 §3.5.2.1: a value already present is not added again.
-    const present = new Set(this.state.members.map((m) => m.value));
-    for (const member of added) if (!present.has(member.value)) this.state.members.push(member);
+    for (const member of added) {
+      if (this.has(member.value)) continue;
+      this.state.members?.push(member);
+      if (this.state.removed.has(member.value)) this.state.removed.delete(member.value);
+      else this.state.added.set(member.value, member);
+    }
+  }
+
+  /** Takes these members out of the group. */
+  private drop(targets: readonly ScimMember[]): void {
+    if (targets.length === 0) return;
+    const values = new Set(targets.map((m) => m.value));
+    this.state.members = this.current().filter((m) => !values.has(m.value));
+    for (const member of targets) {
+      if (this.state.added.has(member.value)) this.state.added.delete(member.value);
+      else this.state.removed.set(member.value, member);
+    }
+  }
+
+  private dropAll(): void {
+    this.drop([...this.current()]);
   }
 
   private setAttribute(name: string, value: unknown, op: string): void {
@@ -89,7 +143,7 @@ class GroupPatcher {
     } else if (name === 'externalid') {
       this.state.externalId = value;
     } else if (name === 'members') {
-      if (op === 'replace') this.state.members = [];
+      if (op === 'replace') this.dropAll();
       this.addMembers(value);
     } else {
       throw scimError(400, 'invalidPath', `Attribute '${name}' cannot be changed on a group`);
@@ -122,23 +176,31 @@ class GroupPatcher {
           "Member removal takes path 'members' with a value array on this server",
         );
       }
-      const targets = new Set(matching(this.state.members, filter, this.quirks));
+      const value = valueEquals(filter);
+      const targets =
+        value === undefined
+          ? matching(this.current(), filter, this.quirks)
+          : this.has(value)
+            ? this.current().filter((m) => m.value === value)
+            : [];
       if (subAttribute === undefined) {
-        this.state.members = this.state.members.filter((m) => !targets.has(m));
-      } else {
-        this.state.members = this.state.members.map((m) => {
-          if (!targets.has(m)) return m;
-          const copy: ScimMember = { ...m };
-          for (const key of Object.keys(copy))
-            if (key.toLowerCase() === subAttribute && key !== 'value') delete copy[key];
-          return copy;
-        });
+        this.drop(targets);
+        return;
       }
+      const chosen = new Set(targets);
+      this.state.rewritten ||= targets.length > 0;
+      this.state.members = this.current().map((m) => {
+        if (!chosen.has(m)) return m;
+        const copy: ScimMember = { ...m };
+        for (const key of Object.keys(copy))
+          if (key.toLowerCase() === subAttribute && key !== 'value') delete copy[key];
+        return copy;
+      });
       return;
     }
     if (op.value === undefined) {
       // RFC 7644 §3.5.2.2: remove without a value filter clears the attribute.
-      this.state.members = [];
+      this.dropAll();
       return;
     }
     if (style === 'pathFilter') {
@@ -150,7 +212,7 @@ class GroupPatcher {
     }
     // Entra's default form: path 'members' with value [{ value }] (scim-interop.md).
     const values = new Set(toMembers(op.value).map((m) => m.value));
-    this.state.members = this.state.members.filter((m) => !values.has(m.value));
+    this.drop(this.current().filter((m) => values.has(m.value)));
   }
 
   apply(op: Operation): void {
@@ -187,17 +249,19 @@ class GroupPatcher {
 }
 
 /**
- * Applies a PatchOp to a stored group (RFC 7644 §3.5.2), honouring the member quirks, and
- * stores the result. Returns the stored group, or undefined when nothing changed.
+ * Applies a PatchOp to a stored group (RFC 7644 §3.5.2), honouring the member quirks, stores
+ * the result and records the membership changes in the truth log. Returns the stored group,
+ * or undefined when nothing changed. A patch costs what it changes, not what the group holds.
  *
  * @example
- * patchGroup(store, 'g1', { schemas: [PATCH_OP_SCHEMA], Operations: [{ op: 'add', path: 'members', value: [{ value: 'alice' }] }] }, {});
+ * patchGroup(store, 'g1', { schemas: [PATCH_OP_SCHEMA], Operations: [{ op: 'add', path: 'members', value: [{ value: 'alice' }] }] }, {}, truth);
  */
 export function patchGroup(
   store: ScimStore,
   id: string,
   body: unknown,
   quirks: ScimQuirks,
+  truth: ScimTruthRecorder,
 ): ScimResource | undefined {
   const group = store.getGroup(id);
   if (group === undefined) throw scimError(404, null, `Resource ${id} not found`);
@@ -205,19 +269,29 @@ export function patchGroup(
   const state: Working = {
     displayName: group.displayName,
     externalId: group.externalId,
-    members: [...((group.members as ScimMember[] | undefined) ?? [])],
+    members: undefined,
+    added: new Map(),
+    removed: new Map(),
+    rewritten: false,
   };
-  const patcher = new GroupPatcher(state, store, quirks);
+  const stored = (group.members as ScimMember[] | undefined) ?? [];
+  const patcher = new GroupPatcher(id, stored, state, store, quirks);
   for (const op of operations) patcher.apply(op);
+  const membersChanged = state.added.size > 0 || state.removed.size > 0 || state.rewritten;
   const changed =
     state.displayName !== group.displayName ||
     state.externalId !== group.externalId ||
-    JSON.stringify(state.members) !== JSON.stringify(group.members ?? []);
+    membersChanged;
   if (!changed) return undefined;
-  return store.putGroup(id, {
-    ...group,
-    displayName: state.displayName,
-    externalId: state.externalId,
-    members: state.members,
-  });
+  const attributes = { displayName: state.displayName, externalId: state.externalId };
+  if (state.rewritten) {
+    const replaced = store.putGroup(id, { ...group, ...attributes, members: state.members });
+    truth.membersChanged(id, group.members, replaced.members);
+    return replaced;
+  }
+  const change = { added: [...state.added.values()], removed: [...state.removed.values()] };
+  const recordChange = truth.beforeMembersChange(id, [...change.added, ...change.removed]);
+  const patched = store.changeMembers(id, state.members, change, attributes);
+  recordChange();
+  return patched;
 }

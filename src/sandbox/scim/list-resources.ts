@@ -1,9 +1,9 @@
 import { project } from './attribute-projection.js';
 import type { Projection } from './attribute-projection.js';
 import { checkFilterSupport } from './filter-support.js';
-import { matchesFilter } from './filter-match.js';
+import { matchesFilter, type MatchOptions } from './filter-match.js';
 import { scimError } from './scim-error.js';
-import { parseScimFilter } from './scim-filter.js';
+import { parseScimFilter, type FilterNode } from './scim-filter.js';
 import type { ScimResource } from './scim-store.js';
 import type { ScimQuirks } from './types.js';
 
@@ -18,6 +18,19 @@ export interface ListResponseBody {
   itemsPerPage: number;
   startIndex: number;
   Resources: ScimResource[];
+}
+
+/** Whether a filter compares anything under `members`. */
+function namesMembers(node: FilterNode): boolean {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return namesMembers(node.left) || namesMembers(node.right);
+    case 'not':
+      return namesMembers(node.operand);
+    default:
+      return node.path.some((segment) => segment === 'members');
+  }
 }
 
 function readInteger(query: URLSearchParams, name: string): number | undefined {
@@ -41,15 +54,21 @@ export function listResources(
   projection: Projection | undefined,
   quirks: ScimQuirks,
   coreSchema: string,
+  memberValues?: MatchOptions['memberValues'],
 ): ListResponseBody {
   const filterText = query.get('filter');
   let matches = all;
   if (filterText !== null) {
     const filter = parseScimFilter(filterText);
     checkFilterSupport(filter, coreSchema, quirks);
-    const options = {
+    if (quirks.membersFilter === 'refused' && namesMembers(filter)) {
+      throw scimError(400, 'invalidFilter', 'Filtering on members is not supported');
+    }
+    const options: MatchOptions = {
       caseSensitive: quirks.caseSensitiveFilters === true,
       coreSchema: coreSchema.toLowerCase(),
+      ignoreMembers: quirks.membersFilter === 'ignored',
+      ...(memberValues === undefined ? {} : { memberValues }),
     };
     matches = all.filter((resource) => matchesFilter(filter, resource, options));
     if (matches.length === 0 && quirks.notFoundOnEmptyFilter === true) {

@@ -26,4 +26,12 @@ export interface SandboxState {
   requests: RecordedRequest[];
   /** After a request that may have changed the data, before it is answered. */
   onChange?: () => void;
+  /** Bytes of every answer body sent, since the start. */
+  bytesServed: number;
+  /** Requests in the server now (worked on or queued). */
+  inServer: number;
+  /** Requests queued for a worker (quirk `capacity`), in order of arrival. */
+  capacityQueue: (() => void)[];
+  /** Requests worked on now (quirk `capacity`). */
+  working: number;
 }

@@ -81,7 +81,16 @@ function list(kind: 'User' | 'Group', state: SandboxState): Handler {
   return (req, res) => {
     const query = queryOf(req);
     const projection = parseProjection(query, schema.toLowerCase());
-    res.json(listResources(source(state.store), query, projection, state.quirks, schema));
+    const members =
+      kind === 'Group'
+        ? (group: ScimResource) => {
+            const id = group.id;
+            return typeof id === 'string'
+              ? (value: string) => state.store.hasMemberValue(id, value)
+              : undefined;
+          }
+        : undefined;
+    res.json(listResources(source(state.store), query, projection, state.quirks, schema, members));
   };
 }
 
@@ -213,11 +222,7 @@ export function scimRoutes(state: SandboxState): Router {
     '/Groups/:id',
     route((req, res) => {
       if (state.quirks.ignorePatchOps === true) return ignoredPatch('Group', state)(req, res);
-      const before = state.store.getGroup(idParam(req));
-      const patched = patchGroup(state.store, idParam(req), req.body, state.quirks);
-      if (patched !== undefined) {
-        state.truth.membersChanged(idParam(req), before?.members, patched.members);
-      }
+      const patched = patchGroup(state.store, idParam(req), req.body, state.quirks, state.truth);
       if (patched === undefined || state.quirks.patchNoContent === true) {
         res.status(204).end();
         return;

@@ -57,6 +57,8 @@ export class ScimStore {
   private readonly userIdByName = new Map<string, string>();
   private readonly groups = new Map<string, ScimResource>();
   private readonly groupIdByName = new Map<string, string>();
+  /** Each group's member values: a check of one member costs the same in a group of 100,000. */
+  private readonly memberIndex = new Map<string, MemberIndex>();
 
   /** Every user and group, in creation order (the server never stores passwords). */
   snapshot(): ScimStoreSnapshot {
@@ -80,6 +82,7 @@ export class ScimStore {
       const id = String(group.id);
       this.groups.set(id, structuredClone(group));
       this.groupIdByName.set(String(group.displayName).toLowerCase(), id);
+      this.memberIndex.set(id, MemberIndex.of(group.members));
     }
   }
 
@@ -107,6 +110,60 @@ export class ScimStore {
 
   findGroupId(displayName: string): string | undefined {
     return this.groupIdByName.get(displayName.toLowerCase());
+  }
+
+  /** Whether the group holds exactly this member value (RFC 7644 §3.5.2.1 compares values). */
+  hasMemberValue(groupId: string, value: string): boolean {
+    return this.memberIndex.get(groupId)?.exact.has(value) === true;
+  }
+
+  /**
+   * Whether the group holds a member value naming this account: its id, or its userName in
+   * any case (userName is caseExact=false); a value naming no user only as itself.
+   */
+  holdsAccount(groupId: string, account: { userId: string; accountId: string }): boolean {
+    const index = this.memberIndex.get(groupId);
+    if (index === undefined) return false;
+    return (
+      index.exact.has(account.userId) || (index.lower.get(account.accountId.toLowerCase()) ?? 0) > 0
+    );
+  }
+
+  /**
+   * A group's members after a PATCH that added and removed these (the patch keeps values
+   * unique): `members` is the list the patch left, or undefined when it only added, which
+   * are then appended to the stored list. Costs what changed, whatever the size of the group.
+   */
+  changeMembers(
+    id: string,
+    patched: ScimMember[] | undefined,
+    change: { added: readonly ScimMember[]; removed: readonly ScimMember[] },
+    attributes: { displayName: unknown; externalId: unknown },
+  ): ScimResource {
+    const existing = this.groups.get(id);
+    if (existing === undefined) throw scimError(404, null, `Resource ${id} not found`);
+    const stored = (existing.members as ScimMember[] | undefined) ?? [];
+    let members = patched;
+    if (members === undefined) {
+      // The store's own list: nothing outside the store keeps it (reads get copies).
+      members = stored;
+      members.push(...change.added);
+    }
+    if (attributes.displayName !== existing.displayName) {
+      return this.putGroup(id, { ...existing, ...attributes, members });
+    }
+    const now = new Date().toISOString();
+    const meta = existing.meta as Record<string, unknown>;
+    const resource: ScimResource = { ...existing, meta: { ...meta, lastModified: now } };
+    delete resource.members;
+    delete resource.externalId;
+    if (attributes.externalId !== undefined) resource.externalId = attributes.externalId;
+    if (members.length > 0) resource.members = members;
+    this.groups.set(id, resource);
+    const index = this.indexOf(id);
+    for (const member of change.removed) index.remove(member.value);
+    for (const member of change.added) index.add(member.value);
+    return resource;
   }
 
   isUserId(value: string): boolean {
@@ -182,6 +239,7 @@ export class ScimStore {
       this.groupIdByName.delete(String(existing.displayName).toLowerCase());
     this.groupIdByName.set(displayName.toLowerCase(), newId);
     this.groups.set(newId, resource);
+    this.memberIndex.set(newId, MemberIndex.of(members));
     return resource;
   }
 
@@ -210,8 +268,11 @@ export class ScimStore {
     for (const [groupId, group] of this.groups) {
       const members = group.members as ScimMember[] | undefined;
       if (members?.some((m) => names(m.value))) {
+        const gone = members.filter((m) => names(m.value));
         const rest = members.filter((m) => !names(m.value));
         this.groups.set(groupId, { ...group, members: rest.length > 0 ? rest : undefined });
+        const index = this.indexOf(groupId);
+        for (const member of gone) index.remove(member.value);
       }
     }
     return true;
@@ -221,8 +282,18 @@ export class ScimStore {
     const group = this.groups.get(id);
     if (group === undefined) return false;
     this.groups.delete(id);
+    this.memberIndex.delete(id);
     this.groupIdByName.delete(String(group.displayName).toLowerCase());
     return true;
+  }
+
+  private indexOf(groupId: string): MemberIndex {
+    let index = this.memberIndex.get(groupId);
+    if (index === undefined) {
+      index = new MemberIndex();
+      this.memberIndex.set(groupId, index);
+    }
+    return index;
   }
 
   private memberValueMatcher(userIdOrUserName: string): (value: string) => boolean {
@@ -251,5 +322,35 @@ export class ScimStore {
       ...clientAttributes(attributes),
       meta: { resourceType, created: previousMeta?.created ?? now, lastModified: now },
     };
+  }
+}
+
+/** A group's member values, exact and by lower case (a userName compares in any case). */
+class MemberIndex {
+  readonly exact = new Set<string>();
+  readonly lower = new Map<string, number>();
+
+  /** The index of a stored member list. */
+  static of(members: unknown): MemberIndex {
+    const index = new MemberIndex();
+    for (const member of Array.isArray(members) ? (members as ScimMember[]) : []) {
+      index.add(member.value);
+    }
+    return index;
+  }
+
+  add(value: string): void {
+    if (this.exact.has(value)) return;
+    this.exact.add(value);
+    const key = value.toLowerCase();
+    this.lower.set(key, (this.lower.get(key) ?? 0) + 1);
+  }
+
+  remove(value: string): void {
+    if (!this.exact.delete(value)) return;
+    const key = value.toLowerCase();
+    const count = (this.lower.get(key) ?? 1) - 1;
+    if (count > 0) this.lower.set(key, count);
+    else this.lower.delete(key);
   }
 }

@@ -70,6 +70,24 @@ export class ScimTruthRecorder {
     }
   }
 
+  /**
+   * Before a patch takes these member values out of a group and puts those in: the accounts
+   * they name and whether the group held each; the function it returns, called once the
+   * change is stored, records the accounts whose membership changed. Costs what the patch
+   * changed, whatever the size of the group.
+   */
+  beforeMembersChange(groupId: string, values: Iterable<ScimMember>): () => void {
+    const accounts = [...this.accountsOf([...values]).values()];
+    const before = accounts.map((account) => this.store.holdsAccount(groupId, account));
+    return () => {
+      accounts.forEach((account, i) => {
+        const after = this.store.holdsAccount(groupId, account);
+        if (after === before[i]) return;
+        this.record(after ? 'member added' : 'member removed', { ...account, groupId });
+      });
+    };
+  }
+
   /** After a group was deleted, with the members it had. */
   groupDeleted(groupId: string, members: unknown): void {
     for (const account of this.accountsOf(members).values()) {

@@ -46,6 +46,10 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     quirks: { ...options.quirks },
     requests: [],
     ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
+    bytesServed: 0,
+    inServer: 0,
+    capacityQueue: [],
+    working: 0,
   };
   state.plan.configure(options.faults);
   const app = createScimApp(state);
@@ -66,6 +70,9 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     endpoint: state.endpoint,
     get requests() {
       return state.requests;
+    },
+    get bytesServed() {
+      return state.bytesServed;
     },
     setQuirks(quirks) {
       state.quirks = { ...quirks };

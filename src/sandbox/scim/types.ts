@@ -39,6 +39,11 @@ export interface ScimQuirks {
   maxMembersShown?: number;
   /** Groups never return `members` (AWS-like); the `members eq` filter still works. */
   omitMembers?: boolean;
+  /**
+   * How a filter on `members` is served: `refused` answers 400 `invalidFilter`; `ignored`
+   * treats every comparison on members as true (the group comes back whoever is asked about).
+   */
+  membersFilter?: 'refused' | 'ignored';
   /** Member values that are not an existing user's SCIM `id` are refused with 400 `invalidValue`. */
   memberValuesMustBeInternalIds?: boolean;
   /** Which member-remove form is accepted; the other answers 400 (`invalidPath` / `invalidValue`). */
@@ -81,6 +86,11 @@ export interface ScimQuirks {
    * application's HTML 404 page, or its HTML page with 200 (a single-page app's fallback).
    */
   outsidePrefix?: 'scimNotFound' | 'html404' | 'html200';
+  /**
+   * A server of limited capacity: at most `concurrent` requests worked on at once, each for
+   * `serviceMs`; the others queue, so its latency grows with the load it is given.
+   */
+  capacity?: { concurrent: number; serviceMs: number };
 }
 
 export interface ScimSandboxOptions {
@@ -115,6 +125,8 @@ export interface RecordedRequest {
   query: Record<string, string>;
   body: unknown;
   status: number;
+  /** Requests in the server (worked on or queued) when this one arrived, itself included. */
+  concurrent: number;
 }
 
 /** A running in-memory SCIM 2.0 server on 127.0.0.1. */
@@ -139,6 +151,8 @@ export interface ScimSandbox {
   injectServerErrors(count: number, status: 500 | 502 | 503 | 504): void;
   /** Every request, in order. */
   readonly requests: readonly RecordedRequest[];
+  /** Bytes of every answer body sent since the start (what clients had to read). */
+  readonly bytesServed: number;
   clearRequests(): void;
   /** Adds users without HTTP; throws `SCIM_UNIQUENESS_CONFLICT` on a taken userName. */
   seedUsers(

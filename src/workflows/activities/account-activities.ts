@@ -36,7 +36,10 @@ export function accountActivities(services: ServicesProvider) {
     async findAccount(input: FindAccountInput): Promise<ActivityResult<AccountLookup>> {
       return runActivity('findAccount', services, async (s) => {
         const connector = connectorOf(s, input.connector);
-        const stored = await s.links.get(input.connector, input.accountId);
+        const stored =
+          input.stored === undefined
+            ? await s.accounts.get(input.connector, input.accountId)
+            : input.stored;
         const record = isLinked(stored) ? stored : null;
         let account: TargetAccount | undefined;
         if (record !== null) {
@@ -76,7 +79,10 @@ export function accountActivities(services: ServicesProvider) {
         const maybeOurs = answer.maybeOurs || tried;
         if (answer.outcome === 'adopted') {
           // The account ID is taken, but a lagging read may show the object deleted before.
-          const stored = await s.links.get(input.connector, input.profile.accountId);
+          const stored =
+            input.stored === undefined
+              ? await s.accounts.get(input.connector, input.profile.accountId)
+              : input.stored;
           if (wasDeleted(stored, answer.account.id)) return { outcome: 'exists', maybeOurs };
         }
         return { ...answer, maybeOurs };

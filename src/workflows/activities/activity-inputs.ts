@@ -26,6 +26,8 @@ export interface LeaseInput {
   owner: string;
   nowMs: number;
   ttlMs: number;
+  /** The request creates the account: its row is probably absent. */
+  likelyNew?: boolean;
 }
 export interface ImportCatalogueInput {
   connector: string;

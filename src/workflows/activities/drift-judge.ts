@@ -255,12 +255,12 @@ async function freshRecords(
     const account = accountOf(subject);
     if (records.has(account)) continue;
     if (subject.type !== 'unlinkedMember') {
-      records.set(account, await s.links.get(run.connector, account));
+      records.set(account, await s.accounts.get(run.connector, account));
       continue;
     }
     let linked: AccountRecord | undefined;
     for (const accountId of accountIdsNamed(run.reads, account)) {
-      const record = await s.links.get(run.connector, accountId);
+      const record = await s.accounts.get(run.connector, accountId);
       if (record !== undefined && record.targetId !== '') linked = record;
     }
     records.set(account, linked);

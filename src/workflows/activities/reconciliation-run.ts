@@ -46,7 +46,7 @@ export async function runReconciliation(
   const run = judgeRunOf(input, reads);
   const managed = await managedGroups(s, input.connector);
   const records: AccountRecord[] = [];
-  for await (const record of s.links.listLinked(input.connector)) records.push(record);
+  for await (const record of s.accounts.listLinked(input.connector)) records.push(record);
   const open = await s.drift.open(input.connector);
   const read = await readTarget(
     s,
@@ -151,7 +151,7 @@ export async function recheckDeferred(
     const record =
       item.subject.type === 'unlinkedMember'
         ? undefined
-        : await s.links.get(input.connector, accountOf(item.subject));
+        : await s.accounts.get(input.connector, accountOf(item.subject));
     const recheck = firstReads.get(item.subject.targetId);
     const { verdict, subject } = confirmDrift(item.subject, record, recheck);
     // A candidate still differing, or an open finding no longer shown: judged with a second read.

@@ -1,7 +1,7 @@
 import type { CompatibilityReport } from '../../connectors/scim/compatibility-report';
 import type { AccountRecord } from '../../domain/account-record';
 import { ProvisioningError } from '../../domain/errors';
-import type { LeaseResult } from '../../store/account-leases';
+import type { CommittedStep, LeaseResult } from '../../store/account-state';
 import type { RequestIndexEntry } from '../../store/request-index';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
@@ -20,33 +20,43 @@ export type { ImportSummary };
 /** Activities on the service's own state: leases, the journal, the catalogue, jobs. */
 export function serviceActivities(services: ServicesProvider) {
   return {
+    /** Takes the account's lease and reads its record with it (one call for a new account). */
     async acquireAccountLease(input: LeaseInput): Promise<ActivityResult<LeaseResult>> {
       return runActivity('acquireAccountLease', services, (s) =>
-        s.leases.acquire(input.connector, input.accountId, input.owner, input.nowMs, input.ttlMs),
+        s.accounts.acquire(
+          input.connector,
+          input.accountId,
+          input.owner,
+          input.nowMs,
+          input.ttlMs,
+          input.likelyNew === true,
+        ),
       );
     },
 
     async releaseAccountLease(
-      input: Omit<LeaseInput, 'nowMs' | 'ttlMs'> & { etag?: string },
+      input: Omit<LeaseInput, 'nowMs' | 'ttlMs'> & { etag?: string; stored?: AccountRecord | null },
     ): Promise<ActivityResult<null>> {
       return runActivity('releaseAccountLease', services, async (s) => {
-        await s.leases.release(input.connector, input.accountId, input.owner, input.etag);
+        await s.accounts.release(
+          input.connector,
+          input.accountId,
+          input.owner,
+          input.etag === undefined || input.stored === undefined
+            ? undefined
+            : { etag: input.etag, stored: input.stored },
+        );
         return null;
       });
     },
 
     /**
-     * A step's effective changes and what the service's record of the account learns,
-     * written together: journal entries upsert by deterministic key, so a retried or
+     * A step's effective changes and what the service's record of the account learns, in one
+     * write with the lease: journal entries upsert by deterministic key, so a retried or
      * replayed step never duplicates one (DESIGN invariant 1).
      */
-    async recordStep(input: RecordStepInput): Promise<ActivityResult<AccountRecord | null>> {
-      return runActivity('recordStep', services, async (s) => {
-        if (input.entries.length > 0) await s.journal.record(input.entries);
-        // No change to the record: nothing to answer of it.
-        if (input.record === undefined) return null;
-        return s.links.update(input.connector, input.accountId, input.record, input.stored);
-      });
+    async recordStep(input: RecordStepInput): Promise<ActivityResult<CommittedStep>> {
+      return runActivity('recordStep', services, (s) => s.accounts.commitStep(input));
     },
 
     /**

@@ -1,10 +1,5 @@
 import type { OrchestrationContext } from 'durable-functions';
-import {
-  applyRecordUpdate,
-  isEmptyRecordUpdate,
-  isLinked,
-  type AccountRecord,
-} from '../../domain/account-record';
+import { applyRecordUpdate, isEmptyRecordUpdate, isLinked } from '../../domain/account-record';
 import type { SerializedError } from '../../domain/errors';
 import { journalEntriesOf, type EffectiveChange } from '../../domain/journal-entry';
 import type { ProvisioningRequest } from '../../domain/provisioning-request';
@@ -20,10 +15,17 @@ import { requestContextOf } from '../../domain/request-context';
 import { lastPasswordUse, requestStep } from '../../domain/request-step';
 import { newAccountHandle } from '../../domain/step-context';
 import type { StepOutcome } from '../../domain/step-outcome';
-import type { LeaseResult } from '../../store/account-leases';
 import { indexEntryOf } from '../../store/request-index';
 import { ACTIVITIES } from '../names';
-import { callActivity, waitFor, type Step } from './activity-calls';
+import {
+  commitStep,
+  holdAccount,
+  keepHold,
+  LEASE_TTL_MS,
+  releaseHold,
+  renewedWhileHeld,
+} from './account-hold';
+import { callActivity, type Step } from './activity-calls';
 import { driveMachine } from './drive-machine';
 import {
   holdAfterFailure,
@@ -31,23 +33,6 @@ import {
   withHolds,
   type HoldSubject,
 } from './quarantine-hold';
-
-/**
- * A lease outlives any one step (the re-read loop is at most 30 s); it is renewed before a
- * step once half of it has passed.
- */
-const LEASE_TTL_MS = 5 * 60_000;
-/** How long a request waits for another request on the same account before it fails. */
-const LEASE_WAIT_MS = 10 * 60_000;
-
-/**
- * The wait before the next poll of a taken lease: every second at first (most requests hold
- * an account for seconds), then longer, up to 15 s: a ten-minute wait stays a short history,
- * which every replay of the orchestration reads again.
- */
-export function leasePollDelay(poll: number): number {
-  return poll < 10 ? 1_000 : Math.min(15_000, Math.round(1_000 * 1.5 ** (poll - 9)));
-}
 
 /**
  * The provisioning request orchestration: the actions in order, each a step machine of
@@ -100,7 +85,7 @@ export function* provisioningRequestOrchestrator(
   const { accountId } = request.account;
   // While its connector is quarantined, the request waits (issue 14): before it starts,
   // for the lease, and after a step that met a failure failing every request.
-  const hold: HoldSubject = {
+  const waiting: HoldSubject = {
     connector,
     requestId: request.requestId,
     heldMs: 0,
@@ -111,28 +96,28 @@ export function* provisioningRequestOrchestrator(
       publish();
     },
   };
-  const admitted = yield* waitWhileQuarantined(context, hold);
+  const admitted = yield* waitWhileQuarantined(context, waiting);
   if ('error' in admitted) {
     failAt(0, { error: admitted.error });
     yield* discardPassword(context, request);
     return yield* finish();
   }
-  const lease = { connector, accountId, owner: context.df.instanceId };
-  const taken = yield* takeLease(context, lease, hold);
-  let leaseTakenAt = context.df.currentUtcDateTime.getTime();
-  let leaseEtag = 'etag' in taken ? taken.etag : undefined;
-  if ('error' in taken) {
-    failAt(0, { error: taken.error });
+  const hold = yield* holdAccount(
+    context,
+    { connector, accountId },
+    request.actions[0]?.type === 'create',
+    waiting,
+  );
+  if ('error' in hold) {
+    failAt(0, { error: hold.error });
     yield* discardPassword(context, request);
     return yield* finish();
   }
 
   // Held from here on, the request keeps the account's lease (DESIGN invariant 7).
-  hold.lease = { accountId, owner: lease.owner, ttlMs: LEASE_TTL_MS };
+  waiting.lease = { accountId, owner: hold.owner, ttlMs: LEASE_TTL_MS };
 
   let handle = newAccountHandle();
-  /** The account record as stored, once a step of this request wrote it (undefined: not known). */
-  let stored: AccountRecord | null | undefined;
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
 
@@ -145,15 +130,12 @@ export function* provisioningRequestOrchestrator(
       startedAt: now(),
     };
     publish();
-    if (context.df.currentUtcDateTime.getTime() - leaseTakenAt > LEASE_TTL_MS / 2) {
-      leaseTakenAt = context.df.currentUtcDateTime.getTime();
-      const renewed = yield* takeLease(context, lease, hold);
-      if ('error' in renewed) {
-        failAt(index, { error: renewed.error });
-        break;
-      }
-      leaseEtag = renewed.etag;
+    const lost = yield* keepHold(context, hold, waiting);
+    if (lost !== undefined) {
+      failAt(index, lost);
+      break;
     }
+    handle.stored = hold.stored;
     let outcome = yield* driveMachine(context, requestStep(request, index, handle));
     if (outcome.ok && index === lastUse) passwordDiscarded = true;
     if (outcome.record !== undefined) {
@@ -162,105 +144,50 @@ export function* provisioningRequestOrchestrator(
     }
 
     // Changes written before a failure are recorded too: nothing effective goes unrecorded.
+    // The last step, when it succeeded, releases the lease in the same write; a failed step
+    // keeps it (the request may be held and run the step again) until the end.
     const record = outcome.record;
     if (outcome.changes.length > 0 || (record !== undefined && !isEmptyRecordUpdate(record))) {
-      const recorded = yield* callActivity<AccountRecord | null>(context, ACTIVITIES.recordStep, {
-        connector,
-        accountId,
+      const committed = yield* commitStep(context, hold, {
         entries: journalEntriesOf(
           { requestId: request.requestId, connector, accountId, ...requestContextOf(request) },
           index,
           outcome.changes,
           now(),
         ),
-        ...(record === undefined ? {} : { record }),
-        ...(stored === undefined ? {} : { stored }),
+        ...(record === undefined ? {} : { update: record }),
+        release: outcome.ok && index === request.actions.length - 1,
       });
-      if (recorded.ok) {
-        // The record as stored now, when this step changed it.
-        if (record !== undefined) {
-          stored = recorded.value;
-          handle.record = isLinked(stored) ? stored : null;
-        }
-      } else {
-        stored = undefined;
-        if (outcome.ok) outcome = { ...outcome, ok: false, error: recorded.error };
-      }
+      handle.stored = hold.stored;
+      if (committed.ok) {
+        if (record !== undefined) handle.record = isLinked(hold.stored) ? hold.stored : null;
+      } else if (outcome.ok) outcome = { ...outcome, ok: false, error: committed.error };
     }
     if (!outcome.ok) {
-      const held = yield* holdAfterFailure(context, hold, outcome.error);
+      const held = yield* holdAfterFailure(context, waiting, outcome.error);
       if ('held' in held && held.held) {
-        // The step runs again from its start, on the account as the stores show it now.
+        // The step runs again from its start, on the account as the request holds it now.
         earlier = [...earlier, ...outcome.changes];
-        if (held.lease !== undefined) {
-          leaseEtag = held.lease.etag ?? leaseEtag;
-          leaseTakenAt = held.lease.renewedAt;
-        }
+        if (held.lease !== undefined) renewedWhileHeld(hold, held.lease);
         handle = newAccountHandle();
-        stored = undefined;
         index -= 1;
         continue;
       }
       if ('error' in held) outcome = { ...outcome, error: held.error };
-      failAt(index, withHolds(outcome, earlier, hold));
+      failAt(index, withHolds(outcome, earlier, waiting));
       break;
     }
     report.steps[index] = stepEnded(
       report.steps[index] as StepReport,
-      withHolds(outcome, earlier, hold),
+      withHolds(outcome, earlier, waiting),
       now(),
     );
     earlier = [];
   }
 
-  yield* callActivity<null>(context, ACTIVITIES.releaseAccountLease, {
-    ...lease,
-    ...(leaseEtag === undefined ? {} : { etag: leaseEtag }),
-  });
+  yield* releaseHold(context, hold);
   if (!passwordDiscarded) yield* discardPassword(context, request);
   return yield* finish();
-}
-
-/**
- * Waits for the account's lease (polling on a durable timer); an error when it stays taken,
- * unless the connector is quarantined (its holder may be held): then it waits for that too.
- */
-function* takeLease(
-  context: OrchestrationContext,
-  lease: { connector: string; accountId: string; owner: string },
-  hold: HoldSubject,
-): Step<{ error: SerializedError } | { etag?: string }> {
-  let deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
-  for (let poll = 0; ; poll++) {
-    const nowMs = context.df.currentUtcDateTime.getTime();
-    const result = yield* callActivity<LeaseResult>(context, ACTIVITIES.acquireAccountLease, {
-      ...lease,
-      nowMs,
-      ttlMs: LEASE_TTL_MS,
-    });
-    if (!result.ok) return { error: result.error };
-    if (result.value.acquired) {
-      return result.value.etag === undefined ? {} : { etag: result.value.etag };
-    }
-    if (nowMs >= deadline) {
-      const held = yield* waitWhileQuarantined(context, hold);
-      if ('error' in held) return held;
-      if (held.held) {
-        deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
-        continue;
-      }
-      const error: SerializedError = {
-        code: 'ACCOUNT_BUSY',
-        message:
-          `account "${lease.accountId}" on connector "${lease.connector}" is still being changed by ` +
-          `${result.value.holder ?? 'another request'} after ${LEASE_WAIT_MS / 60_000} minutes`,
-        retryable: true,
-        object: lease.accountId,
-      };
-      return { error };
-    }
-    yield* waitFor(context, Math.min(leasePollDelay(poll), Math.max(1_000, deadline - nowMs)));
-  }
 }
 
 function* discardPassword(context: OrchestrationContext, request: ProvisioningRequest): Step<void> {

@@ -10,7 +10,7 @@ import {
 import type { EffectiveChange } from '../../domain/journal-entry';
 import type { RequestHold } from '../../domain/request-report';
 import type { StepOutcome } from '../../domain/step-outcome';
-import type { LeaseResult } from '../../store/account-leases';
+import type { LeaseResult } from '../../store/account-state';
 import type { GateAnswer, GateInput } from '../activities/quarantine-activities';
 import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';

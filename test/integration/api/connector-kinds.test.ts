@@ -97,6 +97,7 @@ describe('a connector kind registered through the kind registry', () => {
             visibilityWindowMs: 0,
             membershipReadScope: 'all',
             membershipWriteBatchSize: 1,
+            membershipWritesSayIfInPlace: false,
           },
           features: { compatibilityRun: false, groupStructure: false, inheritedMemberships: false },
           quarantine: { state: 'active', heldRequests: 0 },

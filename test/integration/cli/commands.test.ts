@@ -137,7 +137,7 @@ describe('the CLI against its own sandboxes (nothing configured)', () => {
     for (const entry of ofCase.entries) {
       expect(entry).toMatchObject({ requestedBy: 'ops@example.test', reason: 'joiner' });
     }
-    const record = await service.services.links.get('scim-sandbox', 'cli.user');
+    const record = await service.services.accounts.get('scim-sandbox', 'cli.user');
     expect(record).toMatchObject({ enabled: false, assignedGroups: [scim.getGroup('Sales')?.id] });
     const shown = await run(accountCommand, ['scim-sandbox', 'cli.user']);
     expect(shown.text).toContain('locked');

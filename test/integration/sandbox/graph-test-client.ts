@@ -8,6 +8,8 @@ export type GraphAnswer =
       reset: false;
       status: number;
       retryAfter: string | null;
+      /** Every answer header, names lower-cased. */
+      headers: Record<string, string>;
       body: Record<string, unknown> & {
         error?: { code: string; message: string };
         value?: ({ id: string } & Record<string, unknown>)[];
@@ -62,6 +64,7 @@ export async function graphTestClient(
           reset: false,
           status: response.status,
           retryAfter: response.headers.get('retry-after'),
+          headers: Object.fromEntries(response.headers),
           body: text === '' ? {} : (JSON.parse(text) as Record<string, never>),
         };
       } catch (error) {

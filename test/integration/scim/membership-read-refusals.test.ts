@@ -13,7 +13,6 @@ import { startTestServer, type TestServer } from '../../support/http-server';
  */
 let server: TestServer;
 let filterAnswer: { status: number; body: unknown; headers?: Record<string, string> };
-let connector: ScimConnector;
 
 const scimJson = (res: ServerResponse, status: number, body: unknown, headers = {}) => {
   res.writeHead(status, { 'content-type': 'application/scim+json', ...headers });
@@ -33,7 +32,14 @@ beforeAll(async () => {
       scimJson(res, filterAnswer.status, filterAnswer.body, filterAnswer.headers);
     } else scimJson(res, 404, { status: '404' });
   });
-  connector = new ScimConnector(
+});
+
+/**
+ * A new connector for each case: whether a server evaluates the members filter is decided
+ * once per connector and worker, at its first membership read.
+ */
+async function readWithNewConnector() {
+  const connector = new ScimConnector(
     scimConnectorSchema.parse({
       name: 'refusals',
       kind: 'scim',
@@ -43,9 +49,14 @@ beforeAll(async () => {
     }),
     { secrets: new LocalSecretStore() },
   );
-});
+  try {
+    return await connector.readMemberships(account, ['g-sales']);
+  } finally {
+    await connector.close();
+  }
+}
+
 afterAll(async () => {
-  await connector.close();
   await server.close();
 });
 
@@ -60,7 +71,7 @@ const error = (status: string, scimType?: string) => ({
 describe('reading a membership through the members filter', () => {
   it('says the group cannot be read when the server refuses the filter', async () => {
     filterAnswer = { status: 400, body: error('400', 'invalidFilter') };
-    await expect(connector.readMemberships(account, ['g-sales'])).rejects.toMatchObject({
+    await expect(readWithNewConnector()).rejects.toMatchObject({
       code: 'MEMBERSHIP_READ_UNAVAILABLE',
     });
   });
@@ -71,7 +82,7 @@ describe('reading a membership through the members filter', () => {
       body: error('401'),
       headers: { 'www-authenticate': 'Bearer realm="scim"' },
     };
-    await expect(connector.readMemberships(account, ['g-sales'])).rejects.toMatchObject({
+    await expect(readWithNewConnector()).rejects.toMatchObject({
       code: 'TARGET_AUTH_FAILED',
       status: 401,
     });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestReport } from '../../../src/domain/request-report';
 import { VirtualClock } from '../../../src/runtime/local-host/virtual-clock';
-import type { LeaseResult } from '../../../src/store/account-leases';
+import type { LeaseResult } from '../../../src/store/account-state';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import {
+  leaseReleaseOf,
   requestActivityCalls,
   GRAPH,
   useServiceBench,
@@ -92,7 +93,7 @@ describe('the account lease of a long request (DESIGN invariant 7)', () => {
       expect(Date.parse(lease(last!).expiresAt ?? '')).toBeGreaterThan(write.answeredAt!);
     }
     // The competitor kept polling past the end of the first lease, and was refused throughout.
-    const [release] = callsOf('lease.long-1', ACTIVITIES.releaseAccountLease);
+    const release = leaseReleaseOf(bench, 'lease.long-1');
     const polls = callsOf('lease.long-2', ACTIVITIES.acquireAccountLease);
     const refused = polls.filter((call) => !lease(call).acquired);
     expect(refused.some((call) => call.scheduledAt > start + LEASE_MS)).toBe(true);
@@ -100,8 +101,8 @@ describe('the account lease of a long request (DESIGN invariant 7)', () => {
       new Set([requestInstanceId('lease.long-1')]),
     );
     const taken = polls.find((call) => lease(call).acquired);
-    expect(taken!.scheduledAt).toBeGreaterThanOrEqual(release!.answeredAt!);
+    expect(taken!.scheduledAt).toBeGreaterThanOrEqual(release.answeredAt);
     for (const write of callsOf('lease.long-2', ACTIVITIES.writeMemberships))
-      expect(write.scheduledAt).toBeGreaterThanOrEqual(release!.answeredAt!);
+      expect(write.scheduledAt).toBeGreaterThanOrEqual(release.answeredAt);
   });
 });

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HISTORY_EVENT } from '../../../src/runtime/local-host/history-events';
 import { VirtualClock } from '../../../src/runtime/local-host/virtual-clock';
-import type { LeaseResult } from '../../../src/store/account-leases';
+import type { LeaseResult } from '../../../src/store/account-state';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import {
   activityCalls,
+  leaseReleaseOf,
   requestActivityCalls,
   GRAPH,
   SCIM,
@@ -32,11 +33,7 @@ const callsOf = (requestId: string, name: string) => requestActivityCalls(bench,
 const writesOf = (requestId: string) =>
   activityCalls(bench, requestInstanceId(requestId)).filter((call) => WRITES.includes(call.name));
 const lease = (call: ActivityCall) => (call.result as { value: LeaseResult }).value;
-const releaseOf = (requestId: string) => {
-  const [release] = callsOf(requestId, ACTIVITIES.releaseAccountLease);
-  if (release?.answeredAt === undefined) throw new Error(`${requestId} never released its lease`);
-  return release as ActivityCall & { answeredAt: number };
-};
+const releaseOf = (requestId: string) => leaseReleaseOf(bench, requestId);
 
 /** Submits `body` at the first durable timer after this call: while the request now running waits on it. */
 function submitAtNextTimer(body: Record<string, unknown>): Promise<string> {
@@ -52,9 +49,9 @@ function submitAtNextTimer(body: Record<string, unknown>): Promise<string> {
 
 /** Whether the lease is free now: another owner can take it (then gives it back). */
 async function leaseIsFree(connector: string, accountId: string): Promise<boolean> {
-  const { leases } = bench.runtime.services;
-  const probe = await leases.acquire(connector, accountId, 'probe', bench.clock.now(), 1_000);
-  if (probe.acquired) await leases.release(connector, accountId, 'probe', probe.etag);
+  const { accounts } = bench.runtime.services;
+  const probe = await accounts.acquire(connector, accountId, 'probe', bench.clock.now(), 1_000);
+  if (probe.acquired) await accounts.release(connector, accountId, 'probe');
   return probe.acquired;
 }
 
@@ -145,7 +142,7 @@ describe('the account lease (DESIGN invariant 7)', () => {
     const accountId = 'lease.crashed';
     bench.sandboxes.scim.seedUsers([{ userName: accountId }]);
     const start = bench.clock.now();
-    const held = await bench.runtime.services.leases.acquire(
+    const held = await bench.runtime.services.accounts.acquire(
       SCIM,
       accountId,
       'request-crashed',

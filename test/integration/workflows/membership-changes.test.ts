@@ -137,14 +137,14 @@ describe('journal entries of a step', () => {
     const handlers = createActivityHandlers(async () => bench.runtime.services);
     const recorded = callsOf(requestId, ACTIVITIES.recordStep);
     expect(recorded).toHaveLength(3);
-    const record = await bench.runtime.services.links.get(SCIM, accountId);
+    const record = await bench.runtime.services.accounts.get(SCIM, accountId);
     for (const call of recorded) {
       expect(await handlers.recordStep(call.input as never)).toMatchObject({ ok: true });
     }
 
     expect(await bench.journal(SCIM, accountId)).toEqual(journal);
     // The last step's record again: what the service knows of the account is unchanged.
-    expect(await bench.runtime.services.links.get(SCIM, accountId)).toEqual(record);
+    expect(await bench.runtime.services.accounts.get(SCIM, accountId)).toEqual(record);
   });
 });
 

@@ -11,7 +11,7 @@ import {
 /**
  * Spec: Membership write procedure, steps 2-6, as the connectors' capabilities shape it:
  * what is read back (named groups only on SCIM), and how many groups one write carries
- * (membershipWriteBatchSize: SCIM 1, Graph 20).
+ * (membershipWriteBatchSize: SCIM 20 PATCHes of one group each, Graph a $batch of 20).
  */
 const bench = useServiceBench();
 afterEach(() => {
@@ -25,7 +25,7 @@ const groupsIn = (input: unknown) => (input as { groupIds: string[] }).groupIds;
 const writeOf = (input: unknown) => input as { add: string[]; remove: string[] };
 
 describe('membership verification and write batches', () => {
-  it('on SCIM reads back only the written groups, one call per group', async () => {
+  it('on SCIM reads back only the written groups, asking the server about the account', async () => {
     const { scim, scimGroups } = bench.sandboxes;
     const accountId = 'verify.named';
     scim.seedUsers([{ userName: accountId }]);
@@ -45,7 +45,7 @@ describe('membership verification and write batches', () => {
 
     expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
     expect(scim.groupIdsOf(accountId)).toEqual(expect.arrayContaining(granted));
-    // Read before (one call per group), the writes, then one read back per group.
+    // One read of both groups before, one write operation, one read of both after.
     const steps = activityCalls(bench, requestInstanceId('verify.named-1')).filter(
       (call) =>
         call.name === ACTIVITIES.readMemberships || call.name === ACTIVITIES.writeMemberships,
@@ -57,24 +57,29 @@ describe('membership verification and write batches', () => {
           : `write ${writeOf(call.input).add.join(',')}`,
       ),
     ).toEqual([
-      ...granted.map((id) => `read ${id}`),
-      ...granted.map((id) => `write ${id}`),
-      ...granted.map((id) => `read ${id}`),
+      `read ${granted.join(',')}`,
+      `write ${granted.join(',')}`,
+      `read ${granted.join(',')}`,
     ]);
-    // On the server: the two groups were read by id, before and after the writes; the
-    // account's other group never came up in any call.
-    const byId = scim.requests
-      .filter((request) => request.method === 'GET' && /\/Groups\/[^/]+$/.test(request.path))
-      .map((request) => request.path.split('/').at(-1));
-    expect(byId.sort()).toEqual([...granted, ...granted].sort());
+    // On the server: the account asked about in the two groups, before and after the
+    // writes, in one call each; no group read whole; the other group never came up.
+    const asked = scim.requests
+      .filter((request) => request.query.filter?.includes(`members eq "${accountId}"`))
+      .map((request) => request.query.filter);
+    const both = `(id eq "${granted[0]}" or id eq "${granted[1]}") and members eq "${accountId}"`;
+    expect(asked).toEqual([both, both]);
+    expect(
+      scim.requests.filter((r) => r.method === 'GET' && /\/Groups\/[^/]+$/.test(r.path)),
+    ).toEqual([]);
     expect(JSON.stringify(scim.requests)).not.toContain(other!.id);
   });
 
-  it('on SCIM writes one group per call (membershipWriteBatchSize 1)', async () => {
+  it('on SCIM writes the groups of a grant in one operation, one PATCH per group (membershipWriteBatchSize 20)', async () => {
     const { scim, scimGroups } = bench.sandboxes;
     const accountId = 'batch.scim';
     scim.seedUsers([{ userName: accountId }]);
     const names = ['Sales', 'Finance', 'Support'];
+    scim.clearRequests();
 
     const report = await bench.run({
       requestId: 'batch.scim-1',
@@ -88,10 +93,11 @@ describe('membership verification and write batches', () => {
     const writes = callsOf('batch.scim-1', ACTIVITIES.writeMemberships).map((c) =>
       writeOf(c.input),
     );
-    expect(writes.map((write) => write.add.length)).toEqual([1, 1, 1]);
-    expect(writes.flatMap((write) => write.add).sort()).toEqual(
-      names.map((n) => scimGroups[n]!).sort(),
-    );
+    expect(writes.map((write) => write.add.length)).toEqual([3]);
+    const patched = scim.requests
+      .filter((r) => r.method === 'PATCH')
+      .map((r) => r.path.split('/').at(-1));
+    expect(patched.sort()).toEqual(names.map((n) => scimGroups[n]!).sort());
   });
 
   it('on Graph writes a grant of 25 groups in two calls (membershipWriteBatchSize 20)', async () => {

@@ -138,6 +138,7 @@ describe('a request for a connector that is not configured', () => {
           visibilityWindowMs: 0,
           membershipReadScope: 'named',
           membershipWriteBatchSize: 1,
+          membershipWritesSayIfInPlace: false,
         },
         source: 'http',
         receivedAt: new Date(bench.clock.now()).toISOString(),

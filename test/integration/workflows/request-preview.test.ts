@@ -25,7 +25,7 @@ async function footprint(connector: string, accountId: string) {
   return {
     truth: connector === SCIM ? scim.truthLog().length : graph.truthLog().length,
     journal: (await bench.journal(connector, accountId)).length,
-    record: await bench.runtime.services.links.get(connector, accountId),
+    record: await bench.runtime.services.accounts.get(connector, accountId),
     secrets: bench.secrets.names().sort(),
     instances: bench.runtime.driver.snapshot().length,
   };

@@ -26,6 +26,7 @@ function setUp() {
           visibilityWindowMs: 0,
           membershipReadScope: 'named',
           membershipWriteBatchSize: 1,
+          membershipWritesSayIfInPlace: false,
         },
       }),
     },

@@ -18,6 +18,7 @@ const input: ProvisioningRequest = {
     visibilityWindowMs: 0,
     membershipReadScope: 'named',
     membershipWriteBatchSize: 1,
+    membershipWritesSayIfInPlace: false,
   },
   source: 'http',
   receivedAt: '2025-03-01T08:00:00.000Z',

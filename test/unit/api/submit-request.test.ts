@@ -31,6 +31,7 @@ async function submit(extra: Record<string, unknown> = {}) {
           visibilityWindowMs: 0,
           membershipReadScope: 'named',
           membershipWriteBatchSize: 1,
+          membershipWritesSayIfInPlace: false,
         },
       }),
     },

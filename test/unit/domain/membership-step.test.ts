@@ -333,7 +333,7 @@ describe('membership step: targets whose answers do not tell (SCIM)', () => {
       lookUpRoles: catalogue,
       readMemberships: (input, call) => ({
         groupIds:
-          call <= 2
+          call === 1
             ? (input.groupIds ?? []).filter((id) => id === 'g-ops')
             : (input.groupIds ?? []),
         names: {},
@@ -344,8 +344,9 @@ describe('membership step: targets whose answers do not tell (SCIM)', () => {
     const outcome = await run('grant', [SALES, OPS], io, CONSISTENT);
     expect(outcome.ok).toBe(true);
     expect(outcome.changes.map((c) => c.groupId)).toEqual(['g-sales']);
-    // One PATCH per group (batch size 1), one read per group.
+    // One PATCH per group (batch size 1); one read of both groups before, one after.
     expect(io.callsOf('writeMemberships')).toHaveLength(2);
+    expect(io.callsOf('readMemberships')).toHaveLength(2);
   });
 
   it('fails at once when the one read-back differs (reads show writes at once)', async () => {
@@ -357,6 +358,57 @@ describe('membership step: targets whose answers do not tell (SCIM)', () => {
     });
     const outcome = await run('grant', [SALES], io, CONSISTENT);
     expect(outcome.error?.code).toBe('MEMBERSHIP_MISMATCH');
+    expect(io.callsOf('readMemberships')).toHaveLength(2);
+  });
+});
+
+describe('membership step: an account this request created', () => {
+  /** The step right after a create of this request: the account known from the create's answer. */
+  function runAfterCreate(groups: GroupRef[], io: ScriptedIo, capabilities = LAGGING) {
+    const context = stepContext(capabilities);
+    context.handle.account = ADA;
+    context.handle.seen = true;
+    context.handle.createdHere = true;
+    context.handle.record = record({ createdAt: new Date(START).toISOString() });
+    return driveAsync(
+      membershipStep({
+        ...context,
+        action: 'grant',
+        groups: groups.map((group) => ({ name: group.displayName })),
+      }),
+      io,
+    );
+  }
+
+  it('is not read before the writes where the write answers tell: only the read-back', async () => {
+    const io = new ScriptedIo({
+      lookUpRoles: catalogue,
+      readMemberships: reads(['g-sales', 'g-ops']),
+      writeMemberships: answers('applied'),
+    });
+    const outcome = await runAfterCreate([SALES, OPS], io);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.changes.map((c) => c.groupId)).toEqual(['g-sales', 'g-ops']);
+    // One $batch, then one read, after the writes.
+    expect(io.callsOf('writeMemberships')).toHaveLength(1);
+    expect(io.callsOf('readMemberships')).toHaveLength(1);
+    expect(io.calls.map((call) => call.op)).toEqual([
+      'lookUpRoles',
+      'writeMemberships',
+      'readMemberships',
+    ]);
+  });
+
+  it('is read before the writes where a write is acknowledged alike either way (SCIM)', async () => {
+    // The target put the new account in Ops by itself (a default group): the read tells.
+    const io = new ScriptedIo({
+      lookUpRoles: catalogue,
+      readMemberships: reads(['g-ops'], ['g-sales', 'g-ops']),
+      writeMemberships: answers('acknowledged'),
+    });
+    const outcome = await runAfterCreate([SALES, OPS], io, CONSISTENT);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.changes.map((c) => c.groupId)).toEqual(['g-sales']);
     expect(io.callsOf('readMemberships')).toHaveLength(2);
   });
 });

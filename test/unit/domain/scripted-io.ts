@@ -86,12 +86,14 @@ export const LAGGING: ConnectorCapabilities = {
   visibilityWindowMs: 30_000,
   membershipReadScope: 'all',
   membershipWriteBatchSize: 20,
+  membershipWritesSayIfInPlace: true,
 };
 
 export const CONSISTENT: ConnectorCapabilities = {
   visibilityWindowMs: 0,
   membershipReadScope: 'named',
   membershipWriteBatchSize: 1,
+  membershipWritesSayIfInPlace: false,
 };
 
 export function stepContext(capabilities: ConnectorCapabilities = LAGGING): StepContext {

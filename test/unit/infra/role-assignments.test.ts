@@ -98,7 +98,7 @@ function expectedAppGrants(snapshot: Snapshot, variant: Variant): string[] {
     `Storage Blob Data Owner on ${storage}`,
     // The bulk queue trigger and its poison queue (and Durable's queues on Azure Storage).
     `Storage Queue Data Contributor on ${storage}`,
-    // The journal, catalogue, link, lease and intent tables (and Durable's tables on Azure Storage).
+    // The journal (records and leases too), catalogue and intent tables (and Durable's tables on Azure Storage).
     `Storage Table Data Contributor on ${storage}`,
     `${vaultRoleTheCodeNeeds()} on ${on('Microsoft.KeyVault/vaults')}`,
     // Application Insights with local authentication off takes telemetry from this role only.

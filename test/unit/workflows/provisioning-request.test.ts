@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestReport, StepChange } from '../../../src/domain/request-report';
-import {
-  customStatusOf,
-  leasePollDelay,
-} from '../../../src/workflows/orchestrators/provisioning-request';
+import { leasePollDelay } from '../../../src/workflows/orchestrators/account-hold';
+import { customStatusOf } from '../../../src/workflows/orchestrators/provisioning-request';
 
 const changes = (count: number): StepChange[] =>
   Array.from({ length: count }, (_, i) => ({

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ThrottleGate, type GatePass } from '../../../../src/connectors/http/throttle-gate';
+import { TokenBucket } from '../../../../src/connectors/http/token-bucket';
 
 /** The gate on vitest's fake clock: time moves only when a test advances it. */
 function fakeClock() {
@@ -156,5 +157,27 @@ describe('ThrottleGate', () => {
     pass.leave('ok');
     pass.leave('ok');
     expect(gate.stats.inFlight).toBe(0);
+  });
+
+  it("paces attempts to the target's quota, each taking its share with its slot in hand", async () => {
+    const writes = new TokenBucket({ capacity: 2, windowMs: 2_000 }, 0);
+    const budget = { buckets: new Map([['writes', writes]]), learn: () => false };
+    const gate = new ThrottleGate({ maxConcurrency: 4, ...fakeClock(), budget });
+    const entered: number[] = [];
+    const attempts = Array.from({ length: 4 }, () =>
+      gate.enter({ writes: 1 }).then((pass) => {
+        entered.push(Date.now());
+        pass.leave('ok');
+        return pass;
+      }),
+    );
+    await settle();
+    expect(entered).toEqual([0, 0]);
+    await vi.advanceTimersByTimeAsync(2_000);
+    const passes = await Promise.all(attempts);
+    // Two at once (the burst), then one per second: the quota's rate.
+    expect(entered).toEqual([0, 0, 1_000, 2_000]);
+    expect(passes.map((pass) => pass.pacedMs)).toEqual([0, 0, 1_000, 2_000]);
+    expect(gate.stats.pacedMs).toBe(3_000);
   });
 });

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { chunk } from '../../domain/chunk';
+import type { HttpResult } from '../http/transport';
+import { mapScimError, type ScimErrorContext } from './error-mapper';
+import { quoteFilterValue } from './filter';
+import { interpretListResponse } from './list-response';
+import type { ScimHttp } from './scim-http';
+import { scimUrl } from './scim-paths';
+
+/**
+ * How a server is asked whether an account is a member of some groups:
+ * - `filter`: `GET /Groups?filter=id eq "g" and members eq "u"&attributes=id` (Entra's check,
+ *   scim-interop.md), the answer a few bytes whatever the size of the group; `combine`: several
+ *   groups in one call, `(id eq "a" or id eq "b") and members eq "u"`;
+ * - `whole group`: `GET /Groups/{id}` with every member (the spec's read; the fallback).
+ */
+export type MembershipCheck =
+  { kind: 'filter'; combine: boolean } | { kind: 'whole group'; why: string };
+
+/** Groups asked about in one combined filter: short enough for any server's filter limits. */
+const GROUPS_PER_FILTER = 10;
+
+/**
+ * The members filter for one account in some groups (RFC 7644 §3.4.2.2; values quoted and
+ * escaped).
+ *
+ * @example
+ * membersFilter(['g1', 'g2'], 'ada'); // '(id eq "g1" or id eq "g2") and members eq "ada"'
+ */
+export function membersFilter(groupIds: readonly string[], memberValue: string): string {
+  const ids = groupIds.map((id) => `id eq ${quoteFilterValue(id)}`);
+  const groups = ids.length === 1 ? ids[0]! : `(${ids.join(' or ')})`;
+  return `${groups} and members eq ${quoteFilterValue(memberValue)}`;
+}
+
+/**
+ * How servers refuse a filter they do not support: 400 (invalidFilter or none), 403, 501.
+ * Refused credentials, throttling or an outage say nothing about the filter and stay what
+ * they are.
+ */
+const FILTER_REFUSALS = [400, 403, 501];
+
+/** What a members filter answered: the groups it named (with their names), or a refusal. */
+type FilterAnswer = { groups: Map<string, string> } | { refused: HttpResult };
+
+/**
+ * Decides once per connector (and worker) how memberships are checked, with a cheap probe at
+ * first use: the members filter for a member value no account has, in the combined form and
+ * else alone. A server that evaluates the filter answers no group (or 404); one that answers
+ * the group ignores the member clause, and one that answers 400 refuses it: their
+ * memberships are read from the whole group, as the spec's procedure reads them.
+ */
+export class MembershipChecks {
+  private decided: MembershipCheck | undefined;
+  private probing: Promise<MembershipCheck> | undefined;
+
+  constructor(
+    private readonly http: ScimHttp,
+    private readonly baseUrl: string,
+    private readonly connector: string,
+  ) {}
+
+  /** The decision, once made (undefined before the first membership read). */
+  get known(): MembershipCheck | undefined {
+    return this.decided;
+  }
+
+  /** The decision, probing with `groupId` at first use; a probe that fails is tried again next time. */
+  async decide(groupId: string): Promise<MembershipCheck> {
+    if (this.decided !== undefined) return this.decided;
+    this.probing ??= this.probe(groupId).then(
+      (decided) => {
+        this.decided = decided;
+        return decided;
+      },
+      (error: unknown) => {
+        this.probing = undefined;
+        throw error;
+      },
+    );
+    return this.probing;
+  }
+
+  /** The groups among `groupIds` whose members include `memberValue`, by members filter. */
+  async memberOf(
+    check: Extract<MembershipCheck, { kind: 'filter' }>,
+    groupIds: readonly string[],
+    memberValue: string,
+  ): Promise<{ groupIds: Set<string>; names: Record<string, string> }> {
+    const parts = check.combine ? chunk(groupIds, GROUPS_PER_FILTER) : groupIds.map((id) => [id]);
+    const names: Record<string, string> = {};
+    await Promise.all(
+      parts.map(async (ids) => {
+        const answer = await this.ask(ids, memberValue, 'id,displayName');
+        if ('refused' in answer) throw mapScimError(answer.refused, this.context(ids));
+        for (const [id, name] of answer.groups) if (ids.includes(id)) names[id] = name;
+      }),
+    );
+    return { groupIds: new Set(Object.keys(names)), names };
+  }
+
+  private async probe(groupId: string): Promise<MembershipCheck> {
+    const nobody = `membership-probe-${randomUUID()}`;
+    const combined = await this.ask([groupId, groupId], nobody, 'id');
+    if ('groups' in combined && combined.groups.size === 0) {
+      return { kind: 'filter', combine: true };
+    }
+    const single = 'groups' in combined ? combined : await this.ask([groupId], nobody, 'id');
+    if ('groups' in single && single.groups.size === 0) return { kind: 'filter', combine: false };
+    return {
+      kind: 'whole group',
+      why:
+        'groups' in single
+          ? `the server answered the members filter with group ${groupId} for a member no account has: it ignores the member clause`
+          : `the server refuses the members filter (${single.refused.status})`,
+    };
+  }
+
+  private async ask(
+    groupIds: readonly string[],
+    memberValue: string,
+    attributes: string,
+  ): Promise<FilterAnswer> {
+    const result = await this.http.send({
+      method: 'GET',
+      url: scimUrl(this.baseUrl, 'Groups', undefined, {
+        filter: membersFilter(groupIds, memberValue),
+        attributes,
+      }),
+      // scim-interop.md: some servers answer an empty filter with 404.
+      accept: [200, 404, ...FILTER_REFUSALS],
+      context: this.context(groupIds),
+    });
+    if (FILTER_REFUSALS.includes(result.status)) return { refused: result };
+    if (result.status === 404) return { groups: new Map() };
+    const page = interpretListResponse(result.body, result.describe);
+    const groups = new Map<string, string>();
+    for (const resource of page.resources) {
+      if (typeof resource.id !== 'string') continue;
+      const name = typeof resource.displayName === 'string' ? resource.displayName : resource.id;
+      groups.set(resource.id, name);
+    }
+    return { groups };
+  }
+
+  private context(groupIds: readonly string[]): ScimErrorContext {
+    return {
+      connector: this.connector,
+      subject: `the members of groups ${groupIds.join(', ')}`,
+      notFound: 'SCIM_REQUEST_REJECTED',
+      object: groupIds.join(', '),
+    };
+  }
+}

@@ -1,0 +1,90 @@
+import type { AccountRecord, AccountRecordUpdate } from '../domain/account-record';
+import type { JournalEntry } from '../domain/journal-entry';
+
+/** The answer to a lease request. */
+export interface LeaseResult {
+  acquired: boolean;
+  /** The current holder when not acquired. */
+  holder?: string;
+  /** ISO time the current lease ends. */
+  expiresAt?: string;
+  /** The row's version when acquired: the next write under the lease takes one call with it. */
+  etag?: string;
+  /**
+   * When acquired: the service's record of the account as stored (null: none), read with the
+   * lease so that no step reads it again.
+   */
+  record?: AccountRecord | null;
+}
+
+/** One step's effective changes and what the record learns, written under the request's lease. */
+export interface StepCommit {
+  connector: string;
+  accountId: string;
+  /** The lease holder (the orchestration's instance id) and when its lease ends (ms). */
+  owner: string;
+  leaseExpiresAtMs: number;
+  /** The row's version as the holder last wrote it (from the lease or the last commit). */
+  etag?: string;
+  entries: readonly JournalEntry[];
+  update?: AccountRecordUpdate;
+  /** The record as stored now (the holder is its only writer): the commit needs no read. */
+  stored?: AccountRecord | null;
+  /** Release the lease in the same write: nothing of the request follows. */
+  release: boolean;
+}
+
+/** What a commit leaves: the record as stored and the row's new version. */
+export interface CommittedStep {
+  record: AccountRecord | null;
+  /** Absent when the lease was released (or the row is gone). */
+  etag?: string;
+}
+
+/**
+ * The service's own state of each account on a connector (DESIGN: src/store): the record
+ * (link to the target's object, what the service last wrote) and the lease that gives one
+ * request at a time the right to write the account (DESIGN invariant 7). Both live in one
+ * row beside the account's journal entries, so that a step's entries, its record update and
+ * the lease are written in one transaction.
+ */
+export interface AccountStateStore {
+  /**
+   * Takes the lease when it is free, expired or already `owner`'s (then it is renewed), and
+   * answers the record with it. Times come from the caller (the orchestration's clock).
+   * `likelyNew`: the request creates the account, so the row is probably absent: try the
+   * insert first (one call).
+   */
+  acquire(
+    connector: string,
+    accountId: string,
+    owner: string,
+    nowMs: number,
+    ttlMs: number,
+    likelyNew?: boolean,
+  ): Promise<LeaseResult>;
+  /**
+   * Releases the lease if `owner` holds it; otherwise does nothing. With the row's version
+   * and the record as the holder last wrote them, one call.
+   */
+  release(
+    connector: string,
+    accountId: string,
+    owner: string,
+    known?: { etag: string; stored: AccountRecord | null },
+  ): Promise<void>;
+  /**
+   * A step's journal entries (upserted by key: the same entries again change nothing) and its
+   * record update, atomically, and the lease released with them when asked.
+   */
+  commitStep(commit: StepCommit): Promise<CommittedStep>;
+  /** The record (a deleted account's tombstone included); undefined when there is none. */
+  get(connector: string, accountId: string): Promise<AccountRecord | undefined>;
+  /**
+   * Every account the service links on the connector (records of accounts it deleted left
+   * out), page by page: what reconciliation compares the target with.
+   */
+  listLinked(connector: string): AsyncIterable<AccountRecord>;
+  /** Writes a record as it is, keeping the row's lease (seeding a store for a benchmark). */
+  put(record: AccountRecord): Promise<void>;
+}

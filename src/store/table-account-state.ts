@@ -1,0 +1,310 @@
+import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
+import { applyRecordUpdate, isLinked, type AccountRecord } from '../domain/account-record';
+import {
+  ACCOUNT_ROW_PREFIX,
+  accountIdOfRow,
+  accountRowKeys,
+  leaseOfRow,
+  recordOfRow,
+  toAccountRow,
+  type AccountRow,
+  type Lease,
+} from './account-row';
+import type { AccountStateStore, CommittedStep, LeaseResult, StepCommit } from './account-state';
+import { EnsuredTable } from './ensured-table';
+import { guardStorage, storageFailure, storageStatus } from './storage-failure';
+import { encodeTableKey } from './table-key';
+import { upsertInBatches } from './table-batches';
+import { journalRowsOf } from './table-journal-store';
+
+interface CurrentRow {
+  row: AccountRow;
+  etag: string;
+}
+
+/*
+ * Each round either takes the lease or learns who holds it; a round only repeats when the
+ * row changed between two calls, so a few rounds are plenty.
+ */
+const MAX_ROUNDS = 5;
+/** The first RowKey after every account row's (`~account~` with its last character + 1). */
+const ROW_PREFIX_END = `${ACCOUNT_ROW_PREFIX.slice(0, -1)}${String.fromCharCode(ACCOUNT_ROW_PREFIX.charCodeAt(ACCOUNT_ROW_PREFIX.length - 1) + 1)}`;
+/** Table Storage: at most 100 operations per transaction; one is the account's row. */
+const ENTRIES_WITH_ROW = 99;
+
+/**
+ * Account rows in the journal's table (DESIGN invariant 7 and 1): PartitionKey is the
+ * connector, as for the journal entries, so that a step's entries, its record and the lease
+ * are one entity group transaction. Taking a lease is optimistic: insert the row when there
+ * is none (409: someone else inserted first), else replace it under its ETag when the lease
+ * is free, expired or ours (412: someone else wrote first). Exactly one of any number of
+ * concurrent callers wins; the record in the row is kept as it is.
+ */
+export class TableAccountState implements AccountStateStore {
+  private readonly table: EnsuredTable;
+
+  constructor(client: TableClient) {
+    this.table = new EnsuredTable(client);
+  }
+
+  async acquire(
+    connector: string,
+    accountId: string,
+    owner: string,
+    nowMs: number,
+    ttlMs: number,
+    likelyNew = false,
+  ): Promise<LeaseResult> {
+    const client = await this.table.client();
+    const keys = accountRowKeys(connector, accountId);
+    const lease: Lease = {
+      owner,
+      expiresAtMs: nowMs + ttlMs,
+      expiresAt: new Date(nowMs + ttlMs).toISOString(),
+    };
+    const taken = (etag: string | undefined, record: AccountRecord | null): LeaseResult => ({
+      acquired: true,
+      expiresAt: lease.expiresAt,
+      record,
+      ...(etag === undefined ? {} : { etag }),
+    });
+    const insert = () =>
+      this.attempt('take an account lease', 409, () =>
+        client.createEntity({ ...keys, ...toAccountRow(null, lease) }),
+      );
+    if (likelyNew) {
+      const created = await insert();
+      if (created !== false) return taken(created.etag, null);
+    }
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const current = await this.read(client, keys);
+      if (current === undefined) {
+        const created = await insert();
+        if (created !== false) return taken(created.etag, null);
+        continue;
+      }
+      const record = recordOfRow(connector, accountId, current.row);
+      const held = leaseOfRow(current.row);
+      if (held !== undefined && held.owner !== owner && held.expiresAtMs > nowMs) {
+        return { acquired: false, holder: held.owner, expiresAt: held.expiresAt };
+      }
+      const replaced = await this.attempt('take an account lease', 412, () =>
+        client.updateEntity({ ...keys, ...toAccountRow(record, lease) }, 'Replace', {
+          etag: current.etag,
+        }),
+      );
+      if (replaced !== false) return taken(replaced.etag, record);
+    }
+    return { acquired: false };
+  }
+
+  async release(
+    connector: string,
+    accountId: string,
+    owner: string,
+    known?: { etag: string; stored: AccountRecord | null },
+  ): Promise<void> {
+    const client = await this.table.client();
+    const keys = accountRowKeys(connector, accountId);
+    let version = known;
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      if (version === undefined) {
+        const current = await this.read(client, keys);
+        if (current === undefined || leaseOfRow(current.row)?.owner !== owner) return;
+        version = {
+          etag: current.etag,
+          stored: recordOfRow(connector, accountId, current.row),
+        };
+      }
+      const { etag, stored } = version;
+      try {
+        // A row without a record was made for the lease alone: it goes with it.
+        if (stored === null) await client.deleteEntity(keys.partitionKey, keys.rowKey, { etag });
+        else {
+          await client.updateEntity({ ...keys, ...toAccountRow(stored, undefined) }, 'Replace', {
+            etag,
+          });
+        }
+        return;
+      } catch (error) {
+        const status = storageStatus(error);
+        if (status === 404) return;
+        if (status !== 412) throw storageFailure('release an account lease', error);
+        version = undefined;
+      }
+    }
+  }
+
+  async commitStep(commit: StepCommit): Promise<CommittedStep> {
+    const client = await this.table.client();
+    const { connector, accountId } = commit;
+    const keys = accountRowKeys(connector, accountId);
+    const rows = journalRowsOf(commit.entries);
+    // Entries beyond one transaction go first, on their own (upserts: a retry repeats them harmlessly).
+    const early = rows.slice(0, Math.max(0, rows.length - ENTRIES_WITH_ROW));
+    if (early.length > 0) {
+      await guardStorage('record journal entries', () => upsertInBatches(client, early, 'Replace'));
+    }
+    const late = rows.slice(early.length);
+    if (commit.etag !== undefined && commit.stored !== undefined) {
+      const next = this.nextRow(commit, commit.stored);
+      const actions: TransactionAction[] = [
+        ...late.map((row): TransactionAction => ['upsert', row, 'Replace']),
+        next.action(keys, commit.etag),
+      ];
+      try {
+        const response = await client.submitTransaction(actions);
+        // Sub-responses come in the order of the actions (Azurite names no row in them).
+        const etag = response.subResponses.at(-1)?.etag;
+        return {
+          record: next.record,
+          ...(next.released || etag === undefined ? {} : { etag }),
+        };
+      } catch (error) {
+        // 412: the row changed since (the lease expired and was taken): the entries are
+        // still written, and the update applied to the record as it is now.
+        if (storageStatus(error) !== 412) throw storageFailure('record a step', error);
+      }
+    }
+    if (late.length > 0) {
+      await guardStorage('record journal entries', () => upsertInBatches(client, late, 'Replace'));
+    }
+    return this.commitToCurrent(client, commit);
+  }
+
+  async get(connector: string, accountId: string): Promise<AccountRecord | undefined> {
+    const client = await this.table.client();
+    const current = await this.read(client, accountRowKeys(connector, accountId));
+    if (current === undefined) return undefined;
+    return recordOfRow(connector, accountId, current.row) ?? undefined;
+  }
+
+  async *listLinked(connector: string): AsyncGenerator<AccountRecord> {
+    const client = await this.table.client();
+    const partition = encodeTableKey(connector);
+    // The account rows alone, not the journal entries beside them ('~' + 1 ends the prefix).
+    const pages = client
+      .listEntities<AccountRow>({
+        queryOptions: {
+          filter: odata`PartitionKey eq ${partition} and RowKey ge ${ACCOUNT_ROW_PREFIX} and RowKey lt ${ROW_PREFIX_END}`,
+        },
+      })
+      .byPage({ maxPageSize: 1000 });
+    for (;;) {
+      const page = await guardStorage('list the account records', async () => {
+        const next = await pages.next();
+        return next.done === true ? undefined : next.value;
+      });
+      if (page === undefined) return;
+      for (const row of page) {
+        const record = recordOfRow(connector, accountIdOfRow(row.rowKey ?? ''), row);
+        if (record !== null && isLinked(record)) yield record;
+      }
+    }
+  }
+
+  async put(record: AccountRecord): Promise<void> {
+    const client = await this.table.client();
+    const keys = accountRowKeys(record.connector, record.accountId);
+    await guardStorage('write an account record', () =>
+      client.upsertEntity({ ...keys, ...toAccountRow(record, undefined) }, 'Merge'),
+    );
+  }
+
+  /** The row after a commit, and the transaction action that writes it under `etag`. */
+  private nextRow(commit: StepCommit, stored: AccountRecord | null) {
+    const record = recordAfter(commit, stored);
+    const released = commit.release;
+    return {
+      record,
+      released,
+      // A transaction cannot delete under an ETag: a row left without record or lease stays.
+      action: (keys: { partitionKey: string; rowKey: string }, etag: string): TransactionAction => [
+        'update',
+        { ...keys, ...toAccountRow(record, released ? undefined : leaseOf(commit)) },
+        'Replace',
+        { etag },
+      ],
+    };
+  }
+
+  /**
+   * The commit without a known version: the record read, updated and written back under its
+   * ETag, keeping whatever lease the row holds (another request's included) unless it is
+   * this owner's and the commit releases it.
+   */
+  private async commitToCurrent(client: TableClient, commit: StepCommit): Promise<CommittedStep> {
+    const { connector, accountId } = commit;
+    const keys = accountRowKeys(connector, accountId);
+    for (let round = 0; round < MAX_ROUNDS; round += 1) {
+      const current = await this.read(client, keys);
+      const stored = current === undefined ? null : recordOfRow(connector, accountId, current.row);
+      const record = recordAfter(commit, stored);
+      const held = current === undefined ? undefined : leaseOfRow(current.row);
+      const lease = held?.owner === commit.owner && commit.release ? undefined : held;
+      if (current === undefined) {
+        if (record === null) return { record: null };
+        const created = await this.attempt('record a step', 409, () =>
+          client.createEntity({ ...keys, ...toAccountRow(record, undefined) }),
+        );
+        if (created !== false) return { record };
+        continue;
+      }
+      const written = await this.attempt('record a step', 412, () =>
+        client.updateEntity({ ...keys, ...toAccountRow(record, lease) }, 'Replace', {
+          etag: current.etag,
+        }),
+      );
+      if (written === false) continue;
+      const ours = lease?.owner === commit.owner;
+      return { record, ...(ours && written.etag !== undefined ? { etag: written.etag } : {}) };
+    }
+    throw storageFailure('record a step', { statusCode: 412 });
+  }
+
+  private async read(
+    client: TableClient,
+    keys: { partitionKey: string; rowKey: string },
+  ): Promise<CurrentRow | undefined> {
+    try {
+      const row = await client.getEntity<AccountRow>(keys.partitionKey, keys.rowKey);
+      return { row, etag: row.etag };
+    } catch (error) {
+      if (storageStatus(error) === 404) return undefined;
+      throw storageFailure('read an account row', error);
+    }
+  }
+
+  /** Runs a conditional write: its ETag when it applied, false when it lost on `conflictStatus`. */
+  private async attempt(
+    operation: string,
+    conflictStatus: number,
+    write: () => Promise<{ etag?: string }>,
+  ): Promise<{ etag: string | undefined } | false> {
+    try {
+      const response = await write();
+      return { etag: response.etag };
+    } catch (error) {
+      if (storageStatus(error) === conflictStatus) return false;
+      throw storageFailure(operation, error);
+    }
+  }
+}
+
+/** The lease a commit keeps when it does not release it. */
+function leaseOf(commit: StepCommit): Lease {
+  return {
+    owner: commit.owner,
+    expiresAtMs: commit.leaseExpiresAtMs,
+    expiresAt: new Date(commit.leaseExpiresAtMs).toISOString(),
+  };
+}
+
+/** The record once the commit's update is applied to it (null: none). */
+function recordAfter(commit: StepCommit, stored: AccountRecord | null): AccountRecord | null {
+  if (commit.update === undefined) return stored;
+  return (
+    applyRecordUpdate(stored ?? undefined, commit.connector, commit.accountId, commit.update) ??
+    null
+  );
+}

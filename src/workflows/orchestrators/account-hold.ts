@@ -1,0 +1,178 @@
+import type { OrchestrationContext } from 'durable-functions';
+import type { AccountRecord, AccountRecordUpdate } from '../../domain/account-record';
+import type { SerializedError } from '../../domain/errors';
+import type { JournalEntry } from '../../domain/journal-entry';
+import type { CommittedStep, LeaseResult } from '../../store/account-state';
+import type { ActivityResult } from '../activity-result';
+import { ACTIVITIES } from '../names';
+import { callActivity, waitFor, type Step } from './activity-calls';
+import { waitWhileQuarantined, type HoldSubject } from './quarantine-hold';
+
+/**
+ * A lease outlives any one step (the re-read loop is at most 30 s); it is renewed before a
+ * step once half of it has passed.
+ */
+export const LEASE_TTL_MS = 5 * 60_000;
+/** How long a request waits for another request on the same account before it fails. */
+const LEASE_WAIT_MS = 10 * 60_000;
+
+/**
+ * A request's hold on its account (DESIGN invariant 7): the lease, the account's row as the
+ * request last wrote it (its version) and the record in it. The request is the row's only
+ * writer while it holds the lease, so what it holds is what is stored: no step reads the
+ * record again, and each step's journal entries and record go in one write.
+ */
+export interface AccountHold {
+  connector: string;
+  accountId: string;
+  owner: string;
+  /** When the lease was last taken or renewed (orchestration time, ms). */
+  takenAt: number;
+  etag?: string;
+  /** The record as stored (null: none; a deleted account's tombstone included). */
+  stored: AccountRecord | null;
+  released: boolean;
+}
+
+/**
+ * The wait before the next poll of a taken lease: every second at first (most requests hold
+ * an account for seconds), then longer, up to 15 s: a ten-minute wait stays a short history,
+ * which every replay of the orchestration reads again.
+ */
+export function leasePollDelay(poll: number): number {
+  return poll < 10 ? 1_000 : Math.min(15_000, Math.round(1_000 * 1.5 ** (poll - 9)));
+}
+
+/**
+ * Waits for the account's lease (polling on a durable timer) and reads the record with it;
+ * an error when it stays taken, unless the connector is quarantined (its holder may be
+ * held): then it waits for that too. `likelyNew`: the request creates the account.
+ */
+export function* holdAccount(
+  context: OrchestrationContext,
+  account: { connector: string; accountId: string },
+  likelyNew: boolean,
+  waiting: HoldSubject,
+): Step<AccountHold | { error: SerializedError }> {
+  const owner = context.df.instanceId;
+  const taken = yield* takeLease(context, { ...account, owner }, likelyNew, waiting);
+  if ('error' in taken) return taken;
+  return {
+    ...account,
+    owner,
+    takenAt: context.df.currentUtcDateTime.getTime(),
+    ...(taken.etag === undefined ? {} : { etag: taken.etag }),
+    stored: taken.record ?? null,
+    released: false,
+  };
+}
+
+/** Renews the lease once half of it has passed (a long request): an error when it was lost. */
+export function* keepHold(
+  context: OrchestrationContext,
+  hold: AccountHold,
+  waiting: HoldSubject,
+): Step<{ error: SerializedError } | undefined> {
+  const nowMs = context.df.currentUtcDateTime.getTime();
+  if (nowMs - hold.takenAt <= LEASE_TTL_MS / 2) return undefined;
+  hold.takenAt = nowMs;
+  const renewed = yield* takeLease(context, hold, false, waiting);
+  if ('error' in renewed) return renewed;
+  if (renewed.etag === undefined) delete hold.etag;
+  else hold.etag = renewed.etag;
+  hold.stored = renewed.record ?? null;
+  return undefined;
+}
+
+/** The lease as a quarantine hold last renewed it (the record is as the request left it). */
+export function renewedWhileHeld(
+  hold: AccountHold,
+  lease: { etag?: string; renewedAt: number },
+): void {
+  hold.takenAt = lease.renewedAt;
+  if (lease.etag !== undefined) hold.etag = lease.etag;
+}
+
+/**
+ * A step's journal entries and record update, written together (DESIGN invariant 1) with
+ * the lease released in the same write when nothing of the request follows.
+ */
+export function* commitStep(
+  context: OrchestrationContext,
+  hold: AccountHold,
+  commit: { entries: JournalEntry[]; update?: AccountRecordUpdate; release: boolean },
+): Step<ActivityResult<CommittedStep>> {
+  const result = yield* callActivity<CommittedStep>(context, ACTIVITIES.recordStep, {
+    connector: hold.connector,
+    accountId: hold.accountId,
+    owner: hold.owner,
+    leaseExpiresAtMs: hold.takenAt + LEASE_TTL_MS,
+    ...(hold.etag === undefined ? {} : { etag: hold.etag }),
+    entries: commit.entries,
+    ...(commit.update === undefined ? {} : { update: commit.update }),
+    stored: hold.stored,
+    release: commit.release,
+  });
+  if (result.ok) {
+    hold.stored = result.value.record;
+    if (result.value.etag === undefined) delete hold.etag;
+    else hold.etag = result.value.etag;
+    hold.released ||= commit.release;
+  } else {
+    // Whatever the row holds now is not known: the next write reads it.
+    delete hold.etag;
+  }
+  return result;
+}
+
+/** Releases the lease unless a commit did. */
+export function* releaseHold(context: OrchestrationContext, hold: AccountHold): Step<void> {
+  if (hold.released) return;
+  yield* callActivity<null>(context, ACTIVITIES.releaseAccountLease, {
+    connector: hold.connector,
+    accountId: hold.accountId,
+    owner: hold.owner,
+    ...(hold.etag === undefined ? {} : { etag: hold.etag, stored: hold.stored }),
+  });
+  hold.released = true;
+}
+
+function* takeLease(
+  context: OrchestrationContext,
+  lease: { connector: string; accountId: string; owner: string },
+  likelyNew: boolean,
+  waiting: HoldSubject,
+): Step<{ error: SerializedError } | LeaseResult> {
+  let deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
+  for (let poll = 0; ; poll++) {
+    const nowMs = context.df.currentUtcDateTime.getTime();
+    const result = yield* callActivity<LeaseResult>(context, ACTIVITIES.acquireAccountLease, {
+      connector: lease.connector,
+      accountId: lease.accountId,
+      owner: lease.owner,
+      nowMs,
+      ttlMs: LEASE_TTL_MS,
+      ...(likelyNew && poll === 0 ? { likelyNew } : {}),
+    });
+    if (!result.ok) return { error: result.error };
+    if (result.value.acquired) return result.value;
+    if (nowMs >= deadline) {
+      const held = yield* waitWhileQuarantined(context, waiting);
+      if ('error' in held) return held;
+      if (held.held) {
+        deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
+        continue;
+      }
+      const error: SerializedError = {
+        code: 'ACCOUNT_BUSY',
+        message:
+          `account "${lease.accountId}" on connector "${lease.connector}" is still being changed by ` +
+          `${result.value.holder ?? 'another request'} after ${LEASE_WAIT_MS / 60_000} minutes`,
+        retryable: true,
+        object: lease.accountId,
+      };
+      return { error };
+    }
+    yield* waitFor(context, Math.min(leasePollDelay(poll), Math.max(1_000, deadline - nowMs)));
+  }
+}

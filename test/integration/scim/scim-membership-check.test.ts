@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ScimQuirks } from '../../../src/sandbox/scim';
+import { createdAccount, runMembership } from '../../support/membership-procedure';
+import { startScimTarget, type ScimTarget } from '../../support/scim-target';
+
+/**
+ * scim-interop.md, "no cheap way to check membership of large groups": the connector asks
+ * the server about one member (`id eq "g" and members eq "u"`), reading a group whole only
+ * where the server cannot be asked. How the server is asked is decided by a probe at the
+ * first membership check of the connector.
+ */
+let target: ScimTarget | undefined;
+afterEach(async () => {
+  await target?.close();
+  target = undefined;
+});
+
+const BIG = 100_000;
+
+async function bigGroup(quirks: ScimQuirks = {}) {
+  target = await startScimTarget({ quirks });
+  const members = Array.from({ length: BIG }, (_, i) => `member.${i}`);
+  const [big] = target.sandbox.seedGroups([{ displayName: 'All Employees', members }]);
+  const [small] = target.sandbox.seedGroups([{ displayName: 'Team', members: ['lead.one'] }]);
+  const account = await createdAccount(target.connector, { accountId: 'new.hire' });
+  return { t: target, bigId: big!.id, smallId: small!.id, account };
+}
+
+const wholeReads = (t: ScimTarget, groupId: string) =>
+  t.sandbox.requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/Groups/${groupId}`));
+
+describe('membership checks that do not grow with the group', () => {
+  it('grants and revokes in a group of 100,000 members reading a few hundred bytes, never the group', async () => {
+    const { t, bigId, smallId, account } = await bigGroup();
+    t.sandbox.clearRequests();
+    const before = t.sandbox.bytesServed;
+
+    const granted = await runMembership(t.connector, account, 'grant', [bigId, smallId]);
+    expect(granted.ok).toBe(true);
+    expect(granted.changes.map((c) => c.groupId).sort()).toEqual([bigId, smallId].sort());
+    const revoked = await runMembership(t.connector, account, 'revoke', [bigId]);
+    expect(revoked.ok).toBe(true);
+    expect(revoked.changes).toEqual([expect.objectContaining({ change: 'member removed' })]);
+
+    // The truth: the account left the big group again, the other 100,000 stayed.
+    expect(t.sandbox.getGroup(bigId)?.members).toHaveLength(BIG);
+    expect(t.sandbox.groupIdsOf('new.hire')).toEqual([smallId]);
+    expect(t.connector.membershipCheck).toEqual({ kind: 'filter', combine: true });
+    expect(wholeReads(t, bigId)).toEqual([]);
+    // Both groups asked about in one call, and the PATCH answers leave the members out.
+    const combined = t.sandbox.requests.find((r) => r.query.filter?.includes('new.hire'));
+    expect(combined?.query.filter).toBe(
+      `(id eq "${bigId}" or id eq "${smallId}") and members eq "new.hire"`,
+    );
+    for (const patch of t.sandbox.requests.filter((r) => r.method === 'PATCH')) {
+      expect(patch.query).toEqual({ excludedAttributes: 'members' });
+    }
+    expect(t.sandbox.bytesServed - before).toBeLessThan(10_000);
+  });
+
+  it('reads the group whole on a server that ignores the member clause, and still journals only what changed', async () => {
+    const { t, smallId, account } = await bigGroup({ membersFilter: 'ignored' });
+    // The filter would say "member" for anyone: a grant that believed it would journal nothing.
+    const granted = await runMembership(t.connector, account, 'grant', [smallId]);
+    expect(t.connector.membershipCheck).toMatchObject({
+      kind: 'whole group',
+      why: expect.stringContaining('ignores the member clause'),
+    });
+    expect(granted.changes).toEqual([expect.objectContaining({ change: 'member added' })]);
+    expect(t.sandbox.groupIdsOf('new.hire')).toEqual([smallId]);
+    // Read whole before the PATCH; its answer, carrying the members, confirmed the add.
+    expect(wholeReads(t, smallId)).toHaveLength(1);
+    const again = await runMembership(t.connector, account, 'grant', [smallId]);
+    expect(again.changes).toEqual([]);
+  });
+
+  it('reads the group whole on a server that refuses the members filter', async () => {
+    const { t, smallId, account } = await bigGroup({ membersFilter: 'refused' });
+    const granted = await runMembership(t.connector, account, 'grant', [smallId]);
+    expect(granted.ok).toBe(true);
+    expect(granted.changes).toHaveLength(1);
+    expect(t.connector.membershipCheck).toMatchObject({
+      kind: 'whole group',
+      why: expect.stringContaining('refuses the members filter (400)'),
+    });
+  });
+
+  it('cannot tell a membership on a server that refuses the filter and returns no members: it says so', async () => {
+    const { t, smallId, account } = await bigGroup({
+      membersFilter: 'refused',
+      omitMembers: true,
+    });
+    const granted = await runMembership(t.connector, account, 'grant', [smallId]);
+    expect(granted.error).toMatchObject({
+      code: 'MEMBERSHIP_READ_UNAVAILABLE',
+      object: smallId,
+      message: expect.stringContaining('refuses the members filter'),
+    });
+  });
+});
