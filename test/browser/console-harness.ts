@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { DriverClock, VirtualClock } from '../../src/runtime/local-host/virtual-clock';
+import type { LocalHostOptions } from '../../src/runtime/local-host/local-host';
 import { startTestHost, type TestHost } from '../e2e/local-host-harness';
 import { KEY_ITEM, launchChromium } from './chromium';
 
@@ -29,7 +30,7 @@ export interface ConsoleTest<C extends DriverClock = VirtualClock> {
  * and one Chromium for the test file.
  */
 export async function startConsoleTest<C extends DriverClock = VirtualClock>(
-  options: { signedInCallers?: boolean; clock?: C } = {},
+  options: Pick<LocalHostOptions, 'signedInCallers' | 'sandboxSettings'> & { clock?: C } = {},
 ): Promise<ConsoleTest<C>> {
   const consoleDirectory = await buildConsoleForTest();
   const t = await startTestHost<C>({}, { consoleDirectory, ...options });

@@ -37,7 +37,9 @@ export interface TestHost<C extends DriverClock = VirtualClock> {
 
 export async function startTestHost<C extends DriverClock = VirtualClock>(
   env: Record<string, string> = {},
-  options: Pick<LocalHostOptions, 'consoleDirectory' | 'signedInCallers'> & { clock?: C } = {},
+  options: Pick<LocalHostOptions, 'consoleDirectory' | 'signedInCallers' | 'sandboxSettings'> & {
+    clock?: C;
+  } = {},
 ): Promise<TestHost<C>> {
   const clock =
     options.clock ?? (new VirtualClock(Date.parse('2026-11-22T08:00:00Z')) as unknown as C);

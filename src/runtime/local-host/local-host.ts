@@ -7,6 +7,7 @@ import { importTimerHandler } from '../../api/import-timer';
 import { reconcileTimerHandler } from '../../api/reconcile-timer';
 import { apiRoutes } from '../../api/routes';
 import { loadConfig, type AppConfig, type StorageConnection } from '../../config/app-config';
+import type { ConnectorSettings } from '../../config/connector-settings';
 import { connectorSettingsKinds } from '../../connectors/connector-kinds';
 import type { Logger } from '../../domain/logger';
 import { LocalSecretStore } from '../../secrets/local-secret-store';
@@ -52,6 +53,11 @@ export interface LocalHostOptions {
    * Authentication would have set it. Nothing on this host strips a caller's own header.
    */
   signedInCallers?: boolean;
+  /**
+   * Tests only: changes the sandbox connectors' settings (e.g. a quarantine probe that waits
+   * an hour, so that only an operator's release ends the quarantine).
+   */
+  sandboxSettings?: (settings: ConnectorSettings) => ConnectorSettings;
   logger: Logger;
 }
 
@@ -104,7 +110,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
           : { stateDir: join(options.stateDir, 'sandboxes') }),
       });
       closers.push(() => sandboxes?.close());
-      config = { ...config, connectors: sandboxes.settings };
+      const adjust = options.sandboxSettings ?? ((settings: ConnectorSettings) => settings);
+      config = { ...config, connectors: sandboxes.settings.map(adjust) };
       secrets = new LocalSecretStore({
         ...(config.secretStore.provider === 'local' ? config.secretStore.values : {}),
         ...sandboxes.secrets,
