@@ -5,7 +5,8 @@ import type { GraphQuotaOptions, GraphQuotaStats } from '../../src/sandbox/graph
 import { startHelperProcess, type HelperProcess } from './helper-process';
 import { countStorageCalls } from './storage-calls';
 
-interface TargetsReady {
+/** What the targets' process says it started. */
+export interface TargetsReady {
   settings: unknown[];
   secrets: Record<string, string>;
   trustedCa: Record<string, string>;
@@ -21,6 +22,9 @@ export interface TargetCounts {
   graphCalls: number;
   graphThrottled: number;
   quota?: GraphQuotaStats;
+  /** Graph pages of groups/delta and users/delta, outside `$batch`. */
+  graphGroupDelta: number;
+  graphUserDelta: number;
   cpuMs: number;
 }
 

@@ -5,7 +5,15 @@ import type { ReconciliationResult } from '../../src/domain/reconciliation-resul
 import { startLocalHost, type LocalHost } from '../../src/runtime/local-host/local-host';
 import { jobInstanceId, ORCHESTRATIONS } from '../../src/workflows/names';
 import type { JobReport } from '../../src/workflows/orchestrators/job-orchestrators';
-import { startDependencies } from './dependencies-process';
+import type { TargetCounts, TargetsReady } from './bench-host';
+import { startHelperProcess } from './helper-process';
+
+/** Forks the dependencies' process (sandboxes at `latencyMs`, Azurite) and waits for its settings. */
+const startDependencies = (latencyMs: number) =>
+  startHelperProcess<TargetsReady & { connectionString: string }, TargetCounts>(
+    'service-dependencies.js',
+    [String(latencyMs)],
+  );
 import { memberOf, type DriftShape, type SeededTarget } from './drift-target';
 
 /** The issue's shape; BENCH_DRIFT_SCALE (0-1] shrinks it for a quick look. */

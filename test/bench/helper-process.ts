@@ -5,6 +5,8 @@ import { join } from 'node:path';
 export interface HelperProcess<Ready, Counts> {
   ready: Ready;
   counts(): Promise<Counts>;
+  /** Sends a command and answers the field `reply` of the next message that has it. */
+  ask<T>(command: Record<string, unknown>, reply: string): Promise<T>;
   /** Sends a command of the helper's own and waits for its `{ done }`. */
   command(name: string): Promise<void>;
   close(): Promise<void>;
@@ -25,18 +27,21 @@ export async function startHelperProcess<Ready, Counts>(
     child.once('error', reject);
     child.once('message', (message: { ready: Ready }) => resolve(message.ready));
   });
+  const ask = <T>(command: Record<string, unknown>, reply: string) =>
+    new Promise<T>((resolve) => {
+      const listen = (message: Record<string, unknown>) => {
+        if (!(reply in message)) return;
+        child.off('message', listen);
+        resolve(message[reply] as T);
+      };
+      child.on('message', listen);
+      child.send(command);
+    });
   return {
     ready,
-    counts: () =>
-      new Promise<Counts>((resolve) => {
-        child.once('message', (message: { counts: Counts }) => resolve(message.counts));
-        child.send({ command: 'counts' });
-      }),
-    command: (name) =>
-      new Promise<void>((resolve) => {
-        child.once('message', () => resolve());
-        child.send({ command: name });
-      }),
+    ask,
+    counts: () => ask<Counts>({ command: 'counts' }, 'counts'),
+    command: (name) => ask<void>({ command: name }, 'done'),
     close: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
