@@ -86,6 +86,9 @@ it('captures every page', async () => {
   await wide.getByLabel('Action to add').selectOption('lock');
   await wide.getByRole('button', { name: 'Add action' }).click();
   await wide.screenshot({ path: join(OUT, 'new-request.png'), fullPage: true });
+  await wide.getByRole('button', { name: 'Preview (writes nothing)' }).click();
+  await wide.waitForSelector('section.plan');
+  await wide.locator('section.plan').screenshot({ path: join(OUT, 'new-request-preview.png') });
   await shoot(
     wide,
     'account',
