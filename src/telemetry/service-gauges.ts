@@ -1,0 +1,44 @@
+import type { ConnectorRegistry } from '../connectors/connector-registry';
+import { daysUntilExpiry } from '../domain/credential-expiry';
+import type { GaugeReading, ServiceMetrics } from './service-metrics';
+
+export interface GaugeSources {
+  registry: Pick<ConnectorRegistry, 'names' | 'get'>;
+  bulkQueue: { backlog(): Promise<{ requests: number; poison: number }> };
+  now: () => number;
+}
+
+/**
+ * The gauges the service observes itself, read at every collection: the bulk queue's
+ * backlog and each connector's days until its credential expires (read through the secret
+ * store's cache, so an export costs no call to Key Vault while the cache holds). A source
+ * that fails reports nothing that time: a gap, never a made-up value.
+ */
+export function observeServiceGauges(metrics: ServiceMetrics, sources: GaugeSources): void {
+  metrics.observeBulkBacklog(async () => {
+    const backlog = await sources.bulkQueue.backlog().catch(() => undefined);
+    return backlog === undefined
+      ? []
+      : [
+          { value: backlog.requests, dimensions: { 'provisioning.queue': 'requests' } },
+          { value: backlog.poison, dimensions: { 'provisioning.queue': 'poison' } },
+        ];
+  });
+  metrics.observeCredentialExpiry(async () => {
+    const readings = await Promise.all(
+      sources.registry.names().map(async (name) => {
+        const expiry = await sources.registry
+          .get(name)
+          ?.credentialState?.()
+          .catch(() => undefined);
+        if (expiry === undefined) return [];
+        const reading: GaugeReading<'provisioning.secret.time_to_expiry'> = {
+          value: daysUntilExpiry(expiry, sources.now()),
+          dimensions: { 'provisioning.connector': name },
+        };
+        return [reading];
+      }),
+    );
+    return readings.flat();
+  });
+}
