@@ -5,8 +5,9 @@ import type { Logger } from '../domain/logger';
 
 /**
  * The notices a request is accepted with: its connector's credential expires within 30
- * days, or has expired (the request then fails with GRAPH_CLIENT_SECRET_EXPIRED at its
- * first call). A secret store that cannot tell adds nothing; the operator log says why.
+ * days, or has expired (its first call then meets GRAPH_CLIENT_SECRET_EXPIRED: the connector
+ * is quarantined and the request held, or fails with that code where quarantine is off). A
+ * secret store that cannot tell adds nothing; the operator log says why.
  */
 export async function credentialNotices(connector: Connector, logger: Logger): Promise<string[]> {
   if (connector.credentialState === undefined) return [];

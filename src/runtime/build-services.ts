@@ -89,7 +89,8 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     queueClient(storage, config.bulkQueueName),
     queueClient(storage, `${config.bulkQueueName}-poison`),
   );
-  observeServiceGauges(serviceMetrics, { registry, bulkQueue, now: Date.now });
+  const quarantine = new TableQuarantineStore(tableClient(storage, TABLES.quarantine));
+  observeServiceGauges(serviceMetrics, { registry, bulkQueue, quarantine, now: Date.now });
   return {
     registry,
     secrets,
@@ -101,7 +102,7 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     intents: new TableWriteIntents(tableClient(storage, TABLES.intents)),
     compatibility: new TableCompatibilityRuns(tableClient(storage, TABLES.compatibility)),
     requests: new TableRequestIndex(tableClient(storage, TABLES.requests)),
-    quarantine: new TableQuarantineStore(tableClient(storage, TABLES.quarantine)),
+    quarantine,
     drift: new TableDriftFindings(tableClient(storage, TABLES.drift)),
     reconciliation: new TableReconciliationState(tableClient(storage, TABLES.reconciliation)),
     driftEvents: new DriftEventQueue(queueClient(storage, DRIFT_EVENTS_QUEUE)),

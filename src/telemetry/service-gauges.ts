@@ -1,18 +1,22 @@
 import type { ConnectorRegistry } from '../connectors/connector-registry';
+import type { QuarantineState } from '../domain/quarantine';
 import { daysUntilExpiry } from '../domain/credential-expiry';
 import type { GaugeReading, ServiceMetrics } from './service-metrics';
 
 export interface GaugeSources {
-  registry: Pick<ConnectorRegistry, 'names' | 'get'>;
+  registry: Pick<ConnectorRegistry, 'names' | 'get' | 'settings'>;
   bulkQueue: { backlog(): Promise<{ requests: number; poison: number }> };
+  /** The shared quarantine table (src/store/quarantine-store.ts). */
+  quarantine: { list(): Promise<QuarantineState[]> };
   now: () => number;
 }
 
 /**
  * The gauges the service observes itself, read at every collection: the bulk queue's
- * backlog and each connector's days until its credential expires (read through the secret
- * store's cache, so an export costs no call to Key Vault while the cache holds). A source
- * that fails reports nothing that time: a gap, never a made-up value.
+ * backlog, each connector's quarantine (one query of the shared quarantine table) and each
+ * connector's days until its credential expires (read through the secret store's cache, so
+ * an export costs no call to Key Vault while the cache holds). A source that fails reports
+ * nothing that time: a gap, never a made-up value.
  */
 export function observeServiceGauges(metrics: ServiceMetrics, sources: GaugeSources): void {
   metrics.observeBulkBacklog(async () => {
@@ -40,5 +44,22 @@ export function observeServiceGauges(metrics: ServiceMetrics, sources: GaugeSour
       }),
     );
     return readings.flat();
+  });
+  metrics.observeQuarantine(async () => {
+    const states = await sources.quarantine.list().catch(() => undefined);
+    if (states === undefined) return [];
+    const byName = new Map(states.map((state) => [state.connector, state]));
+    return sources.registry
+      .names()
+      .filter((name) => sources.registry.settings(name)?.quarantine.enabled === true)
+      .map((name): GaugeReading<'provisioning.connector.quarantined'> => {
+        const state = byName.get(name);
+        return state?.quarantined === true
+          ? {
+              value: 1,
+              dimensions: { 'provisioning.connector': name, 'error.type': state.reason.code },
+            }
+          : { value: 0, dimensions: { 'provisioning.connector': name } };
+      });
   });
 }

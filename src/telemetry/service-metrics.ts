@@ -175,7 +175,7 @@ export class ServiceMetrics {
     this.add('provisioning.bulk.poisoned', { 'provisioning.poison_reason': reason });
   }
 
-  /** A connector entered quarantine (issue 14 calls this when it puts one there). */
+  /** A connector entered quarantine (the connector gate, when it puts one there). */
   quarantineEntered(connector: string, code: ErrorCode): void {
     this.add('provisioning.quarantine.entries', {
       'provisioning.connector': connector,
@@ -201,7 +201,7 @@ export class ServiceMetrics {
     this.observe('provisioning.secret.time_to_expiry', source);
   }
 
-  /** 1 per connector in quarantine (with why), 0 for the others (issue 14 gives the source). */
+  /** 1 per connector in quarantine (with why), 0 for the others that may be quarantined. */
   observeQuarantine(source: GaugeSource<'provisioning.connector.quarantined'>): void {
     this.observe('provisioning.connector.quarantined', source);
   }

@@ -10,14 +10,15 @@ import {
 } from '../../src/domain/metric-catalogue';
 import type { LocalSecretStore } from '../../src/secrets/local-secret-store';
 import { captureTraces, type TraceCapture } from '../support/trace-capture';
-import { startTestHost, type TestHost } from './local-host-harness';
+import { startTestHost, until, type TestHost } from './local-host-harness';
 
 /**
  * What the service exports while it works (issue 19), read as an exporter would send it:
  * spans through an in-memory exporter behind the privacy processor, log lines, and the
  * metrics of GET /api/metrics. A workload touching every feature that records: requests on
  * both connectors (one failing), throttling, replication lag, a poisoned bulk message, a
- * refused sign-in, a secret that expires.
+ * refused sign-in, a secret that expires in 10 days and then has expired (the connector is
+ * quarantined, its request held).
  */
 
 const PASSWORD = 'Planted-Pw-7f31!x';
@@ -30,6 +31,12 @@ let capture: TraceCapture;
 let test: TestHost;
 let samples: Sample[];
 let metricsText: string;
+/** The metrics while the secret had 10 days left. */
+let samplesSoon: Sample[];
+/** The Graph request sent while the secret had 10 days left, as it ended. */
+let soonReport: { notices?: string[] };
+/** The Graph request sent once the secret had expired, as it waits. */
+let heldReport: { status: string; hold?: { reason: { code: string; message: string } } };
 let secrets: string[];
 
 beforeAll(async () => {
@@ -76,10 +83,26 @@ beforeAll(async () => {
     ids.push((await test.api('POST', '/api/requests', body)).body.requestId as string);
   }
   for (const id of ids) await test.finished(id);
+  soonReport = (await test.api('GET', `/api/requests/${ids[0]}`)).body as typeof soonReport;
+  samplesSoon = parsePrometheusText((await test.api('GET', '/api/metrics')).text);
   await test.host.services.bulkQueue.send('not json at all');
   await test.host.poller.pollOnce();
   await store.set(graphSecretName, WRONG_SECRET);
+  // The wrong secret is a new version: it expires too, as the one it replaced.
+  await store.expireOn(graphSecretName, new Date(Date.now() + 10.5 * 86_400_000));
   expect((await test.api('POST', '/api/connectors/graph-sandbox/status')).body.ok).toBe(false);
+  // The secret has expired: a request meets it at its first call, which quarantines the connector.
+  await store.expireOn(graphSecretName, new Date(Date.now() - 3_600_000));
+  const expired = await test.api('POST', '/api/requests', {
+    connector: 'graph-sandbox',
+    account: { accountId: 'expired.subject@contoso.example' },
+    actions: [{ type: 'lock' }],
+  });
+  heldReport = await until('the request held by the quarantine', async () => {
+    const report = (await test.api('GET', `/api/requests/${expired.body.requestId as string}`))
+      .body as typeof heldReport;
+    return report.hold === undefined ? undefined : report;
+  });
   const metrics = await test.api('GET', '/api/metrics');
   metricsText = metrics.text;
   samples = parsePrometheusText(metricsText);
@@ -159,6 +182,59 @@ describe('the metrics export holds to the contract', () => {
       'provisioning.requests: provisioning_connector=nobody',
       'provisioning.requests: provisioning_outcome=maybe',
     ]);
+  });
+});
+
+describe("the client secret's expiry", () => {
+  const value = (from: Sample[], name: string, labels: Record<string, string>) =>
+    from.filter(
+      (sample) =>
+        sample.name === name &&
+        Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted),
+    );
+
+  it('10 days ahead: the request carries the notice and the gauge says 10 days', () => {
+    expect(soonReport.notices?.join(' ')).toMatch(
+      /client secret of connector "graph-sandbox" expires on \S+ \(in 10 days\)/,
+    );
+    expect(
+      value(samplesSoon, 'provisioning_secret_time_to_expiry', {
+        provisioning_connector: 'graph-sandbox',
+      }).map((sample) => Math.floor(sample.value)),
+    ).toEqual([10]);
+  });
+
+  it('expired: a request is held with GRAPH_CLIENT_SECRET_EXPIRED, and the quarantine is counted', async () => {
+    expect(heldReport.status).toBe('running');
+    expect(heldReport.hold?.reason.code).toBe('GRAPH_CLIENT_SECRET_EXPIRED');
+    expect(heldReport.hold?.reason.message).toContain('graph-sandbox');
+    // The quarantine the service's shared store holds is the one the metrics report.
+    const states = await test.host.services.quarantine.list();
+    expect(states.map((state) => [state.connector, state.epoch, state.reason.code])).toEqual([
+      ['graph-sandbox', 1, 'GRAPH_CLIENT_SECRET_EXPIRED'],
+    ]);
+    const graph = { provisioning_connector: 'graph-sandbox' };
+    expect(
+      value(samples, 'provisioning_quarantine_entries_total', graph).map((s) => [
+        s.labels.error_type,
+        s.value,
+      ]),
+    ).toEqual([['GRAPH_CLIENT_SECRET_EXPIRED', 1]]);
+    expect(
+      value(samples, 'provisioning_connector_quarantined', {}).map((s) => [
+        s.labels.provisioning_connector,
+        s.labels.error_type,
+        s.value,
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['graph-sandbox', 'GRAPH_CLIENT_SECRET_EXPIRED', 1],
+        ['scim-sandbox', undefined, 0],
+      ]),
+    );
+    expect(
+      value(samples, 'provisioning_secret_time_to_expiry', graph).map((s) => s.value < 0),
+    ).toEqual([true]);
   });
 });
 
