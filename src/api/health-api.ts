@@ -5,16 +5,19 @@ import {
   type ConnectorHealth,
   type HealthReport,
   type PartHealth,
+  type QuarantineHealth,
 } from '../domain/health-report';
 import type { ConnectorState } from '../store/connector-states';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import type { ApiDeps } from './api-deps';
 import type { ApiHandler } from './guard-handler';
+import { quarantinesOf, type QuarantineView } from './quarantine-api';
 
 /**
  * `GET /api/health`: storage, the secret store and each connector's last known state (its
- * last status check and import, its credential's expiry), read now without calling any
- * target. Storage is read for the connectors' states; the secret store is read for the
+ * quarantine, last status check and import, its credential's expiry), read now without
+ * calling any target. Storage is read for the connectors' states and quarantines (one query
+ * each, plus the held requests of a quarantined connector); the secret store is read for the
  * credentials' expiries (through its cache). Nothing in it is a secret. 200 whatever the
  * status: the answer is the report.
  */
@@ -26,6 +29,7 @@ export function healthHandler(deps: Pick<ApiDeps, 'services' | 'now'>): ApiHandl
       readStates(services, names),
       readCredentials(services, names),
     ]);
+    const quarantines = stored.quarantines;
     const connectors: ConnectorHealth[] = names.map((name) => {
       const state = stored.states.get(name) ?? {};
       const credential = credentials.states.get(name);
@@ -34,6 +38,7 @@ export function healthHandler(deps: Pick<ApiDeps, 'services' | 'now'>): ApiHandl
         kind: services.registry.kindOf(name)?.kind ?? 'unknown',
         expiringCredential: services.registry.get(name)?.credentialState !== undefined,
         ...(credential === undefined ? {} : { credential }),
+        ...quarantineOf(quarantines.get(name)),
         ...(state.lastStatusCheck === undefined ? {} : { lastStatusCheck: state.lastStatusCheck }),
         ...(state.lastImport === undefined ? {} : { lastImport: state.lastImport }),
       };
@@ -59,13 +64,42 @@ export function livenessHandler(): ApiHandler {
 async function readStates(
   services: WorkflowServices,
   names: string[],
-): Promise<{ health: PartHealth; states: Map<string, ConnectorState> }> {
+): Promise<{
+  health: PartHealth;
+  states: Map<string, ConnectorState>;
+  quarantines: Map<string, QuarantineView>;
+}> {
   try {
-    const states = await services.connectorStates.read(names);
-    return { health: { status: 'ok', detail: 'the connector states were read' }, states };
+    const [states, quarantines] = await Promise.all([
+      services.connectorStates.read(names),
+      quarantinesOf(services),
+    ]);
+    return {
+      health: { status: 'ok', detail: 'the connector states and quarantines were read' },
+      states,
+      quarantines,
+    };
   } catch (error) {
-    return { health: failing('the connector states could not be read', error), states: new Map() };
+    return {
+      health: failing('the connector states could not be read', error),
+      states: new Map(),
+      quarantines: new Map(),
+    };
   }
+}
+
+/** The part of a quarantine the health report shows. */
+function quarantineOf(view: QuarantineView | undefined): { quarantine?: QuarantineHealth } {
+  if (view === undefined) return {};
+  return {
+    quarantine: {
+      state: view.state,
+      heldRequests: view.heldRequests,
+      ...(view.since === undefined ? {} : { since: view.since }),
+      ...(view.reason === undefined ? {} : { reason: view.reason }),
+      ...(view.nextProbeAt === undefined ? {} : { nextProbeAt: view.nextProbeAt }),
+    },
+  };
 }
 
 async function readCredentials(

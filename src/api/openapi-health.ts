@@ -61,6 +61,19 @@ const healthReportSchema = {
               'It keeps a credential that expires (Graph: the client secret); credential is its expiry where known',
           },
           credential: credentialSchema,
+          quarantine: {
+            type: 'object',
+            description:
+              'Its quarantine (GET /connectors/{name}/quarantine has the probes and the held requests); absent: never quarantined',
+            required: ['state', 'heldRequests'],
+            properties: {
+              state: { enum: ['quarantined', 'active'] },
+              since: { type: 'string', format: 'date-time' },
+              reason: errorBrief,
+              heldRequests: { type: 'integer' },
+              nextProbeAt: { type: 'string', format: 'date-time' },
+            },
+          },
           lastStatusCheck: {
             type: 'object',
             description: 'The last POST /connectors/{name}/status; absent: none yet',
@@ -95,7 +108,7 @@ export function operatingPaths() {
     '/health': {
       get: {
         summary:
-          "Health: storage, the secret store and each connector's last known state (status check, import, credential expiry); no secret",
+          "Health: storage, the secret store and each connector's last known state (quarantine, status check, import, credential expiry); no secret",
         responses: {
           200: {
             description: 'The report, whatever its status',

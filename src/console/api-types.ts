@@ -311,6 +311,13 @@ export interface ConnectorHealth {
   /** It keeps a credential that expires (Graph: the client secret). */
   expiringCredential: boolean;
   credential?: CredentialState;
+  quarantine?: {
+    state: 'quarantined' | 'active';
+    since?: string;
+    reason?: { code: string; message: string };
+    heldRequests: number;
+    nextProbeAt?: string;
+  };
   lastStatusCheck?: {
     at: string;
     ok: boolean;

@@ -9,6 +9,19 @@ export interface PartHealth {
   error?: ErrorCode;
 }
 
+/** A connector's quarantine as the health report shows it (GET /api/connectors/{name}/quarantine has it all). */
+export interface QuarantineHealth {
+  state: 'quarantined' | 'active';
+  /** Quarantined since (while quarantined), or when the last quarantine began. */
+  since?: string;
+  /** The failure that quarantined it: code, and its message without secrets. */
+  reason?: { code: ErrorCode; message: string };
+  /** Requests held now. */
+  heldRequests: number;
+  /** While quarantined: when the probe checks the target next. */
+  nextProbeAt?: string;
+}
+
 /** What the service last saw of one connector. Nothing here is a secret. */
 export interface ConnectorHealth {
   name: string;
@@ -17,6 +30,8 @@ export interface ConnectorHealth {
   expiringCredential: boolean;
   /** The credential's expiry, where it is known (the secret store or the settings say). */
   credential?: CredentialState;
+  /** Its quarantine; absent: never quarantined. */
+  quarantine?: QuarantineHealth;
   /** The last status check (POST /connectors/{name}/status); absent: none yet. */
   lastStatusCheck?: {
     at: string;
@@ -48,8 +63,8 @@ export interface HealthReport {
 
 /**
  * The overall status and its reasons: `failing` while the service's storage fails (nothing
- * can be accepted or kept); `degraded` while the secret store fails, a connector's last
- * status check or import failed, or a credential expired; else `ok`. A connector never
+ * can be accepted or kept); `degraded` while the secret store fails, a connector is
+ * quarantined, its last status check or import failed, or a credential expired; else `ok`. A connector never
  * checked is no reason: nothing was seen.
  *
  * @example
@@ -64,6 +79,10 @@ export function healthStatus(
   if (parts.secretStore.status === 'failing')
     reasons.push(`secret store: ${parts.secretStore.detail}`);
   for (const connector of parts.connectors) {
+    if (connector.quarantine?.state === 'quarantined')
+      reasons.push(
+        `connector ${connector.name}: quarantined since ${connector.quarantine.since ?? '?'} (${connector.quarantine.reason?.code ?? 'unknown'})`,
+      );
     if (connector.credential?.expired === true)
       reasons.push(`connector ${connector.name}: its credential expired`);
     if (connector.lastStatusCheck?.ok === false)

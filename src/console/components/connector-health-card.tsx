@@ -53,6 +53,19 @@ export function ConnectorHealthCard({
       </h2>
       <p class="muted">kind {connector.kind}</p>
       <dl class="facts">
+        {connector.quarantine?.state === 'quarantined' ? (
+          <div>
+            <dt>Quarantine</dt>
+            <dd>
+              <StatusBadge status="quarantined" /> since{' '}
+              <time dateTime={connector.quarantine.since}>
+                {formatTime(connector.quarantine.since ?? '')}
+              </time>{' '}
+              <code>{connector.quarantine.reason?.code}</code>
+              <span class="muted"> {connector.quarantine.heldRequests} request(s) held</span>
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt>Last status check</dt>
           <dd>
