@@ -311,13 +311,8 @@ export interface ConnectorHealth {
   /** It keeps a credential that expires (Graph: the client secret). */
   expiringCredential: boolean;
   credential?: CredentialState;
-  quarantine?: {
-    state: 'quarantined' | 'active';
-    since?: string;
-    reason?: { code: string; message: string };
-    heldRequests: number;
-    nextProbeAt?: string;
-  };
+  /** The quarantine's state, since, reason, heldRequests and nextProbeAt. */
+  quarantine?: Quarantine;
   lastStatusCheck?: {
     at: string;
     ok: boolean;

@@ -31,7 +31,6 @@ const SYMBOLS: Record<string, string> = {
   'not checked': '?',
   expired: '✕',
   'expires soon': '!',
-  quarantined: '⊘',
 };
 
 /**
