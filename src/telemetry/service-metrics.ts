@@ -6,10 +6,12 @@ import {
   type ObservableGauge,
   type ObservableResult,
 } from '@opentelemetry/api';
+import type { DriftType } from '../domain/drift-finding';
 import type { ErrorCode } from '../domain/errors';
 import {
   METRIC_CATALOGUE,
   METRIC_NAMES,
+  snakeCase,
   type METRIC_DIMENSIONS,
   type MetricDimension,
   type MetricName,
@@ -52,9 +54,6 @@ export type StatusClass = ValueOf<'provisioning.status_class'>;
 
 /** Why a bulk message was given up (`provisioning.poison_reason`). */
 export type PoisonReason = ValueOf<'provisioning.poison_reason'>;
-
-/** A kind of drift a reconciliation found (`provisioning.finding`). */
-export type Finding = ValueOf<'provisioning.finding'>;
 
 /**
  * Bucket boundaries by metric: the SDK's default (0 to 10 000) suits milliseconds, these are
@@ -183,12 +182,13 @@ export class ServiceMetrics {
     });
   }
 
-  /** A difference a reconciliation found (the reconciliation calls this per finding). */
-  reconciliationFound(connector: string, finding: Finding): void {
-    this.add('provisioning.reconciliation.findings', {
-      'provisioning.connector': connector,
-      'provisioning.finding': finding,
-    });
+  /** New differences of one kind a reconciliation found (its one counting place calls this). */
+  reconciliationFound(connector: string, type: DriftType, count = 1): void {
+    this.add(
+      'provisioning.reconciliation.findings',
+      { 'provisioning.connector': connector, 'provisioning.finding': snakeCase(type) },
+      count,
+    );
   }
 
   /** Messages waiting in the bulk queue and its poison queue. */

@@ -10,6 +10,7 @@ import {
 } from '../../src/domain/metric-catalogue';
 import type { LocalSecretStore } from '../../src/secrets/local-secret-store';
 import { captureTraces, type TraceCapture } from '../support/trace-capture';
+import { reconcile, scimAdmin } from './drift-harness';
 import { startTestHost, until, type TestHost } from './local-host-harness';
 
 /**
@@ -17,8 +18,8 @@ import { startTestHost, until, type TestHost } from './local-host-harness';
  * spans through an in-memory exporter behind the privacy processor, log lines, and the
  * metrics of GET /api/metrics. A workload touching every feature that records: requests on
  * both connectors (one failing), throttling, replication lag, a poisoned bulk message, a
- * refused sign-in, a secret that expires in 10 days and then has expired (the connector is
- * quarantined, its request held).
+ * refused sign-in, an outside change a reconciliation finds, a secret that expires in 10 days
+ * and then has expired (the connector is quarantined, its request held).
  */
 
 const PASSWORD = 'Planted-Pw-7f31!x';
@@ -83,6 +84,10 @@ beforeAll(async () => {
     ids.push((await test.api('POST', '/api/requests', body)).body.requestId as string);
   }
   for (const id of ids) await test.finished(id);
+  // An account deactivated by hand, which the reconciliation finds (once the requests are history).
+  test.clock.advanceBy(5 * 60_000);
+  await scimAdmin(test).setActive(String(sandboxes.scim.getUser('export.user')?.id), false);
+  expect((await reconcile(test, 'scim-sandbox')).found.accountStateChangedOutside).toBe(1);
   soonReport = (await test.api('GET', `/api/requests/${ids[0]}`)).body as typeof soonReport;
   samplesSoon = parsePrometheusText((await test.api('GET', '/api/metrics')).text);
   await test.host.services.bulkQueue.send('not json at all');

@@ -56,7 +56,7 @@ function emitEverything(metrics: ServiceMetrics): void {
   metrics.tokenFailed('entra', 'GRAPH_CLIENT_SECRET_EXPIRED');
   metrics.bulkPoisoned('not_json');
   metrics.quarantineEntered('hr', 'TARGET_UNAVAILABLE');
-  metrics.reconciliationFound('hr', 'membership_missing');
+  metrics.reconciliationFound('hr', 'memberAddedOutside');
   metrics.observeBulkBacklog(() => [
     { value: 4, dimensions: { 'provisioning.queue': 'requests' } },
     { value: 1, dimensions: { 'provisioning.queue': 'poison' } },
