@@ -15,7 +15,7 @@ import { quarantinesOf, type QuarantineView } from './quarantine-api';
 
 /**
  * `GET /api/health`: storage, the secret store and each connector's last known state (its
- * quarantine, last status check and import, its credential's expiry), read now without
+ * quarantine, last status check, import and reconciliation, its credential's expiry), read now without
  * calling any target. Storage is read for the connectors' states and quarantines (one query
  * each, plus the held requests of a quarantined connector); the secret store is read for the
  * credentials' expiries (through its cache). Nothing in it is a secret. 200 whatever the
@@ -41,6 +41,9 @@ export function healthHandler(deps: Pick<ApiDeps, 'services' | 'now'>): ApiHandl
         ...quarantineOf(quarantines.get(name)),
         ...(state.lastStatusCheck === undefined ? {} : { lastStatusCheck: state.lastStatusCheck }),
         ...(state.lastImport === undefined ? {} : { lastImport: state.lastImport }),
+        ...(state.lastReconciliation === undefined
+          ? {}
+          : { lastReconciliation: state.lastReconciliation }),
       };
     });
     const parts = { storage: stored.health, secretStore: credentials.health, connectors };

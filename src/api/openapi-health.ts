@@ -84,6 +84,25 @@ const healthReportSchema = {
               error: errorBrief,
             },
           },
+          lastReconciliation: {
+            type: 'object',
+            description:
+              "The bulk pass of the last reconciliation (the job's result has the rest); absent: none yet",
+            properties: {
+              at: { type: 'string', format: 'date-time' },
+              jobId: { type: 'string' },
+              ok: { type: 'boolean' },
+              mode: { enum: ['full', 'incremental'] },
+              found: { type: 'integer', description: 'Findings it added' },
+              open: { type: 'integer', description: 'Findings open once it ended' },
+              incomplete: { type: 'integer', description: 'Reads that failed' },
+              waiting: {
+                type: 'integer',
+                description: 'Accounts a request kept busy, judged later by the same job',
+              },
+              error: errorBrief,
+            },
+          },
           lastImport: {
             type: 'object',
             description: 'The last catalogue import; absent: none yet',
@@ -108,7 +127,7 @@ export function operatingPaths() {
     '/health': {
       get: {
         summary:
-          "Health: storage, the secret store and each connector's last known state (quarantine, status check, import, credential expiry); no secret",
+          "Health: storage, the secret store and each connector's last known state (quarantine, status check, import, reconciliation, credential expiry); no secret",
         responses: {
           200: {
             description: 'The report, whatever its status',

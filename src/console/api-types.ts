@@ -327,6 +327,17 @@ export interface ConnectorHealth {
     groups?: number;
     error?: { code: string; message: string };
   };
+  lastReconciliation?: {
+    at: string;
+    jobId: string;
+    ok: boolean;
+    mode?: string;
+    found?: number;
+    open?: number;
+    incomplete?: number;
+    waiting?: number;
+    error?: { code: string; message: string };
+  };
   [more: string]: unknown;
 }
 

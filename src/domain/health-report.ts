@@ -39,6 +39,18 @@ export interface ConnectorHealth {
     summary: string;
     error?: { code: ErrorCode; message: string };
   };
+  /** The bulk pass of the last reconciliation; absent: none yet. */
+  lastReconciliation?: {
+    at: string;
+    jobId: string;
+    ok: boolean;
+    mode?: 'full' | 'incremental';
+    found?: number;
+    open?: number;
+    incomplete?: number;
+    waiting?: number;
+    error?: { code: ErrorCode; message: string };
+  };
   /** The last catalogue import; absent: none yet. */
   lastImport?: {
     at: string;
@@ -64,7 +76,8 @@ export interface HealthReport {
 /**
  * The overall status and its reasons: `failing` while the service's storage fails (nothing
  * can be accepted or kept); `degraded` while the secret store fails, a connector is
- * quarantined, its last status check or import failed, or a credential expired; else `ok`. A connector never
+ * quarantined, its last status check, import or reconciliation failed, or a credential
+ * expired; else `ok`. A connector never
  * checked is no reason: nothing was seen.
  *
  * @example
@@ -89,6 +102,8 @@ export function healthStatus(
       reasons.push(`connector ${connector.name}: the last status check failed`);
     if (connector.lastImport?.ok === false)
       reasons.push(`connector ${connector.name}: the last import failed`);
+    if (connector.lastReconciliation?.ok === false)
+      reasons.push(`connector ${connector.name}: the last reconciliation failed`);
   }
   const status =
     parts.storage.status === 'failing' ? 'failing' : reasons.length > 0 ? 'degraded' : 'ok';

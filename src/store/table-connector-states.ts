@@ -3,6 +3,7 @@ import type {
   ConnectorState,
   ConnectorStateStore,
   ImportState,
+  ReconciliationState,
   StatusCheckState,
 } from './connector-states';
 import { EnsuredTable } from './ensured-table';
@@ -14,12 +15,13 @@ const ROW_KEY = 'state';
 interface StateRow {
   lastStatusCheck?: string;
   lastImport?: string;
+  lastReconciliation?: string;
 }
 
 /**
  * Connector states in Table Storage: PartitionKey the connector (encoded), RowKey `state`;
- * each part a JSON column merged on its own, so a status check and an import never
- * overwrite each other's record.
+ * each part a JSON column merged on its own, so a status check, an import and a
+ * reconciliation never overwrite each other's record.
  */
 export class TableConnectorStates implements ConnectorStateStore {
   private readonly table: EnsuredTable;
@@ -48,6 +50,11 @@ export class TableConnectorStates implements ConnectorStateStore {
           ...(row.lastImport === undefined
             ? {}
             : { lastImport: JSON.parse(row.lastImport) as ImportState }),
+          ...(row.lastReconciliation === undefined
+            ? {}
+            : {
+                lastReconciliation: JSON.parse(row.lastReconciliation) as ReconciliationState,
+              }),
         });
       }),
     );
@@ -60,6 +67,10 @@ export class TableConnectorStates implements ConnectorStateStore {
 
   recordImport(connector: string, state: ImportState): Promise<void> {
     return this.merge(connector, { lastImport: JSON.stringify(state) });
+  }
+
+  recordReconciliation(connector: string, state: ReconciliationState): Promise<void> {
+    return this.merge(connector, { lastReconciliation: JSON.stringify(state) });
   }
 
   private async merge(connector: string, columns: StateRow): Promise<void> {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSecretStore } from '../../src/secrets/local-secret-store';
+import { reconcile, scimAdmin } from './drift-harness';
 import { startTestHost, until, type TestHost } from './local-host-harness';
 
 /**
@@ -22,11 +23,19 @@ type Health = {
     quarantine?: { state: string; reason?: { code: string }; heldRequests: number };
     lastStatusCheck?: { ok: boolean; error?: { code: string } };
     lastImport?: { ok: boolean; groups?: number; mode?: string };
+    lastReconciliation?: {
+      ok: boolean;
+      jobId: string;
+      mode?: string;
+      found?: number;
+      open?: number;
+    };
   }[];
 };
 let before: Health;
 let after: Health;
 let heldRequestId: string;
+let reconciliation: { jobId: string; mode: string };
 
 const connector = (health: Health, name: string) => health.connectors.find((c) => c.name === name)!;
 
@@ -41,6 +50,12 @@ beforeAll(async () => {
     const job = await t.api('GET', `/api/jobs/${started.body.jobId as string}`);
     return job.body.status === 'running' ? undefined : job.body;
   });
+
+  // A member added by hand that the service does not know: the reconciliation finds it.
+  const admin = scimAdmin(t);
+  await admin.createUser('health.outsider');
+  await admin.addMember(t.host.sandboxes!.scimGroups['Sales']!, 'health.outsider');
+  reconciliation = await reconcile(t, 'scim-sandbox');
 
   // Graph refuses the service's secret: the status check fails, a request quarantines it.
   const store = t.host.services.secrets as LocalSecretStore;
@@ -78,6 +93,7 @@ describe('GET /api/health', () => {
       ]),
     );
     for (const c of before.connectors) {
+      expect(c.lastReconciliation).toBeUndefined();
       expect(c.lastStatusCheck).toBeUndefined();
       expect(c.lastImport).toBeUndefined();
       expect(c.quarantine).toBeUndefined();
@@ -89,6 +105,17 @@ describe('GET /api/health', () => {
     expect(scim.lastStatusCheck?.ok).toBe(true);
     expect(scim.lastImport).toMatchObject({ ok: true });
     expect(scim.lastImport?.groups).toBe(t.host.sandboxes!.scim.listGroups().length);
+  });
+
+  it('keeps the last reconciliation: the outside change made by hand, found and open', () => {
+    expect(connector(after, 'scim-sandbox').lastReconciliation).toMatchObject({
+      ok: true,
+      jobId: reconciliation.jobId,
+      mode: reconciliation.mode,
+      found: 1,
+      open: 1,
+    });
+    expect(connector(after, 'graph-sandbox').lastReconciliation).toBeUndefined();
   });
 
   it('shows the refused check and the quarantine as the shared store holds it, and is degraded', async () => {

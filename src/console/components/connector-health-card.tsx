@@ -46,6 +46,7 @@ export function ConnectorHealthCard({
 }) {
   const check = connector.lastStatusCheck;
   const imported = connector.lastImport;
+  const reconciled = connector.lastReconciliation;
   return (
     <li class="card">
       <h2>
@@ -96,6 +97,24 @@ export function ConnectorHealthCard({
                       ? `${imported.mode ?? ''} · ${imported.groups ?? 0} groups`
                       : imported.error?.message,
                     ...(imported.error === undefined ? {} : { code: imported.error.code }),
+                  })}
+            />
+          </dd>
+        </div>
+        <div>
+          <dt>Last reconciliation</dt>
+          <dd>
+            <Last
+              never="none yet"
+              {...(reconciled === undefined
+                ? {}
+                : {
+                    at: reconciled.at,
+                    ok: reconciled.ok,
+                    text: reconciled.ok
+                      ? `${reconciled.mode ?? ''} · ${reconciled.found ?? 0} new findings · ${reconciled.open ?? 0} open`
+                      : reconciled.error?.message,
+                    ...(reconciled.error === undefined ? {} : { code: reconciled.error.code }),
                   })}
             />
           </dd>
