@@ -84,6 +84,11 @@ export interface Connector {
    * clock; undefined when nothing says.
    */
   credentialState?(): Promise<CredentialState | undefined>;
+  /**
+   * The share (0 to 1) of the target's quota the connector's pacing has used in its window,
+   * for kinds paced to a quota (Graph); absent for the others.
+   */
+  quotaUtilization?(): number;
   /** Every account on the target, page by page: memory does not grow with their number. */
   listAccounts(): AsyncIterable<TargetAccount>;
   /** Looks the account up by its account ID (a read: it may lag); undefined when absent. */

@@ -163,7 +163,6 @@ export const METRIC_CATALOGUE = {
     description:
       "the share (0 to 1) of the target's request quota the connector's pacing has used in its window",
     question: 'How close to the target quota does each connector run?',
-    pending: 'quota-aware pacing (issue 15)',
   },
   'provisioning.connector.quarantined': {
     instrument: 'gauge',

@@ -13,7 +13,7 @@ export interface GaugeSources {
 
 /**
  * The gauges the service observes itself, read at every collection: the bulk queue's
- * backlog, each connector's quarantine (one query of the shared quarantine table) and each
+ * backlog, the share of its quota each paced connector used, each connector's quarantine (one query of the shared quarantine table) and each
  * connector's days until its credential expires (read through the secret store's cache, so
  * an export costs no call to Key Vault while the cache holds). A source that fails reports
  * nothing that time: a gap, never a made-up value.
@@ -45,6 +45,14 @@ export function observeServiceGauges(metrics: ServiceMetrics, sources: GaugeSour
     );
     return readings.flat();
   });
+  metrics.observeQuotaUtilization(() =>
+    sources.registry.names().flatMap((name) => {
+      const utilization = sources.registry.get(name)?.quotaUtilization?.();
+      return utilization === undefined
+        ? []
+        : [{ value: utilization, dimensions: { 'provisioning.connector': name } }];
+    }),
+  );
   metrics.observeQuarantine(async () => {
     const states = await sources.quarantine.list().catch(() => undefined);
     if (states === undefined) return [];

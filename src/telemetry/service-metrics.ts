@@ -206,7 +206,7 @@ export class ServiceMetrics {
     this.observe('provisioning.connector.quarantined', source);
   }
 
-  /** The share of each connector's target quota its pacing used (issue 15 gives the source). */
+  /** The share of each paced connector's target quota its pacing used. */
   observeQuotaUtilization(source: GaugeSource<'provisioning.quota.utilization'>): void {
     this.observe('provisioning.quota.utilization', source);
   }

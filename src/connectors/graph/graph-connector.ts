@@ -19,6 +19,7 @@ import type {
   StatusResult,
 } from '../connector';
 import type { ConnectorTelemetry } from '../connector-telemetry';
+import { quotaUtilization, type QuotaBudget } from '../http/quota-budget';
 import { HttpTransport, transportOptionsOf } from '../http/transport';
 import { setEnabled } from './account-state';
 import * as accounts from './graph-accounts';
@@ -79,6 +80,7 @@ export class GraphConnector implements Connector {
   readonly reconciliation: ReconciliationReads;
   private readonly context: GraphContext;
   private readonly transport: HttpTransport;
+  private readonly quota: QuotaBudget;
 
   constructor(settings: GraphConnectorSettings, deps: GraphConnectorDeps) {
     this.name = settings.name;
@@ -97,6 +99,7 @@ export class GraphConnector implements Connector {
     });
     const transientSecrets = new Set<string>();
     const quota = sharedGraphQuota(settings, settings.quota, now());
+    this.quota = quota;
     this.transport = new HttpTransport({
       budget: quota,
       ...transportOptionsOf(settings),
@@ -129,6 +132,11 @@ export class GraphConnector implements Connector {
   /** Spec: "Check status": a token was obtained. With `probe`, also the probe reads. */
   checkStatus(options?: StatusOptions): Promise<StatusResult> {
     return checkStatus(this.context, options);
+  }
+
+  /** The share of the app's quota in the tenant the pacing has used (shared by its connectors). */
+  quotaUtilization(): number {
+    return quotaUtilization(this.quota, this.context.now());
   }
 
   /** When the client secret expires (secret store or setting); undefined when nothing says. */
