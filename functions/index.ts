@@ -1,3 +1,5 @@
+// First: telemetry must be set up before anything else loads (src/telemetry/azure-monitor.ts).
+import '../src/telemetry/start-azure-monitor';
 import { app } from '@azure/functions';
 import * as df from 'durable-functions';
 import { bulkRequestHandler } from '../src/api/bulk-request-handler';

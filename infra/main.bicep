@@ -43,6 +43,9 @@ param secretCacheSeconds int = 300
 @allowed(['debug', 'info', 'warn', 'error'])
 param logLevel string = 'info'
 
+@description('TELEMETRY_ACCOUNT_IDS: account IDs (personal data) may appear on exported spans and logs. Metrics never carry them.')
+param telemetryAccountIds bool = false
+
 @description('Flex Consumption: upper bound of instances the app scales out to.')
 @minValue(40)
 @maxValue(1000)
@@ -217,6 +220,7 @@ module functionApp 'app/function-app.bicep' = {
     bulkQueueName: bulkQueueName
     secretCacheSeconds: secretCacheSeconds
     logLevel: logLevel
+    telemetryAccountIds: telemetryAccountIds
     nodeVersion: nodeVersion
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB

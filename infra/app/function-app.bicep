@@ -49,6 +49,9 @@ param secretCacheSeconds int
 @allowed(['debug', 'info', 'warn', 'error'])
 param logLevel string
 
+@description('TELEMETRY_ACCOUNT_IDS: account IDs may appear on exported spans and logs.')
+param telemetryAccountIds bool
+
 @description('Node.js major version; every release of it must satisfy package.json engines (test/unit/infra).')
 param nodeVersion string
 
@@ -138,8 +141,8 @@ resource site 'Microsoft.Web/sites@2025-03-01' = {
 }
 
 // Every setting src/config/settings-catalogue.ts lists for Azure (`need: 'azure'` or 'optional') is
-// here or in durableSettings below (those of the chosen backend), and nothing else but the
-// Application Insights pair the host reads (checked on the compiled template in test/unit/infra).
+// here or in durableSettings below (those of the chosen backend), and nothing else (checked on the
+// compiled template in test/unit/infra). The host and the app both read the Application Insights pair.
 // Values are names, URLs and client IDs only: secrets stay in Key Vault and are read by name at
 // run time.
 var appSettings = {
@@ -155,6 +158,7 @@ var appSettings = {
   SECRET_CACHE_SECONDS: string(secretCacheSeconds)
   BULK_QUEUE_NAME: bulkQueueName
   LOG_LEVEL: logLevel
+  TELEMETRY_ACCOUNT_IDS: telemetryAccountIds ? 'true' : 'false'
 }
 
 // host.json names the Durable Task Scheduler as the backend, reached through the app setting it

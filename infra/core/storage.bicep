@@ -32,6 +32,7 @@ var tableNames = [
   'ConnectorQuarantine'
   'DriftFindings'
   'ReconciliationState'
+  'ConnectorStates'
 ]
 
 resource storage 'Microsoft.Storage/storageAccounts@2025-06-01' = {

@@ -18,4 +18,9 @@ export interface ApiDeps {
   consoleDirectory?: string;
   /** How long a preview may read before it is handed to a job (default `PREVIEW_WAIT_MS`). */
   previewWaitMs?: number;
+  /**
+   * The local host's metrics in the Prometheus text format: with it, `GET /api/metrics`
+   * serves them. Absent in Azure, where they go to Application Insights.
+   */
+  metricsText?: () => Promise<string>;
 }

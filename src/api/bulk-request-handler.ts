@@ -1,4 +1,5 @@
 import type { InvocationContext } from '@azure/functions';
+import type { PoisonReason } from '../telemetry/service-metrics';
 import type { ApiDeps } from './api-deps';
 import { submitProvisioningRequest } from './submit-request';
 
@@ -18,18 +19,19 @@ export function bulkRequestHandler(deps: ApiDeps) {
   return async (message: unknown, context: InvocationContext): Promise<void> => {
     const services = await deps.services();
     const dequeueCount = Number(context.triggerMetadata?.dequeueCount ?? 1);
-    const poison = async (reason: string) => {
+    const poison = async (kind: PoisonReason, reason: string) => {
       await services.bulkQueue.sendPoison({
         reason,
         message: redactPassword(message),
         dequeueCount,
         at: deps.now().toISOString(),
       });
+      services.metrics.bulkPoisoned(kind);
       context.warn(`bulk request moved to the poison queue: ${reason}`);
     };
     const body = typeof message === 'string' ? parseJson(message) : message;
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      await poison('the message is not a JSON object');
+      await poison('not_json', 'the message is not a JSON object');
       return;
     }
     try {
@@ -45,14 +47,15 @@ export function bulkRequestHandler(deps: ApiDeps) {
       switch (outcome.kind) {
         case 'invalid':
           await poison(
+            'invalid',
             `invalid request: ${outcome.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
           );
           return;
         case 'unknown connector':
-          await poison(`unknown connector "${outcome.connector}"`);
+          await poison('unknown_connector', `unknown connector "${outcome.connector}"`);
           return;
         case 'conflict':
-          await poison(outcome.error.message);
+          await poison('request_conflict', outcome.error.message);
           return;
         default:
           context.log(`bulk request ${outcome.requestId}: ${outcome.kind}`);
@@ -60,6 +63,7 @@ export function bulkRequestHandler(deps: ApiDeps) {
     } catch (error) {
       if (dequeueCount < MAX_DEQUEUE_COUNT) throw error;
       await poison(
+        'failed_repeatedly',
         `failed ${dequeueCount} times, last: ${error instanceof Error ? error.message : String(error)}`,
       );
     }

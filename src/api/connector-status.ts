@@ -10,8 +10,9 @@ import { quarantineOf } from './quarantine-api';
  * whether or not the check passed (the check ran), for kinds with a compatibility run the
  * date and verdict of the last one (`lastCompatibilityRun`, null when none was kept), and
  * the connector's quarantine (issue 14); 404 for an unknown connector.
+ * The health report keeps its outcome as the connector's last status check.
  */
-export function connectorStatusHandler(deps: Pick<ApiDeps, 'services'>) {
+export function connectorStatusHandler(deps: Pick<ApiDeps, 'services' | 'now'>) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const name = request.params.name ?? '';
     const services = await deps.services();
@@ -21,6 +22,18 @@ export function connectorStatusHandler(deps: Pick<ApiDeps, 'services'>) {
     try {
       const status = await connector.checkStatus({ probe });
       context.log(`status check of connector ${name}: ${status.ok ? 'ok' : 'failed'}`);
+      await services.connectorStates
+        .recordStatusCheck(name, {
+          at: deps.now().toISOString(),
+          ok: status.ok,
+          summary: status.summary,
+          ...(status.error === undefined ? {} : { error: status.error }),
+        })
+        .catch((error: unknown) => {
+          context.warn(
+            `status check of connector ${name} not kept for the health report: ${isProvisioningError(error) ? error.code : String(error)}`,
+          );
+        });
       // The service's own store failing is no failure of the target: the check still answers.
       const notRead = (what: string) => (error: unknown) => {
         context.warn(

@@ -3,6 +3,7 @@ import { ERROR_CATALOGUE, ERROR_CODES } from '../domain/error-catalogue';
 import { JOURNAL_CHANGES } from '../domain/journal-entry';
 import { compatibilityResultSchema } from './openapi-compatibility';
 import { driftPaths, driftSchemas } from './openapi-drift';
+import { credentialSchema, operatingPaths } from './openapi-health';
 import { roleFor, type Access } from './caller';
 import { previewResponses, requestPlanSchema } from './openapi-preview';
 import {
@@ -150,6 +151,16 @@ const statusSchema = {
           detail: { type: 'string' },
         },
       },
+    },
+    error: {
+      type: 'object',
+      description:
+        'When the check failed on a code of the catalogue (GRAPH_CLIENT_SECRET_EXPIRED, GRAPH_TOKEN_FAILED, ...)',
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
+    credential: {
+      ...credentialSchema,
+      description: "Graph: the client secret's expiry and the days left, where it is known",
     },
     lastCompatibilityRun: {
       type: ['object', 'null'],
@@ -315,6 +326,7 @@ function describeApi(): Record<string, unknown> {
     },
     paths: withPathSegmentCheck({
       ...driftPaths(),
+      ...operatingPaths(),
       '/requests': {
         get: {
           summary: 'Provisioning requests, newest first, filtered and paged',
@@ -395,6 +407,12 @@ function describeApi(): Record<string, unknown> {
                   accountId: { type: 'string' },
                   ...contextProperties,
                   status: { enum: ['pending', 'running', 'succeeded', 'failed'] },
+                  notices: {
+                    type: 'array',
+                    items: { type: 'string' },
+                    description:
+                      "About the request as a whole: the connector's credential expires within 30 days, or has expired",
+                  },
                   steps: { type: 'array', items: { $ref: '#/components/schemas/Step' } },
                   hold: requestHoldSchema,
                 },

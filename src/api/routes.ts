@@ -16,6 +16,7 @@ import { keyEntrance, signedInEntrance, SIGNED_IN_PREFIX } from './entrances';
 import { guardHandler, type ApiHandler } from './guard-handler';
 import { driftReportHandler } from './drift-report-api';
 import { driftRestoreHandler } from './drift-restore-api';
+import { healthHandler, livenessHandler } from './health-api';
 import {
   getJobHandler,
   startCompatibilityRunHandler,
@@ -24,6 +25,7 @@ import {
 } from './jobs-api';
 import { journalHandler } from './journal-api';
 import { meHandler } from './me-api';
+import { metricsHandler } from './metrics-api';
 import { openApiHandler } from './openapi';
 import { listRequestsHandler } from './request-list-api';
 import { getQuarantineHandler, releaseConnectorHandler } from './quarantine-api';
@@ -85,6 +87,13 @@ export function apiRoutes(deps: ApiDeps): ApiRoute[] {
         'console',
         consoleHandler(deps.consoleDirectory ?? defaultConsoleDirectory()),
       ),
+    },
+    {
+      name: 'healthLive',
+      method: 'GET',
+      route: 'health/live',
+      authLevel: 'anonymous',
+      handler: guardHandler('healthLive', livenessHandler()),
     },
   ];
 }
@@ -225,6 +234,24 @@ function operations(deps: ApiDeps): ApiOperation[] {
       handler: journalHandler(deps),
     },
     { name: 'me', method: 'GET', route: 'me', access: 'read', handler: meHandler() },
+    {
+      name: 'health',
+      method: 'GET',
+      route: 'health',
+      access: 'read',
+      handler: healthHandler(deps),
+    },
+    ...(deps.metricsText === undefined
+      ? []
+      : [
+          {
+            name: 'metrics',
+            method: 'GET' as const,
+            route: 'metrics',
+            access: 'read' as const,
+            handler: metricsHandler(deps.metricsText),
+          },
+        ]),
   ];
   return [
     ...list,

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { SpanStatusCode } from '@opentelemetry/api';
 import { isProvisioningError, type SerializedError } from '../domain/errors';
 import type { ProvisioningRequest } from '../domain/provisioning-request';
 import { requestContextOf } from '../domain/request-context';
@@ -6,6 +7,8 @@ import { ORCHESTRATIONS, requestInstanceId } from '../workflows/names';
 import type { OrchestrationClient } from '../workflows/orchestration-client';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import { indexEntryOf } from '../store/request-index';
+import { serviceTracer, SPAN_ATTRIBUTES } from '../telemetry/tracing';
+import { credentialNotices } from './credential-notices';
 import { actionsOf, describeProblems, provisioningRequestSchema } from './request-schema';
 
 export type SubmitOutcome =
@@ -27,6 +30,44 @@ export async function submitProvisioningRequest(
   orchestrations: OrchestrationClient,
   context: { source: ProvisioningRequest['source']; now: Date },
 ): Promise<SubmitOutcome> {
+  // The request's trace: its orchestration and every call it makes are children of this span.
+  return serviceTracer().startActiveSpan('submitProvisioningRequest', async (span) => {
+    try {
+      span.setAttribute(SPAN_ATTRIBUTES.source, context.source);
+      const outcome = await submit(body, services, orchestrations, context, (request) =>
+        span.setAttributes({
+          [SPAN_ATTRIBUTES.requestId]: request.requestId,
+          [SPAN_ATTRIBUTES.connector]: request.connector,
+          // Kept only where TELEMETRY_ACCOUNT_IDS allows (privacy-rules.ts).
+          [SPAN_ATTRIBUTES.accountId]: request.accountId,
+          ...(request.correlationId === undefined
+            ? {}
+            : { [SPAN_ATTRIBUTES.correlationId]: request.correlationId }),
+        }),
+      );
+      span.setAttribute(SPAN_ATTRIBUTES.submission, outcome.kind);
+      return outcome;
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+async function submit(
+  body: unknown,
+  services: WorkflowServices,
+  orchestrations: OrchestrationClient,
+  context: { source: ProvisioningRequest['source']; now: Date },
+  identified: (request: {
+    requestId: string;
+    connector: string;
+    accountId: string;
+    correlationId?: string;
+  }) => void,
+): Promise<SubmitOutcome> {
   const parsed = provisioningRequestSchema.safeParse(body);
   if (!parsed.success) return { kind: 'invalid', problems: describeProblems(parsed.error) };
   const { password, requestId: given, mode, ...rest } = parsed.data;
@@ -37,6 +78,12 @@ export async function submitProvisioningRequest(
   const connector = services.registry.get(rest.connector);
   if (connector === undefined) return { kind: 'unknown connector', connector: rest.connector };
   const requestId = given ?? randomUUID();
+  identified({
+    requestId,
+    connector: rest.connector,
+    accountId: rest.account.accountId,
+    ...(rest.correlationId === undefined ? {} : { correlationId: rest.correlationId }),
+  });
   const fingerprint = createHash('sha256')
     .update(JSON.stringify({ ...rest, requestId, password: password !== undefined }))
     .digest('hex');
@@ -45,6 +92,7 @@ export async function submitProvisioningRequest(
   const existing = await orchestrations.getStatus(instanceId);
   if (existing !== undefined) return compareExisting(requestId, existing.input, fingerprint);
 
+  const notices = await credentialNotices(connector, services.logger);
   const passwordSecret = password === undefined ? undefined : transientSecretName();
   if (passwordSecret !== undefined && password !== undefined) {
     await services.secrets.set(passwordSecret, password);
@@ -60,6 +108,7 @@ export async function submitProvisioningRequest(
     fingerprint,
     source: context.source,
     receivedAt: context.now.toISOString(),
+    ...(notices.length === 0 ? {} : { notices }),
   };
   let started: 'started' | 'exists';
   try {

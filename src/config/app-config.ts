@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ProvisioningError } from '../domain/errors';
 import type { ConnectorSettings, ConnectorSettingsKinds } from './connector-settings';
+import { readTelemetrySettings, type TelemetrySettings } from './telemetry-settings';
 
 const secretStoreSchema = z.discriminatedUnion('provider', [
   z.object({
@@ -32,6 +33,8 @@ export interface AppConfig {
    * then may the API believe it.
    */
   appServiceAuthentication: boolean;
+  /** Application Insights and what telemetry may carry (src/config/telemetry-settings.ts). */
+  telemetry: TelemetrySettings;
 }
 
 /** The environment variables the service reads, and nothing else (DESIGN: src/config). */
@@ -121,6 +124,7 @@ export function loadConfig(
   if (localHost.apiKey !== undefined && localHost.apiKey.length < 16) {
     problems.push(`setting ${ENV.localHostApiKey}: must be at least 16 characters`);
   }
+  const telemetry = readTelemetrySettings(env, problems);
 
   if (problems.length > 0 || !secretStore.success || !logLevel.success || !bulkQueue.success) {
     throw new ProvisioningError(
@@ -138,6 +142,7 @@ export function loadConfig(
     logLevel: logLevel.data,
     localHost,
     appServiceAuthentication: env[PLATFORM_ENV.appServiceAuthentication]?.toLowerCase() === 'true',
+    telemetry,
   };
 }
 

@@ -103,6 +103,24 @@ export const SETTINGS: readonly SettingDescription[] = [
     description: 'debug, info (default), warn or error',
   },
   {
+    name: 'APPLICATIONINSIGHTS_CONNECTION_STRING',
+    need: 'optional',
+    description:
+      'Application Insights: the Functions host and the app export traces, metrics and logs there with OpenTelemetry (none when unset)',
+  },
+  {
+    name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
+    need: 'optional',
+    description:
+      '`ClientId=<identity client ID>;Authorization=AAD`: the export authenticates with that managed identity (Entra ID), as the host does',
+  },
+  {
+    name: 'TELEMETRY_ACCOUNT_IDS',
+    need: 'optional',
+    description:
+      '`true` lets account IDs (personal data) appear on exported spans and logs; `false` (the default) keeps them out. Metrics never carry them',
+  },
+  {
     name: 'LOCAL_SECRETS',
     need: 'local',
     description: 'JSON object secret name -> value for SECRET_STORE=local (development only)',

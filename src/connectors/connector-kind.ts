@@ -2,6 +2,7 @@ import type { ConnectorSettings, ConnectorSettingsSchema } from '../config/conne
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
 import type { Connector } from './connector';
+import type { ConnectorTelemetry } from './connector-telemetry';
 import type { CompatibilityReport } from './scim/compatibility-report';
 
 /** What building a connector needs besides its settings. */
@@ -12,6 +13,8 @@ export interface ConnectorDependencies {
   trustedCa?: Record<string, string>;
   /** The clock retries and throttling wait on (real time sped up in fault suites and benchmarks). */
   clock?: { now(): number; sleep(ms: number): Promise<void> };
+  /** Telemetry of the named connector: metrics and traces of its calls (default none). */
+  telemetry?: (connector: string) => ConnectorTelemetry;
 }
 
 /**

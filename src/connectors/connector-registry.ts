@@ -4,6 +4,7 @@ import type { Connector } from './connector';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
 import type { ConnectorKindDescriptor } from './connector-kind';
+import type { ConnectorTelemetry } from './connector-telemetry';
 import { connectorKind } from './connector-kinds';
 import { createConnector, type ConnectorDependencies } from './create-connector';
 import { observedConnector, type TargetObserver } from './observed-connector';
@@ -24,6 +25,7 @@ export class ConnectorRegistry {
     private readonly logger?: Logger,
     private readonly trustedCa?: Record<string, string>,
     private readonly clock?: ConnectorDependencies['clock'],
+    private readonly telemetry?: (connector: string) => ConnectorTelemetry,
   ) {}
 
   /** What the named connector's kind is and can do, or undefined for an unknown name. */
@@ -72,6 +74,7 @@ export class ConnectorRegistry {
       ...(this.logger === undefined ? {} : { logger: this.logger }),
       ...(this.trustedCa === undefined ? {} : { trustedCa: this.trustedCa }),
       ...(this.clock === undefined ? {} : { clock: this.clock }),
+      ...(this.telemetry === undefined ? {} : { telemetry: this.telemetry }),
     });
     this.built.set(name, connector);
     return connector;

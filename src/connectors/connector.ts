@@ -1,6 +1,8 @@
 import type { AccountChanges, AccountProfile, TargetAccount } from '../domain/account';
 import type { ConnectorCapabilities } from '../domain/capabilities';
 import type { GroupChangeFeed } from '../domain/catalogue-changes';
+import type { CredentialState } from '../domain/credential-expiry';
+import type { ErrorCode } from '../domain/errors';
 import type { GroupRef } from '../domain/group';
 import type { GroupStructure, InheritedMembershipsResult } from '../domain/nested-groups';
 import type { ReconciliationReads } from '../domain/reconciliation-reads';
@@ -44,6 +46,10 @@ export interface StatusResult {
   ok: boolean;
   summary: string;
   findings: StatusFinding[];
+  /** When the check failed on an error of the service's catalogue: its code (e.g. GRAPH_CLIENT_SECRET_EXPIRED). */
+  error?: { code: ErrorCode; message: string };
+  /** The credential's expiry and the days left, where the connector knows it. */
+  credential?: CredentialState;
 }
 
 export interface LastLogonResult {
@@ -72,6 +78,17 @@ export interface Connector {
    * permissions with probe reads (Graph); others ignore it.
    */
   checkStatus(options?: { probe?: boolean }): Promise<StatusResult>;
+  /**
+   * Present where the connector's credential can expire (Graph: the client secret): when,
+   * by the secret store or the connector's settings, and the days left by the connector's
+   * clock; undefined when nothing says.
+   */
+  credentialState?(): Promise<CredentialState | undefined>;
+  /**
+   * The share (0 to 1) of the target's quota the connector's pacing has used in its window,
+   * for kinds paced to a quota (Graph); absent for the others.
+   */
+  quotaUtilization?(): number;
   /** Every account on the target, page by page: memory does not grow with their number. */
   listAccounts(): AsyncIterable<TargetAccount>;
   /** Looks the account up by its account ID (a read: it may lag); undefined when absent. */

@@ -127,6 +127,8 @@ export interface RequestView extends RequestContext {
   status: RequestStatus;
   steps: StepView[];
   hold?: RequestHold;
+  /** About the request as a whole: the connector's credential expiring soon, or expired. */
+  notices?: string[];
   startedAt?: string;
   finishedAt?: string;
   runtimeStatus?: string;
@@ -281,7 +283,72 @@ export interface StatusResult {
   ok: boolean;
   summary: string;
   findings: StatusFinding[];
+  /** The code the check failed with (GRAPH_CLIENT_SECRET_EXPIRED, GRAPH_TOKEN_FAILED, ...). */
+  error?: { code: string; message: string };
+  credential?: CredentialState;
   [more: string]: unknown;
+}
+
+/** A credential's expiry: GET /health and the status check. */
+export interface CredentialState {
+  expiresOn: string;
+  source: 'secret store' | 'setting';
+  daysLeft: number;
+  expired: boolean;
+}
+
+/** How a part the service depends on answered (GET /health). */
+export interface PartHealth {
+  status: 'ok' | 'failing' | 'not checked';
+  detail: string;
+  error?: string;
+}
+
+/** What the service last saw of a connector (GET /health). */
+export interface ConnectorHealth {
+  name: string;
+  kind: string;
+  /** It keeps a credential that expires (Graph: the client secret). */
+  expiringCredential: boolean;
+  credential?: CredentialState;
+  /** The quarantine's state, since, reason, heldRequests and nextProbeAt. */
+  quarantine?: Quarantine;
+  lastStatusCheck?: {
+    at: string;
+    ok: boolean;
+    summary: string;
+    error?: { code: string; message: string };
+  };
+  lastImport?: {
+    at: string;
+    jobId?: string;
+    ok: boolean;
+    mode?: string;
+    groups?: number;
+    error?: { code: string; message: string };
+  };
+  lastReconciliation?: {
+    at: string;
+    jobId: string;
+    ok: boolean;
+    mode?: string;
+    found?: number;
+    open?: number;
+    incomplete?: number;
+    waiting?: number;
+    error?: { code: string; message: string };
+  };
+  [more: string]: unknown;
+}
+
+/** GET /health. */
+export interface HealthReport {
+  status: 'ok' | 'degraded' | 'failing';
+  reasons: string[];
+  checkedAt: string;
+  storage: PartHealth;
+  secretStore: PartHealth;
+  connectors: ConnectorHealth[];
 }
 
 export interface HttpExchange {

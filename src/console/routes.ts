@@ -15,6 +15,7 @@ export type Route =
   | { page: 'drift'; query: URLSearchParams }
   | { page: 'connectors' }
   | { page: 'connector'; connector: string }
+  | { page: 'health' }
   | { page: 'not-found'; path: string };
 
 /**
@@ -53,6 +54,7 @@ export function parseRoute(pathname: string, search: string): Route {
       return { page: 'roles', ...(second === undefined ? {} : { connector: second }), query };
     }
     if (first === 'connectors' && second === undefined) return { page: 'connectors' };
+    if (first === 'health' && second === undefined) return { page: 'health' };
     if (first === 'connectors' && second !== undefined) {
       if (third === undefined) return { page: 'connector', connector: second };
       if (third === 'accounts' && fourth !== undefined) {
@@ -94,4 +96,5 @@ export const to = {
   drift: (query?: Record<string, string | undefined>) => withQuery('/drift', query),
   connectors: () => withQuery('/connectors'),
   connector: (connector: string) => withQuery(`/connectors/${segment(connector)}`),
+  health: () => withQuery('/health'),
 };

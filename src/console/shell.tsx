@@ -7,6 +7,7 @@ import { ConnectorPage } from './pages/connector-page';
 import { ConnectorsPage } from './pages/connectors-page';
 import { DriftPage } from './pages/drift-page';
 import { GroupsPage } from './pages/groups-page';
+import { HealthPage } from './pages/health-page';
 import { JournalPage } from './pages/journal-page';
 import { NewRequestPage } from './pages/new-request-page';
 import { NotFoundPage } from './pages/not-found-page';
@@ -25,6 +26,7 @@ const NAV: { label: string; href: string; pages: Route['page'][] }[] = [
   { label: 'Journal', href: to.journal(), pages: ['journal'] },
   { label: 'Drift', href: to.drift(), pages: ['drift'] },
   { label: 'Connectors', href: to.connectors(), pages: ['connectors', 'connector'] },
+  { label: 'Health', href: to.health(), pages: ['health'] },
 ];
 
 function Page({ route }: { route: Route }): ComponentChildren {
@@ -58,6 +60,8 @@ function Page({ route }: { route: Route }): ComponentChildren {
       return <ConnectorsPage />;
     case 'connector':
       return <ConnectorPage connector={route.connector} />;
+    case 'health':
+      return <HealthPage />;
     case 'not-found':
       return <NotFoundPage path={route.path} />;
   }

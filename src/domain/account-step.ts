@@ -9,7 +9,7 @@ import { changesOf, compareProfile, hasChanges } from './profile-read-back';
 import { call, now, wait, type Machine } from './step-machine';
 import { STEP_OPS, type AccountLookup } from './step-ops';
 import { accountNotFound, iso, mayBeLag, type StepContext } from './step-context';
-import { failed, succeeded, type StepOutcome } from './step-outcome';
+import { failed, succeeded, withVerification, type StepOutcome } from './step-outcome';
 import type { CreateAccountAnswer, DeleteAccountAnswer, SetEnabledAnswer } from './target-answers';
 import { delayWithin, nextRereadDelay } from './visibility';
 
@@ -215,22 +215,25 @@ function* updateAccount(input: AccountStepInput, account: TargetAccount): Machin
     comparison.unreadable.length === 0
       ? []
       : [`not readable back from the target, so not verified: ${comparison.unreadable.join(', ')}`];
-  if (back.confirmed) return succeeded(effective, notices);
+  if (back.confirmed) return withVerification(succeeded(effective, notices), back);
   const detail =
     back.seen === null
       ? 'no read showed the account'
       : `still read back with other values: ${comparison.differing.join(', ')}`;
-  return failed(
-    notConfirmed(
-      input,
-      `update of account "${input.accountId}" not confirmed: ${detail} after ${describeReads(back.reads, back.elapsedMs)}`,
-      {
-        differing: comparison.differing,
-        reads: back.reads,
-      },
+  return withVerification(
+    failed(
+      notConfirmed(
+        input,
+        `update of account "${input.accountId}" not confirmed: ${detail} after ${describeReads(back.reads, back.elapsedMs)}`,
+        {
+          differing: comparison.differing,
+          reads: back.reads,
+        },
+      ),
+      effective,
+      notices,
     ),
-    effective,
-    notices,
+    back,
   );
 }
 
@@ -272,22 +275,25 @@ function* setEnabled(
   if (back.confirmed) {
     if (back.reads > 1)
       notices.push(`confirmed after ${describeReads(back.reads, back.elapsedMs)}`);
-    return succeeded(changes, notices, update);
+    return withVerification(succeeded(changes, notices, update), back);
   }
   const seen =
     back.seen === null
       ? 'no read showed the account'
       : `read back ${back.seen.enabled ? 'unlocked' : 'locked'}`;
-  return failed(
-    notConfirmed(
-      input,
-      `${enabled ? 'unlock' : 'lock'} of account "${input.accountId}" not confirmed: expected ${word}, ` +
-        `${seen} after ${describeReads(back.reads, back.elapsedMs)}`,
-      { expected: enabled, seen: back.seen?.enabled ?? null, reads: back.reads },
+  return withVerification(
+    failed(
+      notConfirmed(
+        input,
+        `${enabled ? 'unlock' : 'lock'} of account "${input.accountId}" not confirmed: expected ${word}, ` +
+          `${seen} after ${describeReads(back.reads, back.elapsedMs)}`,
+        { expected: enabled, seen: back.seen?.enabled ?? null, reads: back.reads },
+      ),
+      changes,
+      notices,
+      update,
     ),
-    changes,
-    notices,
-    update,
+    back,
   );
 }
 
@@ -338,16 +344,19 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
   const effective = [{ change: 'account deleted' as const }];
   const back = yield* readBack(input, account, (seen) => seen === null);
   if ('error' in back) return failed(back.error, effective, [], removed);
-  if (back.confirmed) return succeeded(effective, [], removed);
-  return failed(
-    notConfirmed(
-      input,
-      `delete of account "${input.accountId}" not confirmed: reads still show it after ${describeReads(back.reads, back.elapsedMs)}`,
-      { reads: back.reads },
+  if (back.confirmed) return withVerification(succeeded(effective, [], removed), back);
+  return withVerification(
+    failed(
+      notConfirmed(
+        input,
+        `delete of account "${input.accountId}" not confirmed: reads still show it after ${describeReads(back.reads, back.elapsedMs)}`,
+        { reads: back.reads },
+      ),
+      effective,
+      [],
+      removed,
     ),
-    effective,
-    [],
-    removed,
+    back,
   );
 }
 

@@ -97,6 +97,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     status: 502,
     meaning: 'no access token was obtained (tenant, app or secret)',
   },
+  GRAPH_CLIENT_SECRET_EXPIRED: {
+    status: 502,
+    meaning:
+      "the connector's client secret has expired (its expiry in the secret store or the connector's clientSecretExpiresOn, or Entra ID said so); add a new secret to the app registration and store it under the same name",
+  },
   GRAPH_PERMISSION_MISSING: {
     status: 502,
     meaning: 'the app lacks the application permission the message names',

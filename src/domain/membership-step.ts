@@ -17,7 +17,7 @@ import type { GroupSelector } from './provisioning-request';
 import { call, now, parallel, wait, type Machine } from './step-machine';
 import { STEP_OPS, type ReadMembershipsInput } from './step-ops';
 import { accountNotFound, iso, type StepContext } from './step-context';
-import { failed, succeeded, type StepOutcome } from './step-outcome';
+import { failed, succeeded, withVerification, type StepOutcome } from './step-outcome';
 import type { MembershipRead, MembershipWriteAnswer } from './target-answers';
 import { delayWithin } from './visibility';
 
@@ -116,10 +116,19 @@ function* changeMemberships(
   if (written.error !== undefined) return finish(yield* now(), written.error);
 
   const verified = yield* verify(input, account, plan, ledger, groups);
-  if ('error' in verified) return finish(yield* now(), verified.error);
+  if ('error' in verified) {
+    const outcome = finish(yield* now(), verified.error);
+    return verified.read === undefined
+      ? outcome
+      : withVerification(outcome, { ...verified.read, confirmed: false });
+  }
   if (verified.reads > 1) notices.push(`verified after ${verified.reads} reads`);
   notices.push(...verified.notices);
-  return finish(yield* now());
+  const outcome = finish(yield* now());
+  // No read back when every write's own answer confirmed it.
+  return verified.reads === 0
+    ? outcome
+    : withVerification(outcome, { ...verified, confirmed: true });
 }
 
 interface ReadOutcome extends MembershipRead {
@@ -199,13 +208,16 @@ function* verify(
   plan: MembershipWritePlan,
   ledger: MembershipWriteAnswer[],
   groups: { names: Record<string, string>; writable: ReadonlySet<string> },
-): Machine<{ reads: number; notices: string[] } | { error: SerializedError }> {
+): Machine<
+  | { reads: number; elapsedMs: number; notices: string[] }
+  | { error: SerializedError; read?: { reads: number; elapsedMs: number } }
+> {
   const { names } = groups;
   const confirmed = new Set(
     ledger.filter((answer) => answer.confirmedByWrite === true).map((answer) => answer.groupId),
   );
   const scope = Object.keys(plan.expected).filter((id) => !confirmed.has(id));
-  if (scope.length === 0) return { reads: 0, notices: [] };
+  if (scope.length === 0) return { reads: 0, elapsedMs: 0, notices: [] };
   const expected = scope.filter((id) => plan.expected[id] === true);
   const started = yield* now();
   const deadline = started + input.capabilities.visibilityWindowMs;
@@ -215,9 +227,12 @@ function* verify(
     );
     const read = yield* readMemberships(input, account, scope, removed);
     if ('error' in read) return { error: read.error };
+    const readAt = yield* now();
     Object.assign(names, read.names);
     const comparison = compareMemberships(expected, read.groupIds, scope);
-    if (comparison.matches) return { reads: round + 1, notices: read.notices };
+    if (comparison.matches) {
+      return { reads: round + 1, elapsedMs: readAt - started, notices: read.notices };
+    }
     const settled = settledChanges(ledger);
     const remove = comparison.unexpected.filter(
       (id) => plan.expected[id] === false && !settled.has(`removed:${id}`),
@@ -247,6 +262,7 @@ function* verify(
           names,
           at - started,
         ),
+        read: { reads: round + 1, elapsedMs: at - started },
       };
     }
     yield* wait(delay);

@@ -163,7 +163,6 @@ export const METRIC_CATALOGUE = {
     description:
       "the share (0 to 1) of the target's request quota the connector's pacing has used in its window",
     question: 'How close to the target quota does each connector run?',
-    pending: 'quota-aware pacing (issue 15)',
   },
   'provisioning.connector.quarantined': {
     instrument: 'gauge',
@@ -171,7 +170,6 @@ export const METRIC_CATALOGUE = {
     dimensions: ['provisioning.connector', 'error.type'],
     description: '1 while the connector is in quarantine (error.type: why), 0 when it is not',
     question: 'Which connectors are in quarantine now, and why?',
-    pending: 'connector quarantine (issue 14)',
   },
   'provisioning.quarantine.entries': {
     instrument: 'counter',
@@ -179,7 +177,6 @@ export const METRIC_CATALOGUE = {
     dimensions: ['provisioning.connector', 'error.type'],
     description: 'a connector entering quarantine, with the error code that put it there',
     question: 'When did a connector enter quarantine, and why?',
-    pending: 'connector quarantine (issue 14)',
   },
   'provisioning.bulk.backlog': {
     instrument: 'gauge',

@@ -44,6 +44,8 @@ export interface ProvisioningRequest extends RequestContext {
   /** Where the request came from. */
   source: 'http' | 'queue' | 'cli';
   receivedAt: string;
+  /** What the operator should know when the request was accepted (a credential expiring soon). */
+  notices?: string[];
 }
 
 export function isMembershipAction(

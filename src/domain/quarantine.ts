@@ -36,6 +36,8 @@ export type TargetFailure = 'credentials' | 'authority' | 'outage';
 /**
  * The kind of a connector call's failure, or undefined when it is about this request only
  * (a 404, a 400, a refused group, throttling, which slows requests but never stops them).
+ * An expired client secret is refused credentials: every request would meet it until an
+ * operator stores a new one.
  *
  * @example
  * targetFailureOf({ code: 'TARGET_AUTH_FAILED', retryable: false }); // 'credentials'
@@ -47,6 +49,7 @@ export function targetFailureOf(error: {
   switch (error.code) {
     case 'TARGET_AUTH_FAILED':
     case 'SECRET_NOT_FOUND':
+    case 'GRAPH_CLIENT_SECRET_EXPIRED':
       return 'credentials';
     case 'GRAPH_TOKEN_FAILED':
       return error.retryable ? 'authority' : 'credentials';

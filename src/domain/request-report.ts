@@ -39,6 +39,8 @@ export interface RequestReport extends RequestContext {
   steps: StepReport[];
   /** Present while the request is held because its connector is quarantined (issue 14). */
   hold?: RequestHold;
+  /** About the request as a whole: the connector's credential expiring soon, or expired. */
+  notices?: string[];
   startedAt?: string;
   finishedAt?: string;
 }

@@ -1,7 +1,9 @@
+import { metrics, type Meter } from '@opentelemetry/api';
 import type { AppConfig, StorageConnection } from '../config/app-config';
 import { ProvisioningError } from '../domain/errors';
 import { TargetHealth } from '../domain/target-health';
 import type { Logger } from '../domain/logger';
+import { METER_NAME } from '../domain/metric-catalogue';
 import { createKeyVaultSecretStore } from '../secrets/key-vault-secret-store';
 import { LocalSecretStore } from '../secrets/local-secret-store';
 import type { SecretStore } from '../secrets/secret-store';
@@ -13,6 +15,7 @@ import { queueClient, tableClient } from '../store/storage-clients';
 import { CachedRoleCatalogue } from '../store/cached-role-catalogue';
 import { TableAccountState } from '../store/table-account-state';
 import { TableCompatibilityRuns } from '../store/table-compatibility-runs';
+import { TableConnectorStates } from '../store/table-connector-states';
 import { TableJournalStore } from '../store/table-journal-store';
 import { TableRequestIndex } from '../store/table-request-index';
 import { TableQuarantineStore } from '../store/table-quarantine-store';
@@ -21,6 +24,9 @@ import { TableWriteIntents } from '../store/table-write-intents';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import { ConnectorRegistry } from '../connectors/connector-registry';
 import type { ConnectorDependencies } from '../connectors/create-connector';
+import { connectorTelemetry } from '../telemetry/connector-telemetry';
+import { observeServiceGauges } from '../telemetry/service-gauges';
+import { ServiceMetrics } from '../telemetry/service-metrics';
 
 /**
  * Table names: `infra/core/storage.bicep` creates exactly these (a template test checks it).
@@ -35,6 +41,7 @@ export const TABLES = {
   quarantine: 'ConnectorQuarantine',
   drift: 'DriftFindings',
   reconciliation: 'ReconciliationState',
+  connectorStates: 'ConnectorStates',
 } as const;
 
 export interface BuildServicesOptions {
@@ -50,6 +57,11 @@ export interface BuildServicesOptions {
   registry?: ConnectorRegistry;
   /** The clock connectors wait on (real time sped up in fault suites and benchmarks). */
   clock?: ConnectorDependencies['clock'];
+  /**
+   * The meter the service records on: the local host's own; default the global one, which
+   * the Azure Monitor set-up provides in Azure (a no-op without it).
+   */
+  meter?: Meter;
 }
 
 /**
@@ -66,10 +78,19 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     );
   }
   const secrets = options.secrets ?? secretStoreFromConfig(config);
+  const serviceMetrics = new ServiceMetrics(options.meter ?? metrics.getMeter(METER_NAME));
   const registry =
     options.registry ??
-    new ConnectorRegistry(config, secrets, logger, options.trustedCa, options.clock);
+    new ConnectorRegistry(config, secrets, logger, options.trustedCa, options.clock, (name) =>
+      connectorTelemetry(serviceMetrics, name),
+    );
   watchTargets(registry);
+  const bulkQueue = new BulkQueue(
+    queueClient(storage, config.bulkQueueName),
+    queueClient(storage, `${config.bulkQueueName}-poison`),
+  );
+  const quarantine = new TableQuarantineStore(tableClient(storage, TABLES.quarantine));
+  observeServiceGauges(serviceMetrics, { registry, bulkQueue, quarantine, now: Date.now });
   return {
     registry,
     secrets,
@@ -81,15 +102,14 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     intents: new TableWriteIntents(tableClient(storage, TABLES.intents)),
     compatibility: new TableCompatibilityRuns(tableClient(storage, TABLES.compatibility)),
     requests: new TableRequestIndex(tableClient(storage, TABLES.requests)),
-    quarantine: new TableQuarantineStore(tableClient(storage, TABLES.quarantine)),
+    quarantine,
     drift: new TableDriftFindings(tableClient(storage, TABLES.drift)),
     reconciliation: new TableReconciliationState(tableClient(storage, TABLES.reconciliation)),
     driftEvents: new DriftEventQueue(queueClient(storage, DRIFT_EVENTS_QUEUE)),
-    bulkQueue: new BulkQueue(
-      queueClient(storage, config.bulkQueueName),
-      queueClient(storage, `${config.bulkQueueName}-poison`),
-    ),
+    connectorStates: new TableConnectorStates(tableClient(storage, TABLES.connectorStates)),
+    bulkQueue,
     logger,
+    metrics: serviceMetrics,
   };
 }
 

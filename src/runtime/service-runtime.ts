@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Meter } from '@opentelemetry/api';
 import type { AppConfig, StorageConnection } from '../config/app-config';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
@@ -38,6 +39,8 @@ export interface ServiceRuntimeOptions {
   clock?: DriverClock;
   /** Activities run at once (default 64): above the connectors' own per-target limits. */
   maxConcurrentActivities?: number;
+  /** The meter the service records on (the local host's own); default the global one. */
+  meter?: Meter;
 }
 
 export interface ServiceRuntime {
@@ -83,6 +86,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
       secrets: options.secrets,
       ...(options.trustedCa === undefined ? {} : { trustedCa: options.trustedCa }),
       ...(options.registry === undefined ? {} : { registry: options.registry }),
+      ...(options.meter === undefined ? {} : { meter: options.meter }),
       // Connectors wait on a sped-up clock with everything else; on the real or a virtual one, in real time.
       ...(flowing === undefined || flowing === REAL_CLOCK ? {} : { clock: flowing }),
     });

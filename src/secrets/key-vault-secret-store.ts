@@ -43,6 +43,8 @@ export interface KeyVaultSecretStoreOptions {
 export class KeyVaultSecretStore implements SecretStore {
   private readonly client: SecretClient;
   private readonly cache: SecretCache;
+  /** Each secret's expiry as of its last read or write, by lowercase name (undefined: none). */
+  private readonly expiries = new Map<string, Date | undefined>();
   private readonly vaultHost: string;
   private readonly timeoutMs: number;
 
@@ -81,6 +83,7 @@ export class KeyVaultSecretStore implements SecretStore {
     return this.cache.read(name, () =>
       this.call('get', name, async () => {
         const secret = await this.client.getSecret(name, this.requestOptions());
+        this.expiries.set(name.toLowerCase(), secret.properties.expiresOn);
         if (secret.value === undefined) {
           throw new ProvisioningError(
             'TARGET_RESPONSE_INVALID',
@@ -93,10 +96,22 @@ export class KeyVaultSecretStore implements SecretStore {
     );
   }
 
+  /**
+   * The secret's `expiresOn` as of the value in use: read with it (and cached as long), so
+   * asking costs no extra call to the vault.
+   */
+  async expiresOn(name: string): Promise<Date | undefined> {
+    await this.get(name);
+    return this.expiries.get(name.toLowerCase());
+  }
+
   /** Writes a new version of the secret and caches it. */
   async set(name: string, value: string): Promise<void> {
     assertKeyVaultSecretName(name);
-    await this.call('set', name, () => this.client.setSecret(name, value, this.requestOptions()));
+    const written = await this.call('set', name, () =>
+      this.client.setSecret(name, value, this.requestOptions()),
+    );
+    this.expiries.set(name.toLowerCase(), written.properties.expiresOn);
     this.cache.store(name, value);
   }
 
@@ -116,6 +131,7 @@ export class KeyVaultSecretStore implements SecretStore {
       });
     } finally {
       this.cache.evict(name);
+      this.expiries.delete(name.toLowerCase());
     }
   }
 

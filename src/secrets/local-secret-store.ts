@@ -4,9 +4,26 @@ import type { SecretStore } from './secret-store';
 /** In-memory secrets for the local host, the CLI against sandboxes, and tests. */
 export class LocalSecretStore implements SecretStore {
   private readonly values: Map<string, string>;
+  private readonly expiries = new Map<string, Date>();
 
   constructor(initial: Record<string, string> = {}) {
     this.values = new Map(Object.entries(initial));
+  }
+
+  async expiresOn(name: string): Promise<Date | undefined> {
+    await this.get(name);
+    return this.expiries.get(name);
+  }
+
+  /**
+   * Gives a secret an expiry (undefined: none), as Key Vault keeps one beside the value.
+   *
+   * @example
+   * await store.expireOn('entra-client-secret', new Date('2026-12-01T00:00:00Z'));
+   */
+  async expireOn(name: string, expiresOn: Date | undefined): Promise<void> {
+    if (expiresOn === undefined) this.expiries.delete(name);
+    else this.expiries.set(name, expiresOn);
   }
 
   async get(name: string): Promise<string> {
@@ -23,12 +40,15 @@ export class LocalSecretStore implements SecretStore {
     return value;
   }
 
+  /** A new value has no expiry until one is given, as a new Key Vault version. */
   async set(name: string, value: string): Promise<void> {
     this.values.set(name, value);
+    this.expiries.delete(name);
   }
 
   async delete(name: string): Promise<void> {
     this.values.delete(name);
+    this.expiries.delete(name);
   }
 
   /**

@@ -8,4 +8,10 @@ export interface SecretStore {
   set(name: string, value: string): Promise<void>;
   /** Removes a secret; removing an absent one is not an error. */
   delete(name: string): Promise<void>;
+  /**
+   * When the secret expires, as the store keeps it (Key Vault: the secret's `expiresOn`);
+   * undefined when it has no expiry. Throws as `get` does. Stores that keep no expiry leave
+   * it out. Key Vault still serves an expired secret: the expiry is what tells.
+   */
+  expiresOn?(name: string): Promise<Date | undefined>;
 }

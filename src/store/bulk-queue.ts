@@ -103,6 +103,18 @@ export class BulkQueue {
     );
   }
 
+  /** Messages waiting in the queue and in its poison queue: Queue Storage's approximate counts. */
+  async backlog(): Promise<{ requests: number; poison: number }> {
+    await this.ensure();
+    const [requests, poison] = await guardStorage('count the bulk queues', () =>
+      Promise.all([this.queue.getProperties(), this.poison.getProperties()]),
+    );
+    return {
+      requests: requests.approximateMessagesCount ?? 0,
+      poison: poison.approximateMessagesCount ?? 0,
+    };
+  }
+
   /**
    * Up to `max` (1-32) poison records, oldest first, without taking them. A message the
    * Functions host moved there itself (the original request, not a record) is shown as

@@ -7,11 +7,13 @@ import type { CompatibilityRunStore } from '../store/compatibility-runs';
 import type { DriftEventQueue } from '../store/drift-events';
 import type { DriftFindingStore } from '../store/drift-findings';
 import type { ReconciliationStateStore } from '../store/reconciliation-state';
+import type { ConnectorStateStore } from '../store/connector-states';
 import type { JournalStore } from '../store/journal-store';
 import type { RequestIndexStore } from '../store/request-index';
 import type { QuarantineStore } from '../store/quarantine-store';
 import type { RoleCatalogueStore } from '../store/role-catalogue';
 import type { WriteIntentStore } from '../store/write-intents';
+import type { ServiceMetrics } from '../telemetry/service-metrics';
 
 /** What activities and API handlers work with: built once per process (DESIGN: src/runtime). */
 export interface WorkflowServices {
@@ -34,8 +36,12 @@ export interface WorkflowServices {
   reconciliation: ReconciliationStateStore;
   /** The `drift-events` queue: one message per new finding. */
   driftEvents: DriftEventQueue;
+  /** What the service last saw of each connector: status checks and imports (GET /api/health). */
+  connectorStates: ConnectorStateStore;
   bulkQueue: BulkQueue;
   logger: Logger;
+  /** The one meter's instruments (src/domain/metric-catalogue.ts). */
+  metrics: ServiceMetrics;
 }
 
 /** The process's services, built on first use (tables are created then). */

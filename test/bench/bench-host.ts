@@ -46,6 +46,8 @@ export async function startBenchHost(options: {
   latencyMs: number;
   scale?: number;
   graphQuota?: GraphQuotaOptions;
+  /** Record metrics (default true, as the local host does). */
+  metrics?: boolean;
 }): Promise<BenchHost> {
   const [targets, storage] = await Promise.all([
     startHelperProcess<TargetsReady, TargetCounts>('service-dependencies.js', [
@@ -56,6 +58,7 @@ export async function startBenchHost(options: {
   ]);
   const calls = countStorageCalls(storage.ready.connectionString);
   const host = await startLocalHost({
+    metrics: options.metrics ?? true,
     env: {
       LOG_LEVEL: 'warn',
       PROVISIONING_CONNECTORS: JSON.stringify(targets.ready.settings),

@@ -3,12 +3,18 @@ import { HISTORY_EVENT } from '../../src/runtime/local-host/history-events';
 import type { LocalHost } from '../../src/runtime/local-host/local-host';
 import { requestInstanceId } from '../../src/workflows/names';
 import { finished, startBenchHost } from './bench-host';
+import { startBenchTracing } from './bench-tracing';
 import { measure } from './measure';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
 const LATENCY_MS = 20;
 const GROUPS = ['Engineering', 'Sales', 'Finance'];
 const BULK_QUEUE = 'provisioning-requests';
+/**
+ * `off` measures the service without telemetry, `metrics` with metrics only: the differences
+ * are what telemetry costs, and how much of it is tracing.
+ */
+const TELEMETRY = process.env.BENCH_TELEMETRY ?? 'on';
 
 /**
  * Issue 4 benchmark: 1,000 requests through the bulk queue (create + grant of 3 groups),
@@ -17,9 +23,13 @@ const BULK_QUEUE = 'provisioning-requests';
  * as remote targets and storage would, so that each one's CPU is its own. The group
  * catalogues are imported first, so groups are found without target calls. Storage calls
  * are counted as the service sends them (one HTTP request each, a transaction included).
+ * With telemetry (the default; `BENCH_TELEMETRY=off` to leave it out, `metrics` for metrics
+ * only) the service records its metrics and traces every request through the privacy
+ * processor into an exporter that serialises and discards (issue 19: its cost).
  */
 export async function runServiceBench(print: (line: string) => void): Promise<void> {
-  const bench = await startBenchHost({ latencyMs: LATENCY_MS });
+  const tracing = TELEMETRY === 'on' ? startBenchTracing() : undefined;
+  const bench = await startBenchHost({ latencyMs: LATENCY_MS, metrics: TELEMETRY !== 'off' });
   const { host, targets, storage, calls } = bench;
   try {
     const before = await targets.counts();
@@ -98,8 +108,20 @@ export async function runServiceBench(print: (line: string) => void): Promise<vo
     print(
       `  service peak RSS ${run.peakRssMb.toFixed(0)} MB (growth ${run.rssGrowthMb.toFixed(0)} MB)`,
     );
+    if (tracing === undefined) {
+      print(`  telemetry: ${TELEMETRY === 'off' ? 'off' : 'metrics only, no tracing'}`);
+    } else {
+      const metricsText = await (
+        await fetch(`${host.url}/api/metrics`, { headers: { 'x-functions-key': host.apiKey } })
+      ).text();
+      const exported = await tracing.exported();
+      print(
+        `  telemetry on: ${exported.spans} spans exported (${(exported.bytes / 2 ** 20).toFixed(1)} MB serialised), metrics text ${(metricsText.length / 1024).toFixed(0)} KiB`,
+      );
+    }
   } finally {
     await bench.close();
+    await tracing?.close();
   }
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePrometheusText } from '../../src/console/prometheus-text';
 import { DRIFT_EVENTS_QUEUE } from '../../src/store/drift-events';
 import { requestInstanceId } from '../../src/workflows/names';
 import { gist, importCatalogues, provision, reconcile, report, scimAdmin } from './drift-harness';
@@ -98,6 +99,24 @@ describe('reconciliation and the drift report on the SCIM sandbox', () => {
     expect(again).toHaveLength(5);
     for (const finding of again) expect(finding.lastConfirmed > finding.firstSeen).toBe(true);
     expect(await t.host.services.driftEvents.peek(32)).toHaveLength(5);
+
+    // GET /api/metrics counts each of the five changes made by hand once, over both runs.
+    const samples = parsePrometheusText((await t.api('GET', '/api/metrics')).text).filter(
+      (sample) =>
+        sample.name === 'provisioning_reconciliation_findings_total' &&
+        sample.labels.provisioning_connector === SCIM,
+    );
+    expect(
+      Object.fromEntries(
+        samples.map((sample) => [sample.labels.provisioning_finding, sample.value]),
+      ),
+    ).toEqual({
+      member_added_outside: 1,
+      member_removed_outside: 1,
+      account_deleted_outside: 1,
+      account_state_changed_outside: 1,
+      unlinked_member: 1,
+    });
   }, 120_000);
 
   it('filters the report and answers CSV with every matching finding', async () => {

@@ -46,4 +46,21 @@ describe('the local host banner', () => {
     const curls = banner.filter((line) => line.includes('curl ') && line.includes(t.host.url));
     for (const line of curls) expect(line).toContain(`-H "x-functions-key: ${t.host.apiKey}"`);
   });
+
+  it('shows the metrics and health routes, and each answers as the banner says', async () => {
+    const t = await start();
+    const banner = localHostBanner(t.host);
+    const route = (label: string) => {
+      const line = banner.find((l) => l.startsWith(label))!;
+      return /(http:\/\/\S+)/.exec(line)![1]!;
+    };
+    const headers = { 'x-functions-key': t.host.apiKey };
+    const metrics = await fetch(route('Metrics (Prometheus text):'), { headers });
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(await metrics.text()).toContain('# TYPE provisioning_');
+    const health = await fetch(route('Health:'), { headers });
+    expect(((await health.json()) as { status: string }).status).toBe('ok');
+    const live = banner.find((l) => l.startsWith('Health:'))!.match(/no key: (\S+)\)/)![1]!;
+    expect((await fetch(live)).status).toBe(200);
+  });
 });

@@ -71,6 +71,18 @@ describe('the house rules', () => {
     ]);
   });
 
+  it("takes a package that shares a room's name for a package, not for the room", async () => {
+    expect(
+      await lint({
+        'src/telemetry/meter.ts':
+          "import { metrics } from '@opentelemetry/api';\nimport { x } from '../api/x';\nexport const m = [metrics, x];\n",
+        'src/api/x.ts': 'export const x = 1;\n',
+      }),
+    ).toEqual([
+      "src/telemetry/meter.ts: '../api/x' import is restricted from being used by a pattern. src/telemetry may not import from src/api: arrows point inward (DESIGN: Layout).",
+    ]);
+  });
+
   it('keeps the console apart: it imports nothing of the server, and nothing imports it', async () => {
     expect(
       await lint({

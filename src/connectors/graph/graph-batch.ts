@@ -161,6 +161,7 @@ export async function sendBatch(
     let failedMs = 0;
     // 429s of the quota wait in its bucket; any other throttling pauses every caller.
     let pauseAll = false;
+    let throttledAnswers = 0;
     const throttled: BatchRequest[] = [];
     const failed: BatchRequest[] = [];
     for (const response of answers.flat()) {
@@ -169,6 +170,7 @@ export async function sendBatch(
       const sub = progress.get(response.id)!;
       const maybeAppliedBefore = sub.maybeApplied;
       const hinted = parseRetryAfter(response.headers['retry-after'], options.now());
+      if (response.status === 429) throttledAnswers++;
       // Only a 429 pauses every caller: a 503/504 is re-sent within maxRetries.
       const wait =
         response.status === 429
@@ -197,6 +199,7 @@ export async function sendBatch(
     pending = [...throttled, ...failed];
     // Graph throttles the app, not this envelope: every caller of the target waits.
     if (pauseAll) http.throttle(pauseMs);
+    if (throttledAnswers > 0) http.throttledInside(throttledAnswers);
     if (failed.length > 0) await options.sleep(failedMs);
   }
   return results;

@@ -1,6 +1,8 @@
 import type { GraphConnectorSettings } from './graph-settings';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import type { GroupChangeFeed } from '../../domain/catalogue-changes';
+import { credentialState, type CredentialState } from '../../domain/credential-expiry';
+import type { ErrorCode } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { silentLogger, type Logger } from '../../domain/logger';
 import type { NestedGroupLimits } from '../../domain/nested-groups';
@@ -16,6 +18,8 @@ import type {
   SetEnabledAnswer,
   StatusResult,
 } from '../connector';
+import type { ConnectorTelemetry } from '../connector-telemetry';
+import { quotaUtilization, type QuotaBudget } from '../http/quota-budget';
 import { HttpTransport, transportOptionsOf } from '../http/transport';
 import { setEnabled } from './account-state';
 import * as accounts from './graph-accounts';
@@ -46,6 +50,8 @@ export interface GraphConnectorDeps {
   /** Waits for retries and read-backs; a virtual clock in tests. */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** Metrics and traces of its calls and token acquisitions. */
+  telemetry?: ConnectorTelemetry;
 }
 
 /**
@@ -74,6 +80,7 @@ export class GraphConnector implements Connector {
   readonly reconciliation: ReconciliationReads;
   private readonly context: GraphContext;
   private readonly transport: HttpTransport;
+  private readonly quota: QuotaBudget;
 
   constructor(settings: GraphConnectorSettings, deps: GraphConnectorDeps) {
     this.name = settings.name;
@@ -84,10 +91,15 @@ export class GraphConnector implements Connector {
     const tokens = new GraphTokenProvider(settings, {
       secrets: deps.secrets,
       logger,
+      now,
       ...(deps.ca === undefined ? {} : { ca: deps.ca }),
+      ...(deps.telemetry === undefined
+        ? {}
+        : { onFailure: (code: ErrorCode) => deps.telemetry?.tokenFailed(code) }),
     });
     const transientSecrets = new Set<string>();
     const quota = sharedGraphQuota(settings, settings.quota, now());
+    this.quota = quota;
     this.transport = new HttpTransport({
       budget: quota,
       ...transportOptionsOf(settings),
@@ -97,6 +109,7 @@ export class GraphConnector implements Connector {
       now,
       logger,
       ...(deps.ca === undefined ? {} : { ca: deps.ca }),
+      ...(deps.telemetry === undefined ? {} : { telemetry: deps.telemetry.calls }),
     });
     this.context = {
       settings,
@@ -119,6 +132,17 @@ export class GraphConnector implements Connector {
   /** Spec: "Check status": a token was obtained. With `probe`, also the probe reads. */
   checkStatus(options?: StatusOptions): Promise<StatusResult> {
     return checkStatus(this.context, options);
+  }
+
+  /** The share of the app's quota in the tenant the pacing has used (shared by its connectors). */
+  quotaUtilization(): number {
+    return quotaUtilization(this.quota, this.context.now());
+  }
+
+  /** When the client secret expires (secret store or setting); undefined when nothing says. */
+  async credentialState(): Promise<CredentialState | undefined> {
+    const expiry = await this.context.tokens.secretExpiry();
+    return expiry === undefined ? undefined : credentialState(expiry, this.context.now());
   }
 
   listAccounts(): AsyncIterable<TargetAccount> {

@@ -49,6 +49,11 @@ export class GraphHttp {
     this.transport.throttle(ms);
   }
 
+  /** `answers` `$batch` sub-requests were throttled (by the quota or not): telemetry counts them. */
+  throttledInside(answers: number): void {
+    this.transport.throttledInside(answers);
+  }
+
   /**
    * What the answer to a `$batch` sub-request tells of the quota (its own 429, its
    * resource units): each sub-request is charged as a call of its own. True for a 429 of the

@@ -15,6 +15,7 @@ export const GRAPH_KIND: ConnectorKindDescriptor<GraphConnectorSettings> = {
       ...(deps.logger === undefined ? {} : { logger: deps.logger }),
       ...(ca === undefined ? {} : { ca }),
       ...clockDeps(deps.clock),
+      ...(deps.telemetry === undefined ? {} : { telemetry: deps.telemetry(settings.name) }),
     });
   },
 };

@@ -15,6 +15,11 @@ export const graphConnectorSchema = z
     tenantId: z.string().min(1),
     clientId: z.string().min(1),
     clientSecretName: secretName,
+    /**
+     * When the app registration's client secret expires (ISO date or time), for a secret
+     * store that keeps no expiry or one that says later than Entra ID: the earlier counts.
+     */
+    clientSecretExpiresOn: z.union([z.iso.datetime({ offset: true }), z.iso.date()]).optional(),
     upnDomain: z
       .string()
       .regex(/^[A-Za-z0-9.-]+\.[A-Za-z0-9-]+$/, 'must be a domain name')

@@ -11,6 +11,9 @@ export interface MsalErrorContext {
   secrets: readonly string[];
 }
 
+/** "The provided client secret keys for app ... are expired." */
+const EXPIRED_SECRET_AADSTS = '7000222';
+
 const HINTS: Record<string, string> = {
   invalid_client: 'the client secret or the client ID is wrong or expired',
   unauthorized_client: 'the app registration is not known in this tenant',
@@ -20,8 +23,9 @@ const HINTS: Record<string, string> = {
 
 /**
  * Turns an MSAL failure into `GRAPH_TOKEN_FAILED`, keyed on MSAL's `errorCode` (the OAuth
- * error, e.g. `invalid_client`) and showing the AADSTS number for the operator. The client
- * secret is never part of the message, whatever the authority echoed.
+ * error, e.g. `invalid_client`) and showing the AADSTS number for the operator; an expired
+ * client secret (AADSTS7000222) is `GRAPH_CLIENT_SECRET_EXPIRED`. The client secret is never
+ * part of the message, whatever the authority echoed.
  *
  * @example
  * mapMsalError(err, { connector: 'entra', authority: 'https://login.microsoftonline.com/t1', secretName: 'entra-secret', secrets: [] });
@@ -43,15 +47,21 @@ export function mapMsalError(error: unknown, context: MsalErrorContext): Provisi
     `${hint === undefined ? '' : `: ${hint}`}` +
     `${oauthCode === 'invalid_client' ? ` (client secret "${context.secretName}", value not shown)` : ''}` +
     `${description === '' ? '' : `. The authority said: ${description}`}`;
-  return new ProvisioningError('GRAPH_TOKEN_FAILED', message, {
-    retryable: network || (fields.status !== undefined && fields.status >= 500),
-    ...(fields.status === undefined ? {} : { status: fields.status }),
-    object: context.connector,
-    details: {
-      oauthError: oauthCode,
-      ...(aadsts === undefined ? {} : { aadsts: `AADSTS${aadsts}` }),
+  // Entra ID names an expired client secret by its own number (AADSTS7000222) under invalid_client.
+  const expired = oauthCode === 'invalid_client' && aadsts === EXPIRED_SECRET_AADSTS;
+  return new ProvisioningError(
+    expired ? 'GRAPH_CLIENT_SECRET_EXPIRED' : 'GRAPH_TOKEN_FAILED',
+    message,
+    {
+      retryable: network || (fields.status !== undefined && fields.status >= 500),
+      ...(fields.status === undefined ? {} : { status: fields.status }),
+      object: context.connector,
+      details: {
+        oauthError: oauthCode,
+        ...(aadsts === undefined ? {} : { aadsts: `AADSTS${aadsts}` }),
+      },
     },
-  });
+  );
 }
 
 interface MsalErrorFields {

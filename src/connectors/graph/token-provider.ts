@@ -1,10 +1,12 @@
 import { ConfidentialClientApplication, type Configuration } from '@azure/msal-node';
 import { decodeJwt } from 'jose';
 import type { GraphConnectorSettings } from './graph-settings';
-import { ProvisioningError } from '../../domain/errors';
+import { daysUntilExpiry, type CredentialExpiry } from '../../domain/credential-expiry';
+import { isProvisioningError, ProvisioningError, type ErrorCode } from '../../domain/errors';
 import { silentLogger, type Logger } from '../../domain/logger';
 import type { SecretStore } from '../../secrets/secret-store';
 import { buildAuthorityMetadata, isLoopbackAuthority } from './authority-metadata';
+import { clientSecretExpired, clientSecretExpiry } from './client-secret-expiry';
 import { mapMsalError } from './msal-error';
 import { MsalNetworkClient } from './msal-network-client';
 
@@ -30,6 +32,10 @@ export interface TokenProviderOptions {
   secrets: SecretStore;
   ca?: string;
   logger?: Logger;
+  /** The clock the client secret's expiry is read against (default `Date.now`). */
+  now?: () => number;
+  /** Told of every acquisition that failed, with its code (telemetry). */
+  onFailure?: (code: ErrorCode) => void;
 }
 
 /** graph-behaviour.md, Tokens: a token is served from cache until 5 minutes before it expires. */
@@ -66,11 +72,13 @@ export class GraphTokenProvider {
 
   /**
    * A valid access token, from MSAL's cache while it lasts. Throws `GRAPH_TOKEN_FAILED`
-   * (OAuth error and AADSTS number, never the secret) or `SECRET_NOT_FOUND`.
+   * (OAuth error and AADSTS number, never the secret), `GRAPH_CLIENT_SECRET_EXPIRED` (before
+   * asking, when the secret is known to have expired) or `SECRET_NOT_FOUND`.
    */
   async acquire(): Promise<AccessToken> {
     // Every Graph call asks for the token: while the secret is the same and the token far
-    // from its expiry, it is the one MSAL's cache would give, without MSAL's work.
+    // from its expiry, it is the one MSAL's cache would give, without MSAL's work. A secret
+    // known to have expired is not used even then: acquireOnce fails it with its own code.
     const secret = await this.options.secrets.get(this.settings.clientSecretName);
     const held = this.held;
     const expiresOn = held?.token.expiresOn?.getTime();
@@ -79,14 +87,25 @@ export class GraphTokenProvider {
     if (
       held?.secret === secret &&
       expiresOn !== undefined &&
-      expiresOn - now > RENEW_BEFORE_EXPIRY_MS
+      expiresOn - now > RENEW_BEFORE_EXPIRY_MS &&
+      (await this.passedExpiry()) === undefined
     ) {
       return { ...held.token, fromCache: true };
     }
-    this.inFlight ??= this.acquireOnce().finally(() => {
-      this.inFlight = undefined;
-    });
+    this.inFlight ??= this.acquireOnce()
+      .catch((error: unknown) => {
+        if (isProvisioningError(error)) this.options.onFailure?.(error.code);
+        throw error;
+      })
+      .finally(() => {
+        this.inFlight = undefined;
+      });
     return this.inFlight;
+  }
+
+  /** When the client secret expires, by the secret store or the connector's setting. */
+  secretExpiry(): Promise<CredentialExpiry | undefined> {
+    return clientSecretExpiry(this.settings, this.options.secrets);
   }
 
   /** The Authorization header for one Graph call (asked for on every attempt). */
@@ -106,7 +125,17 @@ export class GraphTokenProvider {
     await this.network.close();
   }
 
+  /** The secret's expiry once it has passed; undefined while it has not, or none is known. */
+  private async passedExpiry(): Promise<CredentialExpiry | undefined> {
+    const expiry = await this.secretExpiry();
+    return expiry !== undefined && daysUntilExpiry(expiry, (this.options.now ?? Date.now)()) <= 0
+      ? expiry
+      : undefined;
+  }
+
   private async acquireOnce(): Promise<AccessToken> {
+    const expired = await this.passedExpiry();
+    if (expired !== undefined) throw clientSecretExpired(this.settings, expired);
     const app = await this.application();
     let result;
     try {

@@ -48,13 +48,19 @@ export function toNetworkError(
   maybeApplied: boolean,
 ): ProvisioningError {
   const code = errorCode(error);
-  const timedOut = code !== undefined && TIMEOUT_CODES.has(code);
+  const timedOut = isTimeout(error);
   const reason = code ?? (error instanceof Error ? error.name : 'unknown error');
   return new ProvisioningError(
     timedOut ? 'TARGET_TIMEOUT' : 'TARGET_UNREACHABLE',
     `${target}: ${describe} ${timedOut ? 'timed out' : 'failed'} (${reason})`,
     { retryable: true, object: target, details: { maybeApplied } },
   );
+}
+
+/** Whether a network failure is a timeout (connect, headers or body) rather than another failure. */
+export function isTimeout(error: unknown): boolean {
+  const code = errorCode(error);
+  return code !== undefined && TIMEOUT_CODES.has(code);
 }
 
 /** undici puts the system error's code on the error or on its cause. */

@@ -65,3 +65,18 @@ export function spend(budget: QuotaBudget, cost: QuotaCost, now: number): Spendi
     },
   };
 }
+
+/**
+ * The share (0 to 1) of the budget the pacing has used: that of its fullest bucket, calls
+ * waiting in it counted as used.
+ *
+ * @example
+ * quotaUtilization(budget, Date.now()); // 0.25: a quarter of the writes window is spent
+ */
+export function quotaUtilization(budget: QuotaBudget, now: number): number {
+  let used = 0;
+  for (const bucket of budget.buckets.values()) {
+    used = Math.max(used, (bucket.capacity - bucket.levelAt(now)) / bucket.capacity);
+  }
+  return Math.min(1, Math.max(0, used));
+}

@@ -2,7 +2,8 @@ import { Pool } from 'undici';
 import { isProvisioningError } from '../../domain/errors';
 import { silentLogger, type Logger } from '../../domain/logger';
 import { backoffDelay, type BackoffPolicy } from './backoff';
-import { mayHaveBeenSent, toNetworkError } from './network-failure';
+import type { CallObserver } from './call-observer';
+import { isTimeout, mayHaveBeenSent, toNetworkError } from './network-failure';
 import {
   failedWait,
   isThrottled,
@@ -110,6 +111,8 @@ export interface TransportOptions {
    * `cost`, and every answer corrects the buckets.
    */
   budget?: QuotaBudget;
+  /** Telemetry: sees each attempt's method, URL and end, and each call's throttle wait. */
+  telemetry?: CallObserver;
 }
 
 /**
@@ -151,9 +154,12 @@ export class HttpTransport {
   readonly gate: ThrottleGate;
   private readonly pools = new Map<string, Pool>();
   private readonly options: Required<
-    Omit<TransportOptions, 'authorize' | 'secrets' | 'ca' | 'logger' | 'observer' | 'budget'>
+    Omit<
+      TransportOptions,
+      'authorize' | 'secrets' | 'ca' | 'logger' | 'observer' | 'budget' | 'telemetry'
+    >
   > &
-    Pick<TransportOptions, 'authorize' | 'secrets' | 'ca' | 'observer' | 'budget'> & {
+    Pick<TransportOptions, 'authorize' | 'secrets' | 'ca' | 'observer' | 'budget' | 'telemetry'> & {
       logger: Logger;
     };
 
@@ -243,6 +249,7 @@ export class HttpTransport {
       }
     } finally {
       this.stats.throttledWaitMs += throttledWaitOf(progress);
+      this.options.telemetry?.callEnded(throttledWaitOf(progress));
     }
   }
 
@@ -295,6 +302,11 @@ export class HttpTransport {
   /** The target throttled a call answered inside another envelope ($batch): every caller waits. */
   throttle(retryAfterMs: number): void {
     this.gate.pause(retryAfterMs);
+  }
+
+  /** Throttling answers inside another envelope (`$batch` sub-responses), for telemetry. */
+  throttledInside(answers: number): void {
+    this.options.telemetry?.throttledInside(answers);
   }
 
   private retrying(describe: string, status: number, waitMs: number): void {
@@ -358,20 +370,35 @@ export class HttpTransport {
       body = call.rawBody;
       headers['content-type'] = call.contentType ?? 'application/x-www-form-urlencoded';
     }
-    const response = await this.pool(url.origin).request({
-      method: call.method,
-      path: `${url.pathname}${url.search}`,
-      headers,
-      body,
-      headersTimeout: this.options.timeoutMs,
-      bodyTimeout: this.options.timeoutMs,
-    });
-    const raw = await response.body.text();
+    const watch = this.options.telemetry?.attempt({ method: call.method, url });
+    let response;
+    let raw: string;
+    try {
+      response = await this.pool(url.origin).request({
+        method: call.method,
+        path: `${url.pathname}${url.search}`,
+        headers: watch === undefined ? headers : { ...headers, ...watch.headers },
+        body,
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+      });
+      raw = await response.body.text();
+    } catch (error) {
+      watch?.end({ failure: isTimeout(error) ? 'timeout' : 'network_error' });
+      throw error;
+    }
     const responseHeaders: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) {
       if (value !== undefined)
         responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
     }
+    watch?.end({
+      status: response.statusCode,
+      throttled: isThrottled(
+        response.statusCode,
+        parseRetryAfter(responseHeaders['retry-after'], this.options.now()),
+      ),
+    });
     const text = this.redact(raw);
     this.options.observer?.({
       request: describe,

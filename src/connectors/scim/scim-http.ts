@@ -1,6 +1,7 @@
 import type { ScimConnectorSettings } from './scim-settings';
 import type { Logger } from '../../domain/logger';
 import type { SecretStore } from '../../secrets/secret-store';
+import type { CallObserver } from '../http/call-observer';
 import {
   HttpTransport,
   transportOptionsOf,
@@ -14,6 +15,8 @@ export interface ScimHttpOptions {
   secrets: SecretStore;
   logger?: Logger;
   observer?: (exchange: HttpExchange) => void;
+  /** Telemetry of every call to the server. */
+  telemetry?: CallObserver;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
 }
@@ -51,6 +54,7 @@ export class ScimHttp {
       secrets: () => [...this.known, ...this.transient],
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       ...(options.observer === undefined ? {} : { observer: options.observer }),
+      ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
       ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
       ...(options.now === undefined ? {} : { now: options.now }),
     });

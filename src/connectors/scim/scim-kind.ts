@@ -14,6 +14,7 @@ export const SCIM_KIND: ConnectorKindDescriptor<ScimConnectorSettings> = {
       secrets: deps.secrets,
       ...(deps.logger === undefined ? {} : { logger: deps.logger }),
       ...clockDeps(deps.clock),
+      ...(deps.telemetry === undefined ? {} : { telemetry: deps.telemetry(settings.name).calls }),
     });
   },
   compatibilityRun(settings, secrets, options) {

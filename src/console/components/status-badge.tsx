@@ -26,6 +26,11 @@ const SYMBOLS: Record<string, string> = {
   quarantined: '‖',
   held: '‖',
   active: '✓',
+  failing: '✕',
+  degraded: '!',
+  'not checked': '?',
+  expired: '✕',
+  'expires soon': '!',
 };
 
 /**

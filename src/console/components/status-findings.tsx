@@ -17,7 +17,13 @@ export function StatusFindings({ result }: { result: StatusResult }) {
   return (
     <section aria-label="Status check result" class="status-findings">
       <p>
-        <StatusBadge status={result.ok ? 'ok' : 'failed'} /> {result.summary}
+        <StatusBadge status={result.ok ? 'ok' : 'failed'} />{' '}
+        {result.error === undefined ? null : (
+          <>
+            <code>{result.error.code}</code>{' '}
+          </>
+        )}
+        {result.summary}
       </p>
       {result.findings.length === 0 ? null : (
         <ScrollTable label="Findings" caption="Findings">
@@ -48,7 +54,16 @@ export function StatusFindings({ result }: { result: StatusResult }) {
       )}
       <ExtraFields
         value={result}
-        known={['connector', 'kind', 'ok', 'summary', 'findings', 'lastCompatibilityRun']}
+        known={[
+          'connector',
+          'kind',
+          'ok',
+          'summary',
+          'findings',
+          'lastCompatibilityRun',
+          'error',
+          'credential',
+        ]}
       />
     </section>
   );

@@ -3,6 +3,7 @@ import type { RequestView } from '../api-types';
 import { ErrorPanel } from '../components/error-panel';
 import { ExtraFields } from '../components/extra-fields';
 import type { RequestHold } from '../api-types';
+import { Notices } from '../components/notices';
 import { PageHeading } from '../components/page-heading';
 import { StatusBadge } from '../components/status-badge';
 import { StepTimeline } from '../components/step-timeline';
@@ -19,6 +20,7 @@ const KNOWN = [
   'accountId',
   'status',
   'steps',
+  'notices',
   'startedAt',
   'finishedAt',
   'runtimeStatus',
@@ -122,6 +124,7 @@ export function RequestPage({ requestId }: { requestId: string }) {
               )}
             </dl>
             <ExtraFields value={view} known={KNOWN} />
+            <Notices notices={view.notices} label="Notices about this request" />
           </section>
           {view.hold === undefined ? null : (
             <HoldNotice connector={view.connector} hold={view.hold} />

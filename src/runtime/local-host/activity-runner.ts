@@ -1,5 +1,7 @@
 import type { InvocationContext } from '@azure/functions';
+import { propagation, ROOT_CONTEXT, SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from '../../domain/logger';
+import { serviceTracer } from '../../telemetry/tracing';
 import { createInvocationContext } from './invocation-context';
 
 /** An activity handler as the driver calls it: the same function `df.app.activity` registers. */
@@ -14,6 +16,8 @@ export interface ActivityJob {
   name: string;
   /** The input as JSON text (undefined when the orchestrator passed none). */
   input: string | undefined;
+  /** The W3C trace context of its orchestration: the activity runs in that trace. */
+  traceContext?: Record<string, string>;
   done(outcome: ActivityOutcome): void;
 }
 
@@ -68,7 +72,22 @@ export class ActivityRunner {
     }
   }
 
+  /**
+   * One activity call, as the Functions host runs it with Durable's distributed tracing: a
+   * span `activity:<name>` in its orchestration's trace, active while the activity runs (its
+   * outbound calls are its children).
+   */
   private async run(job: ActivityJob): Promise<void> {
+    const parent = propagation.extract(ROOT_CONTEXT, job.traceContext ?? {});
+    await serviceTracer().startActiveSpan(`activity:${job.name}`, {}, parent, async (span) => {
+      const outcome = await this.execute(job);
+      if (!outcome.ok) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      job.done(outcome);
+    });
+  }
+
+  private async execute(job: ActivityJob): Promise<ActivityOutcome> {
     const activity = this.activities[job.name];
     let outcome: ActivityOutcome;
     try {
@@ -83,7 +102,7 @@ export class ActivityRunner {
     } catch (error) {
       outcome = activityFailure(job.name, error);
     }
-    job.done(outcome);
+    return outcome;
   }
 }
 

@@ -37,6 +37,8 @@ export function localHostBanner(host: BannerHost, stateDir?: string): string[] {
       ? `API key (header x-functions-key): ${host.apiKey}`
       : 'API key (header x-functions-key): the one set in LOCAL_HOST_API_KEY',
     `OpenAPI: curl -s -H "x-functions-key: ${key}" ${host.url}/api/openapi.json`,
+    `Metrics (Prometheus text): curl -s -H "x-functions-key: ${key}" ${host.url}/api/metrics`,
+    `Health: curl -s -H "x-functions-key: ${key}" ${host.url}/api/health (liveness, no key: ${host.url}/api/health/live)`,
     ...(stateDir === undefined
       ? []
       : [

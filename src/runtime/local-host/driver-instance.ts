@@ -55,6 +55,12 @@ export interface DriverInstance {
   canceledTimers: number[];
   /** What status queries show while the instance's end is not yet saved durably. */
   shown?: OrchestrationState;
+  /**
+   * The W3C trace context it was started in (as Durable's distributed tracing keeps it):
+   * its activities run in that trace. In memory only: after a restart they start traces
+   * of their own.
+   */
+  traceContext?: Record<string, string>;
 }
 
 /** Runtime statuses after which an instance never runs again. */

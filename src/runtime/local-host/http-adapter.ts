@@ -1,10 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { HttpRequest, type HttpResponseInit } from '@azure/functions';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { MAX_BODY_BYTES } from '../../api/http-problem';
 import { malformedPathSegment, malformedSegmentAnswer } from '../../api/path-segments';
 import type { ApiRoute } from '../../api/routes';
 import type { Logger } from '../../domain/logger';
+import { serviceTracer } from '../../telemetry/tracing';
 import { createInvocationContext } from './invocation-context';
 
 interface CompiledRoute {
@@ -118,7 +120,28 @@ async function handle(
     body: { string: body },
   });
   const context = createInvocationContext(match.route.name, options.logger);
-  send(res, await match.route.handler(request, context));
+  // As the Functions host: each call is a server span, in the caller's trace when its
+  // W3C traceparent says so.
+  const parent = propagation.extract(ROOT_CONTEXT, headers);
+  const answer = await serviceTracer().startActiveSpan(
+    `${req.method ?? 'GET'} /api/${match.route.route}`,
+    {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': req.method ?? 'GET', 'http.route': match.route.route },
+    },
+    parent,
+    async (span) => {
+      try {
+        const response = await match.route.handler(request, context);
+        span.setAttribute('http.response.status_code', response.status ?? 200);
+        if ((response.status ?? 200) >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        return response;
+      } finally {
+        span.end();
+      }
+    },
+  );
+  send(res, answer);
 }
 
 function compile(route: ApiRoute): CompiledRoute {

@@ -17,6 +17,7 @@ import { startSandboxConnectors, type SandboxConnectors } from '../sandbox-conne
 import { startServiceRuntime } from '../service-runtime';
 import { createApiServer } from './http-adapter';
 import { scheduleImports, scheduleReconciliations } from './connector-timers';
+import { startLocalMetrics } from './local-metrics';
 import type { OrchestrationDriver } from './orchestration-driver';
 import { QueuePoller } from './queue-poller';
 import { RestartAwareSecrets } from './restart-aware-secrets';
@@ -58,6 +59,11 @@ export interface LocalHostOptions {
    * an hour, so that only an operator's release ends the quarantine).
    */
   sandboxSettings?: (settings: ConnectorSettings) => ConnectorSettings;
+  /**
+   * Record metrics (default true): the same meter as in Azure, served at `GET /api/metrics`.
+   * Off only to measure what recording costs (the service benchmark).
+   */
+  metrics?: boolean;
   logger: Logger;
 }
 
@@ -121,6 +127,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       secrets = new RestartAwareSecrets(secrets, join(options.stateDir, 'secret-names.json'));
     }
     const trustedCa = sandboxes?.trustedCa ?? options.trustedCa;
+    const metrics = startLocalMetrics({ enabled: options.metrics ?? true });
+    closers.push(() => metrics.close());
     const runtime = await startServiceRuntime({
       config,
       logger,
@@ -130,6 +138,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       ...(trustedCa === undefined ? {} : { trustedCa }),
       clock,
       maxConcurrentActivities: options.maxConcurrentActivities ?? 64,
+      meter: metrics.meter,
     });
     closers.push(() => runtime.close());
     const { services, driver } = runtime;
@@ -139,6 +148,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       orchestrations: () => driver,
       now: () => new Date(now()),
       appServiceAuthentication: options.signedInCallers === true,
+      metricsText: () => metrics.prometheusText(),
       ...(options.consoleDirectory === undefined
         ? {}
         : { consoleDirectory: options.consoleDirectory }),

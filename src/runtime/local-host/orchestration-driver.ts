@@ -1,3 +1,4 @@
+import { context, propagation } from '@opentelemetry/api';
 import type { OrchestrationHandler } from 'durable-functions';
 import { ProvisioningError } from '../../domain/errors';
 import { silentLogger, type Logger } from '../../domain/logger';
@@ -122,6 +123,9 @@ export class OrchestrationDriver implements OrchestrationClient {
     // The Durable client serializes the input: what JSON cannot carry is lost (or throws) here.
     const inputJson = input === undefined ? undefined : JSON.stringify(input);
     const instance = newDriverInstance(instanceId, name, inputJson, this.now());
+    const traceContext: Record<string, string> = {};
+    propagation.inject(context.active(), traceContext);
+    if (Object.keys(traceContext).length > 0) instance.traceContext = traceContext;
     this.instances.set(instanceId, instance);
     try {
       await this.saver.saveStart(instance);
@@ -327,6 +331,7 @@ export class OrchestrationDriver implements OrchestrationClient {
       instanceId: instance.instanceId,
       name: item.name,
       input: item.input,
+      ...(instance.traceContext === undefined ? {} : { traceContext: instance.traceContext }),
       done: (outcome) => this.onActivityDone(instance, item.eventId, outcome),
     });
   }

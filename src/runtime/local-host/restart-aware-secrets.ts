@@ -34,6 +34,11 @@ export class RestartAwareSecrets implements SecretStore {
     }
   }
 
+  async expiresOn(name: string): Promise<Date | undefined> {
+    await this.get(name);
+    return this.secrets.expiresOn?.(name);
+  }
+
   async set(name: string, value: string): Promise<void> {
     this.pending.add(name);
     this.save();

@@ -21,6 +21,12 @@ export interface GraphSandboxClient {
    * Privileged Authentication Administrator; without, Graph answers 403 (default: none).
    */
   directoryRoles?: EntraRoleName[];
+  /**
+   * When the client secret ends (ms since the epoch; Entra: the password credential's
+   * `endDateTime`): from then on the authority refuses it with AADSTS7000222, as Entra ID
+   * does. Default: it never ends.
+   */
+  secretExpiresAt?: number;
 }
 
 /** A replication delay in ms: fixed, or drawn per read from `[min, max]`. */
@@ -98,6 +104,8 @@ export interface GraphSandboxRequestRecord {
   path: string;
   status: number;
   viaBatch?: boolean;
+  /** The W3C `traceparent` the request came with (a `$batch` sub-request: its envelope's). */
+  traceparent?: string;
 }
 
 export interface SandboxSignInActivity {

@@ -46,7 +46,13 @@ async function serveGraph(
   path: string,
 ): Promise<LoopbackReply> {
   deps.stats.graphRequests += 1;
-  const entry = { method: request.method, path, status: 0 };
+  const traceparent = request.headers.traceparent;
+  const entry = {
+    method: request.method,
+    path,
+    status: 0,
+    ...(typeof traceparent === 'string' ? { traceparent } : {}),
+  };
   deps.graph.record(entry);
   const reply = await answerGraph(deps.graph, request, path);
   if (request.method !== 'GET') deps.onChange?.();

@@ -151,6 +151,14 @@ export async function handleTokenRequest(
       `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${client.clientId}'.`,
     );
   }
+  if (client.secretExpiresAt !== undefined && Date.now() >= client.secretExpiresAt) {
+    return oauthError(
+      401,
+      'invalid_client',
+      7000222,
+      `The provided client secret keys for app '${client.clientId}' are expired. Visit the Azure portal to create new keys for your app: https://aka.ms/NewClientSecret, or consider using certificate credentials for added security: https://aka.ms/certCreds.`,
+    );
+  }
   const scopes = (form.get('scope') ?? '').split(' ').filter((s) => s.length > 0);
   const resourceScopes = scopes.filter((s) => !['openid', 'profile', 'offline_access'].includes(s));
   const scope = resourceScopes[0];

@@ -2,7 +2,7 @@ import type { GraphReply } from '../graph/graph-error.js';
 import { keyVaultError, secretNotFound } from './key-vault-error.js';
 import type { SecretPermission } from './key-vault-sandbox-types.js';
 import { deletedSecretBundle, secretBundle } from './secret-bundles.js';
-import type { SecretVault } from './secret-vault.js';
+import type { SecretVault, SecretVersionAttributes } from './secret-vault.js';
 import { authenticateVaultCaller } from './vault-authorization.js';
 import type { VaultAuthorizationConfig } from './vault-authorization.js';
 
@@ -57,35 +57,59 @@ function route(path: string): Route {
 
 function requiredPermission(method: string): SecretPermission | undefined {
   if (method === 'GET') return 'get';
-  if (method === 'PUT') return 'set';
+  // PATCH is "update secret" (its attributes): Key Vault's `set` permission covers it.
+  if (method === 'PUT' || method === 'PATCH') return 'set';
   if (method === 'DELETE') return 'delete';
   return undefined;
 }
 
-function parseSecretInput(
-  body: string,
-): { value: string; contentType?: string; tags?: Record<string, string> } | undefined {
+function parseJsonObject(body: string): Record<string, unknown> | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { value, contentType, tags } = parsed as Record<string, unknown>;
-  if (typeof value !== 'string') return undefined;
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : undefined;
+}
+
+/**
+ * `contentType`, `tags` and `attributes` (`enabled`, and `exp` and `nbf` in seconds since
+ * the epoch, as the REST API writes them).
+ */
+function parseAttributes(body: Record<string, unknown>): SecretVersionAttributes {
+  const { contentType, tags, attributes } = body;
+  const given = (typeof attributes === 'object' && attributes !== null ? attributes : {}) as Record<
+    string,
+    unknown
+  >;
+  const time = (value: unknown) => (typeof value === 'number' ? value * 1000 : undefined);
+  const expires = time(given.exp);
+  const notBefore = time(given.nbf);
   return {
-    value,
     ...(typeof contentType === 'string' ? { contentType } : {}),
     ...(typeof tags === 'object' && tags !== null ? { tags: tags as Record<string, string> } : {}),
+    ...(typeof given.enabled === 'boolean' ? { enabled: given.enabled } : {}),
+    ...(expires === undefined ? {} : { expires }),
+    ...(notBefore === undefined ? {} : { notBefore }),
   };
+}
+
+function parseSecretInput(body: string): ({ value: string } & SecretVersionAttributes) | undefined {
+  const parsed = parseJsonObject(body);
+  if (parsed === undefined || typeof parsed.value !== 'string') return undefined;
+  return { value: parsed.value, ...parseAttributes(parsed) };
 }
 
 /**
  * The Key Vault secrets REST subset the SDK uses: GET /secrets/{name}/{version?},
- * PUT /secrets/{name}, DELETE /secrets/{name}, GET /deletedsecrets/{name}. Authentication
- * comes first (the challenge flow needs the 401 before anything else), then
- * `api-version`, the name, and the caller's access policy.
+ * PUT /secrets/{name}, PATCH /secrets/{name}/{version} (attributes), DELETE /secrets/{name},
+ * GET /deletedsecrets/{name}. Authentication comes first (the challenge flow needs the 401
+ * before anything else), then `api-version`, the name, and the caller's access policy. As
+ * Key Vault: an expired secret is still served (its `exp` is shown, not enforced); a
+ * disabled one is refused (403 `SecretDisabled`).
  */
 export async function handleVaultRequest(
   deps: VaultRouteDeps,
@@ -113,7 +137,8 @@ export async function handleVaultRequest(
     permission !== undefined &&
     (target.kind === 'deleted'
       ? request.method === 'GET'
-      : request.method === 'GET' || target.version === undefined);
+      : request.method === 'GET' ||
+        (request.method === 'PATCH' ? target.version !== undefined : target.version === undefined));
   if (!methodAllowed) {
     return keyVaultError(405, 'BadParameter', `Method ${request.method} is not allowed here.`);
   }
@@ -147,7 +172,24 @@ function serveSecret(
   if (request.method === 'GET') {
     const found = deps.vault.get(name, version);
     if (found === undefined) return secretNotFound(name);
+    if (!found.version.enabled) {
+      return keyVaultError(403, 'Forbidden', 'Operation get is not allowed on a disabled secret.', {
+        innerCode: 'SecretDisabled',
+      });
+    }
     return { status: 200, body: secretBundle(deps.vaultUrl(), found.secret, found.version) };
+  }
+  if (request.method === 'PATCH') {
+    const changes = parseJsonObject(request.body);
+    if (changes === undefined) {
+      return keyVaultError(400, 'BadParameter', 'The request body must be a JSON object.');
+    }
+    const updated = deps.vault.update(name, version ?? '', parseAttributes(changes));
+    if (updated === undefined) return secretNotFound(name);
+    // Key Vault answers an update with the attributes, never the value.
+    const bundle = secretBundle(deps.vaultUrl(), updated.secret, updated.version);
+    delete bundle.value;
+    return { status: 200, body: bundle };
   }
   if (request.method === 'DELETE') {
     const deleted = deps.vault.delete(name);

@@ -62,7 +62,7 @@ export interface KeyVaultSandbox {
   /** Mints an access token with the sandbox's signing key, without a token request. */
   tokenFor(request?: SandboxTokenRequest): Promise<string>;
   /** Writes a new version directly (a rotation done by someone else); returns the version id. */
-  setSecret(name: string, value: string): string;
+  setSecret(name: string, value: string, options?: { expiresOn?: Date }): string;
   /** The current value, or undefined when absent or deleted. */
   currentValue(name: string): string | undefined;
   /** Whether the name is in the deleted (recoverable) state. */

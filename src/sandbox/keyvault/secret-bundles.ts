@@ -6,6 +6,8 @@ const seconds = (ms: number): number => Math.floor(ms / 1000);
 function attributes(version: StoredSecretVersion): Record<string, unknown> {
   return {
     enabled: version.enabled,
+    ...(version.notBefore === undefined ? {} : { nbf: seconds(version.notBefore) }),
+    ...(version.expires === undefined ? {} : { exp: seconds(version.expires) }),
     created: seconds(version.created),
     updated: seconds(version.updated),
     // Soft-delete with purge protection, as the production vault is configured.

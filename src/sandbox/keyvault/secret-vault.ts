@@ -7,9 +7,22 @@ export interface StoredSecretVersion {
   contentType?: string;
   tags?: Record<string, string>;
   enabled: boolean;
+  /** When it expires (Key Vault `exp`), ms since the epoch: kept and shown, never enforced. */
+  expires?: number;
+  /** Not valid before (Key Vault `nbf`), ms since the epoch: likewise. */
+  notBefore?: number;
   /** ms since the epoch */
   created: number;
   updated: number;
+}
+
+/** What a PUT or PATCH may say of a version besides its value. */
+export interface SecretVersionAttributes {
+  contentType?: string;
+  tags?: Record<string, string>;
+  enabled?: boolean;
+  expires?: number;
+  notBefore?: number;
 }
 
 /** A secret: the name as first written and its versions, oldest first. */
@@ -42,10 +55,7 @@ export class SecretVault {
 
   constructor(private readonly now: () => number) {}
 
-  set(
-    name: string,
-    input: { value: string; contentType?: string; tags?: Record<string, string> },
-  ): SetSecretOutcome {
+  set(name: string, input: { value: string } & SecretVersionAttributes): SetSecretOutcome {
     const key = name.toLowerCase();
     if (this.deleted.has(key)) return { kind: 'deleted' };
     const secret = this.live.get(key) ?? { name, versions: [] };
@@ -53,11 +63,13 @@ export class SecretVault {
     const version: StoredSecretVersion = {
       version: randomUUID().replaceAll('-', ''),
       value: input.value,
-      enabled: true,
+      enabled: input.enabled ?? true,
       created: at,
       updated: at,
       ...(input.contentType === undefined ? {} : { contentType: input.contentType }),
       ...(input.tags === undefined ? {} : { tags: { ...input.tags } }),
+      ...(input.expires === undefined ? {} : { expires: input.expires }),
+      ...(input.notBefore === undefined ? {} : { notBefore: input.notBefore }),
     };
     secret.versions.push(version);
     this.live.set(key, secret);
@@ -76,6 +88,19 @@ export class SecretVault {
         ? secret.versions.at(-1)
         : secret.versions.find((v) => v.version === version.toLowerCase());
     return found === undefined ? undefined : { secret, version: found };
+  }
+
+  /** Changes a version's attributes (Key Vault's "update secret"); undefined when it is unknown. */
+  update(
+    name: string,
+    version: string,
+    changes: SecretVersionAttributes,
+  ): { secret: StoredSecret; version: StoredSecretVersion } | undefined {
+    const found = this.get(name, version);
+    if (found === undefined) return undefined;
+    Object.assign(found.version, changes, { updated: this.now() });
+    if (changes.tags !== undefined) found.version.tags = { ...changes.tags };
+    return found;
   }
 
   delete(name: string): DeletedSecret | undefined {

@@ -112,8 +112,11 @@ export async function startKeyVaultSandbox(
         audience: request.audience ?? KEY_VAULT_RESOURCE,
         issuer: graphTokenIssuer(request.tenantId ?? tenantId),
       }),
-    setSecret: (name, value) => {
-      const outcome = vault.set(name, { value });
+    setSecret: (name, value, options = {}) => {
+      const outcome = vault.set(name, {
+        value,
+        ...(options.expiresOn === undefined ? {} : { expires: options.expiresOn.getTime() }),
+      });
       if (outcome.kind === 'deleted') {
         throw new ProvisioningError(
           'REQUEST_CONFLICT',

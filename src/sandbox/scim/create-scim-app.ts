@@ -29,7 +29,16 @@ function record(state: SandboxState) {
       const sent =
         req.get('transfer-encoding') !== undefined || Number(req.get('content-length')) > 0;
       const body: unknown = sent ? req.body : undefined;
-      state.requests.push({ method, path, query, body: redactSecrets(body), status, concurrent });
+      const traceparent = req.get('traceparent');
+      state.requests.push({
+        method,
+        path,
+        query,
+        body: redactSecrets(body),
+        status,
+        concurrent,
+        ...(traceparent === undefined ? {} : { traceparent }),
+      });
     };
     res.on('finish', () => push(res.statusCode));
     // A destroyed socket (an injected reset) never finishes: recorded with status 0.

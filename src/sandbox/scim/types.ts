@@ -127,6 +127,8 @@ export interface RecordedRequest {
   status: number;
   /** Requests in the server (worked on or queued) when this one arrived, itself included. */
   concurrent: number;
+  /** The W3C `traceparent` the request came with. */
+  traceparent?: string;
 }
 
 /** A running in-memory SCIM 2.0 server on 127.0.0.1. */

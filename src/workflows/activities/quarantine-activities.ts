@@ -82,6 +82,10 @@ export function quarantineActivities(
               reason: { code: failure.code, message: failure.message },
               nextProbeAt: new Date(Date.parse(input.at) + probeDelayMs(0, settings)).toISOString(),
             });
+            // enter() leaves a quarantine another worker began as it was: count only a new one.
+            if (state.since === input.at && state.epoch !== current?.epoch) {
+              s.metrics.quarantineEntered(input.connector, failure.code);
+            }
             s.logger.warn(`connector ${input.connector} quarantined: ${failure.code}`, {
               connector: input.connector,
               requestId: input.requestId,

@@ -211,8 +211,8 @@ function merge(
 }
 
 /**
- * The one place new findings are counted (the metric `provisioning.reconciliation.findings`
- * of src/domain/metric-catalogue.ts records them here once the service has its meter).
+ * The one place new findings are counted: the log line, and the metric
+ * `provisioning.reconciliation.findings` by kind.
  */
 function logFound(
   s: WorkflowServices,
@@ -221,6 +221,9 @@ function logFound(
 ): void {
   const total = DRIFT_TYPES.reduce((sum, type) => sum + (found[type] ?? 0), 0);
   if (total === 0) return;
+  for (const type of DRIFT_TYPES) {
+    if ((found[type] ?? 0) > 0) s.metrics.reconciliationFound(connector, type, found[type]);
+  }
   s.logger.info(`reconciliation of connector ${connector}: ${total} new findings`, {
     connector,
     ...Object.fromEntries(DRIFT_TYPES.map((type) => [type, found[type] ?? 0])),

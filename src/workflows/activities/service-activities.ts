@@ -1,11 +1,13 @@
 import type { CompatibilityReport } from '../../connectors/scim/compatibility-report';
 import type { AccountRecord } from '../../domain/account-record';
-import { ProvisioningError } from '../../domain/errors';
+import { isProvisioningError, ProvisioningError } from '../../domain/errors';
+import type { RequestMeasures } from '../../domain/request-measures';
 import type { CommittedStep, LeaseResult } from '../../store/account-state';
+import type { ImportState } from '../../store/connector-states';
 import type { RequestIndexEntry } from '../../store/request-index';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
-import type { ServicesProvider } from '../workflow-services';
+import type { ServicesProvider, WorkflowServices } from '../workflow-services';
 import type {
   ImportCatalogueInput,
   LeaseInput,
@@ -61,11 +63,17 @@ export function serviceActivities(services: ServicesProvider) {
 
     /**
      * The request list learns how a request ended. Keyed by the request alone, so a retried
-     * activity writes the same entry again; a replay does not run it at all.
+     * activity writes the same entry again; a replay does not run it at all. The metrics
+     * count the request and its steps here, once per run of the activity: before the write,
+     * so a request whose index cannot be written still counts.
      */
-    async indexRequestEnd(input: RequestIndexEntry): Promise<ActivityResult<null>> {
+    async indexRequestEnd(
+      input: RequestIndexEntry & { measures?: RequestMeasures },
+    ): Promise<ActivityResult<null>> {
       return runActivity('indexRequestEnd', services, async (s) => {
-        await s.requests.recordEnd(input);
+        const { measures, ...entry } = input;
+        if (measures !== undefined) s.metrics.requestEnded(entry.connector, measures);
+        await s.requests.recordEnd(entry);
         return null;
       });
     },
@@ -76,9 +84,25 @@ export function serviceActivities(services: ServicesProvider) {
      * the whole import is idempotent.
      */
     async importCatalogue(input: ImportCatalogueInput): Promise<ActivityResult<ImportSummary>> {
-      return runActivity('importCatalogue', services, (s) =>
-        runCatalogueImport(s, connectorOf(s, input.connector), input),
-      );
+      return runActivity('importCatalogue', services, async (s) => {
+        try {
+          const summary = await runCatalogueImport(s, connectorOf(s, input.connector), input);
+          await keepImportState(s, input, {
+            ok: true,
+            mode: summary.mode,
+            groups: summary.groups,
+          });
+          return summary;
+        } catch (error) {
+          if (isProvisioningError(error)) {
+            await keepImportState(s, input, {
+              ok: false,
+              error: { code: error.code, message: error.message },
+            });
+          }
+          throw error;
+        }
+      });
     },
 
     /**
@@ -113,4 +137,27 @@ export function serviceActivities(services: ServicesProvider) {
       });
     },
   };
+}
+
+/**
+ * The health report learns how the connector's last import ended. A failure to keep it
+ * fails nothing: the import's own result stands, and the operator log says why.
+ */
+async function keepImportState(
+  s: WorkflowServices,
+  input: ImportCatalogueInput,
+  outcome: Omit<ImportState, 'at' | 'jobId'>,
+): Promise<void> {
+  try {
+    await s.connectorStates.recordImport(input.connector, {
+      at: new Date().toISOString(),
+      jobId: input.jobId,
+      ...outcome,
+    });
+  } catch (error) {
+    s.logger.warn(
+      `connector ${input.connector}: the import's end was not kept for the health report (${isProvisioningError(error) ? error.code : 'unexpected failure'})`,
+      { connector: input.connector, jobId: input.jobId },
+    );
+  }
 }

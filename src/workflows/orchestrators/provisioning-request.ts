@@ -12,9 +12,10 @@ import {
   type StepReport,
 } from '../../domain/request-report';
 import { requestContextOf } from '../../domain/request-context';
+import { requestMeasures } from '../../domain/request-measures';
 import { lastPasswordUse, requestStep } from '../../domain/request-step';
 import { newAccountHandle } from '../../domain/step-context';
-import type { StepOutcome } from '../../domain/step-outcome';
+import type { StepOutcome, VerificationMeasure } from '../../domain/step-outcome';
 import { indexEntryOf } from '../../store/request-index';
 import { ACTIVITIES } from '../names';
 import {
@@ -54,8 +55,13 @@ export function* provisioningRequestOrchestrator(
     ...requestContextOf(request),
     status: 'running',
     steps: initialSteps(request.actions),
+    ...(request.notices === undefined || request.notices.length === 0
+      ? {}
+      : { notices: request.notices }),
     startedAt: now(),
   };
+  /** Each step's read-back, by step index: for the verification metrics. */
+  const verifications: (VerificationMeasure | undefined)[] = [];
   // Steps are replaced, never changed in place: a shallow copy is a snapshot.
   const publish = () => context.df.setCustomStatus(customStatusOf(report));
   function* finish(): Step<RequestReport> {
@@ -63,11 +69,12 @@ export function* provisioningRequestOrchestrator(
     report.finishedAt = now();
     publish();
     // The request list learns the end; a failure to write it only leaves the list to ask
-    // the orchestration itself, as it does while a request runs.
+    // the orchestration itself, as it does while a request runs. The metrics count it there.
     yield* callActivity<null>(context, ACTIVITIES.indexRequestEnd, {
       ...indexEntryOf(request),
       status: report.status,
       finishedAt: report.finishedAt,
+      measures: requestMeasures(report, verifications),
     });
     return report;
   }
@@ -137,6 +144,7 @@ export function* provisioningRequestOrchestrator(
     }
     handle.stored = hold.stored;
     let outcome = yield* driveMachine(context, requestStep(request, index, handle));
+    verifications[index] = outcome.verification;
     if (outcome.ok && index === lastUse) passwordDiscarded = true;
     if (outcome.record !== undefined) {
       handle.record =

@@ -10,6 +10,7 @@ import { LocalSecretStore } from '../../../src/secrets/local-secret-store';
 import { startScimSandbox, type ScimSandbox } from '../../../src/sandbox/scim';
 import { tableClient } from '../../../src/store/storage-clients';
 import { TableCompatibilityRuns } from '../../../src/store/table-compatibility-runs';
+import { TableConnectorStates } from '../../../src/store/table-connector-states';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
 import { NO_QUARANTINE } from '../../support/no-quarantine';
 
@@ -18,12 +19,15 @@ let sandbox: ScimSandbox;
 let registry: ConnectorRegistry;
 let storage: TestStorage;
 let compatibility: TableCompatibilityRuns;
+let connectorStates: TableConnectorStates;
 const logged: string[] = [];
+const NOW = new Date('2026-11-23T10:00:00.000Z');
 
 beforeAll(async () => {
   sandbox = await startScimSandbox({ auth: { type: 'bearer', token: TOKEN } });
   storage = await startTestStorage();
   compatibility = new TableCompatibilityRuns(tableClient(storage.connection, 'CompatibilityRuns'));
+  connectorStates = new TableConnectorStates(tableClient(storage.connection, 'ConnectorStates'));
   const settings = (name: string, tokenSecret: string) =>
     scimConnectorSchema.parse({
       name,
@@ -60,8 +64,10 @@ async function call(name: string) {
       Promise.resolve({
         registry,
         compatibility,
+        connectorStates,
         quarantine: NO_QUARANTINE,
       } as unknown as WorkflowServices),
+    now: () => NOW,
   })(request, context);
 }
 
@@ -105,6 +111,19 @@ describe('POST /api/connectors/{name}/status', () => {
       summary: expect.stringContaining('refused'),
     });
     expect(JSON.stringify(response.jsonBody) + logged.join()).not.toContain('not-the-token-77');
+  });
+
+  it("keeps each connector's last check for the health report, without the secret", async () => {
+    await call('hr');
+    await call('hr-wrong');
+    const states = await connectorStates.read(['hr', 'hr-wrong', 'never-checked']);
+    expect(states.get('hr')?.lastStatusCheck).toMatchObject({ at: NOW.toISOString(), ok: true });
+    expect(states.get('hr-wrong')?.lastStatusCheck).toMatchObject({
+      ok: false,
+      summary: expect.stringContaining('refused'),
+    });
+    expect(states.get('never-checked')).toEqual({});
+    expect(JSON.stringify([...states])).not.toContain('not-the-token-77');
   });
 
   it('answers 404 for an unknown connector', async () => {

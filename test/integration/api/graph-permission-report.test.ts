@@ -24,7 +24,10 @@ beforeAll(async () => {
       Promise.resolve({
         registry: target.registry,
         quarantine: NO_QUARANTINE,
+        // Where the health report keeps the last check: not what this file looks at.
+        connectorStates: { recordStatusCheck: () => Promise.resolve() },
       } as unknown as WorkflowServices),
+    now: () => new Date(),
   } as unknown as ApiDeps;
   routes = apiRoutes(deps);
 });

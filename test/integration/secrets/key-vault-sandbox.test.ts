@@ -107,6 +107,42 @@ describe('Key Vault sandbox', () => {
     );
   });
 
+  it('keeps expiresOn and notBefore as Key Vault does: shown, and an expired secret still served', async () => {
+    const expiresOn = new Date(Math.floor(Date.now() / 1000) * 1000 - 86_400_000);
+    const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000 - 30 * 86_400_000);
+    await client.setSecret('expired-secret', 'still-here', { expiresOn, notBefore });
+    const read = await client.getSecret('expired-secret');
+    expect(read.value).toBe('still-here');
+    expect(read.properties.expiresOn).toEqual(expiresOn);
+    expect(read.properties.notBefore).toEqual(notBefore);
+    const raw = await vault('GET', '/secrets/expired-secret/?api-version=7.6', {
+      token: await sandbox.tokenFor(),
+    });
+    expect(raw.body).toMatchObject({
+      attributes: { exp: expiresOn.getTime() / 1000, nbf: notBefore.getTime() / 1000 },
+    });
+  });
+
+  it("updates a version's expiry, and refuses a disabled secret as Key Vault does", async () => {
+    const written = await client.setSecret('rotating', 'v1');
+    const later = new Date(Math.floor(Date.now() / 1000) * 1000 + 10 * 86_400_000);
+    const updated = await client.updateSecretProperties('rotating', written.properties.version!, {
+      expiresOn: later,
+    });
+    expect(updated.expiresOn).toEqual(later);
+    expect((await client.getSecret('rotating')).properties.expiresOn).toEqual(later);
+    await client.updateSecretProperties('rotating', written.properties.version!, {
+      enabled: false,
+    });
+    const refused = await vault('GET', '/secrets/rotating/?api-version=7.6', {
+      token: await sandbox.tokenFor(),
+    });
+    expect(refused).toMatchObject({
+      status: 403,
+      body: { error: { code: 'Forbidden', innererror: { code: 'SecretDisabled' } } },
+    });
+  });
+
   it('issues tokens only for the vault resource', async () => {
     const form = new URLSearchParams({
       grant_type: 'client_credentials',

@@ -128,6 +128,25 @@ describe('KeyVaultSecretStore against the Key Vault sandbox', () => {
     expect(reads).toHaveLength(2);
   });
 
+  it("reads a secret's expiry with its value, from the same read and cached as long", async () => {
+    const in10Days = new Date(Math.floor(clock / 1000) * 1000 + 10 * 86_400_000);
+    sandbox.setSecret('expiring', 'v1', { expiresOn: in10Days });
+    sandbox.setSecret('lasting', 'v1');
+    const store = storeWith({ cacheMs: 60_000 });
+    expect(await store.expiresOn('expiring')).toEqual(in10Days);
+    expect(await store.get('expiring')).toBe('v1');
+    expect(await store.expiresOn('lasting')).toBeUndefined();
+    expect(sandbox.requests.filter((r) => r.status === 200).map((r) => r.path)).toEqual([
+      '/secrets/expiring/',
+      '/secrets/lasting/',
+    ]);
+    // A new version without an expiry replaces the old one's once the cache has passed.
+    sandbox.setSecret('expiring', 'v2');
+    clock += 60_000;
+    expect(await store.expiresOn('expiring')).toBeUndefined();
+    expect((await failureOf(store.expiresOn('never-set'))).code).toBe('SECRET_NOT_FOUND');
+  });
+
   it('reads again every time with cacheMs 0, but concurrent reads share one request', async () => {
     sandbox.setSecret('shared-read', 'shared');
     const store = storeWith({ cacheMs: 0 });

@@ -17,6 +17,7 @@ const message = {
 /** A handler whose orchestration client is down: every start fails as a transient fault would. */
 function setUp() {
   const poisoned: PoisonRecord[] = [];
+  const poisonReasons: string[] = [];
   const secrets = new LocalSecretStore();
   const services = {
     registry: {
@@ -33,6 +34,7 @@ function setUp() {
     secrets,
     bulkQueue: { sendPoison: async (record: PoisonRecord) => void poisoned.push(record) },
     logger: { debug() {}, info() {}, warn() {}, error() {} },
+    metrics: { bulkPoisoned: (reason: string) => void poisonReasons.push(reason) },
   } as unknown as WorkflowServices;
   const orchestrations: OrchestrationClient = {
     startNew: async () => {
@@ -47,17 +49,19 @@ function setUp() {
   });
   const deliver = (dequeueCount: number) =>
     handler(message, new InvocationContext({ triggerMetadata: { dequeueCount } }));
-  return { poisoned, deliver, secrets };
+  return { poisoned, poisonReasons, deliver, secrets };
 }
 
 describe('bulk queue trigger: a message that keeps failing', () => {
   it('is retried by the runtime until its fifth dequeue, then poisoned with the last failure as reason', async () => {
-    const { poisoned, deliver, secrets } = setUp();
+    const { poisoned, poisonReasons, deliver, secrets } = setUp();
     for (let dequeue = 1; dequeue < MAX_DEQUEUE_COUNT; dequeue++) {
       await expect(deliver(dequeue)).rejects.toThrow('task hub unavailable');
     }
     expect(poisoned).toEqual([]);
+    expect(poisonReasons).toEqual([]);
     await deliver(MAX_DEQUEUE_COUNT);
+    expect(poisonReasons).toEqual(['failed_repeatedly']);
     expect(poisoned).toEqual([
       {
         reason: 'failed 5 times, last: task hub unavailable',

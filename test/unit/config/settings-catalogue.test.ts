@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ENV, loadConfig } from '../../../src/config/app-config';
 import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds';
 import { SETTINGS } from '../../../src/config/settings-catalogue';
+import { TELEMETRY_ENV } from '../../../src/config/telemetry-settings';
 
 const root = join(__dirname, '..', '..', '..');
 const example = JSON.parse(readFileSync(join(root, 'local.settings.example.json'), 'utf8')) as {
@@ -13,7 +14,7 @@ const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 describe('settings catalogue', () => {
   it('names every setting the configuration reads', () => {
-    const read = new Set<string>(Object.values(ENV));
+    const read = new Set<string>([...Object.values(ENV), ...Object.values(TELEMETRY_ENV)]);
     const listed = new Set(SETTINGS.map((setting) => setting.name));
     for (const name of read) expect(listed, name).toContain(name);
   });

@@ -27,6 +27,8 @@ describe('console URLs', () => {
     ['/api/console/roles/hr-app', '', { page: 'roles', connector: 'hr-app' }],
     ['/api/console/drift', '?connector=hr-app&type=unlinkedMember', { page: 'drift' }],
     ['/api/console/connectors/hr-app', '', { page: 'connector', connector: 'hr-app' }],
+    ['/api/console/health', '', { page: 'health' }],
+    ['/api/console/health/x', '', { page: 'not-found' }],
     ['/api/console/requests/a/b', '', { page: 'not-found' }],
   ])('%s%s is the %o page', (path, search, expected) => {
     expect(parseRoute(path, search)).toMatchObject(expected);

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const CONNECTORS = JSON.stringify([
@@ -37,13 +39,16 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
       now: () => new Date(),
     }).map((route) => route.name);
     expect(routeNames).toContain('submitRequest');
+    // In Azure the metrics go to Application Insights: no Prometheus route.
+    expect(routeNames).not.toContain('metrics');
     expect(http.mock.calls.map(([name]) => name)).toEqual(routeNames);
     const routes = http.mock.calls.map(([name, options]) => ({
       name,
       route: options.route,
       authLevel: options.authLevel,
     }));
-    // Each operation with a function key, and again for signed-in callers; then the console.
+    // Each operation with a function key, and again for signed-in callers; then the console
+    // and the liveness probe.
     const keyed = routes.filter((r) => r.authLevel === 'function');
     expect(keyed.map((r) => r.name)).toContain('listRequests');
     expect(
@@ -53,6 +58,7 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
     ).toEqual(
       [
         { name: 'console', route: 'console/{*path}', authLevel: 'anonymous' },
+        { name: 'healthLive', route: 'health/live', authLevel: 'anonymous' },
         ...keyed.map((r) => ({
           name: `${r.name}SignedIn`,
           route: `signed-in/${r.route}`,
@@ -79,6 +85,13 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
       ['import-hr-app', expect.objectContaining({ schedule: '0 0 2 * * *' })],
       ['reconcile-hr-app', expect.objectContaining({ schedule: '0 30 3 * * *' })],
     ]);
+  });
+
+  it('sets up telemetry before anything else is imported', () => {
+    const source = readFileSync(join(__dirname, '..', '..', '..', 'functions', 'index.ts'), 'utf8');
+    const imports = [...source.matchAll(/^import\s[^;]*?['"]([^'"]+)['"];/gm)].map((m) => m[1]);
+    expect(imports[0]).toBe('../src/telemetry/start-azure-monitor');
+    expect(imports.length).toBeGreaterThan(5);
   });
 
   it('refuses to load with a bad setting, naming it (DESIGN invariant 6)', async () => {

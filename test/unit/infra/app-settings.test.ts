@@ -18,11 +18,9 @@ import { DRIFT_EVENTS_QUEUE } from '../../../src/store/drift-events';
 /**
  * Settings the Functions host reads itself, not src/config: the only ones the template may set
  * beyond the settings catalogue (src/config/settings-catalogue.ts), which is the source of truth.
+ * None today: the app reads the Application Insights pair too (src/config/telemetry-settings.ts).
  */
-const HOST_SETTINGS: Record<string, string> = {
-  APPLICATIONINSIGHTS_CONNECTION_STRING: 'where the host and the worker send telemetry',
-  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Entra ID authentication of that telemetry',
-};
+const HOST_SETTINGS: Record<string, string> = {};
 
 /** The Durable backend a variant of the check deploys (infra parameter durableBackend). */
 const BACKEND: Record<Variant, 'scheduler' | 'storage'> = {
@@ -54,6 +52,15 @@ function settingProblems(names: string[], backend: 'scheduler' | 'storage'): str
   }
   return problems;
 }
+
+/** Values only the deployment knows, in the shape each setting takes. */
+const STAND_INS: Record<string, string> = {
+  KEY_VAULT_URL: 'https://stand-in.vault.azure.net/',
+  APPLICATIONINSIGHTS_CONNECTION_STRING:
+    'InstrumentationKey=00000000-0000-0000-0000-00000000beef;IngestionEndpoint=https://stand-in.in.applicationinsights.azure.com/',
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING:
+    'ClientId=00000000-0000-0000-0000-00000000beef;Authorization=AAD',
+};
 
 describeCompiled('app settings of the compiled template', () => {
   it.each(['default', 'storage-backend'] as const)(
@@ -112,13 +119,15 @@ describeCompiled('app settings of the compiled template', () => {
         name,
         !isRuntimeValue(value)
           ? value
-          : name === 'KEY_VAULT_URL'
-            ? 'https://stand-in.vault.azure.net/'
-            : '00000000-0000-0000-0000-00000000beef',
+          : (STAND_INS[name] ?? '00000000-0000-0000-0000-00000000beef'),
       ]),
     );
     const config = loadConfig(env, connectorSettingsKinds());
     expect(config.secretStore.provider).toBe('keyvault');
+    expect(config.telemetry).toMatchObject({
+      managedIdentity: { clientId: '00000000-0000-0000-0000-00000000beef' },
+      accountIds: false,
+    });
     expect(config.storage).toMatchObject({
       kind: 'identity',
       accountName: onlyResource(snapshot, 'Microsoft.Storage/storageAccounts').name,

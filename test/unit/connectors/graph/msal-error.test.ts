@@ -34,6 +34,25 @@ describe('mapMsalError', () => {
     expect(error.details).toEqual({ oauthError: 'invalid_client', aadsts: 'AADSTS7000215' });
   });
 
+  it('names an expired client secret (AADSTS7000222) by its own code', () => {
+    const server = new ServerError(
+      'invalid_client',
+      'corr',
+      "Error(s): 7000222 - Description: AADSTS7000222: The provided client secret keys for app '1111' are expired.",
+      '',
+      '7000222',
+      401,
+    );
+    const error = mapMsalError(server, context);
+    expect(error).toMatchObject({
+      code: 'GRAPH_CLIENT_SECRET_EXPIRED',
+      object: 'entra',
+      retryable: false,
+      details: { oauthError: 'invalid_client', aadsts: 'AADSTS7000222' },
+    });
+    expect(error.message).toContain('connector "entra"');
+  });
+
   it('a network failure is retryable', () => {
     const error = mapMsalError(
       new AuthError('network_error', 'corr', 'Network request failed: ECONNREFUSED'),

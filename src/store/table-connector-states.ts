@@ -1,0 +1,85 @@
+import type { TableClient } from '@azure/data-tables';
+import type {
+  ConnectorState,
+  ConnectorStateStore,
+  ImportState,
+  ReconciliationState,
+  StatusCheckState,
+} from './connector-states';
+import { EnsuredTable } from './ensured-table';
+import { guardStorage, storageFailure, storageStatus } from './storage-failure';
+import { encodeTableKey } from './table-key';
+
+const ROW_KEY = 'state';
+
+interface StateRow {
+  lastStatusCheck?: string;
+  lastImport?: string;
+  lastReconciliation?: string;
+}
+
+/**
+ * Connector states in Table Storage: PartitionKey the connector (encoded), RowKey `state`;
+ * each part a JSON column merged on its own, so a status check, an import and a
+ * reconciliation never overwrite each other's record.
+ */
+export class TableConnectorStates implements ConnectorStateStore {
+  private readonly table: EnsuredTable;
+
+  constructor(client: TableClient) {
+    this.table = new EnsuredTable(client);
+  }
+
+  async read(connectors: readonly string[]): Promise<Map<string, ConnectorState>> {
+    const client = await this.table.client();
+    const states = new Map<string, ConnectorState>();
+    await Promise.all(
+      connectors.map(async (name) => {
+        let row: StateRow;
+        try {
+          row = await client.getEntity<StateRow>(encodeTableKey(name), ROW_KEY);
+        } catch (error) {
+          if (storageStatus(error) !== 404)
+            throw storageFailure('read the connector states', error);
+          row = {};
+        }
+        states.set(name, {
+          ...(row.lastStatusCheck === undefined
+            ? {}
+            : { lastStatusCheck: JSON.parse(row.lastStatusCheck) as StatusCheckState }),
+          ...(row.lastImport === undefined
+            ? {}
+            : { lastImport: JSON.parse(row.lastImport) as ImportState }),
+          ...(row.lastReconciliation === undefined
+            ? {}
+            : {
+                lastReconciliation: JSON.parse(row.lastReconciliation) as ReconciliationState,
+              }),
+        });
+      }),
+    );
+    return states;
+  }
+
+  recordStatusCheck(connector: string, state: StatusCheckState): Promise<void> {
+    return this.merge(connector, { lastStatusCheck: JSON.stringify(state) });
+  }
+
+  recordImport(connector: string, state: ImportState): Promise<void> {
+    return this.merge(connector, { lastImport: JSON.stringify(state) });
+  }
+
+  recordReconciliation(connector: string, state: ReconciliationState): Promise<void> {
+    return this.merge(connector, { lastReconciliation: JSON.stringify(state) });
+  }
+
+  private async merge(connector: string, columns: StateRow): Promise<void> {
+    const client = await this.table.client();
+    await guardStorage('record the connector state', () =>
+      client.upsertEntity(
+        { partitionKey: encodeTableKey(connector), rowKey: ROW_KEY, ...columns },
+        'Merge',
+      ),
+    );
+  }
+}

@@ -1,0 +1,76 @@
+import { AzureFunctionsInstrumentation } from '@azure/functions-opentelemetry-instrumentation';
+import { ManagedIdentityCredential } from '@azure/identity';
+import {
+  useAzureMonitor,
+  type AzureMonitorOpenTelemetryOptions,
+} from '@azure/monitor-opentelemetry';
+import { metrics, trace } from '@opentelemetry/api';
+import { logs } from '@opentelemetry/api-logs';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import type { TelemetrySettings } from '../config/telemetry-settings';
+import { PrivacyLogProcessor, PrivacySpanProcessor } from './privacy-processors';
+
+/** Overrides for tests: no live metrics stream is ever opened, whatever is given here. */
+export type AzureMonitorOverrides = Pick<AzureMonitorOpenTelemetryOptions, 'metricReaders'>;
+
+/**
+ * OpenTelemetry the Azure way (issue 19): the Azure Monitor distro exports traces, metrics
+ * and logs to Application Insights, and the Functions instrumentation joins each invocation
+ * to the trace the Functions host started (host.json `telemetryMode: OpenTelemetry`; the
+ * Durable extension carries it through orchestrations and activities). Must run before
+ * anything else is loaded (functions/index.ts imports it first): the instrumentations patch
+ * `@azure/functions`, `http` and the Azure SDK as they load. Nothing happens without
+ * APPLICATIONINSIGHTS_CONNECTION_STRING. Returns whether it started.
+ *
+ * Choices, and why:
+ * - every trace is kept (`samplingRatio` 1): one trace per provisioning request is what an
+ *   operator looks for when a request failed, and the volume is that of the requests;
+ * - no live metrics: its document stream samples spans before the privacy processor runs;
+ * - the privacy processors run before the exporter (privacy-rules.ts);
+ * - Entra ID authentication with the app's managed identity when
+ *   APPLICATIONINSIGHTS_AUTHENTICATION_STRING says so (the component allows no key).
+ */
+export function startAzureMonitor(
+  settings: TelemetrySettings,
+  overrides: AzureMonitorOverrides = {},
+): boolean {
+  if (settings.connectionString === undefined) return false;
+  const identity = settings.managedIdentity;
+  useAzureMonitor({
+    ...overrides,
+    azureMonitorExporterOptions: {
+      connectionString: settings.connectionString,
+      ...(identity === undefined
+        ? {}
+        : {
+            credential:
+              identity === 'system'
+                ? new ManagedIdentityCredential()
+                : new ManagedIdentityCredential({ clientId: identity.clientId }),
+          }),
+    },
+    samplingRatio: 1,
+    tracesPerSecond: 0,
+    enableLiveMetrics: false,
+    instrumentationOptions: {
+      http: { enabled: true },
+      azureSdk: { enabled: true },
+      mongoDb: { enabled: false },
+      mySql: { enabled: false },
+      postgreSql: { enabled: false },
+      redis: { enabled: false },
+      redis4: { enabled: false },
+      bunyan: { enabled: false },
+      winston: { enabled: false },
+    },
+    spanProcessors: [new PrivacySpanProcessor({ accountIds: settings.accountIds })],
+    logRecordProcessors: [new PrivacyLogProcessor({ accountIds: settings.accountIds })],
+  });
+  registerInstrumentations({
+    tracerProvider: trace.getTracerProvider(),
+    meterProvider: metrics.getMeterProvider(),
+    loggerProvider: logs.getLoggerProvider(),
+    instrumentations: [new AzureFunctionsInstrumentation()],
+  });
+  return true;
+}

@@ -1,0 +1,106 @@
+import { SPAN_ATTRIBUTES } from './tracing';
+
+/**
+ * What leaves the process as telemetry (issue 19): no secret, password, token or
+ * Authorization header, ever; account IDs only when TELEMETRY_ACCOUNT_IDS allows them. The
+ * service's own spans and logs are written that way; these rules catch what libraries add
+ * (the HTTP and Azure SDK instrumentations: URLs of Key Vault and Table Storage calls) and
+ * whatever slips through, in the last processor before Application Insights.
+ */
+export interface PrivacyOptions {
+  /** TELEMETRY_ACCOUNT_IDS: account IDs (personal data) may be exported. */
+  accountIds: boolean;
+}
+
+/** Attribute keys whose values are credentials: dropped, whatever they hold. */
+const SECRET_KEY =
+  /authorization|password|passwd|secret|token|cookie|api[-_]?key|functions-key|credential|signature/i;
+
+/** Attribute keys that hold an account ID. */
+const ACCOUNT_KEYS = new Set<string>([SPAN_ATTRIBUTES.accountId, 'accountId']);
+
+/** Attribute keys that hold a URL, its path or its query. */
+const URL_KEYS = new Set(['url.full', 'http.url', 'url.original', 'http.target']);
+const PATH_KEYS = new Set(['url.path']);
+const QUERY_KEYS = new Set(['url.query']);
+
+/** Credentials as they appear in text: HTTP credentials, JWTs, form and query secrets. */
+const SECRET_TEXT: readonly RegExp[] = [
+  /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi,
+  /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
+  /\b(client_secret|client_assertion|password|code|sig|access_token|refresh_token)=[^&\s"']+/gi,
+];
+
+/** Text with every credential it shows replaced. */
+export function redactSecretText(text: string): string {
+  let out = text;
+  for (const pattern of SECRET_TEXT) {
+    out = out.replace(pattern, (match: string) => {
+      const equals = match.indexOf('=');
+      if (equals > 0 && !/^(Bearer|Basic)\s/i.test(match))
+        return `${match.slice(0, equals)}=[redacted]`;
+      const space = match.search(/\s/);
+      return space > 0 && space < 7 ? `${match.slice(0, space)} [redacted]` : '[redacted]';
+    });
+  }
+  return out;
+}
+
+/**
+ * A URL as it may be exported: never its query (function keys, SAS signatures, filters on
+ * names); its path only when account IDs may be exported, else the first segment (a table,
+ * `secrets`) without the keys a table address carries in parentheses.
+ *
+ * @example
+ * redactUrl("https://st.table.core.windows.net/AccountLinks(PartitionKey='hr',RowKey='jane')?sig=x", { accountIds: false });
+ * // 'https://st.table.core.windows.net/AccountLinks(…)'
+ */
+export function redactUrl(value: string, options: PrivacyOptions): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    // A path and query without an origin (http.target).
+    return redactPath(value.split('?')[0] ?? '', options);
+  }
+  url.username = '';
+  url.password = '';
+  return `${url.origin}${redactPath(url.pathname, options)}`;
+}
+
+function redactPath(path: string, options: PrivacyOptions): string {
+  if (options.accountIds) return path;
+  const segments = path.split('/').filter((segment) => segment !== '');
+  const first = segments[0];
+  if (first === undefined) return '/';
+  const head = first.includes('(') ? `${first.slice(0, first.indexOf('('))}(…)` : first;
+  return segments.length > 1 ? `/${head}/…` : `/${head}`;
+}
+
+/**
+ * The attributes as they may be exported, changed in place: credential keys and (unless
+ * allowed) account IDs removed, URLs reduced, credentials in text redacted.
+ */
+export function scrubAttributes(
+  attributes: Record<string, unknown>,
+  options: PrivacyOptions,
+): void {
+  for (const [key, value] of Object.entries(attributes)) {
+    if (SECRET_KEY.test(key) || (!options.accountIds && ACCOUNT_KEYS.has(key))) {
+      delete attributes[key];
+    } else if (QUERY_KEYS.has(key)) {
+      delete attributes[key];
+    } else if (typeof value === 'string') {
+      const reduced = URL_KEYS.has(key)
+        ? redactUrl(value, options)
+        : PATH_KEYS.has(key)
+          ? redactPath(value, options)
+          : value;
+      attributes[key] = redactSecretText(reduced);
+    } else if (Array.isArray(value)) {
+      attributes[key] = value.map((item: unknown) =>
+        typeof item === 'string' ? redactSecretText(item) : item,
+      );
+    }
+  }
+}
