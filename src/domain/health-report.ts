@@ -1,3 +1,4 @@
+import type { ImportState, ReconciliationState, StatusCheckState } from './connector-state';
 import type { CredentialState } from './credential-expiry';
 import type { ErrorCode } from './errors';
 
@@ -33,33 +34,11 @@ export interface ConnectorHealth {
   /** Its quarantine; absent: never quarantined. */
   quarantine?: QuarantineHealth;
   /** The last status check (POST /connectors/{name}/status); absent: none yet. */
-  lastStatusCheck?: {
-    at: string;
-    ok: boolean;
-    summary: string;
-    error?: { code: ErrorCode; message: string };
-  };
+  lastStatusCheck?: StatusCheckState;
   /** The bulk pass of the last reconciliation; absent: none yet. */
-  lastReconciliation?: {
-    at: string;
-    jobId: string;
-    ok: boolean;
-    mode?: 'full' | 'incremental';
-    found?: number;
-    open?: number;
-    incomplete?: number;
-    waiting?: number;
-    error?: { code: ErrorCode; message: string };
-  };
+  lastReconciliation?: ReconciliationState;
   /** The last catalogue import; absent: none yet. */
-  lastImport?: {
-    at: string;
-    jobId?: string;
-    ok: boolean;
-    mode?: string;
-    groups?: number;
-    error?: { code: ErrorCode; message: string };
-  };
+  lastImport?: ImportState;
 }
 
 /** GET /api/health: storage, the secret store and each connector's last known state. */

@@ -32,6 +32,11 @@ export interface ReconciliationPass {
   notices: string[];
 }
 
+/** A pass that has judged nothing yet. */
+export function emptyPass(): ReconciliationPass {
+  return { found: {}, closed: {}, unconfirmed: [], deferred: [], incomplete: [], notices: [] };
+}
+
 /** The bulk pass says more: how it read, what it read, and the open findings after it. */
 export interface BulkPass extends ReconciliationPass {
   mode: 'full' | 'incremental';

@@ -10,10 +10,11 @@ import {
 } from '../../domain/drift-finding';
 import { isProvisioningError } from '../../domain/errors';
 import type { ReconciliationReads } from '../../domain/reconciliation-reads';
-import type {
-  DeferredAccount,
-  PendingDrift,
-  ReconciliationPass,
+import {
+  emptyPass,
+  type DeferredAccount,
+  type PendingDrift,
+  type ReconciliationPass,
 } from '../../domain/reconciliation-result';
 import type { AccountRecheck, RecheckItem } from '../../domain/target-view';
 import { findingIdOf } from '../../store/drift-findings';
@@ -47,14 +48,7 @@ export async function judgeDrift(
   run: JudgeRun,
   pending: readonly PendingDrift[],
 ): Promise<ReconciliationPass> {
-  const pass: ReconciliationPass = {
-    found: {},
-    closed: {},
-    unconfirmed: [],
-    deferred: [],
-    incomplete: [],
-    notices: [],
-  };
+  const pass = emptyPass();
   const byAccount = groupByAccount(pending);
   const busy = await busyAccounts(s, run, [...byAccount.keys()]);
   const ready: PendingDrift[] = [];

@@ -11,11 +11,12 @@ import {
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import type { ReconciliationReads } from '../../domain/reconciliation-reads';
-import type {
-  BulkPass,
-  DeferredAccount,
-  PendingDrift,
-  ReconciliationPass,
+import {
+  emptyPass,
+  type BulkPass,
+  type DeferredAccount,
+  type PendingDrift,
+  type ReconciliationPass,
 } from '../../domain/reconciliation-result';
 import type { WorkflowServices } from '../workflow-services';
 import type { ReconcileInput, RecheckDeferredInput } from './activity-inputs';
@@ -137,14 +138,7 @@ export async function recheckDeferred(
   const reads = readsOf(connector);
   const run = judgeRunOf(input, reads);
   const pending = input.deferred.flatMap((deferred) => deferred.pending);
-  const pass: ReconciliationPass = {
-    found: {},
-    closed: {},
-    unconfirmed: [],
-    deferred: [],
-    incomplete: [],
-    notices: [],
-  };
+  const pass = emptyPass();
   const firstReads = await secondReads(s, run, pending, pass);
   const still: PendingDrift[] = [];
   for (const item of pending) {

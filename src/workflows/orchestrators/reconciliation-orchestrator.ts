@@ -1,5 +1,6 @@
 import type { OrchestrationContext } from 'durable-functions';
 import {
+  emptyPass,
   reconciliationResult,
   type BulkPass,
   type DeferredAccount,
@@ -65,12 +66,8 @@ export function* reconciliationOrchestrator(context: OrchestrationContext): Step
     } satisfies RecheckDeferredInput);
     if (!pass.ok) {
       later.push({
-        found: {},
-        closed: {},
-        unconfirmed: [],
-        deferred: [],
+        ...emptyPass(),
         incomplete: [`accounts kept busy by requests could not be judged: ${pass.error.message}`],
-        notices: [],
       });
       break;
     }
