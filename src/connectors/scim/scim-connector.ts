@@ -55,7 +55,7 @@ export class ScimConnector implements Connector {
   ) {
     this.http = new ScimHttp(settings, options);
     this.memberships = new ScimMemberships(settings, this.http, options.logger);
-    this.reconciliation = scimReconciliation(settings, this.http);
+    this.reconciliation = scimReconciliation(settings, this.http, this.memberships.checks);
   }
 
   get name(): string {

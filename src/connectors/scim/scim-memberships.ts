@@ -25,7 +25,8 @@ interface GroupMembership {
  * {@link MembershipChecks}), else by reading the whole group.
  */
 export class ScimMemberships {
-  private readonly checks: MembershipChecks;
+  /** How this server is asked about memberships: decided once, shared with reconciliation. */
+  readonly checks: MembershipChecks;
 
   constructor(
     private readonly settings: ScimConnectorSettings,

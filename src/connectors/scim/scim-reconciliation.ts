@@ -10,6 +10,7 @@ import { quoteFilterValue } from './filter';
 import { interpretListResponse } from './list-response';
 import { readAllPages } from './pager';
 import type { ScimHttp } from './scim-http';
+import type { MembershipChecks } from './membership-check';
 import { readMemberValues } from './scim-memberships';
 import { scimUrl } from './scim-paths';
 import type { ScimConnectorSettings } from './scim-settings';
@@ -36,8 +37,9 @@ const REFUSED_FILTER = new Set([
 export function scimReconciliation(
   settings: ScimConnectorSettings,
   http: ScimHttp,
+  checks: MembershipChecks,
 ): ReconciliationReads {
-  const reads = new ScimReconciliationReads(settings, http);
+  const reads = new ScimReconciliationReads(settings, http, checks);
   return {
     incremental: false,
     sources: {
@@ -58,6 +60,7 @@ class ScimReconciliationReads {
   constructor(
     private readonly settings: ScimConnectorSettings,
     private readonly http: ScimHttp,
+    private readonly checks: MembershipChecks,
   ) {}
 
   async *readMembers(groupIds: readonly string[]): AsyncGenerator<FactPage<MembershipFact>> {
@@ -156,7 +159,7 @@ class ScimReconciliationReads {
       if (member !== undefined) {
         result.memberOf[groupId] = member;
         result.evidence.push(
-          `GET /Groups?filter=id eq "${groupId}" and members eq "${item.key}": ${member ? 'a member' : 'not a member'}`,
+          `GET /Groups?filter=id eq "${groupId}" and members eq "${item.key}": ${member ? 'a member' : 'not a member'} (the server evaluates the members filter)`,
         );
         continue;
       }
@@ -167,7 +170,7 @@ class ScimReconciliationReads {
         result.evidence.push(`GET /Groups/${groupId}?attributes=members: lists "${item.key}"`);
       } else {
         unread.push(
-          `group ${groupId}: the server refuses the members filter and its member list, which it may cut short, does not show "${item.key}"`,
+          `group ${groupId}: the server cannot be asked by the members filter and its member list, which it may cut short, does not show "${item.key}"`,
         );
       }
     }
@@ -246,12 +249,16 @@ class ScimReconciliationReads {
     return this.groupFilter(groupId, `id eq ${quoteFilterValue(groupId)} and members pr`);
   }
 
-  /** `id eq "g" and members eq "u"`: whether the member is in the group; undefined when refused. */
-  private memberByFilter(groupId: string, value: string): Promise<boolean | undefined> {
-    return this.groupFilter(
-      groupId,
-      `id eq ${quoteFilterValue(groupId)} and members eq ${quoteFilterValue(value)}`,
-    );
+  /**
+   * Whether the member is in the group, asked of the server itself where the membership
+   * checks found that it evaluates the members filter (the same probe as every membership
+   * read: a server that ignores the member clause would name the group for anyone);
+   * undefined where it cannot be asked.
+   */
+  private async memberByFilter(groupId: string, value: string): Promise<boolean | undefined> {
+    const check = await this.checks.decide(groupId);
+    if (check.kind !== 'filter') return undefined;
+    return (await this.checks.memberOf(check, [groupId], value)).groupIds.has(groupId);
   }
 
   private async groupFilter(groupId: string, filter: string): Promise<boolean | undefined> {
