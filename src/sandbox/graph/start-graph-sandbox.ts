@@ -157,6 +157,7 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
         clients,
         issuer,
         tokenLifetimeSeconds: () => tokenLifetimeSeconds,
+        now,
       },
       graph: {
         context,

@@ -16,6 +16,8 @@ export interface TokenAuthorityConfig {
   issuer: AccessTokenIssuer;
   /** How long the tokens it issues now last (default: Entra ID's). */
   tokenLifetimeSeconds?(): number;
+  /** The sandbox's clock (a test's virtual one): a secret expires on it, as tokens do. */
+  now?(): number;
 }
 
 /**
@@ -151,7 +153,8 @@ export async function handleTokenRequest(
       `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${client.clientId}'.`,
     );
   }
-  if (client.secretExpiresAt !== undefined && Date.now() >= client.secretExpiresAt) {
+  const now = config.now?.() ?? Date.now();
+  if (client.secretExpiresAt !== undefined && now >= client.secretExpiresAt) {
     return oauthError(
       401,
       'invalid_client',

@@ -7,12 +7,15 @@ import { sandboxClientOptions, sandboxCredential } from '../../support/keyvault-
 import { ADMIN, failureOf, SECRET_NAME, startHarness, type Harness } from './graph-harness';
 
 const DAY = 86_400_000;
-/** An app whose secret Entra ID holds as expired, while the service was told nothing. */
+/**
+ * An app whose secret Entra ID lets lapse during the run (60 days into the sandbox's virtual
+ * clock, which starts on 2026-01-05), while the service was told nothing.
+ */
 const LAPSED: GraphSandboxClient = {
   clientId: '33333333-3333-3333-3333-333333333333',
   secret: 'lapsed-app-secret-0b41',
   roles: ['User.ReadWrite.All'],
-  secretExpiresAt: Date.now() - DAY,
+  secretExpiresAt: Date.parse('2026-03-06T09:00:00Z'),
 };
 
 let harness: Harness;
@@ -98,6 +101,12 @@ describe("the Graph client secret's expiry (connector B)", () => {
   });
 
   it('gives the same code when Entra ID says the secret expired (AADSTS7000222) and nobody told the service', async () => {
+    const lapsing = connector(new LocalSecretStore({ [SECRET_NAME]: LAPSED.secret }), {
+      client: LAPSED,
+    });
+    // Good until the day it lapses on the sandbox's clock...
+    expect(await lapsing.checkStatus()).toMatchObject({ ok: true });
+    await harness.clock.sleep(LAPSED.secretExpiresAt! + DAY - harness.clock.now());
     const tokensBefore = harness.sandbox.stats.tokenRequests;
     const status = await connector(new LocalSecretStore({ [SECRET_NAME]: LAPSED.secret }), {
       client: LAPSED,

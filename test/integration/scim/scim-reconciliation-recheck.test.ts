@@ -18,11 +18,11 @@ async function recheckOutsider(quirks: ScimQuirks) {
   target = await startScimTarget({ quirks });
   target.sandbox.seedUsers([{ userName: 'in.group' }, { userName: 'outsider' }]);
   const [group] = target.sandbox.seedGroups([{ displayName: 'Team', members: ['in.group'] }]);
-  const [answer] = await target.connector.reconciliation!.recheck([
+  const [answer] = await target.connector.reconciliation.recheck([
     { targetId: 'outsider', key: 'outsider', groupIds: [group!.id], account: false },
     { targetId: 'in.group', key: 'in.group', groupIds: [group!.id], account: false },
   ]);
-  const [member] = await target.connector.reconciliation!.recheck([
+  const [member] = await target.connector.reconciliation.recheck([
     { targetId: 'in.group', key: 'in.group', groupIds: [group!.id], account: false },
   ]);
   return { groupId: group!.id, outsider: answer!, member: member!, sandbox: target.sandbox };
