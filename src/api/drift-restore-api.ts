@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { z } from 'zod';
 import type { DriftFinding } from '../domain/drift-finding';
 import { notRestorable, planRestore, type RestoreRequest } from '../domain/drift-restore';
+import { requestInstanceId } from '../workflows/names';
+import type { OrchestrationClient } from '../workflows/orchestration-client';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import type { ApiDeps } from './api-deps';
 import { callerOf } from './entrances';
@@ -81,7 +84,23 @@ export function driftRestoreHandler(deps: ApiDeps) {
     const orchestrations = deps.orchestrations(context);
     const restores = [];
     for (const planned of planRestore(chosen.findings)) {
-      const outcome = await submitProvisioningRequest(bodyOf(planned), services, orchestrations, {
+      const findings = chosen.findings.filter((f) => planned.findingIds.includes(f.findingId));
+      // A restore of these findings still running (a retried POST whose answer was lost):
+      // it is the answer, and nothing starts twice.
+      const running = await runningRestore(orchestrations, findings);
+      if (running !== undefined) {
+        restores.push({
+          requestId: running,
+          accountId: planned.accountId,
+          actions: planned.actions,
+          findingIds: planned.findingIds,
+          statusUrl: new URL(`/api/requests/${running}`, request.url).toString(),
+          alreadyRunning: true,
+        });
+        continue;
+      }
+      const body = { ...bodyOf(planned), requestId: restoreRequestId(name, planned, findings) };
+      const outcome = await submitProvisioningRequest(body, services, orchestrations, {
         source: 'http',
         now: deps.now(),
       });
@@ -97,9 +116,10 @@ export function driftRestoreHandler(deps: ApiDeps) {
         );
       }
       const at = deps.now().toISOString();
-      const marked = chosen.findings
-        .filter((finding) => planned.findingIds.includes(finding.findingId))
-        .map((finding) => ({ ...finding, restore: { requestId: outcome.requestId, at } }));
+      const marked = findings.map((finding) => ({
+        ...finding,
+        restore: { requestId: outcome.requestId, at },
+      }));
       await services.drift.save(marked);
       restores.push({
         requestId: outcome.requestId,
@@ -112,6 +132,33 @@ export function driftRestoreHandler(deps: ApiDeps) {
     }
     return { status: 202, jsonBody: { connector: name, restores, skipped: chosen.skipped } };
   };
+}
+
+/**
+ * The request id of a restore: the same for the same findings until one of them is restored
+ * (a POST sent again before its findings were marked joins the request it started), and new
+ * once they carry that restore (a restore that failed can be asked for again).
+ */
+function restoreRequestId(
+  connector: string,
+  planned: RestoreRequest,
+  findings: readonly DriftFinding[],
+): string {
+  const earlier = findings.map((finding) => finding.restore?.requestId ?? '').sort();
+  const key = [connector, planned.accountId, ...[...planned.findingIds].sort(), ...earlier];
+  return `restore-${createHash('sha256').update(key.join('\n')).digest('hex').slice(0, 40)}`;
+}
+
+/** The request of an earlier restore of these findings that has not ended yet, if any. */
+async function runningRestore(
+  orchestrations: OrchestrationClient,
+  findings: readonly DriftFinding[],
+): Promise<string | undefined> {
+  for (const requestId of new Set(findings.flatMap((f) => f.restore?.requestId ?? []))) {
+    const state = await orchestrations.getStatus(requestInstanceId(requestId));
+    if (state?.runtimeStatus === 'Pending' || state?.runtimeStatus === 'Running') return requestId;
+  }
+  return undefined;
 }
 
 /**

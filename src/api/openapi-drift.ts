@@ -252,6 +252,11 @@ export function driftPaths() {
                       findingIds: { type: 'array', items: { type: 'string' } },
                       actions: { type: 'array', items: { type: 'object' } },
                       statusUrl: { type: 'string' },
+                      alreadyRunning: {
+                        type: 'boolean',
+                        description:
+                          'A restore of these findings asked for earlier has not ended: it is this one, and nothing new started',
+                      },
                     },
                   },
                 },

@@ -171,11 +171,18 @@ describe('reconciliation and the drift report on the SCIM sandbox', () => {
   it('restores on purpose: ordinary requests put the target back, the journal lists them, closed findings are refused', async () => {
     const sandboxes = t.host.sandboxes!;
     const groups = sandboxes.scimGroups;
-    const restored = await t.api('POST', `/api/connectors/${SCIM}/drift/restore`, {
-      filter: {},
-      reason: 'access review 42',
-    });
+    // Sent twice at once (a caller's retry): the same requests, nothing started twice.
+    const restore = () =>
+      t.api('POST', `/api/connectors/${SCIM}/drift/restore`, {
+        filter: {},
+        reason: 'access review 42',
+      });
+    const [restored, retried] = await Promise.all([restore(), restore()]);
     expect(restored.status, restored.text).toBe(202);
+    expect(retried.status, retried.text).toBe(202);
+    const idsOf = (answer: typeof restored) =>
+      answer.body.restores.map((r: { requestId: string }) => r.requestId).sort();
+    expect(idsOf(retried)).toEqual(idsOf(restored));
     expect(restored.body.restores.map((r: { accountId: string }) => r.accountId).sort()).toEqual([
       'ada',
       'bob',
