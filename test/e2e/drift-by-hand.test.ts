@@ -73,7 +73,9 @@ describe('the changes by hand npm start prints', () => {
     await portal.close();
     expect(locked).toMatchObject({ reset: false, status: 204 });
     expect(banner.join('\n')).toContain(`/v1.0/users/jane.doe@contoso.example`);
-    expect(graph.userIdByUpn('jane.doe@contoso.example')).toBeDefined();
+    // The sandbox's truth: the lock by hand took.
+    const janeId = graph.userIdByUpn('jane.doe@contoso.example');
+    expect(graph.getUser(janeId!)?.accountEnabled).toBe(false);
 
     const result = await reconcile(t, 'graph-sandbox');
     expect(result.complete, JSON.stringify(result)).toBe(true);
