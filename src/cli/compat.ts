@@ -1,13 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { lastRunSummary } from '../api/compatibility-runs-api';
 import type { Connector } from '../connectors/connector';
 import { connectorKind } from '../connectors/connector-kinds';
 import { formatCompatibilityReport, type CompatibilityReport } from '../connectors/scim';
 import { isProvisioningError, ProvisioningError } from '../domain/errors';
-import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
-import type { JobInput, JobReport } from '../workflows/orchestrators/job-orchestrators';
 import type { CliContext } from './cli-context';
 import type { CommandArgs, Print } from './command-types';
+import { runJob } from './run-job';
 
 /** A compatibility run creates, changes and deletes a few objects: minutes at most, even throttled. */
 const WAIT_MS = 10 * 60_000;
@@ -34,25 +32,17 @@ export async function compatCommand(
   }
   const group = typeof args.values.group === 'string' ? args.values.group : undefined;
   const service = await ctx.service();
-  const input: JobInput = {
-    jobId: randomUUID(),
-    type: 'Compatibility run',
-    connector: settings.name,
-    ...(group === undefined ? {} : { groupName: group }),
-    trigger: 'cli',
-  };
-  const instanceId = jobInstanceId(input.jobId);
-  await service.driver.startNew(ORCHESTRATIONS.compatibilityRun, instanceId, input);
-  const job = (await service.driver.waitFor(instanceId, WAIT_MS)).output as JobReport | undefined;
-  if (job?.status !== 'succeeded' || job.result === undefined) {
-    const error = job?.error;
-    throw new ProvisioningError(
-      error?.code ?? 'INTERNAL_ERROR',
-      error?.message ?? `the compatibility run job ${input.jobId} did not finish`,
-      { object: settings.name },
-    );
-  }
-  const report = job.result as CompatibilityReport;
+  const report = await runJob<CompatibilityReport>(
+    ctx,
+    'compatibilityRun',
+    {
+      type: 'Compatibility run',
+      connector: settings.name,
+      ...(group === undefined ? {} : { groupName: group }),
+    },
+    'compatibility run',
+    WAIT_MS,
+  );
   print(formatCompatibilityReport(report));
   if (service.ephemeralStorage) {
     print(

@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { connectorKind } from '../connectors/connector-kinds';
 import type { DriftFinding } from '../domain/drift-finding';
 import { ProvisioningError } from '../domain/errors';
 import type { ReconciliationResult } from '../domain/reconciliation-result';
-import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
-import type { JobReport } from '../workflows/orchestrators/job-orchestrators';
 import type { CliContext } from './cli-context';
-import type { CommandArgs, Print } from './commands';
+import type { CommandArgs, Print } from './command-types';
+import { runJob } from './run-job';
 
 /** A reconciliation waits out requests in flight (settle windows): give it time. */
 const WAIT_MS = 30 * 60_000;
@@ -33,24 +31,13 @@ export async function reconcileCommand(
     );
   }
   const service = await ctx.service();
-  const jobId = randomUUID();
-  const instanceId = jobInstanceId(jobId);
-  await service.driver.startNew(ORCHESTRATIONS.reconciliation, instanceId, {
-    jobId,
-    type,
-    connector: settings.name,
-    settleSeconds: settings.reconcileSettleSeconds,
-    trigger: 'cli',
-  });
-  const job = (await service.driver.waitFor(instanceId, WAIT_MS)).output as JobReport | undefined;
-  if (job?.status !== 'succeeded' || job.result === undefined) {
-    throw new ProvisioningError(
-      job?.error?.code ?? 'INTERNAL_ERROR',
-      job?.error?.message ?? `the reconciliation job ${jobId} did not finish`,
-      { object: settings.name },
-    );
-  }
-  const result = job.result as ReconciliationResult;
+  const result = await runJob<ReconciliationResult>(
+    ctx,
+    'reconciliation',
+    { type, connector: settings.name, settleSeconds: settings.reconcileSettleSeconds },
+    'reconciliation',
+    WAIT_MS,
+  );
   print(
     `${type} of connector "${settings.name}" (${result.mode}${result.complete ? '' : ', INCOMPLETE'}): ` +
       `${result.read.groups} groups and ${result.read.accounts} accounts read; ` +
