@@ -53,7 +53,8 @@ export class GraphTokenProvider {
   private clientSecret: string | undefined;
   private lastToken: string | undefined;
   /** The last token with the secret it was acquired with: every call asks for one. */
-  private held: { token: AccessToken; secret: string } | undefined;
+  private held:
+    { token: AccessToken; secret: string; secretExpiry: CredentialExpiry | undefined } | undefined;
   private readonly network: MsalNetworkClient;
   private readonly logger: Logger;
   readonly authority: string;
@@ -79,6 +80,7 @@ export class GraphTokenProvider {
     // Every Graph call asks for the token: while the secret is the same and the token far
     // from its expiry, it is the one MSAL's cache would give, without MSAL's work. A secret
     // known to have expired is not used even then: acquireOnce fails it with its own code.
+    // The secret's expiry was read with the token: no store call more on this path.
     const secret = await this.options.secrets.get(this.settings.clientSecretName);
     const held = this.held;
     const expiresOn = held?.token.expiresOn?.getTime();
@@ -88,7 +90,7 @@ export class GraphTokenProvider {
       held?.secret === secret &&
       expiresOn !== undefined &&
       expiresOn - now > RENEW_BEFORE_EXPIRY_MS &&
-      (await this.passedExpiry()) === undefined
+      !this.passed(held.secretExpiry)
     ) {
       return { ...held.token, fromCache: true };
     }
@@ -125,17 +127,16 @@ export class GraphTokenProvider {
     await this.network.close();
   }
 
-  /** The secret's expiry once it has passed; undefined while it has not, or none is known. */
-  private async passedExpiry(): Promise<CredentialExpiry | undefined> {
-    const expiry = await this.secretExpiry();
-    return expiry !== undefined && daysUntilExpiry(expiry, (this.options.now ?? Date.now)()) <= 0
-      ? expiry
-      : undefined;
+  /** Whether the secret's expiry (none known: never) has passed, on the connector's clock. */
+  private passed(expiry: CredentialExpiry | undefined): boolean {
+    return expiry !== undefined && daysUntilExpiry(expiry, (this.options.now ?? Date.now)()) <= 0;
   }
 
   private async acquireOnce(): Promise<AccessToken> {
-    const expired = await this.passedExpiry();
-    if (expired !== undefined) throw clientSecretExpired(this.settings, expired);
+    const secretExpiry = await this.secretExpiry();
+    if (secretExpiry !== undefined && this.passed(secretExpiry)) {
+      throw clientSecretExpired(this.settings, secretExpiry);
+    }
     const app = await this.application();
     let result;
     try {
@@ -170,7 +171,9 @@ export class GraphTokenProvider {
       roles: rolesClaim.kind === 'roles' ? rolesClaim.roles : [],
       rolesClaim,
     };
-    if (this.clientSecret !== undefined) this.held = { token, secret: this.clientSecret };
+    if (this.clientSecret !== undefined) {
+      this.held = { token, secret: this.clientSecret, secretExpiry };
+    }
     return token;
   }
 
