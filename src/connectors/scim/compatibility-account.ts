@@ -5,7 +5,7 @@ import type { Evidence } from '../../domain/compatibility-result';
 import type { SerializedError } from '../../domain/errors';
 import type { DeclaredFeatures } from './compatibility-endpoints';
 import type { CompatibilitySession } from './compatibility-session';
-import { changeAccount } from './compatibility-test-objects';
+import { changeAccount, howSeen } from './compatibility-test-objects';
 
 /** A failure's verdict: the target refused (false), or nothing was seen (undefined). */
 export function refusal(error: SerializedError): false | undefined {
@@ -146,10 +146,15 @@ export async function tryUserPatches(
       5,
       'user attributes',
       true,
-      'PATCH replace of displayName was applied and read back',
+      `PATCH replace of displayName was applied and ${howSeen(update.value)}`,
       update.evidence,
     );
-    s.observe('update', 'works', 'PATCH replace of displayName was applied and read back', 5);
+    s.observe(
+      'update',
+      'works',
+      `PATCH replace of displayName was applied and ${howSeen(update.value)}`,
+      5,
+    );
   } else {
     s.check(
       5,
@@ -202,7 +207,7 @@ export async function tryUserPatches(
       changeAccount(s.connector, account, action),
     );
     if (done.error === undefined) {
-      const note = `PATCH active ${word} ${action}ed the account, and a read showed it ${action}ed`;
+      const note = `PATCH active ${word} ${action}ed the account, ${howSeen(done.value)}`;
       s.check(5, 'active', true, note, done.evidence);
       s.observe(action, 'works', note, 5);
     } else {

@@ -5,7 +5,7 @@ import type { SerializedError } from '../../domain/errors';
 import { refusal } from './compatibility-account';
 import type { TestGroup } from './compatibility-groups';
 import type { CompatibilitySession } from './compatibility-session';
-import { changeMembership } from './compatibility-test-objects';
+import { changeMembership, howSeen } from './compatibility-test-objects';
 
 type MemberValue = ScimConnectorSettings['memberValue'];
 type RemoveStyle = ScimConnectorSettings['memberRemoveStyle'];
@@ -47,20 +47,20 @@ async function grant(
       3,
       'member value',
       true,
-      `${VALUE_NAMES[configured]} was accepted as a member value and read back`,
+      `${VALUE_NAMES[configured]} was accepted as a member value and ${howSeen(done.value)}`,
       done.evidence,
     );
     s.check(
       5,
       'group members add',
       true,
-      'PATCH add on members was applied and read back',
+      `PATCH add on members was applied and ${howSeen(done.value)}`,
       done.evidence,
     );
     s.observe(
       'grant',
       'works',
-      `PATCH add with ${VALUE_NAMES[configured]} as member value was applied and read back`,
+      `PATCH add with ${VALUE_NAMES[configured]} as member value was applied and ${howSeen(done.value)}`,
       3,
     );
     return true;
@@ -134,13 +134,13 @@ async function grant(
     ...setting,
     point: 3,
     tried: true,
-    reason: `${VALUE_NAMES[other]} was accepted as a member value and read back, where ${VALUE_NAMES[configured]} was not`,
+    reason: `${VALUE_NAMES[other]} was accepted as a member value and ${howSeen(retry.value)}, where ${VALUE_NAMES[configured]} was not`,
   });
   s.check(
     3,
     'member value',
     true,
-    `${VALUE_NAMES[other]} was accepted as a member value and read back`,
+    `${VALUE_NAMES[other]} was accepted as a member value and ${howSeen(retry.value)}`,
     retry.evidence,
     setting,
   );
@@ -148,13 +148,13 @@ async function grant(
     5,
     'group members add',
     true,
-    `PATCH add on members was applied and read back (memberValue: ${other})`,
+    `PATCH add on members was applied and ${howSeen(retry.value)} (memberValue: ${other})`,
     retry.evidence,
   );
   s.observe(
     'grant',
     'works',
-    `PATCH add with ${VALUE_NAMES[other]} as member value was applied and read back`,
+    `PATCH add with ${VALUE_NAMES[other]} as member value was applied and ${howSeen(retry.value)}`,
     3,
   );
   s.use({ memberValue: other });
@@ -172,7 +172,7 @@ async function revoke(
     () => changeMembership(s.connector, account, 'revoke', group.id),
   );
   if (done.error === undefined) {
-    const note = `PATCH remove (${configured}) was applied and read back`;
+    const note = `PATCH remove (${configured}) was applied and ${howSeen(done.value)}`;
     s.check(5, 'group members remove', true, note, done.evidence);
     s.observe('revoke', 'works', note, 5);
     return true;
@@ -210,7 +210,7 @@ async function revoke(
     );
     return false;
   }
-  const note = `PATCH remove (${other}) was applied and read back`;
+  const note = `PATCH remove (${other}) was applied and ${howSeen(retry.value)}`;
   s.suggest({ ...setting, point: 5, tried: true, reason: `${note}, where ${configured} was not` });
   s.check(5, 'group members remove', true, note, retry.evidence, setting);
   s.observe('revoke', 'works', note, 5);

@@ -9,6 +9,18 @@ import { scimUrl } from './scim-paths';
 
 const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
+/**
+ * How a write the procedure confirmed was seen, for a verdict's note (DESIGN invariant 11: it
+ * names what was seen): read back, or shown by the write's own answer (a SCIM 200 that
+ * carries the members or `active`), when no read was needed.
+ */
+export function howSeen(outcome: StepOutcome | undefined): string {
+  const reads = outcome?.verification?.reads ?? 0;
+  return reads > 0
+    ? `read back (${reads} read${reads === 1 ? '' : 's'})`
+    : "shown in the write's own answer";
+}
+
 /** A step machine's failure as the error it carries, so an attempt records it as failed. */
 function throwIfFailed(outcome: StepOutcome): StepOutcome {
   if (!outcome.ok && outcome.error !== undefined) {

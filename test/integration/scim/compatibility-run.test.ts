@@ -106,6 +106,13 @@ describe('the compatibility run on a fitting server (as today)', () => {
       }
     }
     expect(actions(report)).toEqual({ works: EVERY_ACTION, 'will fail': [], untested: [] });
+    // Each write's note says how it was seen: read back, or in the write's own answer.
+    const notes = report.points.flatMap((p) => p.checks.map((c) => c.note));
+    const writes = notes.filter((n) => /^PATCH (add|remove|replace|active)/.test(n));
+    expect(writes.length).toBeGreaterThanOrEqual(4);
+    for (const note of writes) {
+      expect(note).toMatch(/read back \(\d+ reads?\)|shown in the write's own answer/);
+    }
     // The truth: the test account was created, granted, revoked, locked, unlocked, deleted.
     expect(truth.filter((e) => e.accountId === report.testAccount).map((e) => e.change)).toEqual([
       'account created',
