@@ -9,6 +9,7 @@ import { logs } from '@opentelemetry/api-logs';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import type { TelemetrySettings } from '../config/telemetry-settings';
 import { PrivacyLogProcessor, PrivacySpanProcessor } from './privacy-processors';
+import { isStorageCall } from './untraced-calls';
 
 /** Overrides for tests: no live metrics stream is ever opened, whatever is given here. */
 export type AzureMonitorOverrides = Pick<AzureMonitorOpenTelemetryOptions, 'metricReaders'>;
@@ -19,13 +20,16 @@ export type AzureMonitorOverrides = Pick<AzureMonitorOpenTelemetryOptions, 'metr
  * to the trace the Functions host started (host.json `telemetryMode: OpenTelemetry`; the
  * Durable extension carries it through orchestrations and activities). Must run before
  * anything else is loaded (functions/index.ts imports it first): the instrumentations patch
- * `@azure/functions`, `http` and the Azure SDK as they load. Nothing happens without
+ * `@azure/functions` and `http` as they load. Nothing happens without
  * APPLICATIONINSIGHTS_CONNECTION_STRING. Returns whether it started.
  *
  * Choices, and why:
  * - every trace is kept (`samplingRatio` 1): one trace per provisioning request is what an
  *   operator looks for when a request failed, and the volume is that of the requests;
  * - no live metrics: its document stream samples spans before the privacy processor runs;
+ * - the service's own storage calls are not traced (no Azure SDK spans, and the HTTP
+ *   instrumentation skips storage hosts: untraced-calls.ts); calls to targets, Key Vault and
+ *   Entra ID are;
  * - the privacy processors run before the exporter (privacy-rules.ts);
  * - Entra ID authentication with the app's managed identity when
  *   APPLICATIONINSIGHTS_AUTHENTICATION_STRING says so (the component allows no key).
@@ -36,6 +40,9 @@ export function startAzureMonitor(
 ): boolean {
   if (settings.connectionString === undefined) return false;
   const identity = settings.managedIdentity;
+  // The distro hands these options to the HTTP instrumentation whole, hook included (its type
+  // names only `enabled`).
+  const http = { enabled: true, ignoreOutgoingRequestHook: isStorageCall };
   useAzureMonitor({
     ...overrides,
     azureMonitorExporterOptions: {
@@ -53,8 +60,8 @@ export function startAzureMonitor(
     tracesPerSecond: 0,
     enableLiveMetrics: false,
     instrumentationOptions: {
-      http: { enabled: true },
-      azureSdk: { enabled: true },
+      http,
+      azureSdk: { enabled: false },
       mongoDb: { enabled: false },
       mySql: { enabled: false },
       postgreSql: { enabled: false },

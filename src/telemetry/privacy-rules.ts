@@ -4,7 +4,7 @@ import { SPAN_ATTRIBUTES } from './tracing';
  * What leaves the process as telemetry (issue 19): no secret, password, token or
  * Authorization header, ever; account IDs only when TELEMETRY_ACCOUNT_IDS allows them. The
  * service's own spans and logs are written that way; these rules catch what libraries add
- * (the HTTP and Azure SDK instrumentations: URLs of Key Vault and Table Storage calls) and
+ * (the HTTP instrumentation: URLs of Key Vault and Entra ID calls) and
  * whatever slips through, in the last processor before Application Insights.
  */
 export interface PrivacyOptions {
