@@ -9,6 +9,12 @@ import type { ScimQuirks } from '../../src/sandbox/scim';
 import { measure } from './measure';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 5);
+/**
+ * The grants' latency: 20 ms, as in the service bench. At 5 ms the sandbox alone spends more
+ * CPU (about 1.3 ms a request) than the lower bound allows, so the ratio measured the sandbox
+ * on a 2-core machine, not the client. Real SCIM services answer in tens to hundreds of ms.
+ */
+const GRANT_LATENCY_MS = Number(process.env.BENCH_GRANT_LATENCY_MS ?? 20);
 
 export interface SandboxProcess {
   baseUrl: string;
@@ -117,7 +123,7 @@ async function importCatalogue(print: (line: string) => void, groups: number): P
 /** Benchmark 2: 500 grants across 50 groups (10 accounts x 50 groups), concurrency 8. */
 async function grantMemberships(print: (line: string) => void): Promise<void> {
   const token = randomBytes(16).toString('hex');
-  const sandbox = await startSandboxProcess(token, { latencyMs: LATENCY_MS }, 50);
+  const sandbox = await startSandboxProcess(token, { latencyMs: GRANT_LATENCY_MS }, 50);
   const connector = connectorFor(sandbox.baseUrl, token, { concurrency: 8 });
   try {
     const accountsNamed = (prefix: string, count: number) =>
@@ -142,10 +148,10 @@ async function grantMemberships(print: (line: string) => void): Promise<void> {
     );
     const grants = result.value.reduce((sum, outcome) => sum + outcome.changes.length, 0);
     const requests = await sandbox.requests();
-    const lowerBound = (requests / 8) * LATENCY_MS;
+    const lowerBound = (requests / 8) * GRANT_LATENCY_MS;
     print(
       `${grants} grants across 50 groups, concurrency 8: ${requests} requests, ${result.wallMs.toFixed(0)} ms; ` +
-        `lower bound ${lowerBound.toFixed(0)} ms (requests / 8 x ${LATENCY_MS} ms), ratio ${(result.wallMs / lowerBound).toFixed(2)}; ` +
+        `lower bound ${lowerBound.toFixed(0)} ms (requests / 8 x ${GRANT_LATENCY_MS} ms), ratio ${(result.wallMs / lowerBound).toFixed(2)}; ` +
         `CPU: client ${result.cpuMs.toFixed(0)} ms, sandbox ${sandbox.serverCpuMs().toFixed(0)} ms`,
     );
   } finally {
@@ -155,7 +161,9 @@ async function grantMemberships(print: (line: string) => void): Promise<void> {
 }
 
 export async function runScimBench(print: (line: string) => void): Promise<void> {
-  print(`SCIM benchmarks (sandbox in a child process, ${LATENCY_MS} ms injected latency)`);
+  print(
+    `SCIM benchmarks (sandbox in a child process, ${LATENCY_MS} ms injected latency for imports, ${GRANT_LATENCY_MS} ms for grants)`,
+  );
   // Warm-up: the first run pays for loading and compiling code, which is not the import's cost.
   await importCatalogue(() => undefined, 2_000);
   await importCatalogue(print, 10_000);
