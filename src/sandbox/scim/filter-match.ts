@@ -10,8 +10,11 @@ export interface MatchOptions {
    * through every member (groups of 100,000).
    */
   memberValues?: (resource: Record<string, unknown>) => ((value: string) => boolean) | undefined;
-  /** Quirk `membersFilter: 'ignored'`: every comparison on `members` holds. */
-  ignoreMembers?: boolean;
+  /**
+   * Quirk `membersFilter`: every comparison on `members` has this result, whatever the
+   * members (`ignored`: true, `blind`: false).
+   */
+  membersClause?: boolean;
 }
 
 /*
@@ -173,7 +176,7 @@ function evaluate(
 
 /**
  * A comparison on a group's `members` (or `members.value`) answered without walking them:
- * by the quirk that ignores it, or for `eq` by the group's index. Undefined: walk.
+ * by the quirk that fixes its result, or for `eq` by the group's index. Undefined: walk.
  */
 function membersComparison(
   node: Extract<FilterNode, { kind: 'compare' }>,
@@ -185,7 +188,7 @@ function membersComparison(
   const onMembers =
     prefix === '' && path[0] === 'members' && (path.length === 1 || path[1] === 'value');
   if (!onMembers || path.length > 2) return undefined;
-  if (options.ignoreMembers === true) return true;
+  if (options.membersClause !== undefined) return options.membersClause;
   if (node.op !== 'eq' || typeof node.value !== 'string') return undefined;
   return options.memberValues?.(resource)?.(node.value);
 }

@@ -67,7 +67,9 @@ export function listResources(
     const options: MatchOptions = {
       caseSensitive: quirks.caseSensitiveFilters === true,
       coreSchema: coreSchema.toLowerCase(),
-      ignoreMembers: quirks.membersFilter === 'ignored',
+      ...(quirks.membersFilter === 'ignored' || quirks.membersFilter === 'blind'
+        ? { membersClause: quirks.membersFilter === 'ignored' }
+        : {}),
       ...(memberValues === undefined ? {} : { memberValues }),
     };
     matches = all.filter((resource) => matchesFilter(filter, resource, options));

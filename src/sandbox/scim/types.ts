@@ -41,9 +41,12 @@ export interface ScimQuirks {
   omitMembers?: boolean;
   /**
    * How a filter on `members` is served: `refused` answers 400 `invalidFilter`; `ignored`
-   * treats every comparison on members as true (the group comes back whoever is asked about).
+   * treats every comparison on members as true (the group comes back whoever is asked about);
+   * `blind` treats it as false (the member clause is evaluated against something else: no
+   * group comes back, whoever is asked about, with `notFoundOnEmptyFilter` a 404), while the
+   * groups' member lists still show every member.
    */
-  membersFilter?: 'refused' | 'ignored';
+  membersFilter?: 'refused' | 'ignored' | 'blind';
   /** Member values that are not an existing user's SCIM `id` are refused with 400 `invalidValue`. */
   memberValuesMustBeInternalIds?: boolean;
   /** Which member-remove form is accepted; the other answers 400 (`invalidPath` / `invalidValue`). */

@@ -76,7 +76,7 @@ describe('a group of 100,000 members', () => {
     expect(s.bytesServed - before).toBeGreaterThan(SIZE * 10);
   });
 
-  it('refuses or ignores the members filter as told (quirk membersFilter)', async () => {
+  it('refuses, ignores or is blind to the member clause as told (quirk membersFilter)', async () => {
     s.setQuirks({ membersFilter: 'refused' });
     expect(await filtered(`id eq "${big}" and members eq "nobody"`)).toMatchObject({
       status: 400,
@@ -86,6 +86,16 @@ describe('a group of 100,000 members', () => {
     expect(await filtered(`id eq "${big}" and members eq "nobody"`)).toMatchObject({
       body: { totalResults: 1 },
     });
+    // Blind: a real member matches no group, while the group itself still lists it.
+    s.setQuirks({ membersFilter: 'blind' });
+    expect(await filtered(`id eq "${big}" and members eq "m.1"`)).toMatchObject({
+      body: { totalResults: 0 },
+    });
+    s.setQuirks({ membersFilter: 'blind', notFoundOnEmptyFilter: true });
+    expect(await filtered(`id eq "${big}" and members eq "m.1"`)).toMatchObject({ status: 404 });
+    const whole = await send('GET', `/Groups/${big}`);
+    const listed = whole.reset === false ? (whole.body?.members as Array<{ value: string }>) : [];
+    expect(listed.some((member) => member.value === 'm.1')).toBe(true);
     s.setQuirks({});
   });
 });
