@@ -132,8 +132,9 @@ export interface Connector {
   /**
    * Reads the account's direct memberships: all of them, or with scope `named` only
    * among `groupIds` (spec: read the current members before writing). A read: it may lag.
-   * Where the account is not shown in a `confirmAbsent` group, the target is asked about
-   * this member itself before the read says "not a member" (a member list may be cut short).
+   * In a `confirmAbsent` group "not a member" decides something: the read says it only on
+   * the best evidence the target gives (a member list may be cut short; a members filter
+   * not yet seen to match anyone may be blind to members).
    */
   readMemberships(
     account: TargetAccount,

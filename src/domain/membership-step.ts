@@ -76,7 +76,7 @@ function* changeMemberships(
   const startedAt = yield* now();
   const read = firstStepAfterCreate(input)
     ? nothingToRead()
-    : yield* readMemberships(input, account, Object.keys(plan.expected));
+    : yield* readMemberships(input, account, Object.keys(plan.expected), leaving(plan));
   if ('error' in read) return failed(read.error);
   Object.assign(names, read.names);
   const seen = new Set(read.groupIds);
@@ -156,21 +156,30 @@ function nothingToRead(): ReadOutcome {
 }
 
 /**
+ * The groups the step takes the account out of: before the writes, "not a member" there
+ * decides whether a removal is written (setMemberships) and whether one is journaled.
+ */
+function leaving(plan: MembershipWritePlan): Set<string> {
+  return new Set(Object.keys(plan.expected).filter((id) => plan.expected[id] === false));
+}
+
+/**
  * One membership read: one operation, of every direct group for targets that read them all,
  * of the named groups for targets that read named groups only (the connector reads them
  * together). A read that does not find the account (a new account not replicated yet; or a
  * gone one, which the writes will tell) shows nothing: it plans and reports only (DESIGN
- * invariant 9).
+ * invariant 9). In `decisive` groups "not a member" decides something: the connector
+ * confirms it (`confirmAbsent`).
  */
 function* readMemberships(
   input: MembershipStepInput,
   account: TargetAccount,
   groupIds: readonly string[],
-  removed: ReadonlySet<string> = new Set(),
+  decisive: ReadonlySet<string> = new Set(),
 ): Machine<ReadOutcome | { error: SerializedError }> {
   const { connector } = input;
   const confirm = (ids: readonly string[]) => {
-    const confirmAbsent = ids.filter((id) => removed.has(id));
+    const confirmAbsent = ids.filter((id) => decisive.has(id));
     return confirmAbsent.length === 0 ? {} : { confirmAbsent };
   };
   const nothingNamed = input.capabilities.membershipReadScope === 'named' && groupIds.length === 0;
@@ -221,11 +230,10 @@ function* verify(
   const expected = scope.filter((id) => plan.expected[id] === true);
   const started = yield* now();
   const deadline = started + input.capabilities.visibilityWindowMs;
+  // Every group read back is a verdict: present or absent, each decides the step.
+  const decisive = new Set(scope);
   for (let round = 0; ; round++) {
-    const removed = new Set(
-      ledger.filter((answer) => answer.change === 'removed').map((answer) => answer.groupId),
-    );
-    const read = yield* readMemberships(input, account, scope, removed);
+    const read = yield* readMemberships(input, account, scope, decisive);
     if ('error' in read) return { error: read.error };
     const readAt = yield* now();
     Object.assign(names, read.names);

@@ -92,9 +92,12 @@ export interface ResolveGroupInput extends ConnectorInput {
 export interface ReadMembershipsInput extends AccountInput {
   groupIds: string[];
   /**
-   * Groups this step removed the account from: a read that does not show the account in
-   * one of them must be confirmed by the target's own answer about this member, not taken
-   * from its absence in a member list the target may cut short (DESIGN invariant 11).
+   * Groups where "not a member" decides something (a verdict, what is written or journaled):
+   * the groups read back after the writes, and before them those the step takes the account
+   * out of. The connector does not answer "not a member" in one of them on weaker evidence
+   * than its target gives (DESIGN invariant 11): the target's own answer about this member
+   * rather than a member list it may cut short, a list rather than a filter not yet seen to
+   * match anyone.
    */
   confirmAbsent?: string[];
 }

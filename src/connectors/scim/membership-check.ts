@@ -49,10 +49,18 @@ type FilterAnswer = { groups: Map<string, string> } | { refused: HttpResult };
  * else alone. A server that evaluates the filter answers no group (or 404); one that answers
  * the group ignores the member clause, and one that answers 400 refuses it: their
  * memberships are read from the whole group, as the spec's procedure reads them.
+ *
+ * The probe is a negative control only: a server whose filter matches no member at all
+ * passes it. So the filter's "not a member" is believed ({@link absenceBelieved}) only once
+ * the filter has shown this connector a member; until then a caller whose verdict rests on
+ * an absence confirms it from the whole group, and a group that lists a member the filter
+ * missed turns this connector to whole-group reads for good ({@link filterMissed}).
  */
 export class MembershipChecks {
   private decided: MembershipCheck | undefined;
   private probing: Promise<MembershipCheck> | undefined;
+  /** Whether the members filter has named a group for some member: its positive control. */
+  private shownMember = false;
 
   constructor(
     private readonly http: ScimHttp,
@@ -62,6 +70,34 @@ export class MembershipChecks {
 
   /** The decision, once made (undefined before the first membership read). */
   get known(): MembershipCheck | undefined {
+    return this.decided;
+  }
+
+  /**
+   * Whether the members filter's "not a member" can be believed: it is the decision and has
+   * shown this connector a member (any account, any group) since.
+   */
+  get absenceBelieved(): boolean {
+    return this.decided?.kind === 'filter' && this.shownMember;
+  }
+
+  /**
+   * A group lists `memberValue` although the members filter answered it was not a member:
+   * the filter is blind to members, and this connector reads whole groups from now on.
+   * Returns the decision in force (the first one made, when several reads found it at once).
+   */
+  filterMissed(
+    group: string,
+    memberValue: string,
+  ): Extract<MembershipCheck, { kind: 'whole group' }> {
+    if (this.decided?.kind !== 'whole group') {
+      this.decided = {
+        kind: 'whole group',
+        why:
+          `the members filter answered that "${memberValue}" is not a member of group ${group}, ` +
+          `whose member list shows it: the server's filter misses members`,
+      };
+    }
     return this.decided;
   }
 
@@ -96,6 +132,7 @@ export class MembershipChecks {
         for (const [id, name] of answer.groups) if (ids.includes(id)) names[id] = name;
       }),
     );
+    if (Object.keys(names).length > 0) this.shownMember = true;
     return { groupIds: new Set(Object.keys(names)), names };
   }
 

@@ -62,18 +62,75 @@ export class ScimMemberships {
         { connector: this.settings.name },
       );
     }
-    if (check.kind === 'filter') {
-      // The server's own answer about this member in each group (DESIGN invariant 11).
-      const found = await this.checks.memberOf(check, groupIds, this.memberValue(account));
-      return {
-        groupIds: groupIds.filter((id) => found.groupIds.has(id)),
-        names: found.names,
-        notices: [],
-      };
+    if (check.kind === 'filter') return this.readByFilter(check, account, groupIds, confirmAbsent);
+    return this.readWholeGroups(account, groupIds, confirmAbsent, check.why);
+  }
+
+  /**
+   * The server's own answer about this member in each group (DESIGN invariant 11). Until
+   * the filter has shown this connector a member, its "not a member" in a `confirmAbsent`
+   * group is checked against the group's member list: a filter that missed a listed member
+   * is blind, and the read is made again from whole groups, as every later one is.
+   */
+  private async readByFilter(
+    check: Extract<MembershipCheck, { kind: 'filter' }>,
+    account: TargetAccount,
+    groupIds: readonly string[],
+    confirmAbsent: readonly string[],
+  ): Promise<MembershipRead> {
+    const value = this.memberValue(account);
+    const found = await this.checks.memberOf(check, groupIds, value);
+    const names = { ...found.names };
+    const asked = new Set(groupIds);
+    const unconfirmed = this.checks.absenceBelieved
+      ? []
+      : confirmAbsent.filter((id) => asked.has(id) && !found.groupIds.has(id));
+    const confirmations = await Promise.all(unconfirmed.map((id) => this.readGroupMembers(id, id)));
+    const notices: string[] = [];
+    let missed: string | undefined;
+    for (const [index, listed] of confirmations.entries()) {
+      const groupId = unconfirmed[index]!;
+      names[groupId] ??= listed.name;
+      const described = describeGroup({ id: groupId, displayName: listed.name });
+      if (listed.members?.includes(value) === true) missed ??= described;
+      else if (listed.members === undefined) {
+        notices.push(
+          `group ${described}: "not a member" rests on the members filter alone, which has not ` +
+            `yet shown this connector a member, and the group returns no member list to confirm it`,
+        );
+      }
     }
+    if (missed !== undefined) {
+      const { why } = this.checks.filterMissed(missed, value);
+      this.logger.warn(
+        `connector ${this.settings.name}: memberships are read from the whole group from now on: ${why}`,
+        { connector: this.settings.name },
+      );
+      const read = await this.readWholeGroups(account, groupIds, confirmAbsent, why);
+      const switched = `memberships are read from the whole group from now on: ${why}`;
+      return { ...read, notices: [switched, ...read.notices] };
+    }
+    const now = this.checks.known;
+    // Found blind by another read while this one was asking: its answer is worth nothing.
+    if (now?.kind === 'whole group') {
+      return this.readWholeGroups(account, groupIds, confirmAbsent, now.why);
+    }
+    return {
+      groupIds: groupIds.filter((id) => found.groupIds.has(id)),
+      names,
+      notices,
+    };
+  }
+
+  private async readWholeGroups(
+    account: TargetAccount,
+    groupIds: readonly string[],
+    confirmAbsent: readonly string[],
+    why: string,
+  ): Promise<MembershipRead> {
     const confirm = new Set(confirmAbsent);
     const results = await Promise.all(
-      groupIds.map((id) => this.readWhole(account, id, confirm.has(id), check.why)),
+      groupIds.map((id) => this.readWhole(account, id, confirm.has(id), why)),
     );
     return {
       groupIds: results.filter((r) => r.isMember).map((r) => r.groupId),
@@ -123,15 +180,7 @@ export class ScimMemberships {
     why: string,
   ): Promise<GroupMembership> {
     const value = this.memberValue(account);
-    const result = await this.http.send({
-      method: 'GET',
-      url: scimUrl(this.settings.baseUrl, 'Groups', groupId),
-      accept: [200],
-      context: this.groupContext(groupId, groupId),
-    });
-    const group = (result.body ?? {}) as Record<string, unknown>;
-    const name = typeof group.displayName === 'string' ? group.displayName : groupId;
-    const members = readMemberValues(group);
+    const { name, members } = await this.readGroupMembers(groupId, groupId);
     if (members?.includes(value) === true) return { groupId, name, isMember: true };
     const described = describeGroup({ id: groupId, displayName: name });
     if (members !== undefined) {
@@ -156,6 +205,22 @@ export class ScimMemberships {
         `membership cannot be asked otherwise: ${why}`,
       { object: groupId },
     );
+  }
+
+  /** `GET /Groups/{id}`: the group's name and member values (undefined: no member list). */
+  private async readGroupMembers(
+    groupId: string,
+    groupName: string,
+  ): Promise<{ name: string; members: string[] | undefined }> {
+    const result = await this.http.send({
+      method: 'GET',
+      url: scimUrl(this.settings.baseUrl, 'Groups', groupId),
+      accept: [200],
+      context: this.groupContext(groupId, groupName),
+    });
+    const group = (result.body ?? {}) as Record<string, unknown>;
+    const name = typeof group.displayName === 'string' ? group.displayName : groupId;
+    return { name, members: readMemberValues(group) };
   }
 
   /**

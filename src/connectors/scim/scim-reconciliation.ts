@@ -156,18 +156,27 @@ class ScimReconciliationReads {
     }
     for (const groupId of item.groupIds) {
       const member = await this.memberByFilter(groupId, item.key);
-      if (member !== undefined) {
+      const asked = `GET /Groups?filter=id eq "${groupId}" and members eq "${item.key}"`;
+      // The filter's "not a member" is believed once it has shown a member (membership-check.ts).
+      if (member === true || (member === false && this.checks.absenceBelieved)) {
         result.memberOf[groupId] = member;
         result.evidence.push(
-          `GET /Groups?filter=id eq "${groupId}" and members eq "${item.key}": ${member ? 'a member' : 'not a member'} (the server evaluates the members filter)`,
+          `${asked}: ${member ? 'a member' : 'not a member'} (the server evaluates the members filter)`,
         );
         continue;
       }
-      // No members filter: the member list shows a member; its absence may be a list cut short.
+      // The member list shows a member; its absence may be a list cut short.
       const members = await listed(groupId);
       if (members?.has(item.key) === true) {
+        if (member === false) this.checks.filterMissed(groupId, item.key);
         result.memberOf[groupId] = true;
         result.evidence.push(`GET /Groups/${groupId}?attributes=members: lists "${item.key}"`);
+      } else if (member === false) {
+        // Two answers agree, or the filter's stands alone where the group lists no members.
+        result.memberOf[groupId] = false;
+        result.evidence.push(
+          `${asked}: not a member; ${members === undefined ? 'the group returns no member list to confirm it' : 'the member list agrees'}`,
+        );
       } else {
         unread.push(
           `group ${groupId}: the server cannot be asked by the members filter and its member list, which it may cut short, does not show "${item.key}"`,

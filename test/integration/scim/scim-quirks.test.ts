@@ -223,7 +223,8 @@ describe('connector A fails with the right error on', () => {
     const outcome = await runMembership(t.connector, account, 'grant', [groupId]);
     expect(outcome.error).toMatchObject({
       code: 'MEMBERSHIP_MISMATCH',
-      message: expect.stringContaining(`missing: ${groupId}`),
+      // The read back confirmed the absence from the group itself, which also gave its name.
+      message: expect.stringContaining(`missing: Team (${groupId})`),
     });
   });
 
