@@ -105,10 +105,10 @@ function* changeMemberships(
     'write',
   );
   ledger.push(...written.answers);
-  const finish = (at: number, error?: SerializedError): StepOutcome => {
-    const changes = effectiveChanges(ledger, stateBefore, names);
-    const all = [...notices, ...answerNotices(ledger, changes, names)];
-    const record = recordUpdate(input.action, plan, ledger, error === undefined, at);
+  const finish = (at: number, error?: SerializedError, answers = ledger): StepOutcome => {
+    const changes = effectiveChanges(answers, stateBefore, names);
+    const all = [...notices, ...answerNotices(answers, changes, names)];
+    const record = recordUpdate(input.action, plan, answers, error === undefined, at);
     return error === undefined
       ? succeeded(changes, all, record)
       : failed(error, changes, all, record);
@@ -117,7 +117,13 @@ function* changeMemberships(
 
   const verified = yield* verify(input, account, plan, ledger, groups);
   if ('error' in verified) {
-    const outcome = finish(yield* now(), verified.error);
+    // A write the target only acknowledged, which the last read back contradicts, is no
+    // evidence of a change: neither journaled nor recorded (DESIGN invariant 11).
+    const refuted = new Set(verified.refuted ?? []);
+    const answers = ledger.filter(
+      (answer) => answer.outcome !== 'acknowledged' || !refuted.has(answer.groupId),
+    );
+    const outcome = finish(yield* now(), verified.error, answers);
     return verified.read === undefined
       ? outcome
       : withVerification(outcome, { ...verified.read, confirmed: false });
@@ -219,7 +225,12 @@ function* verify(
   groups: { names: Record<string, string>; writable: ReadonlySet<string> },
 ): Machine<
   | { reads: number; elapsedMs: number; notices: string[] }
-  | { error: SerializedError; read?: { reads: number; elapsedMs: number } }
+  | {
+      error: SerializedError;
+      read?: { reads: number; elapsedMs: number };
+      /** Groups the last read showed otherwise than the writes asked. */
+      refuted?: string[];
+    }
 > {
   const { names } = groups;
   const confirmed = new Set(
@@ -271,6 +282,10 @@ function* verify(
           at - started,
         ),
         read: { reads: round + 1, elapsedMs: at - started },
+        // A write made after the last read is contradicted by nothing.
+        refuted: [...comparison.missing, ...comparison.unexpected].filter(
+          (id) => !remove.includes(id) && !add.includes(id),
+        ),
       };
     }
     yield* wait(delay);

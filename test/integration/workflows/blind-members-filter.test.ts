@@ -62,6 +62,9 @@ describe('a SCIM server whose members filter never matches a member', () => {
       code: 'MEMBERSHIP_MISMATCH',
       message: expect.stringContaining(`unexpected: Payroll Admins (${groupId})`),
     });
+    // Acknowledged by the server, contradicted by the read back: no change is claimed.
+    expect(report.steps[0]?.changes ?? []).toEqual([]);
+    expect(await bench!.journal(SCIM, accountId)).toEqual([]);
   });
 
   it('a revoke the server applies succeeds, is journaled, and the connector reads whole groups from then on', async () => {

@@ -359,6 +359,32 @@ describe('membership step: targets whose answers do not tell (SCIM)', () => {
     const outcome = await run('grant', [SALES], io, CONSISTENT);
     expect(outcome.error?.code).toBe('MEMBERSHIP_MISMATCH');
     expect(io.callsOf('readMemberships')).toHaveLength(2);
+    // Only acknowledged, and the read back says otherwise: no change claimed, none recorded.
+    expect(outcome.changes).toEqual([]);
+    expect(outcome.record?.granted).toBeUndefined();
+  });
+
+  it('asks the connector to confirm "not a member" where it decides: groups left before, every group after', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      readMemberships: (input, call) => ({
+        groupIds: call === 1 ? ['g-ops'] : (input.groupIds ?? []).filter((id) => id === 'g-sales'),
+        names: {},
+        notices: [],
+      }),
+      writeMemberships: answers('acknowledged'),
+    });
+    const outcome = await run('grant', [SALES], io, CONSISTENT);
+    expect(outcome.ok).toBe(true);
+    const revoke = await run('revoke', [OPS], io, CONSISTENT);
+    expect(revoke.ok).toBe(true);
+    expect(io.callsOf('readMemberships').map((call) => call.input.confirmAbsent ?? [])).toEqual([
+      [],
+      ['g-sales'],
+      ['g-ops'],
+      ['g-ops'],
+    ]);
   });
 });
 

@@ -8,6 +8,7 @@ export interface OpInput {
   add?: string[];
   remove?: string[];
   groupIds?: string[];
+  confirmAbsent?: string[];
   enabled?: boolean;
   intentKey?: string;
   selectors?: ({ name: string } | { id: string })[];
