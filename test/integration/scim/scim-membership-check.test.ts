@@ -74,6 +74,32 @@ describe('membership checks that do not grow with the group', () => {
     expect(again.changes).toEqual([]);
   });
 
+  it('on a server whose filter misses every member, a grant is confirmed from the group, which turns the connector to whole-group reads', async () => {
+    const { t, smallId, account } = await bigGroup({ membersFilter: 'blind' });
+    const granted = await runMembership(t.connector, account, 'grant', [smallId]);
+    // The truth: the account is in the group; the filter's "not a member" was not believed.
+    expect(t.sandbox.groupIdsOf('new.hire')).toEqual([smallId]);
+    expect(granted.ok).toBe(true);
+    expect(granted.notices).toContainEqual(expect.stringContaining('whole group from now on'));
+    expect(t.connector.membershipCheck).toMatchObject({
+      kind: 'whole group',
+      why: expect.stringContaining(
+        `is not a member of group Team (${smallId}), whose member list shows it`,
+      ),
+    });
+  });
+
+  it('says so where a "not a member" rests on the filter alone: not yet seen to match, and no member list to confirm it', async () => {
+    const { t, smallId, account } = await bigGroup({ omitMembers: true });
+    const revoked = await runMembership(t.connector, account, 'revoke', [smallId]);
+    expect(t.sandbox.groupIdsOf('new.hire')).toEqual([]);
+    expect(revoked.ok).toBe(true);
+    expect(revoked.notices).toContainEqual(
+      expect.stringContaining('rests on the members filter alone'),
+    );
+    expect(t.connector.membershipCheck).toEqual({ kind: 'filter', combine: true });
+  });
+
   it('reads the group whole on a server that refuses the members filter', async () => {
     const { t, smallId, account } = await bigGroup({ membersFilter: 'refused' });
     const granted = await runMembership(t.connector, account, 'grant', [smallId]);

@@ -47,4 +47,21 @@ describe('the second read of reconciliation', () => {
     expect(member.memberOf[groupId]).toBe(true);
     expect(member.evidence.join('\n')).toContain('members eq "in.group": a member');
   });
+
+  it('takes no "not a member" from a filter blind to members: the member list shows it, and the connector reads whole groups', async () => {
+    const { groupId, outsider, member, sandbox } = await recheckOutsider({
+      membersFilter: 'blind',
+    });
+    // The truth: the member is in the group, the outsider is not.
+    expect(sandbox.groupIdsOf('in.group')).toEqual([groupId]);
+    expect(member.memberOf[groupId]).toBe(true);
+    expect(member.evidence.join('\n')).toContain('lists "in.group"');
+    expect(outsider.memberOf[groupId]).not.toBe(true);
+    expect(target!.connector.membershipCheck).toMatchObject({
+      kind: 'whole group',
+      why: expect.stringContaining(
+        `"in.group" is not a member of group ${groupId}, whose member list shows it`,
+      ),
+    });
+  });
 });
