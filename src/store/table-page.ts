@@ -11,6 +11,11 @@ export interface TablePage<T> {
 export interface PageQuery<Row extends object, T> {
   /** OData filter ('' for none), values quoted by the SDK's `odata` tag. */
   filter: string;
+  /**
+   * Filters read after `filter` is exhausted, in order, as if their rows followed: a page
+   * may span them, and the token says which one it stopped in.
+   */
+  thenFilters?: readonly string[];
   /** Page size asked for; undefined takes `defaultLimit`. */
   limit: number | undefined;
   defaultLimit: number;
@@ -27,7 +32,9 @@ export interface PageQuery<Row extends object, T> {
  * with a token: this reads on until the page is full or the table is exhausted, so a page
  * holds fewer than `limit` entries only when it is the last one. The SDK's token is
  * standard base64 (with + / =): callers get it as base64url, to put in a query string as it
- * is; a token that is not one of ours is REQUEST_INVALID naming `continuationToken`.
+ * is; a token that is not one of ours is REQUEST_INVALID naming `continuationToken`. With
+ * `thenFilters`, the token carries the index of the filter it stopped in (`phase`, absent
+ * for the first), so a token from before they were given still reads on in the first.
  *
  * @example
  * await readPage(client, { filter, limit: 50, defaultLimit: 100, maxLimit: 1000, continuationToken, of: 'the journal', fromRow });
@@ -44,38 +51,66 @@ export async function readPage<Row extends object, T>(
       { object: 'limit' },
     );
   }
-  let continuationToken =
+  const filters = [query.filter, ...(query.thenFilters ?? [])];
+  let { phase, position } =
     query.continuationToken === undefined
-      ? undefined
-      : fromPageToken(query.continuationToken, query.of);
+      ? { phase: 0, position: undefined }
+      : fromPageToken(query.continuationToken, query.of, filters.length);
   const entries: T[] = [];
-  do {
+  let more = true;
+  while (more && entries.length < limit) {
+    const filter = filters[phase]!;
     const pages = client
-      .listEntities<Row>({ queryOptions: query.filter === '' ? {} : { filter: query.filter } })
+      .listEntities<Row>({ queryOptions: filter === '' ? {} : { filter } })
       .byPage({
         maxPageSize: limit - entries.length,
-        ...(continuationToken === undefined ? {} : { continuationToken }),
+        ...(position === undefined ? {} : { continuationToken: position }),
       });
     const page = await guardStorage(`read ${query.of}`, async () => {
       const next = await pages.next();
       return next.done === true ? undefined : next.value;
     });
     for (const row of page ?? []) entries.push(query.fromRow(row));
-    continuationToken = page?.continuationToken;
-  } while (entries.length < limit && continuationToken !== undefined);
+    position = page?.continuationToken;
+    if (position === undefined) {
+      more = phase < filters.length - 1;
+      if (more) phase += 1;
+    }
+  }
   return {
     entries,
-    ...(continuationToken === undefined
-      ? {}
-      : { continuationToken: Buffer.from(continuationToken, 'base64').toString('base64url') }),
+    ...(more ? { continuationToken: toPageToken(phase, position) } : {}),
   };
 }
 
-function fromPageToken(token: string, of: string): string {
+/** Ours: the SDK's token (JSON in base64) with the phase added, as base64url. */
+function toPageToken(phase: number, position: string | undefined): string {
+  const sdk =
+    position === undefined
+      ? {}
+      : (JSON.parse(Buffer.from(position, 'base64').toString('utf8')) as object);
+  return Buffer.from(JSON.stringify({ ...sdk, ...(phase === 0 ? {} : { phase }) })).toString(
+    'base64url',
+  );
+}
+
+function fromPageToken(
+  token: string,
+  of: string,
+  phases: number,
+): { phase: number; position: string | undefined } {
   const json = Buffer.from(token, 'base64url').toString('utf8');
   try {
-    const parsed = JSON.parse(json) as { nextPartitionKey?: unknown };
-    if (typeof parsed.nextPartitionKey === 'string') return Buffer.from(json).toString('base64');
+    const { phase = 0, ...sdk } = JSON.parse(json) as {
+      phase?: unknown;
+      nextPartitionKey?: unknown;
+    };
+    if (typeof phase === 'number' && Number.isInteger(phase) && phase >= 0 && phase < phases) {
+      if (typeof sdk.nextPartitionKey === 'string') {
+        return { phase, position: Buffer.from(JSON.stringify(sdk)).toString('base64') };
+      }
+      if (phase > 0 && Object.keys(sdk).length === 0) return { phase, position: undefined };
+    }
   } catch {
     // reported below
   }

@@ -1,4 +1,9 @@
-import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
+import {
+  odata,
+  type TableClient,
+  type TableEntityResult,
+  type TransactionAction,
+} from '@azure/data-tables';
 import { ProvisioningError } from '../domain/errors';
 import { requestContextOf, type RequestContext } from '../domain/request-context';
 import type { RequestStatus } from '../domain/request-report';
@@ -10,7 +15,7 @@ import type {
   RequestIndexQuery,
   RequestIndexStore,
 } from './request-index';
-import { guardStorage, storageStatus } from './storage-failure';
+import { guardStorage, storageFailure, storageStatus } from './storage-failure';
 import { encodeTableKey } from './table-key';
 
 const DEFAULT_LIMIT = 50;
@@ -30,13 +35,26 @@ interface IndexRow extends RequestContext {
   finishedAt?: string;
 }
 
+/** The partition of every index row: the request list reads one partition, whatever the filter. */
+const PARTITION = 'all';
 /**
- * The request index in Table Storage. Each request is written to three partitions, so
- * that every filter of the list reads one partition in key order: `all`, `connector:<name>`
- * and `account:<account ID>` (the connector, when both are given, is a property filter
- * there). RowKey `<13 digits: 9999999999999 - received ms>_<requestId>` sorts the newest
- * first, and is derived from the request alone: a retried or replayed write lands on the
- * same rows.
+ * The all-requests rows alone: their RowKeys begin with a digit, every other kind of row
+ * with a letter (`c~`, `a~`), and ':' sorts after the digits and before the letters.
+ */
+const ALL_ROWS_END = ':';
+
+/**
+ * The request index in Table Storage, in one partition so that each write is one entity
+ * group transaction. Each request has three rows, each range read in key order by one
+ * filter of the list: `<suffix>` (all requests), `c~<connector>~<suffix>` and
+ * `a~<account ID>~<suffix>` (the connector, when both are given, is a property filter on
+ * the account's range). The suffix `<13 digits: 9999999999999 - received ms>_<requestId>`
+ * sorts the newest first, and is derived from the request alone: a retried or replayed
+ * write lands on the same rows.
+ *
+ * Rows the earlier layout wrote to partitions `connector:<name>` and `account:<account ID>`
+ * are still read: a filtered list goes on into that partition when the new range is
+ * exhausted (its rows are older than any new one).
  */
 export class TableRequestIndex implements RequestIndexStore {
   private readonly table: EnsuredTable;
@@ -47,12 +65,20 @@ export class TableRequestIndex implements RequestIndexStore {
 
   async add(entry: RequestIndexEntry): Promise<void> {
     const client = await this.table.client();
-    for (const row of rowsOf(entry)) {
+    const rows = rowsOf(entry);
+    try {
+      await client.submitTransaction(rows.map((row): TransactionAction => ['create', row]));
+      return;
+    } catch (error) {
+      // A row exists (the end was written first, or this is a retried submission): the
+      // transaction wrote nothing, so each row on its own, keeping any that exist.
+      if (storageStatus(error) !== 409) throw storageFailure('index the request', error);
+    }
+    for (const row of rows) {
       await guardStorage('index the request', async () => {
         try {
           await client.createEntity(row);
         } catch (error) {
-          // Already indexed: by an earlier try, or by the request's end, which wins.
           if (storageStatus(error) !== 409) throw error;
         }
       });
@@ -61,50 +87,123 @@ export class TableRequestIndex implements RequestIndexStore {
 
   async recordEnd(entry: RequestIndexEntry): Promise<void> {
     const client = await this.table.client();
-    for (const row of rowsOf(entry)) {
-      await guardStorage('index the request', () => client.upsertEntity(row, 'Merge'));
-    }
+    await guardStorage('index the request', () =>
+      client.submitTransaction(
+        rowsOf(entry).map((row): TransactionAction => ['upsert', row, 'Merge']),
+      ),
+    );
   }
 
   async query(query: RequestIndexQuery): Promise<RequestIndexPage> {
-    return readPage<IndexRow, RequestIndexEntry>(await this.table.client(), {
-      filter: indexFilter(query),
-      limit: query.limit,
-      defaultLimit: DEFAULT_LIMIT,
-      maxLimit: MAX_LIMIT,
-      continuationToken: query.continuationToken,
-      of: 'the request list',
-      fromRow,
-    });
+    const client = await this.table.client();
+    const filters = indexFilters(query);
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    const entries: RequestIndexEntry[] = [];
+    let continuationToken = query.continuationToken;
+    // Reads on when an earlier layout's row it skipped leaves the page short.
+    do {
+      const page = await readPage<IndexRow, ReadRow>(client, {
+        ...filters,
+        limit: limit - entries.length,
+        defaultLimit: DEFAULT_LIMIT,
+        maxLimit: MAX_LIMIT,
+        continuationToken,
+        of: 'the request list',
+        fromRow: (row) => ({ entry: fromRow(row), legacy: row.partitionKey !== PARTITION }),
+      });
+      for (const { entry, legacy } of page.entries) {
+        if (legacy && entry.status === 'pending' && (await hasNewRows(client, entry))) continue;
+        entries.push(entry);
+      }
+      continuationToken = page.continuationToken;
+    } while (entries.length < limit && continuationToken !== undefined);
+    return { entries, ...(continuationToken === undefined ? {} : { continuationToken }) };
   }
 }
 
-/** The partition a query reads: the account's, else the connector's, else all requests. */
-function indexFilter(query: RequestIndexQuery): string {
-  const clauses: string[] = [];
-  if (query.accountId !== undefined) {
-    clauses.push(odata`PartitionKey eq ${accountPartition(query.accountId)}`);
-    if (query.connector !== undefined) clauses.push(odata`connector eq ${query.connector}`);
-  } else if (query.connector !== undefined) {
-    clauses.push(odata`PartitionKey eq ${connectorPartition(query.connector)}`);
-  } else {
-    clauses.push(`PartitionKey eq 'all'`);
+interface ReadRow {
+  entry: RequestIndexEntry;
+  /** From the earlier layout's partitions. */
+  legacy: boolean;
+}
+
+/**
+ * Whether a request the earlier layout indexed as pending has rows in this one: it ended
+ * (or was resubmitted) since, and the new range, read first, listed it already.
+ */
+async function hasNewRows(client: TableClient, entry: RequestIndexEntry): Promise<boolean> {
+  const [, connectorRow] = rowsOf(entry);
+  try {
+    await client.getEntity(PARTITION, connectorRow!.rowKey, {
+      queryOptions: { select: ['status'] },
+    });
+    return true;
+  } catch (error) {
+    if (storageStatus(error) === 404) return false;
+    throw storageFailure('read the request list', error);
+  }
+}
+
+/**
+ * The key range a query reads in the index's partition (the account's, else the
+ * connector's, else all requests), then the earlier layout's partition for the same filter.
+ */
+function indexFilters(query: RequestIndexQuery): { filter: string; thenFilters?: string[] } {
+  const properties: string[] = [];
+  if (query.accountId !== undefined && query.connector !== undefined) {
+    properties.push(odata`connector eq ${query.connector}`);
   }
   if (query.statuses !== undefined && query.statuses.length > 0) {
-    clauses.push(`(${query.statuses.map((status) => odata`status eq ${status}`).join(' or ')})`);
+    properties.push(`(${query.statuses.map((status) => odata`status eq ${status}`).join(' or ')})`);
   }
-  return clauses.join(' and ');
+  const withProperties = (range: string) => [range, ...properties].join(' and ');
+  const scope =
+    query.accountId !== undefined
+      ? {
+          prefix: accountPrefix(query.accountId),
+          legacy: `account:${encodeTableKey(query.accountId)}`,
+        }
+      : query.connector !== undefined
+        ? {
+            prefix: connectorPrefix(query.connector),
+            legacy: `connector:${encodeTableKey(query.connector)}`,
+          }
+        : undefined;
+  if (scope === undefined) {
+    return {
+      filter: withProperties(odata`PartitionKey eq ${PARTITION} and RowKey lt ${ALL_ROWS_END}`),
+    };
+  }
+  return {
+    filter: withProperties(
+      odata`PartitionKey eq ${PARTITION} and RowKey ge ${scope.prefix} and RowKey lt ${prefixEnd(scope.prefix)}`,
+    ),
+    thenFilters: [withProperties(odata`PartitionKey eq ${scope.legacy}`)],
+  };
 }
 
-function connectorPartition(connector: string): string {
-  return `connector:${encodeTableKey(connector)}`;
+/**
+ * An id as one segment of a RowKey: {@link encodeTableKey} keeps `~`, so it is escaped
+ * too (`%7E`, which decodes back), and `~` ends the segment unambiguously.
+ */
+function segment(id: string): string {
+  return encodeTableKey(id).replace(/~/g, '%7E');
 }
 
-function accountPartition(accountId: string): string {
-  return `account:${encodeTableKey(accountId)}`;
+function connectorPrefix(connector: string): string {
+  return `c~${segment(connector)}~`;
 }
 
-/** The entry's row in each of its three partitions. */
+function accountPrefix(accountId: string): string {
+  return `a~${segment(accountId)}~`;
+}
+
+/** The first key after every key that begins with `prefix`. */
+function prefixEnd(prefix: string): string {
+  return `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
+}
+
+/** The entry's three rows: all requests, its connector's and its account's. */
 function rowsOf(entry: RequestIndexEntry) {
   const received = Date.parse(entry.receivedAt);
   if (Number.isNaN(received)) {
@@ -112,7 +211,7 @@ function rowsOf(entry: RequestIndexEntry) {
       object: entry.requestId,
     });
   }
-  const rowKey = `${String(LAST_MS - received).padStart(13, '0')}_${encodeTableKey(entry.requestId)}`;
+  const suffix = `${String(LAST_MS - received).padStart(13, '0')}_${encodeTableKey(entry.requestId)}`;
   const row: IndexRow = {
     ...requestContextOf(entry),
     requestId: entry.requestId,
@@ -124,9 +223,11 @@ function rowsOf(entry: RequestIndexEntry) {
     receivedAt: entry.receivedAt,
     ...(entry.finishedAt === undefined ? {} : { finishedAt: entry.finishedAt }),
   };
-  return ['all', connectorPartition(entry.connector), accountPartition(entry.accountId)].map(
-    (partitionKey) => ({ partitionKey, rowKey, ...row }),
-  );
+  return [
+    suffix,
+    `${connectorPrefix(entry.connector)}${suffix}`,
+    `${accountPrefix(entry.accountId)}${suffix}`,
+  ].map((rowKey) => ({ partitionKey: PARTITION, rowKey, ...row }));
 }
 
 function fromRow(row: TableEntityResult<IndexRow>): RequestIndexEntry {
