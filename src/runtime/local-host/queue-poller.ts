@@ -9,8 +9,13 @@ export interface QueuePollerOptions {
   intervalMs: number;
   /** How long a message stays hidden after a failed attempt, before it is tried again. */
   visibilityTimeoutSeconds: number;
-  /** Messages handled at once (the queue trigger's default batch size is 16). */
+  /** Messages fetched per poll (host.json `extensions.queues.batchSize`: 16). */
   batchSize: number;
+  /**
+   * The next batch is fetched once this many messages or fewer are in hand (the trigger's
+   * `newBatchThreshold`); `batchSize / 2` when absent, as in host.json.
+   */
+  newBatchThreshold?: number;
   logger: Logger;
 }
 
@@ -21,11 +26,18 @@ type QueueHandler = (message: unknown, context: InvocationContext) => Promise<vo
  * calls the same handler with the dequeue count in the trigger metadata. A handled
  * message is deleted; a failed one becomes visible again and is retried; the handler
  * itself sends a message to the poison queue on its fifth dequeue (host.json).
+ *
+ * Like the trigger (QueuesOptions of the storage extension), it does not wait for a whole
+ * batch: it fetches the next one as soon as `newBatchThreshold` messages or fewer are in
+ * hand, so at most `batchSize + newBatchThreshold` (24) are handled at once and a slow
+ * message does not hold back the rest. An empty poll waits `intervalMs` before the next.
  */
 export class QueuePoller {
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** Messages being handled now. */
+  private readonly inHand = new Set<Promise<void>>();
 
   constructor(
     private readonly queue: BulkQueue,
@@ -56,16 +68,29 @@ export class QueuePoller {
   }
 
   private async run(): Promise<void> {
+    const threshold = this.options.newBatchThreshold ?? Math.floor(this.options.batchSize / 2);
     while (this.running) {
-      let handled = 0;
+      if (this.inHand.size > threshold) {
+        await Promise.race(this.inHand);
+        continue;
+      }
+      let received = 0;
       try {
-        handled = await this.pollOnce();
+        const messages = await this.queue.receive(
+          this.options.batchSize,
+          this.options.visibilityTimeoutSeconds,
+        );
+        received = messages.length;
+        for (const message of messages) {
+          const handling = this.handle(message).finally(() => this.inHand.delete(handling));
+          this.inHand.add(handling);
+        }
       } catch (error) {
         this.options.logger.warn(
           `bulk queue poll failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
-      if (handled === 0 && this.running) {
+      if (received === 0 && this.running) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.options.intervalMs);
           this.wake = () => {
@@ -75,6 +100,7 @@ export class QueuePoller {
         });
       }
     }
+    await Promise.all(this.inHand);
   }
 
   private async handle(message: ReceivedBulkMessage): Promise<void> {
