@@ -33,8 +33,8 @@ export interface PageQuery<Row extends object, T> {
  * holds fewer than `limit` entries only when it is the last one. The SDK's token is
  * standard base64 (with + / =): callers get it as base64url, to put in a query string as it
  * is; a token that is not one of ours is REQUEST_INVALID naming `continuationToken`. With
- * `thenFilters`, the token carries the index of the filter it stopped in (`phase`, absent
- * for the first), so a token from before they were given still reads on in the first.
+ * `thenFilters`, the token carries the index of the filter it stopped in (`phase`); one
+ * without it reads on in the first.
  *
  * @example
  * await readPage(client, { filter, limit: 50, defaultLimit: 100, maxLimit: 1000, continuationToken, of: 'the journal', fromRow });
@@ -79,17 +79,17 @@ export async function readPage<Row extends object, T>(
   }
   return {
     entries,
-    ...(more ? { continuationToken: toPageToken(phase, position) } : {}),
+    ...(more ? { continuationToken: toPageToken(phase, position, filters.length > 1) } : {}),
   };
 }
 
-/** Ours: the SDK's token (JSON in base64) with the phase added, as base64url. */
-function toPageToken(phase: number, position: string | undefined): string {
+/** Ours: the SDK's token (JSON in base64) with the phase added when there are several, as base64url. */
+function toPageToken(phase: number, position: string | undefined, phased: boolean): string {
   const sdk =
     position === undefined
       ? {}
       : (JSON.parse(Buffer.from(position, 'base64').toString('utf8')) as object);
-  return Buffer.from(JSON.stringify({ ...sdk, ...(phase === 0 ? {} : { phase }) })).toString(
+  return Buffer.from(JSON.stringify({ ...sdk, ...(phased ? { phase } : {}) })).toString(
     'base64url',
   );
 }

@@ -99,7 +99,7 @@ export class TableRequestIndex implements RequestIndexStore {
     const filters = indexFilters(query);
     const limit = query.limit ?? DEFAULT_LIMIT;
     const entries: RequestIndexEntry[] = [];
-    let continuationToken = query.continuationToken;
+    let continuationToken = fromEarlierLayout(query, query.continuationToken);
     // Reads on when an earlier layout's row it skipped leaves the page short.
     do {
       const page = await readPage<IndexRow, ReadRow>(client, {
@@ -119,6 +119,33 @@ export class TableRequestIndex implements RequestIndexStore {
     } while (entries.length < limit && continuationToken !== undefined);
     return { entries, ...(continuationToken === undefined ? {} : { continuationToken }) };
   }
+}
+
+/**
+ * A page token the earlier layout gave out for a filtered list stopped in its `connector:`
+ * or `account:` partition, which is now read second: such a token (it has no `phase`, which
+ * the page reader writes in every token of a filtered list now) reads on there rather than
+ * from the newest request again.
+ */
+function fromEarlierLayout(
+  query: RequestIndexQuery,
+  token: string | undefined,
+): string | undefined {
+  if (token === undefined || (query.connector === undefined && query.accountId === undefined)) {
+    return token;
+  }
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
+      phase?: unknown;
+      nextPartitionKey?: unknown;
+    };
+    if (parsed.phase === undefined && typeof parsed.nextPartitionKey === 'string') {
+      return Buffer.from(JSON.stringify({ ...parsed, phase: 1 })).toString('base64url');
+    }
+  } catch {
+    // Not a token of ours: the page reader says so.
+  }
+  return token;
 }
 
 interface ReadRow {

@@ -174,6 +174,15 @@ describe('TableRequestIndex with rows of the earlier layout', () => {
     });
     expect(ids(second)).toEqual(['old-2', 'old-1']);
     expect(second.continuationToken).toBeUndefined();
+    // A token the earlier layout gave out: two rows into the account's partition.
+    const legacyPage = await client
+      .listEntities({ queryOptions: { filter: `PartitionKey eq 'account:ann'` } })
+      .byPage({ maxPageSize: 2 })
+      .next();
+    const { continuationToken: sdkToken } = legacyPage.value as { continuationToken: string };
+    const earlier = Buffer.from(sdkToken, 'base64').toString('base64url');
+    const rest = await index.query({ accountId: 'ann', continuationToken: earlier });
+    expect(ids(rest)).toEqual(['old-2', 'old-1']);
   });
 
   it('leaves the all-requests list as it was', async () => {
