@@ -69,6 +69,8 @@ export async function startBenchHost(options: {
     storage: { kind: 'connectionString', connectionString: storage.ready.connectionString },
     trustedCa: targets.ready.trustedCa,
     queuePollMs: 10,
+    // The trigger backs off while the queue is empty (up to a minute in Azure): 1 s here.
+    queueMaxPollMs: 1_000,
     logger: silentLogger,
   });
   await importCatalogues(host);

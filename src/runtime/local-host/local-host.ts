@@ -34,6 +34,8 @@ export interface LocalHostOptions {
   sandboxLatencyMs?: number;
   /** Bulk queue polling pause (default 1 s) and retry visibility (default 5 s). */
   queuePollMs?: number;
+  /** The longest pause the poller backs off to while the queue stays empty (default: queuePollMs). */
+  queueMaxPollMs?: number;
   queueVisibilitySeconds?: number;
   /** Storage to use instead of an in-process Azurite (benchmarks run Azurite apart). */
   storage?: StorageConnection;
@@ -169,6 +171,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     );
     const poller = new QueuePoller(services.bulkQueue, bulkRequestHandler(deps), {
       intervalMs: options.queuePollMs ?? 1_000,
+      ...(options.queueMaxPollMs === undefined ? {} : { maxIntervalMs: options.queueMaxPollMs }),
       visibilityTimeoutSeconds: options.queueVisibilitySeconds ?? 5,
       batchSize: 16,
       logger,

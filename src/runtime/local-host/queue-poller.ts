@@ -5,8 +5,13 @@ import type { BulkQueue, ReceivedBulkMessage } from '../../store/bulk-queue';
 import { createInvocationContext } from './invocation-context';
 
 export interface QueuePollerOptions {
-  /** Pause between empty polls. */
+  /** Pause after the first empty poll. */
   intervalMs: number;
+  /**
+   * The longest pause: each further empty poll doubles it up to this (the trigger's
+   * `maxPollingInterval`, a minute by default in Azure); `intervalMs` when absent (no back-off).
+   */
+  maxIntervalMs?: number;
   /** How long a message stays hidden after a failed attempt, before it is tried again. */
   visibilityTimeoutSeconds: number;
   /** Messages fetched per poll (host.json `extensions.queues.batchSize`: 16). */
@@ -30,7 +35,9 @@ type QueueHandler = (message: unknown, context: InvocationContext) => Promise<vo
  * Like the trigger (QueuesOptions of the storage extension), it does not wait for a whole
  * batch: it fetches the next one as soon as `newBatchThreshold` messages or fewer are in
  * hand, so at most `batchSize + newBatchThreshold` (24) are handled at once and a slow
- * message does not hold back the rest. An empty poll waits `intervalMs` before the next.
+ * message does not hold back the rest. An empty poll waits `intervalMs`, and each further one
+ * twice as long up to `maxIntervalMs` (the trigger's back-off, which keeps an idle queue from
+ * costing a storage transaction every few milliseconds); a message found starts it over.
  */
 export class QueuePoller {
   private running = false;
@@ -69,6 +76,8 @@ export class QueuePoller {
 
   private async run(): Promise<void> {
     const threshold = this.options.newBatchThreshold ?? Math.floor(this.options.batchSize / 2);
+    const longest = Math.max(this.options.intervalMs, this.options.maxIntervalMs ?? 0);
+    let pause = this.options.intervalMs;
     while (this.running) {
       if (this.inHand.size > threshold) {
         await Promise.race(this.inHand);
@@ -90,9 +99,12 @@ export class QueuePoller {
           `bulk queue poll failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
-      if (received === 0 && this.running) {
+      if (received > 0) pause = this.options.intervalMs;
+      else if (this.running) {
+        const wait = pause;
+        pause = Math.min(pause * 2, longest);
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.intervalMs);
+          const timer = setTimeout(resolve, wait);
           this.wake = () => {
             clearTimeout(timer);
             resolve();

@@ -72,18 +72,7 @@ describe('QueuePoller', () => {
 
   it('waits between empty polls, and handles a message sent meanwhile', async () => {
     const queue = BulkQueue.connect(storage.connection, 'poller-idle');
-    let polls = 0;
-    const counted = new Proxy(queue, {
-      get(target, property, receiver) {
-        if (property === 'receive') {
-          return (max: number, visibility: number) => {
-            polls += 1;
-            return target.receive(max, visibility);
-          };
-        }
-        return Reflect.get(target, property, receiver) as unknown;
-      },
-    });
+    const { counted, polls } = countingPolls(queue);
     const handled: unknown[] = [];
     const poller = new QueuePoller(counted, async (message) => void handled.push(message), {
       intervalMs: 200,
@@ -94,8 +83,8 @@ describe('QueuePoller', () => {
     poller.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 700));
-      expect(polls).toBeGreaterThanOrEqual(2);
-      expect(polls).toBeLessThanOrEqual(5);
+      expect(polls()).toBeGreaterThanOrEqual(2);
+      expect(polls()).toBeLessThanOrEqual(5);
       await queue.send({ late: true });
       await until(() => handled.length === 1, 'the late message');
       expect(handled).toEqual([{ late: true }]);
@@ -103,4 +92,52 @@ describe('QueuePoller', () => {
       await poller.stop();
     }
   });
+
+  it('backs off while the queue stays empty, up to its longest pause, and starts over on a message', async () => {
+    const queue = BulkQueue.connect(storage.connection, 'poller-backoff');
+    const { counted, polls } = countingPolls(queue);
+    const handled: unknown[] = [];
+    const poller = new QueuePoller(counted, async (message) => void handled.push(message), {
+      intervalMs: 10,
+      maxIntervalMs: 160,
+      visibilityTimeoutSeconds: 60,
+      batchSize: 16,
+      logger: silentLogger,
+    });
+    poller.start();
+    try {
+      // Pauses 10, 20, 40, 80, 160, 160, ... : about 9 polls in 1 s, where a flat 10 ms
+      // would poll about 70 times (Azurite answering in a few ms).
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(polls()).toBeGreaterThanOrEqual(6);
+      expect(polls()).toBeLessThanOrEqual(14);
+      // A message after the back-off waits at most the longest pause.
+      await queue.send({ first: true });
+      await until(() => handled.length === 1, 'the first message');
+      // Found: the pause starts over at 10 ms, so the next idle second polls as often again.
+      const before = polls();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(polls() - before).toBeGreaterThanOrEqual(6);
+      expect(polls() - before).toBeLessThanOrEqual(14);
+    } finally {
+      await poller.stop();
+    }
+  });
 });
+
+/** The queue, with the polls it answers counted. */
+function countingPolls(queue: BulkQueue) {
+  let polls = 0;
+  const counted = new Proxy(queue, {
+    get(target, property, receiver) {
+      if (property === 'receive') {
+        return (max: number, visibility: number) => {
+          polls += 1;
+          return target.receive(max, visibility);
+        };
+      }
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+  return { counted, polls: () => polls };
+}
