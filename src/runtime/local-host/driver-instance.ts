@@ -53,6 +53,11 @@ export interface DriverInstance {
   episodeScheduled: boolean;
   /** Timers the orchestrator canceled: they never fire, after a restart neither. */
   canceledTimers: number[];
+  /**
+   * An ended instance's history and actions, packed (ended-record.ts): `history` and
+   * `actions` are then empty. Read them through `runRecordOf`.
+   */
+  packed?: Buffer;
   /** What status queries show while the instance's end is not yet saved durably. */
   shown?: OrchestrationState;
   /**

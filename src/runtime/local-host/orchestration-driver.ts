@@ -13,6 +13,7 @@ import {
   type DriverInstance,
   type InstanceSnapshot,
 } from './driver-instance';
+import { packEndedRecord, runRecordOf } from './ended-record';
 import { historyEvent, type HistoryEvent } from './history-events';
 import type { HistoryStore } from './history-store';
 import { InstanceSaver } from './instance-saver';
@@ -99,7 +100,10 @@ export class OrchestrationDriver implements OrchestrationClient {
       const { instance, work } = resumeInstance(record);
       if (this.instances.has(instance.instanceId)) continue;
       this.instances.set(instance.instanceId, instance);
-      if (FINAL.has(instance.runtimeStatus)) continue;
+      if (FINAL.has(instance.runtimeStatus)) {
+        packEndedRecord(instance);
+        continue;
+      }
       resumed += 1;
       if (instance.inbox.length > 0) this.scheduleEpisode(instance);
       for (const item of work) this.startWork(instance, item);
@@ -172,16 +176,20 @@ export class OrchestrationDriver implements OrchestrationClient {
 
   /** The recorded history of an instance (a copy). */
   history(instanceId: string): HistoryEvent[] {
-    return copy(this.require(instanceId).history);
+    const record = runRecordOf(this.require(instanceId));
+    return record.copied ? record.history : copy(record.history);
   }
 
   /** Every instance with its state, history and scheduled actions: what the driver keeps, for inspection. */
   snapshot(): InstanceSnapshot[] {
-    return [...this.instances.values()].map((instance) => ({
-      ...toOrchestrationState(instance),
-      history: copy(instance.history),
-      actions: copy(instance.actions),
-    }));
+    return [...this.instances.values()].map((instance) => {
+      const record = runRecordOf(instance);
+      return {
+        ...toOrchestrationState(instance),
+        history: record.copied ? record.history : copy(record.history),
+        actions: record.copied ? record.actions : copy(record.actions),
+      };
+    });
   }
 
   /**
@@ -190,8 +198,11 @@ export class OrchestrationDriver implements OrchestrationClient {
    */
   async verifyReplay(instanceId: string): Promise<void> {
     const instance = this.require(instanceId);
-    await verifyInstanceReplay(instance, this.replayer(instance.name), () =>
-      createInvocationContext(instance.name, this.logger, { instanceId, replay: 'verify' }),
+    const { history, actions } = runRecordOf(instance);
+    await verifyInstanceReplay(
+      { ...instance, history, actions },
+      this.replayer(instance.name),
+      () => createInvocationContext(instance.name, this.logger, { instanceId, replay: 'verify' }),
     );
   }
 
@@ -290,8 +301,11 @@ export class OrchestrationDriver implements OrchestrationClient {
       }
       // Failures are logged by the saver; a restart resumes the instance from its last save.
       const saved = this.saver.save(instance).catch(() => undefined);
-      if (shownBefore !== undefined && FINAL.has(instance.runtimeStatus))
+      if (shownBefore !== undefined && FINAL.has(instance.runtimeStatus)) {
         this.publishEnd(instance, shownBefore, saved);
+        // The save above took its copy: nothing reads the live arrays any more.
+        packEndedRecord(instance);
+      }
     }
   }
 

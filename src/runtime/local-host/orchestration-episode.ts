@@ -2,7 +2,7 @@ import type { InvocationContext } from '@azure/functions';
 import type { DriverInstance, InstanceFailure } from './driver-instance';
 import { HISTORY_EVENT, historyEvent, type HistoryEvent } from './history-events';
 import type { Replayer } from './orchestrator-replay';
-import { actionDifference } from './replayed-action';
+import { actionDifference, settledAction } from './replayed-action';
 import { retryDelayMs } from './retry-policy';
 
 /** Work an episode scheduled: an activity call or a durable timer, by sequence id. */
@@ -80,7 +80,8 @@ export async function runEpisode(
     }
   }
 
-  for (const action of outcome.actions.slice(instance.actions.length)) {
+  for (const replayed of outcome.actions.slice(instance.actions.length)) {
+    const action = settledAction(replayed);
     const eventId = instance.nextEventId++;
     instance.actions.push({ action, episode, eventId });
     if (action.kind === 'timer') {

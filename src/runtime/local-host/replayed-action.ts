@@ -63,6 +63,28 @@ export function toReplayedAction(raw: unknown): ReplayedAction {
 }
 
 /**
+ * The action as plain data, its input serialized: what the driver records. The replay's
+ * action holds the executor's input object (often the orchestration's whole state) until
+ * its input is read; a recorded action keeps only the text, which its TaskScheduled event
+ * shares.
+ */
+export function settledAction(action: ReplayedAction): ReplayedAction {
+  switch (action.kind) {
+    case 'activity':
+      return { kind: 'activity', name: action.name, input: action.input };
+    case 'activityWithRetry':
+      return {
+        kind: 'activityWithRetry',
+        name: action.name,
+        input: action.input,
+        retry: action.retry,
+      };
+    case 'timer':
+      return action;
+  }
+}
+
+/**
  * Serializes the input on first read only: every replay lists all actions so far, and only
  * new ones (and the determinism check) need their input as text.
  */
