@@ -170,6 +170,32 @@ export function requestActivityCalls(
 }
 
 /**
+ * A request's polls for its account's lease, in order: the first rides on its first look at
+ * the connector (the gate takes the lease when the connector is open), the others are
+ * lease activities of their own. Each as a lease call: its input and its LeaseResult.
+ */
+export function leaseCalls(bench: ServiceBench, requestId: string): ActivityCall[] {
+  return activityCalls(bench, requestInstanceId(requestId)).flatMap((call): ActivityCall[] => {
+    if (call.name === ACTIVITIES.acquireAccountLease) return [call];
+    const lease = (call.input as { lease?: unknown } | undefined)?.lease;
+    if (call.name !== ACTIVITIES.connectorGate || lease === undefined) return [];
+    const answer = call.result as { ok: boolean; value?: { lease?: unknown } } | undefined;
+    // A gate that found the connector quarantined took no lease: no poll.
+    if (answer?.ok === true && answer.value?.lease === undefined) return [];
+    return [
+      {
+        ...call,
+        name: ACTIVITIES.acquireAccountLease,
+        input: lease,
+        ...(answer === undefined
+          ? {}
+          : { result: answer.ok ? { ok: true, value: answer.value?.lease } : answer }),
+      },
+    ];
+  });
+}
+
+/**
  * The call that released a request's account lease: the last step's record write, which
  * releases it in the same write, or the release of its own when no record was written.
  */

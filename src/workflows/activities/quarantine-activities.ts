@@ -6,12 +6,15 @@ import {
   targetFailureOf,
   type QuarantineState,
 } from '../../domain/quarantine';
+import type { LeaseResult } from '../../store/account-state';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
 import { ORCHESTRATIONS, probeInstanceId } from '../names';
 import type { OrchestrationClient } from '../orchestration-client';
 import type { ServicesProvider, WorkflowServices } from '../workflow-services';
+import type { LeaseInput } from './activity-inputs';
 import { connectorOf } from './connector-of';
+import { acquireLease } from './service-activities';
 
 /** A request's question: may it run on its connector now? */
 export interface GateInput {
@@ -27,10 +30,16 @@ export interface GateInput {
   held?: boolean;
   /** The request stops waiting whatever the answer (held too long): note it held no more. */
   leaving?: boolean;
+  /**
+   * The account's lease to take when the connector is open: a request's first look and its
+   * lease in one activity. A closed connector takes no lease (the request waits first).
+   */
+  lease?: LeaseInput;
 }
 
 export type GateAnswer =
-  | { open: true; state?: QuarantineState }
+  /** `lease`: the lease the input asked for, as taken (or found taken). */
+  | { open: true; state?: QuarantineState; lease?: LeaseResult }
   | { open: false; quarantine: QuarantineState; maxHoldHours: number };
 
 /** The probe's question: is the target back? */
@@ -94,7 +103,12 @@ export function quarantineActivities(
         }
         if (settings === undefined || state?.quarantined !== true || input.leaving === true) {
           if (input.held === true) await s.quarantine.unhold(input.connector, input.requestId);
-          return state === undefined ? { open: true } : { open: true, state };
+          const lease = input.lease === undefined ? undefined : await acquireLease(s, input.lease);
+          return {
+            open: true,
+            ...(state === undefined ? {} : { state }),
+            ...(lease === undefined ? {} : { lease }),
+          };
         }
         if (orchestrations !== undefined && context !== undefined) {
           await ensureProbe(orchestrations(context), state, probesStarted);

@@ -24,16 +24,7 @@ export function serviceActivities(services: ServicesProvider) {
   return {
     /** Takes the account's lease and reads its record with it (one call for a new account). */
     async acquireAccountLease(input: LeaseInput): Promise<ActivityResult<LeaseResult>> {
-      return runActivity('acquireAccountLease', services, (s) =>
-        s.accounts.acquire(
-          input.connector,
-          input.accountId,
-          input.owner,
-          input.nowMs,
-          input.ttlMs,
-          input.likelyNew === true,
-        ),
-      );
+      return runActivity('acquireAccountLease', services, (s) => acquireLease(s, input));
     },
 
     async releaseAccountLease(
@@ -160,4 +151,19 @@ async function keepImportState(
       { connector: input.connector, jobId: input.jobId },
     );
   }
+}
+
+/**
+ * Takes (or renews) the account's lease and reads its record with it: the lease activity's
+ * work, and the connector gate's on a request's first look (one activity for both).
+ */
+export function acquireLease(services: WorkflowServices, input: LeaseInput): Promise<LeaseResult> {
+  return services.accounts.acquire(
+    input.connector,
+    input.accountId,
+    input.owner,
+    input.nowMs,
+    input.ttlMs,
+    input.likelyNew === true,
+  );
 }

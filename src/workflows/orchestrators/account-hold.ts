@@ -3,6 +3,7 @@ import type { AccountRecord, AccountRecordUpdate } from '../../domain/account-re
 import type { SerializedError } from '../../domain/errors';
 import type { JournalEntry } from '../../domain/journal-entry';
 import type { CommittedStep, LeaseResult } from '../../store/account-state';
+import type { LeaseInput } from '../activities/activity-inputs';
 import type { ActivityResult } from '../activity-result';
 import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';
@@ -44,9 +45,12 @@ export function leasePollDelay(poll: number): number {
 }
 
 /**
- * Waits for the account's lease (polling on a durable timer) and reads the record with it;
- * an error when it stays taken, unless the connector is quarantined (its holder may be
- * held): then it waits for that too. `likelyNew`: the request creates the account.
+ * Admits the request and holds its account: waits while the connector is quarantined
+ * (issue 14), then for the account's lease (polling on a durable timer), and reads the
+ * record with it; an error when it stays taken, unless the connector is quarantined (its
+ * holder may be held): then it waits for that too. The first look at the connector takes
+ * the lease in the same activity when the connector is open. `likelyNew`: the request
+ * creates the account.
  */
 export function* holdAccount(
   context: OrchestrationContext,
@@ -55,7 +59,14 @@ export function* holdAccount(
   waiting: HoldSubject,
 ): Step<AccountHold | { error: SerializedError }> {
   const owner = context.df.instanceId;
-  const taken = yield* takeLease(context, { ...account, owner }, likelyNew, waiting);
+  const lease = { ...account, owner };
+  const admitted = yield* waitWhileQuarantined(context, waiting, {
+    lease: leaseInput(context, lease, likelyNew),
+  });
+  if ('error' in admitted) return admitted;
+  // A history from before the gate took leases has no `taken`: the lease is asked for alone.
+  const first = 'taken' in admitted ? admitted.taken : undefined;
+  const taken = yield* takeLease(context, lease, likelyNew, waiting, first);
   if ('error' in taken) return taken;
   return {
     ...account,
@@ -137,23 +148,41 @@ export function* releaseHold(context: OrchestrationContext, hold: AccountHold): 
   hold.released = true;
 }
 
+/** The lease activity's input: taken now for the usual lifetime. */
+function leaseInput(
+  context: OrchestrationContext,
+  lease: { connector: string; accountId: string; owner: string },
+  likelyNew: boolean,
+): LeaseInput {
+  return {
+    connector: lease.connector,
+    accountId: lease.accountId,
+    owner: lease.owner,
+    nowMs: context.df.currentUtcDateTime.getTime(),
+    ttlMs: LEASE_TTL_MS,
+    ...(likelyNew ? { likelyNew } : {}),
+  };
+}
+
+/** Polls for the lease; `first`: the answer of a first poll made already (with the gate). */
 function* takeLease(
   context: OrchestrationContext,
   lease: { connector: string; accountId: string; owner: string },
   likelyNew: boolean,
   waiting: HoldSubject,
+  first?: LeaseResult,
 ): Step<{ error: SerializedError } | LeaseResult> {
   let deadline = context.df.currentUtcDateTime.getTime() + LEASE_WAIT_MS;
   for (let poll = 0; ; poll++) {
     const nowMs = context.df.currentUtcDateTime.getTime();
-    const result = yield* callActivity<LeaseResult>(context, ACTIVITIES.acquireAccountLease, {
-      connector: lease.connector,
-      accountId: lease.accountId,
-      owner: lease.owner,
-      nowMs,
-      ttlMs: LEASE_TTL_MS,
-      ...(likelyNew && poll === 0 ? { likelyNew } : {}),
-    });
+    const result: ActivityResult<LeaseResult> =
+      poll === 0 && first !== undefined
+        ? { ok: true, value: first }
+        : yield* callActivity<LeaseResult>(
+            context,
+            ACTIVITIES.acquireAccountLease,
+            leaseInput(context, lease, likelyNew && poll === 0),
+          );
     if (!result.ok) return { error: result.error };
     if (result.value.acquired) return result.value;
     if (nowMs >= deadline) {

@@ -28,12 +28,7 @@ import {
 } from './account-hold';
 import { callActivity, type Step } from './activity-calls';
 import { driveMachine } from './drive-machine';
-import {
-  holdAfterFailure,
-  waitWhileQuarantined,
-  withHolds,
-  type HoldSubject,
-} from './quarantine-hold';
+import { holdAfterFailure, withHolds, type HoldSubject } from './quarantine-hold';
 
 /**
  * The provisioning request orchestration: the actions in order, each a step machine of
@@ -103,12 +98,6 @@ export function* provisioningRequestOrchestrator(
       publish();
     },
   };
-  const admitted = yield* waitWhileQuarantined(context, waiting);
-  if ('error' in admitted) {
-    failAt(0, { error: admitted.error });
-    yield* discardPassword(context, request);
-    return yield* finish();
-  }
   const hold = yield* holdAccount(
     context,
     { connector, accountId },

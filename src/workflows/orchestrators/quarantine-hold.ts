@@ -11,6 +11,7 @@ import type { EffectiveChange } from '../../domain/journal-entry';
 import type { RequestHold } from '../../domain/request-report';
 import type { StepOutcome } from '../../domain/step-outcome';
 import type { LeaseResult } from '../../store/account-state';
+import type { LeaseInput } from '../activities/activity-inputs';
 import type { GateAnswer, GateInput } from '../activities/quarantine-activities';
 import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';
@@ -41,8 +42,11 @@ export interface HoldSubject {
 const HELD_LEASE_MS = 30 * 60_000;
 
 export type HoldOutcome =
-  /** The connector is not quarantined: the request goes on (or fails as it is). */
-  | { held: false }
+  /**
+   * The connector is not quarantined: the request goes on (or fails as it is). `taken`: the
+   * account's lease, when the look asked for it.
+   */
+  | { held: false; taken?: LeaseResult }
   /** The request waited and may go on now; the lease, when it kept one, as last renewed. */
   | { held: true; lease?: { etag?: string; renewedAt: number } }
   /** The request waited too long (CONNECTOR_QUARANTINED), or the wait itself failed. */
@@ -59,7 +63,7 @@ export function* holdAfterFailure(
   failure: SerializedError | undefined,
 ): Step<HoldOutcome> {
   if (targetFailureMarkOf(failure) === undefined) return { held: false };
-  return yield* waitWhileQuarantined(context, subject, failure);
+  return yield* waitWhileQuarantined(context, subject, { failure });
 }
 
 /**
@@ -83,21 +87,26 @@ export function withHolds(
  * Waits while the request's connector is quarantined (issue 14): on durable timers, looking
  * again just after each probe and at most 30 s growing to 10 minutes apart
  * (`holdCheckDelayMs`), until the connector is released or the request has been held
- * `maxHoldHours` in all. `failure`: the error a step just met; when it tipped the count, it
- * quarantines the connector first.
+ * `maxHoldHours` in all. `look.failure`: the error a step just met; when it tipped the
+ * count, it quarantines the connector first. `look.lease` (a first look): the account's
+ * lease, taken in the same activity when the connector is open.
  */
 export function* waitWhileQuarantined(
   context: OrchestrationContext,
   subject: HoldSubject,
-  failure?: SerializedError,
+  look: { failure?: SerializedError; lease?: LeaseInput } = {},
 ): Step<HoldOutcome> {
+  const { failure, lease: wanted } = look;
   const first = yield* askGate(
     context,
     subject,
-    failure === undefined ? { firstLook: true } : { failure },
+    failure !== undefined
+      ? { failure }
+      : { firstLook: true, ...(wanted === undefined ? {} : { lease: wanted }) },
   );
   if ('error' in first) return first;
-  if (first.open) return { held: false };
+  if (first.open)
+    return first.lease === undefined ? { held: false } : { held: false, taken: first.lease };
   const now = () => context.df.currentUtcDateTime.getTime();
   const started = now();
   const maxMs = first.maxHoldHours * 3_600_000;

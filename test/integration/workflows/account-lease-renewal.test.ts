@@ -5,6 +5,7 @@ import type { LeaseResult } from '../../../src/store/account-state';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import {
   leaseReleaseOf,
+  leaseCalls,
   requestActivityCalls,
   GRAPH,
   useServiceBench,
@@ -85,7 +86,7 @@ describe('the account lease of a long request (DESIGN invariant 7)', () => {
     ]);
 
     // Each acquire of the owner succeeded, and it renewed the lease before it ran out.
-    const acquires = callsOf('lease.long-1', ACTIVITIES.acquireAccountLease);
+    const acquires = leaseCalls(bench, 'lease.long-1');
     expect(acquires.length).toBeGreaterThanOrEqual(2);
     expect(acquires.map((call) => lease(call).acquired)).toEqual(acquires.map(() => true));
     for (const write of callsOf('lease.long-1', ACTIVITIES.writeMemberships)) {
@@ -94,7 +95,7 @@ describe('the account lease of a long request (DESIGN invariant 7)', () => {
     }
     // The competitor kept polling past the end of the first lease, and was refused throughout.
     const release = leaseReleaseOf(bench, 'lease.long-1');
-    const polls = callsOf('lease.long-2', ACTIVITIES.acquireAccountLease);
+    const polls = leaseCalls(bench, 'lease.long-2');
     const refused = polls.filter((call) => !lease(call).acquired);
     expect(refused.some((call) => call.scheduledAt > start + LEASE_MS)).toBe(true);
     expect(new Set(refused.map((call) => lease(call).holder))).toEqual(

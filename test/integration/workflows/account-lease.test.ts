@@ -6,6 +6,7 @@ import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import {
   activityCalls,
   leaseReleaseOf,
+  leaseCalls,
   requestActivityCalls,
   GRAPH,
   SCIM,
@@ -110,7 +111,7 @@ describe('the account lease (DESIGN invariant 7)', () => {
     ]);
 
     const release = releaseOf('lease.queue-1');
-    const polls = callsOf('lease.queue-2', ACTIVITIES.acquireAccountLease);
+    const polls = leaseCalls(bench, 'lease.queue-2');
     const refused = polls.filter((call) => !lease(call).acquired);
     // The first verifies for ~7 s (reads at +0, +1, +3, +7 s): the second polls every second.
     expect(refused.length).toBeGreaterThanOrEqual(5);
@@ -160,7 +161,7 @@ describe('the account lease (DESIGN invariant 7)', () => {
 
     expect(report.status).toBe('succeeded');
     expect(bench.sandboxes.scim.getUser(accountId)?.active).toBe(false);
-    const polls = callsOf('lease.crashed-1', ACTIVITIES.acquireAccountLease);
+    const polls = leaseCalls(bench, 'lease.crashed-1');
     expect(
       polls.map((call) => [call.scheduledAt - start, lease(call).acquired, lease(call).holder]),
     ).toEqual([
@@ -196,7 +197,7 @@ describe('the account lease (DESIGN invariant 7)', () => {
     });
     expect(next.status).toBe('succeeded');
     expect(bench.sandboxes.scim.getUser(accountId)?.active).toBe(false);
-    const polls = callsOf('lease.failed-2', ACTIVITIES.acquireAccountLease);
+    const polls = leaseCalls(bench, 'lease.failed-2');
     expect(polls.map((call) => lease(call).acquired)).toEqual([true]);
   });
 });

@@ -9,9 +9,9 @@ import {
   untilHeldOrDone,
   untilQuarantined,
 } from '../../support/quarantine-watch';
-import { requestActivityCalls, SCIM, useServiceBench } from '../../support/service-bench';
+import { leaseCalls, SCIM, useServiceBench } from '../../support/service-bench';
 import type { RequestReport } from '../../../src/domain/request-report';
-import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
+import { requestInstanceId } from '../../../src/workflows/names';
 
 /*
  * Issue 14, Quarantine: a SCIM server whose admin revokes the service's token mid-run. The
@@ -206,7 +206,7 @@ describe('a SCIM connector whose token is revoked mid-run', () => {
 
 /** A request's lease acquisitions: when, with what lifetime, and whether they took it. */
 function leasePolls(requestId: string): { at: number; ttlMs: number; acquired: boolean }[] {
-  return requestActivityCalls(bench, requestId, ACTIVITIES.acquireAccountLease)
+  return leaseCalls(bench, requestId)
     .filter((call) => call.result !== undefined)
     .map((call) => ({
       at: call.scheduledAt,
