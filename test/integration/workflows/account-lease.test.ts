@@ -5,8 +5,8 @@ import type { LeaseResult } from '../../../src/store/account-state';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import {
   activityCalls,
-  leaseReleaseOf,
   leaseCalls,
+  leaseReleaseOf,
   requestActivityCalls,
   GRAPH,
   SCIM,
@@ -199,5 +199,29 @@ describe('the account lease (DESIGN invariant 7)', () => {
     expect(bench.sandboxes.scim.getUser(accountId)?.active).toBe(false);
     const polls = leaseCalls(bench, 'lease.failed-2');
     expect(polls.map((call) => lease(call).acquired)).toEqual([true]);
+  });
+
+  it("takes a free account's lease in its first look at the connector: no lease activity of its own", async () => {
+    const accountId = 'lease.first-look';
+    const report = await bench.run({
+      requestId: accountId,
+      connector: SCIM,
+      account: { accountId },
+      actions: [{ type: 'create' }],
+    });
+    expect(report.status).toBe('succeeded');
+    expect(bench.sandboxes.scim.getUser(accountId)).toBeDefined();
+    const names = activityCalls(bench, requestInstanceId(accountId)).map((call) => call.name);
+    expect(names[0]).toBe(ACTIVITIES.connectorGate);
+    expect(names).not.toContain(ACTIVITIES.acquireAccountLease);
+    const polls = leaseCalls(bench, accountId);
+    expect(
+      polls.map((call) => [
+        lease(call).acquired,
+        (call.input as { likelyNew?: boolean }).likelyNew,
+      ]),
+    ).toEqual([[true, true]]);
+    // The lease was held: the create's record write released it.
+    expect(releaseOf(accountId).name).toBe(ACTIVITIES.recordStep);
   });
 });
