@@ -1,5 +1,6 @@
 import type { OrchestrationState, RuntimeStatus } from '../../workflows/orchestration-client';
 import { historyEvent, type HistoryEvent } from './history-events';
+import type { ReplayView } from './orchestrator-replay';
 import type { ReplayedAction } from './replayed-action';
 import type { RetryPolicy } from './retry-policy';
 
@@ -58,6 +59,8 @@ export interface DriverInstance {
    * `actions` are then empty. Read them through `runRecordOf`.
    */
   packed?: Buffer;
+  /** The history as the executor read it in the last episode (while the instance runs). */
+  replayView?: ReplayView;
   /** What status queries show while the instance's end is not yet saved durably. */
   shown?: OrchestrationState;
   /**
@@ -136,6 +139,7 @@ export function endInstance(
   }
   instance.inbox = [];
   instance.retries.clear();
+  delete instance.replayView;
   instance.updatedAt = end.updatedAt;
 }
 

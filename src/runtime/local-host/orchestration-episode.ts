@@ -47,9 +47,11 @@ export async function runEpisode(
   instance.history.push(historyEvent.orchestratorStarted(at), ...batch);
   const work = advanceRetries(instance, batch, at);
 
+  instance.replayView ??= { events: [] };
   const outcome = await deps.replay({
     instanceId: instance.instanceId,
     history: instance.history,
+    view: instance.replayView,
     input: instance.input,
     context: deps.newContext(),
   });

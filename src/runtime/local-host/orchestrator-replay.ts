@@ -17,9 +17,21 @@ export interface ReplayOutcome {
   customStatus?: unknown;
 }
 
+/**
+ * The history as the executor last read it, kept between the episodes of one instance:
+ * the executor turns each event's Timestamp into a Date in place and changes nothing else,
+ * so the next episode hands it the same events plus the new ones instead of copying and
+ * re-parsing the whole history every time. Still the whole history, replayed from the start.
+ */
+export interface ReplayView {
+  events: Record<string, unknown>[];
+}
+
 export interface ReplayRequest {
   instanceId: string;
   history: readonly HistoryEvent[];
+  /** The instance's view from its previous episodes (extended here); none: a fresh copy. */
+  view?: ReplayView;
   input: unknown;
   /** A fresh context for every replay: the library stores its `df` on it. */
   context: InvocationContext;
@@ -42,11 +54,9 @@ const OUT_OF_PROC_LABEL = '$OutOfProcData$:';
  */
 export function createReplayer(handler: OrchestrationHandler): Replayer {
   const orchestrator = createOrchestrator(handler);
-  return async ({ instanceId, history, input, context }) => {
+  return async ({ instanceId, history, view, input, context }) => {
     const trigger = {
-      // A copy: the library turns Timestamp strings into Dates in place. Events are flat
-      // (results and inputs are JSON strings), so copying each event is enough.
-      history: history.map((event) => ({ ...event })),
+      history: executorEvents(history, view),
       input,
       instanceId,
       isReplaying: false,
@@ -96,6 +106,27 @@ function failedOutcome(error: unknown): ReplayOutcome {
       typeof state.error === 'string' ? state.error : 'the orchestrator threw a non-Error value',
     customStatus: roundTrip(state.customStatus),
   };
+}
+
+/**
+ * The events as the executor may change them: copies, as the library turns Timestamp
+ * strings into Dates in place. Events are flat (results and inputs are JSON strings), so
+ * copying each event is enough. With a view, only the events it lacks are copied, and
+ * every event's IsPlayed is taken from the history again (the driver marks them played).
+ */
+function executorEvents(
+  history: readonly HistoryEvent[],
+  view: ReplayView | undefined,
+): Record<string, unknown>[] {
+  if (view === undefined) return history.map((event) => ({ ...event }));
+  const { events } = view;
+  for (let index = 0; index < history.length; index += 1) {
+    const event = history[index] as HistoryEvent;
+    const seen = events[index];
+    if (seen === undefined) events.push({ ...event });
+    else seen.IsPlayed = event.IsPlayed;
+  }
+  return events;
 }
 
 function flatActions(actions: unknown): ReplayedAction[] {
