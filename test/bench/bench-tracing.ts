@@ -8,6 +8,8 @@ import {
 import {
   BasicTracerProvider,
   BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
   type ReadableSpan,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
@@ -50,9 +52,13 @@ class SerialisingExporter implements SpanExporter {
  * context manager, the W3C propagator, the service's privacy processor before a batching
  * exporter), for the service bench's "telemetry on" run.
  */
-export function startBenchTracing() {
+export function startBenchTracing(samplingRatio = 1) {
   const exporter = new SerialisingExporter();
   const provider = new BasicTracerProvider({
+    // As the distro samples with OTEL_TRACES_SAMPLER=microsoft.fixed_percentage: whole traces.
+    ...(samplingRatio < 1
+      ? { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(samplingRatio) }) }
+      : {}),
     spanProcessors: [
       new PrivacySpanProcessor({ accountIds: false }),
       new BatchSpanProcessor(exporter),
@@ -73,5 +79,16 @@ export function startBenchTracing() {
       context.disable();
       propagation.disable();
     },
+  };
+}
+
+/**
+ * OpenTelemetry's async context manager alone, with no tracer (`BENCH_TELEMETRY=context`):
+ * what propagating the context costs on this Node, whether or not anything is traced.
+ */
+export function startBenchContext() {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  return {
+    close: () => Promise.resolve(context.disable()),
   };
 }

@@ -3,7 +3,7 @@ import { HISTORY_EVENT } from '../../src/runtime/local-host/history-events';
 import type { LocalHost } from '../../src/runtime/local-host/local-host';
 import { requestInstanceId } from '../../src/workflows/names';
 import { finished, startBenchHost } from './bench-host';
-import { startBenchTracing } from './bench-tracing';
+import { startBenchContext, startBenchTracing } from './bench-tracing';
 import { measure } from './measure';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
@@ -11,10 +11,13 @@ const LATENCY_MS = 20;
 const GROUPS = ['Engineering', 'Sales', 'Finance'];
 const BULK_QUEUE = 'provisioning-requests';
 /**
- * `off` measures the service without telemetry, `metrics` with metrics only: the differences
- * are what telemetry costs, and how much of it is tracing.
+ * `off` measures the service without telemetry, `metrics` with metrics only, `context` with
+ * metrics and OpenTelemetry's async context manager but no tracer: the differences are what
+ * telemetry costs, how much of it is tracing, and how much of that is context propagation.
  */
 const TELEMETRY = process.env.BENCH_TELEMETRY ?? 'on';
+/** The share of requests traced when telemetry is on (1: every one, as the service is set up). */
+const TRACE_SAMPLING = Number(process.env.BENCH_TRACE_SAMPLING ?? 1);
 
 /**
  * Issue 4 benchmark: 1,000 requests through the bulk queue (create + grant of 3 groups),
@@ -25,10 +28,12 @@ const TELEMETRY = process.env.BENCH_TELEMETRY ?? 'on';
  * are counted as the service sends them (one HTTP request each, a transaction included).
  * With telemetry (the default; `BENCH_TELEMETRY=off` to leave it out, `metrics` for metrics
  * only) the service records its metrics and traces every request through the privacy
- * processor into an exporter that serialises and discards (issue 19: its cost).
+ * processor into an exporter that serialises and discards (issue 19: its cost);
+ * `BENCH_TRACE_SAMPLING=0.1` traces one request in ten, as a sampled deployment would.
  */
 export async function runServiceBench(print: (line: string) => void): Promise<void> {
-  const tracing = TELEMETRY === 'on' ? startBenchTracing() : undefined;
+  const tracing = TELEMETRY === 'on' ? startBenchTracing(TRACE_SAMPLING) : undefined;
+  const contextOnly = TELEMETRY === 'context' ? startBenchContext() : undefined;
   const bench = await startBenchHost({ latencyMs: LATENCY_MS, metrics: TELEMETRY !== 'off' });
   const { host, targets, storage, calls } = bench;
   try {
@@ -109,19 +114,22 @@ export async function runServiceBench(print: (line: string) => void): Promise<vo
       `  service peak RSS ${run.peakRssMb.toFixed(0)} MB (growth ${run.rssGrowthMb.toFixed(0)} MB)`,
     );
     if (tracing === undefined) {
-      print(`  telemetry: ${TELEMETRY === 'off' ? 'off' : 'metrics only, no tracing'}`);
+      print(
+        `  telemetry: ${TELEMETRY === 'off' ? 'off' : TELEMETRY === 'context' ? "metrics and OpenTelemetry's async context, no tracing" : 'metrics only, no tracing'}`,
+      );
     } else {
       const metricsText = await (
         await fetch(`${host.url}/api/metrics`, { headers: { 'x-functions-key': host.apiKey } })
       ).text();
       const exported = await tracing.exported();
       print(
-        `  telemetry on: ${exported.spans} spans exported (${(exported.bytes / 2 ** 20).toFixed(1)} MB serialised), metrics text ${(metricsText.length / 1024).toFixed(0)} KiB`,
+        `  telemetry on (${TRACE_SAMPLING === 1 ? 'every request traced' : `${TRACE_SAMPLING * 100} % of requests traced`}): ${exported.spans} spans exported (${(exported.bytes / 2 ** 20).toFixed(1)} MB serialised), metrics text ${(metricsText.length / 1024).toFixed(0)} KiB`,
       );
     }
   } finally {
     await bench.close();
     await tracing?.close();
+    await contextOnly?.close();
   }
 }
 
