@@ -5,6 +5,10 @@ import { tableClient } from '../../../src/store/storage-clients';
 import { TableRequestIndex } from '../../../src/store/table-request-index';
 import { countStorageCalls } from '../../bench/storage-calls';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
+import { idsOf, indexEntry } from '../../support/request-index-entries';
+
+/** The requests of the two layouts, newest first. */
+const NEWEST_FIRST = ['new-2', 'new-1', 'old-4', 'old-3', 'old-2', 'old-1'];
 
 let storage: TestStorage;
 let client: TableClient;
@@ -16,21 +20,6 @@ beforeAll(async () => {
   index = new TableRequestIndex(client);
 });
 afterAll(() => storage.close());
-
-function entry(requestId: string, minute: number, overrides: Partial<RequestIndexEntry> = {}) {
-  return {
-    requestId,
-    connector: 'hr-app',
-    accountId: 'jane.doe',
-    actions: ['create'],
-    status: 'pending',
-    source: 'http',
-    receivedAt: new Date(Date.UTC(2026, 10, 22, 8, minute)).toISOString(),
-    ...overrides,
-  } satisfies RequestIndexEntry;
-}
-
-const ids = (page: { entries: RequestIndexEntry[] }) => page.entries.map((e) => e.requestId);
 
 /** A row as the earlier layout wrote it: one per partition, RowKey `<13 digits>_<requestId>`. */
 async function seedLegacy(e: RequestIndexEntry): Promise<void> {
@@ -50,7 +39,7 @@ async function readAll(query: Parameters<TableRequestIndex['query']>[0]) {
       ...query,
       ...(continuationToken ? { continuationToken } : {}),
     });
-    pages.push(ids(page));
+    pages.push(idsOf(page));
     continuationToken = page.continuationToken;
   } while (continuationToken !== undefined && pages.length < 20);
   return pages;
@@ -63,9 +52,9 @@ describe('TableRequestIndex in one partition', () => {
       (storage.connection as { connectionString: string }).connectionString,
     );
     try {
-      await index.add(entry('once', 1, { connector: 'once-app', accountId: 'once' }));
+      await index.add(indexEntry('once', 1, { connector: 'once-app', accountId: 'once' }));
       await index.recordEnd(
-        entry('once', 1, { connector: 'once-app', accountId: 'once', status: 'succeeded' }),
+        indexEntry('once', 1, { connector: 'once-app', accountId: 'once', status: 'succeeded' }),
       );
       expect(calls.counts.byKind).toEqual({ 'table POST $batch': 2 });
     } finally {
@@ -78,20 +67,20 @@ describe('TableRequestIndex in one partition', () => {
   });
 
   it('keeps the end when it was written before the submission, and a repeated submission adds nothing', async () => {
-    const ended = entry('early-end', 2, {
+    const ended = indexEntry('early-end', 2, {
       connector: 'race-app',
       accountId: 'race',
       status: 'failed',
       finishedAt: '2026-11-22T08:02:30Z',
     });
     await index.recordEnd(ended);
-    await index.add(entry('early-end', 2, { connector: 'race-app', accountId: 'race' }));
-    await index.add(entry('late', 3, { connector: 'race-app', accountId: 'race' }));
-    await index.add(entry('late', 3, { connector: 'race-app', accountId: 'race' }));
+    await index.add(indexEntry('early-end', 2, { connector: 'race-app', accountId: 'race' }));
+    await index.add(indexEntry('late', 3, { connector: 'race-app', accountId: 'race' }));
+    await index.add(indexEntry('late', 3, { connector: 'race-app', accountId: 'race' }));
     for (const query of [{ connector: 'race-app' }, { accountId: 'race' }]) {
       const page = await index.query(query);
       expect(page.entries).toEqual([
-        entry('late', 3, { connector: 'race-app', accountId: 'race' }),
+        indexEntry('late', 3, { connector: 'race-app', accountId: 'race' }),
         ended,
       ]);
     }
@@ -99,13 +88,13 @@ describe('TableRequestIndex in one partition', () => {
   });
 
   it('lists one name only, not names that begin with it or contain the separator', async () => {
-    await index.add(entry('tilde-1', 4, { connector: 'x', accountId: 'jo' }));
-    await index.add(entry('tilde-2', 5, { connector: 'x~0', accountId: 'jo~9999' }));
-    await index.add(entry('tilde-3', 6, { connector: 'x0', accountId: 'jo0' }));
-    expect(ids(await index.query({ connector: 'x' }))).toEqual(['tilde-1']);
-    expect(ids(await index.query({ connector: 'x~0' }))).toEqual(['tilde-2']);
-    expect(ids(await index.query({ accountId: 'jo' }))).toEqual(['tilde-1']);
-    expect(ids(await index.query({ accountId: 'jo~9999' }))).toEqual(['tilde-2']);
+    await index.add(indexEntry('tilde-1', 4, { connector: 'x', accountId: 'jo' }));
+    await index.add(indexEntry('tilde-2', 5, { connector: 'x~0', accountId: 'jo~9999' }));
+    await index.add(indexEntry('tilde-3', 6, { connector: 'x0', accountId: 'jo0' }));
+    expect(idsOf(await index.query({ connector: 'x' }))).toEqual(['tilde-1']);
+    expect(idsOf(await index.query({ connector: 'x~0' }))).toEqual(['tilde-2']);
+    expect(idsOf(await index.query({ accountId: 'jo' }))).toEqual(['tilde-1']);
+    expect(idsOf(await index.query({ accountId: 'jo~9999' }))).toEqual(['tilde-2']);
   });
 });
 
@@ -113,45 +102,38 @@ describe('TableRequestIndex with rows of the earlier layout', () => {
   beforeAll(async () => {
     // Written before the upgrade: old-1 ended, old-2 still running, old-3 on another connector.
     await seedLegacy(
-      entry('old-1', 10, { connector: 'hr', accountId: 'ann', status: 'succeeded' }),
+      indexEntry('old-1', 10, { connector: 'hr', accountId: 'ann', status: 'succeeded' }),
     );
-    await seedLegacy(entry('old-2', 11, { connector: 'hr', accountId: 'ann' }));
-    await seedLegacy(entry('old-3', 12, { connector: 'crm', accountId: 'ann' }));
-    await seedLegacy(entry('old-4', 13, { connector: 'hr', accountId: 'ann' }));
+    await seedLegacy(indexEntry('old-2', 11, { connector: 'hr', accountId: 'ann' }));
+    await seedLegacy(indexEntry('old-3', 12, { connector: 'crm', accountId: 'ann' }));
+    await seedLegacy(indexEntry('old-4', 13, { connector: 'hr', accountId: 'ann' }));
     // After it: new-1 and new-2 submitted, and old-4 (in flight at the upgrade) ended.
-    await index.add(entry('new-1', 20, { connector: 'hr', accountId: 'ann' }));
-    await index.add(entry('new-2', 21, { connector: 'crm', accountId: 'ann' }));
+    await index.add(indexEntry('new-1', 20, { connector: 'hr', accountId: 'ann' }));
+    await index.add(indexEntry('new-2', 21, { connector: 'crm', accountId: 'ann' }));
     await index.recordEnd(
-      entry('old-4', 13, { connector: 'hr', accountId: 'ann', status: 'failed' }),
+      indexEntry('old-4', 13, { connector: 'hr', accountId: 'ann', status: 'failed' }),
     );
   });
 
   it('lists the new rows, then the earlier ones, newest first and each request once', async () => {
-    expect(ids(await index.query({ accountId: 'ann' }))).toEqual([
-      'new-2',
-      'new-1',
-      'old-4',
-      'old-3',
-      'old-2',
-      'old-1',
-    ]);
+    expect(idsOf(await index.query({ accountId: 'ann' }))).toEqual(NEWEST_FIRST);
     expect((await index.query({ connector: 'hr' })).entries).toEqual([
-      entry('new-1', 20, { connector: 'hr', accountId: 'ann' }),
-      entry('old-4', 13, { connector: 'hr', accountId: 'ann', status: 'failed' }),
-      entry('old-2', 11, { connector: 'hr', accountId: 'ann' }),
-      entry('old-1', 10, { connector: 'hr', accountId: 'ann', status: 'succeeded' }),
+      indexEntry('new-1', 20, { connector: 'hr', accountId: 'ann' }),
+      indexEntry('old-4', 13, { connector: 'hr', accountId: 'ann', status: 'failed' }),
+      indexEntry('old-2', 11, { connector: 'hr', accountId: 'ann' }),
+      indexEntry('old-1', 10, { connector: 'hr', accountId: 'ann', status: 'succeeded' }),
     ]);
-    expect(ids(await index.query({ accountId: 'ann', connector: 'crm' }))).toEqual([
+    expect(idsOf(await index.query({ accountId: 'ann', connector: 'crm' }))).toEqual([
       'new-2',
       'old-3',
     ]);
-    expect(ids(await index.query({ connector: 'hr', statuses: ['pending'] }))).toEqual([
+    expect(idsOf(await index.query({ connector: 'hr', statuses: ['pending'] }))).toEqual([
       'new-1',
       'old-2',
     ]);
-    expect(ids(await index.query({ accountId: 'ann', statuses: ['succeeded', 'failed'] }))).toEqual(
-      ['old-4', 'old-1'],
-    );
+    expect(
+      idsOf(await index.query({ accountId: 'ann', statuses: ['succeeded', 'failed'] })),
+    ).toEqual(['old-4', 'old-1']);
   });
 
   it('pages across the two layouts with tokens that say where they stopped', async () => {
@@ -166,13 +148,13 @@ describe('TableRequestIndex with rows of the earlier layout', () => {
     ]);
     // A page that ends with the new rows: the next one begins the earlier layout.
     const first = await index.query({ connector: 'hr', limit: 2 });
-    expect(ids(first)).toEqual(['new-1', 'old-4']);
+    expect(idsOf(first)).toEqual(['new-1', 'old-4']);
     const second = await index.query({
       connector: 'hr',
       limit: 2,
       continuationToken: first.continuationToken!,
     });
-    expect(ids(second)).toEqual(['old-2', 'old-1']);
+    expect(idsOf(second)).toEqual(['old-2', 'old-1']);
     expect(second.continuationToken).toBeUndefined();
     // A token the earlier layout gave out: two rows into the account's partition.
     const legacyPage = await client
@@ -182,17 +164,12 @@ describe('TableRequestIndex with rows of the earlier layout', () => {
     const { continuationToken: sdkToken } = legacyPage.value as { continuationToken: string };
     const earlier = Buffer.from(sdkToken, 'base64').toString('base64url');
     const rest = await index.query({ accountId: 'ann', continuationToken: earlier });
-    expect(ids(rest)).toEqual(['old-2', 'old-1']);
+    expect(idsOf(rest)).toEqual(['old-2', 'old-1']);
   });
 
   it('leaves the all-requests list as it was', async () => {
-    expect(ids(await index.query({})).filter((id) => /^(old|new)-/.test(id))).toEqual([
-      'new-2',
-      'new-1',
-      'old-4',
-      'old-3',
-      'old-2',
-      'old-1',
-    ]);
+    expect(idsOf(await index.query({})).filter((id) => /^(old|new)-/.test(id))).toEqual(
+      NEWEST_FIRST,
+    );
   });
 });
