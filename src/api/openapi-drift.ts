@@ -108,7 +108,7 @@ export const driftSchemas = {
       unconfirmed: {
         type: 'object',
         description:
-          'Shown by the first read, not by the second: not stored, looked at again next run',
+          'Shown by the first read, not by the second: not stored (an open finding: not confirmed again, its lastConfirmed kept), looked at again next run',
         properties: {
           count: { type: 'integer' },
           first: {

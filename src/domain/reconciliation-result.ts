@@ -5,10 +5,23 @@ export interface PendingDrift {
   subject: DriftSubject;
   /** The open finding this is about; absent for a candidate new finding. */
   findingId?: string;
-  /** For an open finding: why the first read says it no longer holds. */
+  /**
+   * For an open finding the first read no longer shows: why it no longer holds (a second read
+   * showing the same closes it). Absent on an open finding the first read still shows: only a
+   * second read showing it too confirms it again (`lastConfirmed`), as for a new finding.
+   */
   closure?: string;
   /** What the first read showed, for the finding's evidence. */
   firstRead: string;
+}
+
+/**
+ * Whether a second read must show the drift for the subject to hold: a candidate new finding,
+ * or an open finding the first read still showed; else (an open finding to close) it must
+ * show none.
+ */
+export function seeksDrift(item: Pick<PendingDrift, 'findingId' | 'closure'>): boolean {
+  return item.findingId === undefined || item.closure === undefined;
 }
 
 /** An account (or an unlinked member, by name) a request kept busy: judged again after it settles. */
@@ -58,7 +71,10 @@ export interface ReconciliationResult {
   found: Record<DriftType, number>;
   /** Findings this run closed (a later read no longer showed them). */
   closed: number;
-  /** Shown by the first read but not by the second: not stored, looked at again next run. */
+  /**
+   * Shown by the first read but not by the second: not stored (an open finding: not confirmed
+   * again, `lastConfirmed` kept), looked at again next run.
+   */
   unconfirmed: { count: number; first: { finding: string; why: string }[] };
   /**
    * Accounts a request ran for, or ended for inside the settle window, when the bulk read was

@@ -41,7 +41,7 @@ const RECHECK_PART = 200;
  * request runs for, or ended for inside the settle window, are deferred; the others are read
  * again, account by account, and only what the second read shows too, with the service's
  * record unchanged and no request since, is stored: a new finding (with its event on the
- * queue) or the close of an open one.
+ * queue), an open finding confirmed again, or the close of an open one.
  */
 export async function judgeDrift(
   s: WorkflowServices,
@@ -90,6 +90,21 @@ export async function judgeDrift(
     }
     const open = await s.drift.get(run.connector, item.findingId);
     if (open?.status !== 'open') continue;
+    if (item.closure === undefined) {
+      // Shown again by the first read: confirmed again only when the second read shows it too.
+      if (verdict === 'confirmed') changed.push(reconfirmed(run, open, subject, evidence));
+      else {
+        pass.unconfirmed.push({
+          finding: describeDrift(item.subject),
+          why: `open finding not confirmed again: ${
+            verdict === 'refuted'
+              ? 'the second read does not show it (a read that lagged, or repaired since)'
+              : `the second read could not tell: ${recheck?.unread ?? 'no answer'}`
+          }`,
+        });
+      }
+      continue;
+    }
     if (verdict === 'refuted') {
       changed.push(
         closed(run, open, `${item.closure ?? 'no longer shown'}; confirmed by a second read`),
@@ -115,11 +130,18 @@ export function closedOutOfScope(
   return closed(run, open, why);
 }
 
-/** An open finding the bulk read still shows: confirmed again by this run's read. */
-export function reconfirmed(
+/** Marks the evidence lines of the latest run that confirmed an open finding again. */
+const AGAIN = 'confirmed again by job ';
+
+/**
+ * An open finding both reads of this run showed: confirmed again. Its evidence keeps the
+ * reads that found it and names the reads of this run in place of an earlier run's.
+ */
+function reconfirmed(
   run: Pick<JudgeRun, 'at' | 'jobId'>,
   open: DriftFinding,
   subject: DriftSubject,
+  evidence: readonly string[],
 ): DriftFinding {
   return {
     ...open,
@@ -127,6 +149,10 @@ export function reconfirmed(
     ...(subject.groupName === undefined ? {} : { groupName: subject.groupName }),
     lastConfirmed: run.at,
     lastJobId: run.jobId,
+    evidence: [
+      ...open.evidence.filter((line) => !line.startsWith(AGAIN)),
+      ...evidence.map((line) => `${AGAIN}${run.jobId}: ${line}`),
+    ],
   };
 }
 

@@ -17,17 +17,11 @@ import {
   type DeferredAccount,
   type PendingDrift,
   type ReconciliationPass,
+  seeksDrift,
 } from '../../domain/reconciliation-result';
 import type { WorkflowServices } from '../workflow-services';
 import type { ReconcileInput, RecheckDeferredInput } from './activity-inputs';
-import {
-  accountOf,
-  closedOutOfScope,
-  judgeDrift,
-  reconfirmed,
-  secondReads,
-  type JudgeRun,
-} from './drift-judge';
+import { accountOf, closedOutOfScope, judgeDrift, secondReads, type JudgeRun } from './drift-judge';
 import { readTarget } from './target-read';
 
 /**
@@ -81,9 +75,13 @@ export async function runReconciliation(
     const key = driftKey(subject);
     candidates.add(key);
     const existing = openByKey.get(key);
-    // Still shown by this run's read: confirmed again (the read is the evidence).
-    if (existing !== undefined) kept.push(reconfirmed(run, existing, subject));
-    else pending.push({ subject, firstRead: firstReadOf(subject, read.view) });
+    // An open finding still shown is judged as a new one would be: a replica that lags can
+    // show a drift already repaired, so only a second read (busy accounts deferred) confirms it.
+    pending.push({
+      subject,
+      ...(existing === undefined ? {} : { findingId: existing.findingId }),
+      firstRead: firstReadOf(subject, read.view),
+    });
   }
   const closedNow: Partial<Record<DriftType, number>> = {};
   for (const finding of open) {
@@ -128,7 +126,8 @@ export async function runReconciliation(
 /**
  * A pass over accounts a request kept busy, once their settle window has passed: each is read
  * again on its own (the first read of this pass), what still differs is judged like the bulk
- * pass's candidates, with its own second read.
+ * pass's candidates, with its own second read; an open finding the bulk read still showed but
+ * this read no longer does is judged for closing.
  */
 export async function recheckDeferred(
   s: WorkflowServices,
@@ -148,14 +147,20 @@ export async function recheckDeferred(
         : await s.accounts.get(input.connector, accountOf(item.subject));
     const recheck = firstReads.get(item.subject.targetId);
     const { verdict, subject } = confirmDrift(item.subject, record, recheck);
-    // A candidate still differing, or an open finding no longer shown: judged with a second read.
-    const holds = item.findingId === undefined ? verdict === 'confirmed' : verdict === 'refuted';
-    if (!holds) continue;
-    still.push({
-      ...item,
-      subject,
-      firstRead: `after requests settled, ${recheck?.evidence.join(', ') ?? ''}`,
-    });
+    const firstRead = `after requests settled, ${recheck?.evidence.join(', ') ?? ''}`;
+    // A candidate or open finding still differing, or an open finding no longer shown: judged
+    // with a second read.
+    if (seeksDrift(item) ? verdict === 'confirmed' : verdict === 'refuted') {
+      still.push({ ...item, subject, firstRead });
+    } else if (item.findingId !== undefined && verdict === 'refuted') {
+      // The bulk read showed it still open, this read no longer does (a request repaired it):
+      // a second read showing the same closes it.
+      still.push({
+        ...item,
+        closure: 'no longer shown once the requests on the account had settled',
+        firstRead,
+      });
+    }
   }
   const judged = await judgeDrift(s, run, still);
   logFound(s, input.connector, judged.found);

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestInstanceId } from '../../src/workflows/names';
+import { graphPortal, importCatalogues, provision, reconcile, report } from './drift-harness';
+import { startTestHost, type TestHost } from './local-host-harness';
+
+/*
+ * Issue 18 with Graph's replicas lagging: an open finding a request has just repaired is
+ * still shown by the bulk read (a replica behind the primary). It must not be confirmed again
+ * on that read's word; the run waits for the request to settle, reads again, and closes it.
+ */
+const GRAPH = 'graph-sandbox';
+/** Longer than the requests' own re-read window: a read taken right after a write is stale. */
+const LAG_MS = 60_000;
+const ada = 'ada.lag@contoso.example';
+let t: TestHost;
+
+beforeAll(async () => {
+  t = await startTestHost();
+  await importCatalogues(t);
+  await provision(t, {
+    connector: GRAPH,
+    account: { accountId: ada, displayName: 'Ada Lag' },
+    actions: [{ type: 'create' }, { type: 'grant', groups: ['Engineering'] }],
+  });
+  t.clock.advanceBy(5 * 60_000);
+}, 180_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('an open finding repaired while a replica still shows it', () => {
+  it('is not confirmed again by the stale read, and closes once reads show the repair', async () => {
+    const graph = t.host.sandboxes!.graph;
+    const finance = t.host.sandboxes!.graphGroups['Finance']!;
+    const adaId = graph.userIdByUpn(ada)!;
+    graph.setReplicationDelay(LAG_MS);
+    const portal = await graphPortal(t);
+    try {
+      await portal.call('POST', `/groups/${finance}/members/$ref`, portal.ref(adaId));
+    } finally {
+      await portal.close();
+    }
+    t.clock.advanceBy(5 * 60_000);
+    await reconcile(t, GRAPH);
+    const [found] = await report(t, GRAPH, { status: 'open', accountId: ada });
+    expect(found).toMatchObject({ type: 'memberAddedOutside', groupId: finance });
+    t.clock.advanceBy(5 * 60_000);
+
+    const restored = await t.api('POST', `/api/connectors/${GRAPH}/drift/restore`, {
+      findingIds: [found!.findingId],
+    });
+    expect(restored.status, restored.text).toBe(202);
+    const [restore] = restored.body.restores;
+    await t.host.driver.waitFor(requestInstanceId(restore.requestId), 60_000);
+    // The truth: the membership is gone, so recently that replicas still show it.
+    expect(graph.groupIdsOf(adaId)).not.toContain(finance);
+    const repair = graph
+      .truthLog()
+      .findLast((e) => e.change === 'member removed' && e.userId === adaId);
+    expect(repair?.groupId).toBe(finance);
+    expect(t.clock.now() - repair!.at).toBeLessThan(LAG_MS);
+
+    const second = await reconcile(t, GRAPH);
+    const [after] = (await report(t, GRAPH, { accountId: ada })).filter(
+      (f) => f.findingId === found!.findingId,
+    );
+    expect(after?.lastConfirmed, JSON.stringify({ second, after })).toBe(found!.lastConfirmed);
+    expect(after?.lastJobId).toBe(found!.lastJobId);
+    expect(after?.status, JSON.stringify({ second, after })).toBe('closed');
+    expect(after?.closedJobId).toBe(second.jobId);
+    // Closed on reads taken once the repair had reached the replicas.
+    expect(graph.groupIdsOf(adaId)).not.toContain(finance);
+  }, 180_000);
+});
