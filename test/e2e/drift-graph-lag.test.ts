@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestInstanceId } from '../../src/workflows/names';
-import { graphPortal, importCatalogues, provision, reconcile, report } from './drift-harness';
+import {
+  byHand,
+  graphAsReferenceSays,
+  importCatalogues,
+  provision,
+  reconcile,
+  report,
+} from './drift-harness';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /*
@@ -17,6 +24,7 @@ let t: TestHost;
 beforeAll(async () => {
   t = await startTestHost();
   await importCatalogues(t);
+  graphAsReferenceSays(t, { lostAnswers: true });
   await provision(t, {
     connector: GRAPH,
     account: { accountId: ada, displayName: 'Ada Lag' },
@@ -34,12 +42,9 @@ describe('an open finding repaired while a replica still shows it', () => {
     const finance = t.host.sandboxes!.graphGroups['Finance']!;
     const adaId = graph.userIdByUpn(ada)!;
     graph.setReplicationDelay(LAG_MS);
-    const portal = await graphPortal(t);
-    try {
-      await portal.call('POST', `/groups/${finance}/members/$ref`, portal.ref(adaId));
-    } finally {
-      await portal.close();
-    }
+    await byHand(t, (portal) =>
+      portal.call('POST', `/groups/${finance}/members/$ref`, portal.ref(adaId)),
+    );
     t.clock.advanceBy(5 * 60_000);
     await reconcile(t, GRAPH);
     const [found] = await report(t, GRAPH, { status: 'open', accountId: ada });

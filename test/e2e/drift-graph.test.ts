@@ -1,13 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestInstanceId } from '../../src/workflows/names';
 import { newUserBody, type GraphAnswer } from '../integration/sandbox/graph-test-client';
-import { gist, graphPortal, importCatalogues, provision, reconcile, report } from './drift-harness';
+import {
+  byHand,
+  gist,
+  graphAsReferenceSays,
+  importCatalogues,
+  provision,
+  reconcile,
+  report,
+} from './drift-harness';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /*
  * Issue 18 on the Graph sandbox: the same outside changes, made as an administrator would in
  * the Entra admin center (an app with every permission and Global Administrator), found by a
- * first run that reads groups/delta and users/delta whole, and restored.
+ * first run that reads groups/delta and users/delta whole, and restored. Replicas lag and the
+ * service's writes lose answers, as graph-behaviour.md says Graph does.
  */
 const GRAPH = 'graph-sandbox';
 const upn = (name: string) => `${name}@contoso.example`;
@@ -17,6 +26,7 @@ let t: TestHost;
 beforeAll(async () => {
   t = await startTestHost();
   await importCatalogues(t);
+  graphAsReferenceSays(t, { lostAnswers: true });
   const account = (name: string, groups: string[]) =>
     provision(t, {
       connector: GRAPH,
@@ -28,6 +38,8 @@ beforeAll(async () => {
   await account('cy', []);
   await account('dee', ['Support']);
   await account('eve', ['Sales']);
+  // The requests did meet lost answers, and succeeded all the same.
+  expect(t.host.sandboxes!.graph.faultCounts()['lost answer']).toBeGreaterThan(0);
   t.clock.advanceBy(5 * 60_000);
 }, 180_000);
 afterAll(async () => {
@@ -39,8 +51,7 @@ describe('reconciliation and the drift report on the Graph sandbox', () => {
     const sandboxes = t.host.sandboxes!;
     const groups = sandboxes.graphGroups;
     const id = (name: string) => sandboxes.graph.userIdByUpn(upn(name))!;
-    const portal = await graphPortal(t);
-    try {
+    await byHand(t, async (portal) => {
       expect(
         status(
           await portal.call(
@@ -67,9 +78,9 @@ describe('reconciliation and the drift report on the Graph sandbox', () => {
           ),
         ),
       ).toBe(204);
-    } finally {
-      await portal.close();
-    }
+    });
+    // Past the replicas' lag: the first run's reads show every change.
+    t.clock.advanceBy(60_000);
 
     const first = await reconcile(t, GRAPH);
     expect(first.mode).toBe('full');

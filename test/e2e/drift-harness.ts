@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { DriftFinding } from '../../src/domain/drift-finding';
 import type { ReconciliationResult } from '../../src/domain/reconciliation-result';
+import type { SandboxFaultPlan } from '../../src/sandbox/faults/sandbox-fault-plan';
 import { jobInstanceId, requestInstanceId } from '../../src/workflows/names';
 import { graphTestClient, type GraphTestClient } from '../integration/sandbox/graph-test-client';
 import type { TestHost } from './local-host-harness';
@@ -110,6 +111,41 @@ export function scimAdmin(t: TestHost) {
         active: true,
       }),
   };
+}
+
+/** Replicas lag up to this long behind the primary in the drift tests (virtual ms). */
+export const GRAPH_LAG = { min: 1_000, max: 20_000 };
+
+/** The fault plan each test host's Graph sandbox runs with, for `byHand` to restore. */
+const plans = new WeakMap<TestHost, SandboxFaultPlan | undefined>();
+
+/**
+ * The Graph sandbox as graph-behaviour.md says Graph is: reads served by replicas lagging up
+ * to 20 s, and, where a test's point allows, answers lost after the write was applied.
+ */
+export function graphAsReferenceSays(t: TestHost, options: { lostAnswers: boolean }): void {
+  const graph = t.host.sandboxes!.graph;
+  graph.setReplicationDelay(GRAPH_LAG);
+  const plan = options.lostAnswers ? { seed: 18, lostAnswerRate: 0.2 } : undefined;
+  plans.set(t, plan);
+  graph.setFaults(plan);
+}
+
+/**
+ * Changes by hand through the Graph sandbox's stand-in for the Entra admin center. An
+ * administrator's answers are not what the tests judge, so none is lost meanwhile (replicas
+ * still lag).
+ */
+export async function byHand<T>(t: TestHost, change: (portal: GraphTestClient) => Promise<T>) {
+  const graph = t.host.sandboxes!.graph;
+  const portal = await graphPortal(t);
+  graph.setFaults(undefined);
+  try {
+    return await change(portal);
+  } finally {
+    graph.setFaults(plans.get(t));
+    await portal.close();
+  }
 }
 
 /** The Graph sandbox's stand-in for the Entra admin center: changes by hand. */
