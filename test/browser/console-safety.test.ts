@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScaledClock } from '../../src/runtime/local-host/virtual-clock';
 import { jobInstanceId, requestInstanceId } from '../../src/workflows/names';
-import { until } from '../e2e/local-host-harness';
+import { until } from '../support/poll-until';
 import { truthCounts } from '../support/quarantine-watch';
 import { seriousViolations, startConsoleTest, type ConsoleTest } from './console-harness';
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/poll-until';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /*
@@ -129,14 +130,11 @@ describe.each(Object.keys(ACCOUNTS) as Sandbox[])(
 
       const started = await t.api('POST', `/api/connectors/${connector}/imports`, {});
       expect(started.status).toBe(202);
-      for (;;) {
-        const job = await t.api('GET', `/api/jobs/${started.body.jobId as string}`);
-        if (job.body.status !== 'running') {
-          expect(job.body.status).toBe('succeeded');
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const job = await until('the import job to end', async () => {
+        const answer = await t.api('GET', `/api/jobs/${started.body.jobId as string}`);
+        return answer.body.status === 'running' ? undefined : answer.body;
+      });
+      expect(job.status).toBe('succeeded');
       const roles = await t.api(
         'GET',
         `/api/connectors/${connector}/roles?search=${encodeURIComponent('C:\\Share')}`,

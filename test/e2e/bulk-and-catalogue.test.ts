@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestInstanceId } from '../../src/workflows/names';
-import { startTestHost, until, type TestHost } from './local-host-harness';
+import { until } from '../support/poll-until';
+import { startTestHost, type TestHost } from './local-host-harness';
 
 let t: TestHost;
 beforeAll(async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/poll-until';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 let t: TestHost;
@@ -13,13 +14,10 @@ afterAll(async () => {
 async function compatibilityRun(body?: unknown): Promise<any> {
   const started = await t.api('POST', '/api/connectors/scim-sandbox/compatibility-run', body);
   expect(started.status).toBe(202);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  return until('the compatibility run to finish', async () => {
     const job = await t.api('GET', `/api/jobs/${started.body.jobId}`);
-    if (job.body.status !== 'running') return job.body;
-    if (Date.now() > deadline) throw new Error('the compatibility run did not finish');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return job.body.status === 'running' ? undefined : job.body;
+  });
 }
 
 describe('the compatibility run through the API: kept, shown, and read against', () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSecretStore } from '../../src/secrets/local-secret-store';
 import { reconcile, scimAdmin } from './drift-harness';
-import { startTestHost, until, type TestHost } from './local-host-harness';
+import { until } from '../support/poll-until';
+import { startTestHost, type TestHost } from './local-host-harness';
 
 /**
  * GET /api/health (issue 19): storage, the secret store and each connector's last known

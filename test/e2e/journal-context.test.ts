@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestInstanceId } from '../../src/workflows/names';
+import { until } from '../support/poll-until';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /*
@@ -90,11 +91,9 @@ describe('the audit trail through the bulk queue', () => {
       actions: [{ type: 'create' }],
     });
     // The queue poller starts the orchestration when it takes the message.
-    const deadline = Date.now() + 30_000;
-    while ((await t.api('GET', `/api/requests/${requestId}`)).status === 404) {
-      if (Date.now() > deadline) throw new Error('the queued request never started');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until('the queued request to start', async () =>
+      (await t.api('GET', `/api/requests/${requestId}`)).status === 404 ? undefined : true,
+    );
     await t.host.driver.waitFor(requestInstanceId(requestId), 60_000);
     const report = await t.api('GET', `/api/requests/${requestId}`);
     expect(report.body).toMatchObject({

@@ -103,18 +103,3 @@ export async function startTestHost<C extends DriverClock = VirtualClock>(
     close: () => host.close(),
   };
 }
-
-/** Polls until `probe` gives a value, or fails naming what it waited for. */
-export async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

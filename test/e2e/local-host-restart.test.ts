@@ -8,6 +8,7 @@ import {
   type SandboxConnectors,
 } from '../../src/runtime/sandbox-connectors';
 import type { TruthEvent } from '../../src/sandbox/truth';
+import { until as pollUntil } from '../support/poll-until';
 import { ensureBuilt, startLocalHostProcess, type LocalHostProcess } from './local-host-process';
 
 /**
@@ -65,14 +66,9 @@ async function api(host: LocalHostProcess, method: string, path: string, body?: 
   return { status: response.status, body: (await response.json()) as any };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** The restarts take a while: each wait allows two minutes. */
+function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  return pollUntil(what, probe, { timeoutMs: 120_000, everyMs: 100 });
 }
 
 const accounts = Array.from({ length: REQUESTS }, (_, i) => {

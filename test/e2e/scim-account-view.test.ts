@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestHost, until, type TestHost } from './local-host-harness';
+import { until } from '../support/poll-until';
+import { startTestHost, type TestHost } from './local-host-harness';
 
 /*
  * The account view on a target that reads memberships only among named groups (SCIM): the

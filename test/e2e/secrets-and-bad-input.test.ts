@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/poll-until';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 let t: TestHost;
@@ -65,14 +66,18 @@ describe('secrets', () => {
       actions: [{ type: 'create' }],
     });
     const reports = await Promise.all(
-      ['secret-scim', 'secret-graph', 'secret-unused', 'secret-queued'].map(async (id) => {
-        for (;;) {
-          const answer = await t.api('GET', `/api/requests/${id}`);
-          if (answer.status === 200 && ['succeeded', 'failed'].includes(answer.body.status))
-            return answer.body;
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-      }),
+      ['secret-scim', 'secret-graph', 'secret-unused', 'secret-queued'].map((id) =>
+        until(
+          `request ${id} to end`,
+          async () => {
+            const answer = await t.api('GET', `/api/requests/${id}`);
+            const ended =
+              answer.status === 200 && ['succeeded', 'failed'].includes(answer.body.status);
+            return ended ? answer.body : undefined;
+          },
+          { timeoutMs: 60_000 },
+        ),
+      ),
     );
     expect(reports.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'failed', 'succeeded']);
 

@@ -11,7 +11,8 @@ import {
 import type { LocalSecretStore } from '../../src/secrets/local-secret-store';
 import { captureTraces, type TraceCapture } from '../support/trace-capture';
 import { reconcile, scimAdmin } from './drift-harness';
-import { startTestHost, until, type TestHost } from './local-host-harness';
+import { until } from '../support/poll-until';
+import { startTestHost, type TestHost } from './local-host-harness';
 
 /**
  * What the service exports while it works (issue 19), read as an exporter would send it:

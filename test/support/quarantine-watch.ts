@@ -3,21 +3,16 @@ import type { RequestReport } from '../../src/domain/request-report';
 import type { TruthEvent } from '../../src/sandbox/truth';
 import type { GateAnswer } from '../../src/workflows/activities/quarantine-activities';
 import { ACTIVITIES, requestInstanceId } from '../../src/workflows/names';
+import { until as pollUntil } from './poll-until';
 import { requestActivityCalls, type ServiceBench } from './service-bench';
 
-/** Waits (real time) until `probe` answers something other than undefined. */
-export async function until<T>(
+/** Waits (real time) until `probe` answers something other than undefined: polled closely, as held states pass quickly. */
+export function until<T>(
   what: string,
   probe: () => T | undefined | Promise<T | undefined>,
   timeoutMs = 60_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
+  return pollUntil(what, probe, { timeoutMs, everyMs: 2 });
 }
 
 /** The connector's quarantine once it is quarantined. */
