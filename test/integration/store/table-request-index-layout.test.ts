@@ -96,6 +96,36 @@ describe('TableRequestIndex in one partition', () => {
     expect(idsOf(await index.query({ accountId: 'jo' }))).toEqual(['tilde-1']);
     expect(idsOf(await index.query({ accountId: 'jo~9999' }))).toEqual(['tilde-2']);
   });
+
+  it('pages one request at a time through names in any script, newest first', async () => {
+    const connector = 'hr-ü/#?';
+    const accounts = ['józef.ąę', '山田太郎', 'émile😀'];
+    for (const [a, accountId] of accounts.entries()) {
+      for (let i = 0; i < 3; i++) {
+        await index.add(indexEntry(`script-${a}-${i}`, 30 + a * 3 + i, { connector, accountId }));
+      }
+    }
+    const pages = async (query: { connector?: string; accountId?: string }) => {
+      const seen: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await index.query({
+          ...query,
+          limit: 1,
+          ...(token === undefined ? {} : { continuationToken: token }),
+        });
+        seen.push(...idsOf(page));
+        token = page.continuationToken;
+      } while (token !== undefined);
+      return seen;
+    };
+    for (const [a, accountId] of accounts.entries()) {
+      expect(await pages({ accountId })).toEqual([2, 1, 0].map((i) => `script-${a}-${i}`));
+    }
+    expect(await pages({ connector })).toEqual(
+      [8, 7, 6, 5, 4, 3, 2, 1, 0].map((n) => `script-${Math.floor(n / 3)}-${n % 3}`),
+    );
+  });
 });
 
 describe('TableRequestIndex with rows of the earlier layout', () => {
