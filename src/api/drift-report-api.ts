@@ -1,8 +1,9 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
-import { DRIFT_TYPES, type DriftFinding } from '../domain/drift-finding';
+import { DRIFT_TYPES } from '../domain/drift-finding';
 import type { DriftQuery } from '../store/drift-findings';
 import type { ApiDeps } from './api-deps';
+import { csvAnswer, readAllPages, wantsCsv } from './csv';
 import { driftCsv } from './drift-csv';
 import { problem, unknownConnector } from './http-problem';
 import { describeProblems } from './request-schema';
@@ -20,9 +21,6 @@ const driftQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).optional(),
   continuationToken: z.string().min(1).max(4096).optional(),
 });
-
-/** Findings one CSV answer holds at most: larger exports belong to a storage tool. */
-const CSV_LIMIT = 100_000;
 
 /**
  * `GET /api/connectors/{name}/drift`: the drift report, filtered by type, account, group and
@@ -45,32 +43,15 @@ export function driftReportHandler(deps: ApiDeps) {
       const page = await services.drift.query(query);
       return { status: 200, jsonBody: { connector: name, ...page } };
     }
-    const findings: DriftFinding[] = [];
-    let continuationToken: string | undefined;
-    do {
-      const page = await services.drift.query({
-        ...query,
-        limit: 500,
-        ...(continuationToken === undefined ? {} : { continuationToken }),
-      });
-      findings.push(...page.findings);
-      continuationToken = page.continuationToken;
-    } while (continuationToken !== undefined && findings.length < CSV_LIMIT);
-    return {
-      status: 200,
-      headers: {
-        'content-type': 'text/csv; charset=utf-8',
-        'content-disposition': `attachment; filename="drift-${name}.csv"`,
-      },
-      body: driftCsv(findings.slice(0, CSV_LIMIT)),
-    };
+    const findings = await readAllPages(
+      (continuationToken) =>
+        services.drift.query({
+          ...query,
+          limit: 500,
+          ...(continuationToken === undefined ? {} : { continuationToken }),
+        }),
+      (page) => page.findings,
+    );
+    return csvAnswer(`drift-${name}.csv`, driftCsv(findings));
   };
-}
-
-/** Whether the caller asks for CSV before JSON (`Accept: text/csv`). */
-function wantsCsv(request: HttpRequest): boolean {
-  const accept = (request.headers.get('accept') ?? '').toLowerCase();
-  const csv = accept.indexOf('text/csv');
-  const json = accept.indexOf('application/json');
-  return csv >= 0 && (json < 0 || csv < json);
 }

@@ -1,7 +1,9 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
 import type { ApiDeps } from './api-deps';
+import { csvAnswer, readAllPages, wantsCsv } from './csv';
 import { problem } from './http-problem';
+import { journalCsv } from './journal-csv';
 import { describeProblems, requestIdSchema } from './request-schema';
 
 const journalQuery = z.strictObject({
@@ -19,6 +21,8 @@ const journalQuery = z.strictObject({
 /**
  * `GET /api/journal`: effective changes, filtered by connector, account, request, the
  * governance workflow's case (`correlationId`), who asked (`requestedBy`) and time, paged.
+ * With `Accept: text/csv`, every entry the filter matches as CSV (`limit` and
+ * `continuationToken` do not apply), as the drift report answers.
  */
 export function journalHandler(deps: ApiDeps) {
   return async (request: HttpRequest): Promise<HttpResponseInit> => {
@@ -30,11 +34,22 @@ export function journalHandler(deps: ApiDeps) {
     }
     const { from, to, ...rest } = parsed.data;
     const services = await deps.services();
-    const page = await services.journal.query({
+    const query = {
       ...rest,
       ...(from === undefined ? {} : { from: new Date(from).toISOString() }),
       ...(to === undefined ? {} : { to: new Date(to).toISOString() }),
-    });
-    return { status: 200, jsonBody: page };
+    };
+    if (!wantsCsv(request)) return { status: 200, jsonBody: await services.journal.query(query) };
+    const entries = await readAllPages(
+      (continuationToken) =>
+        services.journal.query({
+          ...query,
+          limit: 1000,
+          ...(continuationToken === undefined ? {} : { continuationToken }),
+        }),
+      (page) => page.entries,
+    );
+    const day = new Date().toISOString().slice(0, 10);
+    return csvAnswer(`journal-${rest.connector ?? 'all'}-${day}.csv`, journalCsv(entries));
   };
 }

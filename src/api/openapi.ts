@@ -620,6 +620,8 @@ function describeApi(): Record<string, unknown> {
       '/journal': {
         get: {
           summary: 'Effective changes with the context of their requests, filtered and paged',
+          description:
+            'With Accept: text/csv, every entry the filter matches as CSV (limit and continuationToken do not apply; at most 100,000 entries).',
           parameters: Object.entries(JOURNAL_FILTERS).map(([q, description]) => ({
             name: q,
             in: 'query',
@@ -628,14 +630,20 @@ function describeApi(): Record<string, unknown> {
           })),
           responses: {
             200: {
-              description: 'A page of journal entries',
-              content: json({
-                type: 'object',
-                properties: {
-                  entries: { type: 'array', items: { $ref: '#/components/schemas/JournalEntry' } },
-                  continuationToken: { type: 'string' },
-                },
-              }),
+              description: 'A page of journal entries (JSON), or every matching entry (CSV)',
+              content: {
+                ...json({
+                  type: 'object',
+                  properties: {
+                    entries: {
+                      type: 'array',
+                      items: { $ref: '#/components/schemas/JournalEntry' },
+                    },
+                    continuationToken: { type: 'string' },
+                  },
+                }),
+                'text/csv': { schema: { type: 'string' } },
+              },
             },
             400: error('Invalid query'),
           },
