@@ -1,4 +1,4 @@
-import type { DriftFinding } from './drift-finding';
+import { subjectDetailsOf, type DriftFinding, type DriftSubject } from './drift-finding';
 
 /**
  * The message reconciliation puts on the `drift-events` queue for every new finding (issue
@@ -6,19 +6,11 @@ import type { DriftFinding } from './drift-finding';
  * `DriftEvent` in the OpenAPI document's components. Sent at least once: `findingId` tells a
  * repeated message from a new finding.
  */
-export interface DriftEvent {
+export interface DriftEvent extends DriftSubject {
   /** The event's kind and version: consumers branch on it. */
   event: 'drift.found/v1';
   findingId: string;
   connector: string;
-  type: DriftFinding['type'];
-  accountId?: string;
-  targetId: string;
-  groupId?: string;
-  groupName?: string;
-  memberName?: string;
-  expectedEnabled?: boolean;
-  observedEnabled?: boolean;
   firstSeen: string;
   jobId: string;
   evidence: string[];
@@ -34,13 +26,8 @@ export function driftEventOf(finding: DriftFinding): DriftEvent {
     findingId: finding.findingId,
     connector: finding.connector,
     type: finding.type,
-    ...(finding.accountId === undefined ? {} : { accountId: finding.accountId }),
     targetId: finding.targetId,
-    ...(finding.groupId === undefined ? {} : { groupId: finding.groupId }),
-    ...(finding.groupName === undefined ? {} : { groupName: finding.groupName }),
-    ...(finding.memberName === undefined ? {} : { memberName: finding.memberName }),
-    ...(finding.expectedEnabled === undefined ? {} : { expectedEnabled: finding.expectedEnabled }),
-    ...(finding.observedEnabled === undefined ? {} : { observedEnabled: finding.observedEnabled }),
+    ...subjectDetailsOf(finding),
     firstSeen: finding.firstSeen,
     jobId: finding.firstJobId,
     evidence: finding.evidence.slice(0, EVIDENCE_LINES).map((line) => line.slice(0, 1000)),

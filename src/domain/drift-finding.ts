@@ -44,6 +44,24 @@ export interface DriftSubject {
   observedEnabled?: boolean;
 }
 
+/** The parts of a subject that may be absent. */
+export type DriftSubjectDetails = Omit<DriftSubject, 'type' | 'targetId'>;
+
+/**
+ * The details a value holds, only those set: a stored row or a queue message carries no
+ * `undefined` field. The one copy of them for the finding's row and its event.
+ */
+export function subjectDetailsOf(source: DriftSubjectDetails): DriftSubjectDetails {
+  return {
+    ...(source.accountId === undefined ? {} : { accountId: source.accountId }),
+    ...(source.groupId === undefined ? {} : { groupId: source.groupId }),
+    ...(source.groupName === undefined ? {} : { groupName: source.groupName }),
+    ...(source.memberName === undefined ? {} : { memberName: source.memberName }),
+    ...(source.expectedEnabled === undefined ? {} : { expectedEnabled: source.expectedEnabled }),
+    ...(source.observedEnabled === undefined ? {} : { observedEnabled: source.observedEnabled }),
+  };
+}
+
 /** A finding as the drift report keeps it: never deleted, closed once a later run no longer finds it. */
 export interface DriftFinding extends DriftSubject {
   findingId: string;

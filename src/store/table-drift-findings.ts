@@ -4,7 +4,12 @@ import {
   type TableEntityResult,
   type TransactionAction,
 } from '@azure/data-tables';
-import { isDriftType, type DriftFinding } from '../domain/drift-finding';
+import {
+  isDriftType,
+  subjectDetailsOf,
+  type DriftFinding,
+  type DriftSubjectDetails,
+} from '../domain/drift-finding';
 import { EnsuredTable } from './ensured-table';
 import type { DriftFindingStore, DriftPage, DriftQuery } from './drift-findings';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
@@ -17,17 +22,11 @@ const CLOSED = 'x~';
 /** Azure Table Storage: at most 100 operations per entity group transaction. */
 const MAX_BATCH = 100;
 
-interface FindingRow {
+interface FindingRow extends DriftSubjectDetails {
   findingId: string;
   type: string;
   status: string;
-  accountId?: string;
   targetId: string;
-  groupId?: string;
-  groupName?: string;
-  memberName?: string;
-  expectedEnabled?: boolean;
-  observedEnabled?: boolean;
   firstSeen: string;
   lastConfirmed: string;
   closedAt?: string;
@@ -182,12 +181,7 @@ function toRow(finding: DriftFinding): FindingRow {
     type: finding.type,
     status: finding.status,
     targetId: finding.targetId,
-    ...optional('accountId', finding.accountId),
-    ...optional('groupId', finding.groupId),
-    ...optional('groupName', finding.groupName),
-    ...optional('memberName', finding.memberName),
-    ...optional('expectedEnabled', finding.expectedEnabled),
-    ...optional('observedEnabled', finding.observedEnabled),
+    ...subjectDetailsOf(finding),
     firstSeen: finding.firstSeen,
     lastConfirmed: finding.lastConfirmed,
     ...optional('closedAt', finding.closedAt),
@@ -208,12 +202,7 @@ function fromRow(row: TableEntityResult<FindingRow>): DriftFinding {
     type: isDriftType(row.type) ? row.type : 'unlinkedMember',
     status: row.status === 'closed' ? 'closed' : 'open',
     targetId: row.targetId,
-    ...optional('accountId', row.accountId),
-    ...optional('groupId', row.groupId),
-    ...optional('groupName', row.groupName),
-    ...optional('memberName', row.memberName),
-    ...optional('expectedEnabled', row.expectedEnabled),
-    ...optional('observedEnabled', row.observedEnabled),
+    ...subjectDetailsOf(row),
     firstSeen: row.firstSeen,
     lastConfirmed: row.lastConfirmed,
     ...optional('closedAt', row.closedAt),

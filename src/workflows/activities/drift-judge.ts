@@ -221,7 +221,7 @@ export async function secondReads(
     const item = items.get(subject.targetId) ?? {
       targetId: subject.targetId,
       key: run.reads.memberKey({
-        accountId: subject.accountId ?? subject.memberName ?? subject.targetId,
+        accountId: accountOf(subject),
         targetId: subject.targetId,
       }),
       ...(subject.memberName === undefined ? {} : { name: subject.memberName }),
