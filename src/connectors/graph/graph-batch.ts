@@ -80,16 +80,11 @@ export function readBatchResponses(
     const id = typeof response.id === 'string' ? response.id : String(response.id);
     const request = byId.get(id);
     if (request === undefined || typeof response.status !== 'number') return [];
-    const headers: Record<string, string> = {};
-    if (isRecord(response.headers)) {
-      for (const [name, value] of Object.entries(response.headers))
-        headers[name.toLowerCase()] = String(value);
-    }
     return [
       {
         id,
         status: response.status,
-        headers,
+        headers: lowerCased(response.headers),
         body: response.body,
         describe: `${request.method} ${root}${request.url} (in $batch)`,
         maybeAppliedBefore: false,
@@ -222,6 +217,7 @@ function hasThrottledPart(result: { body: unknown }): boolean {
   );
 }
 
+/** A sub-response's headers (any JSON value) by lowercased name. */
 function lowerCased(headers: unknown): Record<string, string> {
   if (!isRecord(headers)) return {};
   return Object.fromEntries(
