@@ -4,6 +4,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
+/** What workflows may import, and through them the API. */
+const WORKFLOWS = ['domain', 'config', 'secrets', 'store', 'connectors', 'telemetry'];
+/** Everything the server is made of: what the composing rooms (local host, CLI) may use. */
+const SERVER = [...WORKFLOWS, 'workflows', 'api'];
+
 /**
  * The rooms of src/ and the rooms each may import from: functions -> workflows/api ->
  * telemetry -> connectors/store/secrets -> config -> domain; the local host and the CLI
@@ -19,30 +24,10 @@ export const MAY_IMPORT = {
   store: ['domain', 'config'],
   connectors: ['domain', 'config', 'secrets'],
   telemetry: ['domain', 'config', 'connectors'],
-  workflows: ['domain', 'config', 'secrets', 'store', 'connectors', 'telemetry'],
-  api: ['domain', 'config', 'secrets', 'store', 'connectors', 'telemetry', 'workflows'],
-  runtime: [
-    'domain',
-    'config',
-    'secrets',
-    'store',
-    'connectors',
-    'telemetry',
-    'workflows',
-    'api',
-    'sandbox',
-  ],
-  cli: [
-    'domain',
-    'config',
-    'secrets',
-    'store',
-    'connectors',
-    'telemetry',
-    'workflows',
-    'api',
-    'runtime',
-  ],
+  workflows: WORKFLOWS,
+  api: [...WORKFLOWS, 'workflows'],
+  runtime: [...SERVER, 'sandbox'],
+  cli: [...SERVER, 'runtime'],
   sandbox: ['domain'],
   console: [],
 };

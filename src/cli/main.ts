@@ -39,7 +39,8 @@ Commands:
                                      effective inherited memberships)
   structure <connector> <group>      nested group structure below a group (Graph)
   reconcile <connector>              run the reconciliation job and print the open findings of
-                                     the drift report as a table (exit code 1 when there are)
+                                     the drift report as a table (exit code 1 when there are,
+                                     or when the run could not judge everything)
   provision <connector> <accountId> [--create] [--display-name N] [--email E]
             [--grant A,B] [--revoke C] [--lock|--unlock] [--delete]
             [--requested-by WHO] [--reason WHY] [--correlation-id CASE]

@@ -14,7 +14,8 @@ const PAGE = 500;
 /**
  * `reconcile <connector>`: the connector's reconciliation job, run through the service as
  * `POST /api/connectors/{name}/reconciliations` runs it, then the open findings of its drift
- * report as a table. Exit code 0 with no open finding, 1 with some, so scripts can tell.
+ * report as a table. Exit code 0 with no open finding in a complete run, 1 with some or when
+ * the run could not judge everything, so scripts can tell.
  */
 export async function reconcileCommand(
   ctx: CliContext,
@@ -60,7 +61,7 @@ export async function reconcileCommand(
     continuationToken = page.continuationToken;
   } while (continuationToken !== undefined);
   if (open.length === 0) {
-    print('No open finding: the target holds what the service assigned.');
+    print(noFindingVerdict(result.complete));
   } else {
     print(`${open.length} open finding(s):`);
     for (const line of findingsTable(open)) print(`  ${line}`);
@@ -70,7 +71,19 @@ export async function reconcileCommand(
       '(kept in an in-process Azurite until the CLI exits: set AzureWebJobsStorage to keep the drift report)',
     );
   }
-  return open.length === 0 ? 0 : 1;
+  return open.length === 0 && result.complete ? 0 : 1;
+}
+
+/**
+ * What a run without open findings may say: that the target holds what the service assigned
+ * only when it judged everything; else that it could not tell (DESIGN invariant 11: no
+ * verdict from the absence of a finding it never looked for).
+ */
+export function noFindingVerdict(complete: boolean): string {
+  return complete
+    ? 'No open finding: the target holds what the service assigned.'
+    : 'No open finding among what was judged, but the run was INCOMPLETE (see "not judged" and ' +
+        '"not checked" above): could not tell whether the target holds what the service assigned.';
 }
 
 /** The findings as aligned columns: type, account or member, group, first seen, finding id. */
