@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText } from '../../src/console/prometheus-text';
 import { DRIFT_EVENTS_QUEUE } from '../../src/store/drift-events';
 import { requestInstanceId } from '../../src/workflows/names';
-import { gist, importCatalogues, provision, reconcile, report, scimAdmin } from './drift-harness';
+import {
+  gist,
+  importCatalogues,
+  provisionDriftAccounts,
+  reconcile,
+  report,
+  scimAdmin,
+} from './drift-harness';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /*
@@ -18,17 +25,7 @@ let t: TestHost;
 beforeAll(async () => {
   t = await startTestHost();
   await importCatalogues(t);
-  const account = (accountId: string, groups: string[]) =>
-    provision(t, {
-      connector: SCIM,
-      account: { accountId, displayName: accountId },
-      actions: [{ type: 'create' }, ...(groups.length === 0 ? [] : [{ type: 'grant', groups }])],
-    });
-  await account('ada', ['Engineering']);
-  await account('bob', ['Sales', 'Engineering']);
-  await account('cy', []);
-  await account('dee', ['Support']);
-  await account('eve', ['Sales']);
+  await provisionDriftAccounts(t, SCIM);
   // Beyond the settle window: the requests above are history, not in flight.
   t.clock.advanceBy(5 * 60_000);
 }, 120_000);
