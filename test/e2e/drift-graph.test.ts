@@ -6,7 +6,7 @@ import {
   gist,
   graphAsReferenceSays,
   importCatalogues,
-  provision,
+  provisionDriftAccounts,
   reconcile,
   report,
 } from './drift-harness';
@@ -27,17 +27,7 @@ beforeAll(async () => {
   t = await startTestHost();
   await importCatalogues(t);
   graphAsReferenceSays(t, { lostAnswers: true });
-  const account = (name: string, groups: string[]) =>
-    provision(t, {
-      connector: GRAPH,
-      account: { accountId: upn(name), displayName: name },
-      actions: [{ type: 'create' }, ...(groups.length === 0 ? [] : [{ type: 'grant', groups }])],
-    });
-  await account('ada', ['Engineering']);
-  await account('bob', ['Sales', 'Engineering']);
-  await account('cy', []);
-  await account('dee', ['Support']);
-  await account('eve', ['Sales']);
+  await provisionDriftAccounts(t, GRAPH, upn);
   // The requests did meet lost answers, and succeeded all the same.
   expect(t.host.sandboxes!.graph.faultCounts()['lost answer']).toBeGreaterThan(0);
   t.clock.advanceBy(5 * 60_000);

@@ -33,6 +33,32 @@ export async function provision(t: TestHost, body: Record<string, unknown>): Pro
   return report;
 }
 
+/**
+ * The five accounts the drift tests change by hand, provisioned through the API with the
+ * groups the service assigns them: ada (Engineering), bob (Sales, Engineering), cy (none),
+ * dee (Support) and eve (Sales). `accountId` maps each name to the target's account ID.
+ */
+export async function provisionDriftAccounts(
+  t: TestHost,
+  connector: string,
+  accountId: (name: string) => string = (name) => name,
+): Promise<void> {
+  const cast: [string, string[]][] = [
+    ['ada', ['Engineering']],
+    ['bob', ['Sales', 'Engineering']],
+    ['cy', []],
+    ['dee', ['Support']],
+    ['eve', ['Sales']],
+  ];
+  for (const [name, groups] of cast) {
+    await provision(t, {
+      connector,
+      account: { accountId: accountId(name), displayName: name },
+      actions: [{ type: 'create' }, ...(groups.length === 0 ? [] : [{ type: 'grant', groups }])],
+    });
+  }
+}
+
 /** A reconciliation job through the API: its result. */
 export async function reconcile(
   t: TestHost,

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText } from '../../src/console/prometheus-text';
 import { DRIFT_EVENTS_QUEUE } from '../../src/store/drift-events';
 import { requestInstanceId } from '../../src/workflows/names';
-import { gist, importCatalogues, provision, reconcile, report, scimAdmin } from './drift-harness';
+import {
+  gist,
+  importCatalogues,
+  provisionDriftAccounts,
+  reconcile,
+  report,
+  scimAdmin,
+} from './drift-harness';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /*
@@ -18,17 +25,7 @@ let t: TestHost;
 beforeAll(async () => {
   t = await startTestHost();
   await importCatalogues(t);
-  const account = (accountId: string, groups: string[]) =>
-    provision(t, {
-      connector: SCIM,
-      account: { accountId, displayName: accountId },
-      actions: [{ type: 'create' }, ...(groups.length === 0 ? [] : [{ type: 'grant', groups }])],
-    });
-  await account('ada', ['Engineering']);
-  await account('bob', ['Sales', 'Engineering']);
-  await account('cy', []);
-  await account('dee', ['Support']);
-  await account('eve', ['Sales']);
+  await provisionDriftAccounts(t, SCIM);
   // Beyond the settle window: the requests above are history, not in flight.
   t.clock.advanceBy(5 * 60_000);
 }, 120_000);
@@ -171,6 +168,7 @@ describe('reconciliation and the drift report on the SCIM sandbox', () => {
   it('restores on purpose: ordinary requests put the target back, the journal lists them, closed findings are refused', async () => {
     const sandboxes = t.host.sandboxes!;
     const groups = sandboxes.scimGroups;
+    const since = sandboxes.scim.truthLog().at(-1)?.seq ?? 0;
     // Sent twice at once (a caller's retry): the same requests, nothing started twice.
     const restore = () =>
       t.api('POST', `/api/connectors/${SCIM}/drift/restore`, {
@@ -203,6 +201,18 @@ describe('reconciliation and the drift report on the SCIM sandbox', () => {
     expect(sandboxes.scim.groupIdsOf('ada')).not.toContain(groups['Finance']);
     expect(sandboxes.scim.groupIdsOf('bob')).toContain(groups['Sales']);
     expect(sandboxes.scim.getUser('dee')?.active).toBe(true);
+    // Each repair committed once, and nothing else: the retry wrote nothing of its own.
+    expect(
+      sandboxes.scim
+        .truthLog()
+        .filter((e) => e.seq > since)
+        .map((e) => `${e.accountId} ${e.change} ${e.groupId ?? ''}`.trim())
+        .sort(),
+    ).toEqual([
+      `ada member removed ${groups['Finance']}`,
+      `bob member added ${groups['Sales']}`,
+      'dee account unlocked',
+    ]);
     const journal = await t.api('GET', `/api/journal?connector=${SCIM}&limit=100`);
     const restoreIds = new Set(
       restored.body.restores.map((r: { requestId: string }) => r.requestId),

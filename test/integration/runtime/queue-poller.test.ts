@@ -3,6 +3,7 @@ import { silentLogger } from '../../../src/domain/logger';
 import { QueuePoller } from '../../../src/runtime/local-host/queue-poller';
 import { BulkQueue } from '../../../src/store/bulk-queue';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
+import { until as pollUntil } from '../../support/poll-until';
 
 let storage: TestStorage;
 
@@ -12,12 +13,11 @@ beforeAll(async () => {
 afterAll(() => storage.close());
 
 /** Resolves once `condition` holds, polling every 10 ms; fails the test after 10 s. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+function until(condition: () => boolean, what: string): Promise<true> {
+  return pollUntil(what, () => (condition() ? true : undefined), {
+    timeoutMs: 10_000,
+    everyMs: 10,
+  });
 }
 
 /** Waits a little and checks `condition` still holds (nothing more started meanwhile). */
