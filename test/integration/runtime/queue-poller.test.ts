@@ -114,10 +114,13 @@ describe('QueuePoller', () => {
       // A message after the back-off waits at most the longest pause.
       await queue.send({ first: true });
       await until(() => handled.length === 1, 'the first message');
-      // Found: the pause starts over at 10 ms, so the next idle second polls as often again.
+      // Found: the pause starts over at 10 ms (polls after about 10, 30, 70 and 150 ms); kept
+      // at 160 ms it would poll at most twice in the next 300 ms.
       const before = polls();
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      expect(polls() - before).toBeGreaterThanOrEqual(6);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(polls() - before).toBeGreaterThanOrEqual(3);
+      // And it backs off again: about 9 polls in the idle second, not a flat 10 ms's 70.
+      await new Promise((resolve) => setTimeout(resolve, 700));
       expect(polls() - before).toBeLessThanOrEqual(14);
     } finally {
       await poller.stop();
