@@ -1,4 +1,5 @@
 import { silentLogger } from '../../src/domain/logger';
+import type { OrchestrationState } from '../../src/workflows/orchestration-client';
 import { startLocalHost, type LocalHost } from '../../src/runtime/local-host/local-host';
 import { ScaledClock } from '../../src/runtime/local-host/virtual-clock';
 import type { GraphQuotaOptions, GraphQuotaStats } from '../../src/sandbox/graph';
@@ -34,6 +35,11 @@ export interface BenchHost {
   targets: HelperProcess<TargetsReady, TargetCounts>;
   storage: HelperProcess<{ connectionString: string }, { cpuMs: number }>;
   calls: ReturnType<typeof countStorageCalls>;
+  /**
+   * Puts bulk requests on the service's queue from the caller's process (the governance
+   * workflow's), so that sending them is not counted as the service's CPU or storage calls.
+   */
+  sendBulk(messages: unknown[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -74,25 +80,42 @@ export async function startBenchHost(options: {
     logger: silentLogger,
   });
   await importCatalogues(host);
+  const caller = await startHelperProcess<object, { cpuMs: number }>('caller-process.js', [
+    storage.ready.connectionString,
+  ]);
   return {
     host,
     targets,
     storage,
     calls,
+    sendBulk: async (messages) => {
+      await caller.ask({ command: 'send', queue: host.services.bulkQueue.name, messages }, 'sent');
+    },
     close: async () => {
       calls.stop();
       await host.close();
-      await Promise.all([targets.close(), storage.close()]);
+      await Promise.all([targets.close(), storage.close(), caller.close()]);
     },
   };
 }
 
-/** Waits until the queue poller has started the instance, then until it ends. */
-export async function finished(host: LocalHost, instanceId: string) {
-  while ((await host.driver.getStatus(instanceId)) === undefined) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
+/**
+ * The final state of each instance, in the order given, once the queue poller has started
+ * it and it ended. One poll every 50 ms looks for the instances not started yet.
+ */
+export async function allFinished(host: LocalHost, instanceIds: string[]) {
+  const ended = new Array<Promise<OrchestrationState>>(instanceIds.length);
+  let waiting = instanceIds.map((id, index) => ({ id, index }));
+  while (waiting.length > 0) {
+    const still: typeof waiting = [];
+    for (const item of waiting) {
+      if ((await host.driver.getStatus(item.id)) === undefined) still.push(item);
+      else ended[item.index] = host.driver.waitFor(item.id, 600_000);
+    }
+    waiting = still;
+    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return host.driver.waitFor(instanceId, 600_000);
+  return Promise.all(ended);
 }
 
 async function importCatalogues(host: LocalHost): Promise<void> {

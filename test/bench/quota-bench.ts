@@ -1,6 +1,6 @@
 import { loadavg } from 'node:os';
 import { requestInstanceId } from '../../src/workflows/names';
-import { finished, startBenchHost } from './bench-host';
+import { allFinished, startBenchHost } from './bench-host';
 import { measure } from './measure';
 
 const REQUESTS = Number(process.env.BENCH_QUOTA_REQUESTS ?? 500);
@@ -30,21 +30,15 @@ export async function runQuotaBench(print: (line: string) => void): Promise<void
     const before = await targets.counts();
     const load = loadavg()[0]!;
     const ids = Array.from({ length: REQUESTS }, (_, i) => `quota-${i}`);
+    const messages = ids.map((requestId, i) => ({
+      requestId,
+      connector: 'graph-sandbox',
+      account: { accountId: `quota.user${i}@contoso.example`, displayName: `Quota User ${i}` },
+      actions: [{ type: 'create' }, { type: 'grant', groups: GROUPS }],
+    }));
     const run = await measure(async () => {
-      await Promise.all(
-        ids.map((requestId, i) =>
-          host.services.bulkQueue.send({
-            requestId,
-            connector: 'graph-sandbox',
-            account: {
-              accountId: `quota.user${i}@contoso.example`,
-              displayName: `Quota User ${i}`,
-            },
-            actions: [{ type: 'create' }, { type: 'grant', groups: GROUPS }],
-          }),
-        ),
-      );
-      return Promise.all(ids.map((id) => finished(host, requestInstanceId(id))));
+      await bench.sendBulk(messages);
+      return allFinished(host, ids.map(requestInstanceId));
     });
     const after = await targets.counts();
     const failed = run.value.filter(
