@@ -80,7 +80,7 @@ export async function startBenchHost(options: {
     logger: silentLogger,
   });
   await importCatalogues(host);
-  const caller = await startHelperProcess<object, { cpuMs: number }>('caller-process.js', [
+  const caller = await startHelperProcess<object, never>('caller-process.js', [
     storage.ready.connectionString,
   ]);
   return {
@@ -110,7 +110,12 @@ export async function allFinished(host: LocalHost, instanceIds: string[]) {
     const still: typeof waiting = [];
     for (const item of waiting) {
       if ((await host.driver.getStatus(item.id)) === undefined) still.push(item);
-      else ended[item.index] = host.driver.waitFor(item.id, 600_000);
+      else {
+        const end = host.driver.waitFor(item.id, 600_000);
+        // Handled by Promise.all below; this keeps an early failure from going unhandled.
+        end.catch(() => undefined);
+        ended[item.index] = end;
+      }
     }
     waiting = still;
     if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 50));

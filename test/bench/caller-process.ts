@@ -22,10 +22,6 @@ function main(): void {
         },
       );
     }
-    if (message.command === 'counts') {
-      const usage = process.cpuUsage();
-      process.send?.({ counts: { cpuMs: (usage.user + usage.system) / 1000 } });
-    }
     if (message.command === 'close') process.exit(0);
   });
   process.send?.({ ready: {} });
