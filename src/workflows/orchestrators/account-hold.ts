@@ -2,8 +2,13 @@ import type { OrchestrationContext } from 'durable-functions';
 import type { AccountRecord, AccountRecordUpdate } from '../../domain/account-record';
 import type { SerializedError } from '../../domain/errors';
 import type { JournalEntry } from '../../domain/journal-entry';
-import type { CommittedStep, LeaseResult } from '../../store/account-state';
-import type { LeaseInput } from '../activities/activity-inputs';
+import type { LeaseResult } from '../../store/account-state';
+import type {
+  LeaseInput,
+  RecordedStep,
+  RecordStepActivityInput,
+  RequestEnd,
+} from '../activities/activity-inputs';
 import type { ActivityResult } from '../activity-result';
 import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';
@@ -106,14 +111,21 @@ export function renewedWhileHeld(
 
 /**
  * A step's journal entries and record update, written together (DESIGN invariant 1) with
- * the lease released in the same write when nothing of the request follows.
+ * the lease released in the same write when nothing of the request follows. `end`: the
+ * request's end, indexed and counted by the same activity once the commit is written
+ * (`indexed` in the answer says it was).
  */
 export function* commitStep(
   context: OrchestrationContext,
   hold: AccountHold,
-  commit: { entries: JournalEntry[]; update?: AccountRecordUpdate; release: boolean },
-): Step<ActivityResult<CommittedStep>> {
-  const result = yield* callActivity<CommittedStep>(context, ACTIVITIES.recordStep, {
+  commit: {
+    entries: JournalEntry[];
+    update?: AccountRecordUpdate;
+    release: boolean;
+    end?: RequestEnd;
+  },
+): Step<ActivityResult<RecordedStep>> {
+  const result = yield* callActivity<RecordedStep>(context, ACTIVITIES.recordStep, {
     connector: hold.connector,
     accountId: hold.accountId,
     owner: hold.owner,
@@ -123,7 +135,8 @@ export function* commitStep(
     ...(commit.update === undefined ? {} : { update: commit.update }),
     stored: hold.stored,
     release: commit.release,
-  });
+    ...(commit.end === undefined ? {} : { end: commit.end }),
+  } satisfies RecordStepActivityInput);
   if (result.ok) {
     hold.stored = result.value.record;
     if (result.value.etag === undefined) delete hold.etag;

@@ -73,7 +73,7 @@ export function* holdAfterFailure(
 export function withHolds(
   outcome: StepOutcome,
   earlier: readonly EffectiveChange[],
-  subject: HoldSubject,
+  subject: Pick<HoldSubject, 'notices'>,
 ): StepOutcome {
   const changes = new Map<string, EffectiveChange>();
   for (const change of [...earlier, ...outcome.changes]) {
