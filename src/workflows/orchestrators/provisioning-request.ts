@@ -13,6 +13,7 @@ import {
 } from '../../domain/request-report';
 import { requestContextOf } from '../../domain/request-context';
 import { requestMeasures } from '../../domain/request-measures';
+import { isMembershipAction } from '../../domain/provisioning-request';
 import { lastPasswordUse, requestStep } from '../../domain/request-step';
 import { newAccountHandle } from '../../domain/step-context';
 import type { StepOutcome, VerificationMeasure } from '../../domain/step-outcome';
@@ -112,17 +113,24 @@ export function* provisioningRequestOrchestrator(
       publish();
     },
   };
-  const hold = yield* holdAccount(
+  // The groups each membership step names are looked up with the lease: no step then needs
+  // a lookup activity of its own (unless it runs again after a hold).
+  const admitted = yield* holdAccount(
     context,
     { connector, accountId },
     request.actions[0]?.type === 'create',
     waiting,
+    request.actions.flatMap((action, step) =>
+      isMembershipAction(action) ? [{ step, selectors: action.groups }] : [],
+    ),
   );
-  if ('error' in hold) {
-    failAt(0, { error: hold.error });
+  if ('error' in admitted) {
+    failAt(0, { error: admitted.error });
     yield* discardPassword(context, request);
     return yield* finish();
   }
+  const { hold } = admitted;
+  const lookedUp = new Map(admitted.roles.map((roles) => [roles.step, roles.found]));
 
   // Held from here on, the request keeps the account's lease (DESIGN invariant 7).
   waiting.lease = { accountId, owner: hold.owner, ttlMs: LEASE_TTL_MS };
@@ -148,7 +156,9 @@ export function* provisioningRequestOrchestrator(
       break;
     }
     handle.stored = hold.stored;
-    let outcome = yield* driveMachine(context, requestStep(request, index, handle));
+    const roles = lookedUp.get(index);
+    lookedUp.delete(index);
+    let outcome = yield* driveMachine(context, requestStep(request, index, handle, roles));
     verifications[index] = outcome.verification;
     if (outcome.ok && index === lastUse) passwordDiscarded = true;
     if (outcome.record !== undefined) {
