@@ -14,7 +14,7 @@ import {
 } from './membership-plan';
 import { effectiveChanges, settledChanges, writeMembershipChanges } from './membership-writes';
 import type { GroupSelector } from './provisioning-request';
-import { call, now, parallel, wait, type Machine } from './step-machine';
+import { call, now, parallel, wait, type IoResult, type Machine } from './step-machine';
 import { STEP_OPS, type ReadMembershipsInput } from './step-ops';
 import { accountNotFound, iso, type StepContext } from './step-context';
 import { failed, succeeded, withVerification, type StepOutcome } from './step-outcome';
@@ -24,6 +24,8 @@ import { delayWithin } from './visibility';
 export interface MembershipStepInput extends StepContext {
   action: MembershipAction;
   groups: readonly GroupSelector[];
+  /** The role catalogue's answer for `groups`, when the driver looked them up already. */
+  lookedUp?: IoResult<(GroupRef | null)[]>;
 }
 
 /**
@@ -59,7 +61,7 @@ function* changeMemberships(
     if (listed.value.length === 0) return failed(catalogueEmpty(input));
     managed = listed.value;
   }
-  const resolved = yield* resolveGroups(input.connector, input.groups);
+  const resolved = yield* resolveGroups(input.connector, input.groups, input.lookedUp);
   if ('error' in resolved) return failed(resolved.error);
   const names: Record<string, string> = {};
   for (const group of resolved.groups) names[group.id] = group.displayName;

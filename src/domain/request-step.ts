@@ -4,7 +4,8 @@ import type { ConnectorCapabilities } from './capabilities';
 import { membershipStep } from './membership-step';
 import { isMembershipAction, type ProvisioningAction } from './provisioning-request';
 import type { AccountHandle } from './step-context';
-import type { Machine } from './step-machine';
+import type { GroupRef } from './group';
+import type { IoResult, Machine } from './step-machine';
 import type { StepOutcome } from './step-outcome';
 
 /** What building the step machine of one action needs from its request. */
@@ -22,7 +23,8 @@ export interface StepsOf {
  * The step machine of the request's action at `index`: the account procedure or the
  * membership write procedure, sharing `handle` with the request's other steps. The one
  * place a request becomes steps: the orchestration drives them on activities, a preview on
- * reads and simulated writes (DESIGN invariant 10).
+ * reads and simulated writes (DESIGN invariant 10). `lookedUp`: the role catalogue's answer
+ * for the groups a membership action names, when the driver has it already.
  *
  * @example
  * const outcome = await driveAsync(requestStep(request, 0, newAccountHandle()), io);
@@ -31,6 +33,7 @@ export function requestStep(
   request: StepsOf,
   index: number,
   handle: AccountHandle,
+  lookedUp?: IoResult<(GroupRef | null)[]>,
 ): Machine<StepOutcome> {
   const action = request.actions[index];
   if (action === undefined) throw new RangeError(`the request has no action #${index}`);
@@ -43,7 +46,12 @@ export function requestStep(
     handle,
   };
   if (isMembershipAction(action)) {
-    return membershipStep({ ...step, action: action.type, groups: action.groups });
+    return membershipStep({
+      ...step,
+      action: action.type,
+      groups: action.groups,
+      ...(lookedUp === undefined ? {} : { lookedUp }),
+    });
   }
   return accountStep({
     ...step,

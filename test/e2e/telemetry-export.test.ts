@@ -283,7 +283,7 @@ describe('one request is one trace', () => {
         'activity:createAccount',
         'activity:writeMemberships',
         'activity:setAccountEnabled',
-        'activity:indexRequestEnd',
+        'activity:recordStep',
       ]),
     );
     const clients = spans.filter((s) => s.kind === SpanKind.CLIENT);

@@ -1,4 +1,8 @@
 import type { DeferredAccount } from '../../domain/reconciliation-result';
+import type { RequestMeasures } from '../../domain/request-measures';
+import type { RecordStepInput } from '../../domain/step-ops';
+import type { CommittedStep } from '../../store/account-state';
+import type { RequestIndexEntry } from '../../store/request-index';
 
 export type {
   AccountInput,
@@ -29,6 +33,15 @@ export interface LeaseInput {
   /** The request creates the account: its row is probably absent. */
   likelyNew?: boolean;
 }
+/** How a request ended: its entry in the request list and what the metrics count of it. */
+export type RequestEnd = RequestIndexEntry & { measures?: RequestMeasures };
+/** A step's commit; with `end`, the request's end written once the commit is. */
+export type RecordStepActivityInput = RecordStepInput & { end?: RequestEnd };
+/**
+ * A step's commit as written. `indexed`: the input's end is in the request list and
+ * counted in the metrics (absent: there was no end to write, or writing it failed).
+ */
+export type RecordedStep = CommittedStep & { indexed?: true };
 export interface ImportCatalogueInput {
   connector: string;
   jobId: string;

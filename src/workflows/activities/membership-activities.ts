@@ -1,4 +1,3 @@
-import { roleAnswersTo, type CatalogueRole } from '../../domain/catalogue-import';
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { describeSelector } from '../../domain/provisioning-request';
@@ -14,6 +13,7 @@ import type {
   WriteMembershipsInput,
 } from './activity-inputs';
 import { connectorOf } from './connector-of';
+import { groupOf, rolesNamed } from './role-lookup';
 
 /** Membership activities: the steps of the spec's membership write procedure, one call each. */
 export function membershipActivities(services: ServicesProvider) {
@@ -25,28 +25,9 @@ export function membershipActivities(services: ServicesProvider) {
      * `resolveGroup`.
      */
     async lookUpRoles(input: LookUpRolesInput): Promise<ActivityResult<(GroupRef | null)[]>> {
-      return runActivity('lookUpRoles', services, async (s) => {
-        const roles = await s.catalogue.list(input.connector);
-        return input.selectors.map((selector) => {
-          if ('id' in selector) {
-            const role = roles.find((r) => r.groupId === selector.id);
-            return role === undefined
-              ? { id: selector.id, displayName: selector.id }
-              : groupOf(role);
-          }
-          const matches = roles.filter((role) => roleAnswersTo(role, selector.name));
-          if (matches.length > 1) {
-            throw new ProvisioningError(
-              'REQUEST_INVALID',
-              `group ${describeSelector(selector)} names ${matches.length} roles of connector ` +
-                `"${input.connector}" (${matches.map((r) => r.groupId).join(', ')}): name the group by id`,
-              { object: selector.name },
-            );
-          }
-          const [role] = matches;
-          return role === undefined ? null : groupOf(role);
-        });
-      });
+      return runActivity('lookUpRoles', services, async (s) =>
+        rolesNamed(await s.catalogue.list(input.connector), input.connector, input.selectors),
+      );
     },
 
     /** A group the catalogue does not know, found on the target by `displayName eq` (one call). */
@@ -104,14 +85,5 @@ export function membershipActivities(services: ServicesProvider) {
         return answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }));
       });
     },
-  };
-}
-
-function groupOf(role: CatalogueRole): GroupRef {
-  return {
-    id: role.groupId,
-    displayName: role.targetName,
-    writable: role.writable,
-    ...(role.notWritableReason === undefined ? {} : { notWritableReason: role.notWritableReason }),
   };
 }

@@ -14,6 +14,7 @@ import type { OrchestrationClient } from '../orchestration-client';
 import type { ServicesProvider, WorkflowServices } from '../workflow-services';
 import type { LeaseInput } from './activity-inputs';
 import { connectorOf } from './connector-of';
+import { lookUpRolesOfSteps, type FoundRoles, type RoleLookUp } from './role-lookup';
 import { acquireLease } from './service-activities';
 
 /** A request's question: may it run on its connector now? */
@@ -35,11 +36,19 @@ export interface GateInput {
    * lease in one activity. A closed connector takes no lease (the request waits first).
    */
   lease?: LeaseInput;
+  /**
+   * With `lease`: the groups each membership step names, looked up in the role catalogue in
+   * the same activity when the lease is taken, so that the steps need no lookup of their own.
+   */
+  lookUps?: RoleLookUp[];
 }
 
 export type GateAnswer =
-  /** `lease`: the lease the input asked for, as taken (or found taken). */
-  | { open: true; state?: QuarantineState; lease?: LeaseResult }
+  /**
+   * `lease`: the lease the input asked for, as taken (or found taken). `roles`: the steps'
+   * groups the input asked for, when the lease was taken and the catalogue could be read.
+   */
+  | { open: true; state?: QuarantineState; lease?: LeaseResult; roles?: FoundRoles[] }
   | { open: false; quarantine: QuarantineState; maxHoldHours: number };
 
 /** The probe's question: is the target back? */
@@ -103,11 +112,20 @@ export function quarantineActivities(
         }
         if (settings === undefined || state?.quarantined !== true || input.leaving === true) {
           if (input.held === true) await s.quarantine.unhold(input.connector, input.requestId);
-          const lease = input.lease === undefined ? undefined : await acquireLease(s, input.lease);
+          const wanted = input.lease;
+          const [lease, roles] = await Promise.all([
+            wanted === undefined ? undefined : acquireLease(s, wanted),
+            wanted === undefined || input.lookUps === undefined
+              ? undefined
+              : lookUpRolesOfSteps(s, input.connector, input.lookUps),
+          ]);
+          // A request that waits for the lease looks its groups up when its steps run.
+          const found = lease?.acquired === true ? roles : undefined;
           return {
             open: true,
             ...(state === undefined ? {} : { state }),
             ...(lease === undefined ? {} : { lease }),
+            ...(found === undefined ? {} : { roles: found }),
           };
         }
         if (orchestrations !== undefined && context !== undefined) {

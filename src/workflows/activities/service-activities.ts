@@ -1,17 +1,17 @@
 import type { CompatibilityReport } from '../../connectors/scim/compatibility-report';
 import type { AccountRecord } from '../../domain/account-record';
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
-import type { RequestMeasures } from '../../domain/request-measures';
-import type { CommittedStep, LeaseResult } from '../../store/account-state';
+import type { LeaseResult } from '../../store/account-state';
 import type { ImportState } from '../../store/connector-states';
-import type { RequestIndexEntry } from '../../store/request-index';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
 import type { ServicesProvider, WorkflowServices } from '../workflow-services';
 import type {
   ImportCatalogueInput,
   LeaseInput,
-  RecordStepInput,
+  RecordedStep,
+  RecordStepActivityInput,
+  RequestEnd,
   RunCompatibilityInput,
 } from './activity-inputs';
 import { runCatalogueImport, type ImportSummary } from './catalogue-import-run';
@@ -46,21 +46,41 @@ export function serviceActivities(services: ServicesProvider) {
     /**
      * A step's effective changes and what the service's record of the account learns, in one
      * write with the lease: journal entries upsert by deterministic key, so a retried or
-     * replayed step never duplicates one (DESIGN invariant 1).
+     * replayed step never duplicates one (DESIGN invariant 1). With `end` (the last step's
+     * commit, releasing the lease), the request's end is then indexed and counted here
+     * instead of by indexRequestEnd: `indexed` says so. A failure to index it fails nothing
+     * (the commit is written): nothing is counted, and the orchestration ends the request
+     * through indexRequestEnd as before.
      */
-    async recordStep(input: RecordStepInput): Promise<ActivityResult<CommittedStep>> {
-      return runActivity('recordStep', services, (s) => s.accounts.commitStep(input));
+    async recordStep(input: RecordStepActivityInput): Promise<ActivityResult<RecordedStep>> {
+      return runActivity('recordStep', services, async (s) => {
+        const { end, ...commit } = input;
+        const committed = await s.accounts.commitStep(commit);
+        if (end === undefined) return committed;
+        const { measures, ...entry } = end;
+        try {
+          await s.requests.recordEnd(entry);
+        } catch (error) {
+          s.logger.warn(
+            `request ${entry.requestId}: its end was not indexed with its last step (${isProvisioningError(error) ? error.code : 'unexpected failure'}); it is indexed on its own`,
+            { connector: entry.connector, requestId: entry.requestId },
+          );
+          return committed;
+        }
+        // Counted after every write that can fail: a retry of this activity counts nothing twice.
+        if (measures !== undefined) s.metrics.requestEnded(entry.connector, measures);
+        return { ...committed, indexed: true };
+      });
     },
 
     /**
-     * The request list learns how a request ended. Keyed by the request alone, so a retried
-     * activity writes the same entry again; a replay does not run it at all. The metrics
-     * count the request and its steps here, once per run of the activity: before the write,
-     * so a request whose index cannot be written still counts.
+     * The request list learns how a request ended, unless the last step's commit wrote it.
+     * Keyed by the request alone, so a retried activity writes the same entry again; a replay
+     * does not run it at all. The metrics count the request and its steps here, once per run
+     * of the activity: before the write, so a request whose index cannot be written still
+     * counts.
      */
-    async indexRequestEnd(
-      input: RequestIndexEntry & { measures?: RequestMeasures },
-    ): Promise<ActivityResult<null>> {
+    async indexRequestEnd(input: RequestEnd): Promise<ActivityResult<null>> {
       return runActivity('indexRequestEnd', services, async (s) => {
         const { measures, ...entry } = input;
         if (measures !== undefined) s.metrics.requestEnded(entry.connector, measures);

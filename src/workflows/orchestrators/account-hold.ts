@@ -2,8 +2,14 @@ import type { OrchestrationContext } from 'durable-functions';
 import type { AccountRecord, AccountRecordUpdate } from '../../domain/account-record';
 import type { SerializedError } from '../../domain/errors';
 import type { JournalEntry } from '../../domain/journal-entry';
-import type { CommittedStep, LeaseResult } from '../../store/account-state';
-import type { LeaseInput } from '../activities/activity-inputs';
+import type { LeaseResult } from '../../store/account-state';
+import type {
+  LeaseInput,
+  RecordedStep,
+  RecordStepActivityInput,
+  RequestEnd,
+} from '../activities/activity-inputs';
+import type { FoundRoles, RoleLookUp } from '../activities/role-lookup';
 import type { ActivityResult } from '../activity-result';
 import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';
@@ -49,26 +55,31 @@ export function leasePollDelay(poll: number): number {
  * (issue 14), then for the account's lease (polling on a durable timer), and reads the
  * record with it; an error when it stays taken, unless the connector is quarantined (its
  * holder may be held): then it waits for that too. The first look at the connector takes
- * the lease in the same activity when the connector is open. `likelyNew`: the request
- * creates the account.
+ * the lease in the same activity when the connector is open, and looks up the groups of
+ * `lookUps` with it: `roles`, each step's answer (none when the lease had to be waited for).
+ * `likelyNew`: the request creates the account.
  */
 export function* holdAccount(
   context: OrchestrationContext,
   account: { connector: string; accountId: string },
   likelyNew: boolean,
   waiting: HoldSubject,
-): Step<AccountHold | { error: SerializedError }> {
+  lookUps: RoleLookUp[] = [],
+): Step<{ hold: AccountHold; roles: FoundRoles[] } | { error: SerializedError }> {
   const owner = context.df.instanceId;
   const lease = { ...account, owner };
   const admitted = yield* waitWhileQuarantined(context, waiting, {
     lease: leaseInput(context, lease, likelyNew),
+    lookUps,
   });
   if ('error' in admitted) return admitted;
+  // A history from before the gate looked roles up has no `roles`: each step looks its own up.
+  const roles = ('roles' in admitted ? admitted.roles : undefined) ?? [];
   // A history from before the gate took leases has no `taken`: the lease is asked for alone.
   const first = 'taken' in admitted ? admitted.taken : undefined;
   const taken = yield* takeLease(context, lease, likelyNew, waiting, first);
   if ('error' in taken) return taken;
-  return {
+  const hold: AccountHold = {
     ...account,
     owner,
     takenAt: context.df.currentUtcDateTime.getTime(),
@@ -76,6 +87,7 @@ export function* holdAccount(
     stored: taken.record ?? null,
     released: false,
   };
+  return { hold, roles };
 }
 
 /** Renews the lease once half of it has passed (a long request): an error when it was lost. */
@@ -106,14 +118,21 @@ export function renewedWhileHeld(
 
 /**
  * A step's journal entries and record update, written together (DESIGN invariant 1) with
- * the lease released in the same write when nothing of the request follows.
+ * the lease released in the same write when nothing of the request follows. `end`: the
+ * request's end, indexed and counted by the same activity once the commit is written
+ * (`indexed` in the answer says it was).
  */
 export function* commitStep(
   context: OrchestrationContext,
   hold: AccountHold,
-  commit: { entries: JournalEntry[]; update?: AccountRecordUpdate; release: boolean },
-): Step<ActivityResult<CommittedStep>> {
-  const result = yield* callActivity<CommittedStep>(context, ACTIVITIES.recordStep, {
+  commit: {
+    entries: JournalEntry[];
+    update?: AccountRecordUpdate;
+    release: boolean;
+    end?: RequestEnd;
+  },
+): Step<ActivityResult<RecordedStep>> {
+  const result = yield* callActivity<RecordedStep>(context, ACTIVITIES.recordStep, {
     connector: hold.connector,
     accountId: hold.accountId,
     owner: hold.owner,
@@ -123,7 +142,8 @@ export function* commitStep(
     ...(commit.update === undefined ? {} : { update: commit.update }),
     stored: hold.stored,
     release: commit.release,
-  });
+    ...(commit.end === undefined ? {} : { end: commit.end }),
+  } satisfies RecordStepActivityInput);
   if (result.ok) {
     hold.stored = result.value.record;
     if (result.value.etag === undefined) delete hold.etag;

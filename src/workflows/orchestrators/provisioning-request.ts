@@ -13,10 +13,12 @@ import {
 } from '../../domain/request-report';
 import { requestContextOf } from '../../domain/request-context';
 import { requestMeasures } from '../../domain/request-measures';
+import { isMembershipAction } from '../../domain/provisioning-request';
 import { lastPasswordUse, requestStep } from '../../domain/request-step';
 import { newAccountHandle } from '../../domain/step-context';
 import type { StepOutcome, VerificationMeasure } from '../../domain/step-outcome';
 import { indexEntryOf } from '../../store/request-index';
+import type { RequestEnd } from '../activities/activity-inputs';
 import { ACTIVITIES } from '../names';
 import {
   commitStep,
@@ -59,18 +61,31 @@ export function* provisioningRequestOrchestrator(
   const verifications: (VerificationMeasure | undefined)[] = [];
   // Steps are replaced, never changed in place: a shallow copy is a snapshot.
   const publish = () => context.df.setCustomStatus(customStatusOf(report));
-  function* finish(): Step<RequestReport> {
+  /** The request's end as the list indexes it and the metrics count it. */
+  const endOf = (steps: StepReport[], finishedAt: string): RequestEnd => ({
+    ...indexEntryOf(request),
+    status: requestStatus(steps),
+    finishedAt,
+    measures: requestMeasures({ ...report, steps }, verifications),
+  });
+  /**
+   * Ends the request. `indexedAt`: the last step's commit indexed the end already, with this
+   * time. The request's `finishedAt` is then when its last step ended, just before that
+   * commit was written; else it is now, after the last write of the request.
+   */
+  function* finish(indexedAt?: string): Step<RequestReport> {
     report.status = requestStatus(report.steps);
-    report.finishedAt = now();
+    report.finishedAt = indexedAt ?? now();
     publish();
     // The request list learns the end; a failure to write it only leaves the list to ask
     // the orchestration itself, as it does while a request runs. The metrics count it there.
-    yield* callActivity<null>(context, ACTIVITIES.indexRequestEnd, {
-      ...indexEntryOf(request),
-      status: report.status,
-      finishedAt: report.finishedAt,
-      measures: requestMeasures(report, verifications),
-    });
+    if (indexedAt === undefined) {
+      yield* callActivity<null>(
+        context,
+        ACTIVITIES.indexRequestEnd,
+        endOf(report.steps, report.finishedAt),
+      );
+    }
     return report;
   }
   const failAt = (index: number, outcome: StepOutcome | { error: SerializedError }) => {
@@ -98,17 +113,24 @@ export function* provisioningRequestOrchestrator(
       publish();
     },
   };
-  const hold = yield* holdAccount(
+  // The groups each membership step names are looked up with the lease: no step then needs
+  // a lookup activity of its own (unless it runs again after a hold).
+  const admitted = yield* holdAccount(
     context,
     { connector, accountId },
     request.actions[0]?.type === 'create',
     waiting,
+    request.actions.flatMap((action, step) =>
+      isMembershipAction(action) ? [{ step, selectors: action.groups }] : [],
+    ),
   );
-  if ('error' in hold) {
-    failAt(0, { error: hold.error });
+  if ('error' in admitted) {
+    failAt(0, { error: admitted.error });
     yield* discardPassword(context, request);
     return yield* finish();
   }
+  const { hold } = admitted;
+  const lookedUp = new Map(admitted.roles.map((roles) => [roles.step, roles.found]));
 
   // Held from here on, the request keeps the account's lease (DESIGN invariant 7).
   waiting.lease = { accountId, owner: hold.owner, ttlMs: LEASE_TTL_MS };
@@ -119,6 +141,8 @@ export function* provisioningRequestOrchestrator(
 
   /** Changes a step made before it was held and ran again. */
   let earlier: EffectiveChange[] = [];
+  /** When the request ended, once the last step's commit indexed its end. */
+  let indexedAt: string | undefined;
   for (let index = 0; index < request.actions.length; index++) {
     report.steps[index] = {
       ...(report.steps[index] as StepReport),
@@ -132,7 +156,9 @@ export function* provisioningRequestOrchestrator(
       break;
     }
     handle.stored = hold.stored;
-    let outcome = yield* driveMachine(context, requestStep(request, index, handle));
+    const roles = lookedUp.get(index);
+    lookedUp.delete(index);
+    let outcome = yield* driveMachine(context, requestStep(request, index, handle, roles));
     verifications[index] = outcome.verification;
     if (outcome.ok && index === lastUse) passwordDiscarded = true;
     if (outcome.record !== undefined) {
@@ -141,23 +167,30 @@ export function* provisioningRequestOrchestrator(
     }
 
     // Changes written before a failure are recorded too: nothing effective goes unrecorded.
-    // The last step, when it succeeded, releases the lease in the same write; a failed step
-    // keeps it (the request may be held and run the step again) until the end.
+    // The last step, when it succeeded, releases the lease in the same write, and the same
+    // activity indexes and counts the request's end as it will be reported (a failed commit
+    // or index write ends the request through indexRequestEnd instead); a failed step keeps
+    // the lease (the request may be held and run the step again) until the end.
     const record = outcome.record;
     if (outcome.changes.length > 0 || (record !== undefined && !isEmptyRecordUpdate(record))) {
+      const release = outcome.ok && index === request.actions.length - 1;
+      const endAt = now();
       const committed = yield* commitStep(context, hold, {
         entries: journalEntriesOf(
           { requestId: request.requestId, connector, accountId, ...requestContextOf(request) },
           index,
           outcome.changes,
-          now(),
+          endAt,
         ),
         ...(record === undefined ? {} : { update: record }),
-        release: outcome.ok && index === request.actions.length - 1,
+        release,
+        ...(release ? { end: endOf(endedSteps(index, outcome, endAt), endAt) } : {}),
       });
       handle.stored = hold.stored;
       if (committed.ok) {
         if (record !== undefined) handle.record = isLinked(hold.stored) ? hold.stored : null;
+        // An answer from before commits indexed the end has no `indexed`: indexRequestEnd does.
+        if (committed.value.indexed === true) indexedAt = endAt;
       } else if (outcome.ok) outcome = { ...outcome, ok: false, error: committed.error };
     }
     if (!outcome.ok) {
@@ -177,14 +210,23 @@ export function* provisioningRequestOrchestrator(
     report.steps[index] = stepEnded(
       report.steps[index] as StepReport,
       withHolds(outcome, earlier, waiting),
-      now(),
+      indexedAt ?? now(),
     );
     earlier = [];
   }
 
   yield* releaseHold(context, hold);
   if (!passwordDiscarded) yield* discardPassword(context, request);
-  return yield* finish();
+  return yield* finish(indexedAt);
+
+  /** The steps as they will be reported when the step at `index` ends now with `outcome`. */
+  function endedSteps(index: number, outcome: StepOutcome, at: string): StepReport[] {
+    const steps = [...report.steps];
+    // A copy of the holds' notices: the step takes them only once it has ended.
+    const notices = { notices: [...waiting.notices] };
+    steps[index] = stepEnded(steps[index] as StepReport, withHolds(outcome, earlier, notices), at);
+    return steps;
+  }
 }
 
 function* discardPassword(context: OrchestrationContext, request: ProvisioningRequest): Step<void> {

@@ -13,6 +13,7 @@ import type { StepOutcome } from '../../domain/step-outcome';
 import type { LeaseResult } from '../../store/account-state';
 import type { LeaseInput } from '../activities/activity-inputs';
 import type { GateAnswer, GateInput } from '../activities/quarantine-activities';
+import type { FoundRoles, RoleLookUp } from '../activities/role-lookup';
 import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';
 
@@ -44,9 +45,10 @@ const HELD_LEASE_MS = 30 * 60_000;
 export type HoldOutcome =
   /**
    * The connector is not quarantined: the request goes on (or fails as it is). `taken`: the
-   * account's lease, when the look asked for it.
+   * account's lease, when the look asked for it; `roles`: the steps' groups it asked for, as
+   * the gate found them with the lease.
    */
-  | { held: false; taken?: LeaseResult }
+  | { held: false; taken?: LeaseResult; roles?: FoundRoles[] }
   /** The request waited and may go on now; the lease, when it kept one, as last renewed. */
   | { held: true; lease?: { etag?: string; renewedAt: number } }
   /** The request waited too long (CONNECTOR_QUARANTINED), or the wait itself failed. */
@@ -73,7 +75,7 @@ export function* holdAfterFailure(
 export function withHolds(
   outcome: StepOutcome,
   earlier: readonly EffectiveChange[],
-  subject: HoldSubject,
+  subject: Pick<HoldSubject, 'notices'>,
 ): StepOutcome {
   const changes = new Map<string, EffectiveChange>();
   for (const change of [...earlier, ...outcome.changes]) {
@@ -89,24 +91,36 @@ export function withHolds(
  * (`holdCheckDelayMs`), until the connector is released or the request has been held
  * `maxHoldHours` in all. `look.failure`: the error a step just met; when it tipped the
  * count, it quarantines the connector first. `look.lease` (a first look): the account's
- * lease, taken in the same activity when the connector is open.
+ * lease, taken in the same activity when the connector is open, and with it the groups of
+ * `look.lookUps`.
  */
 export function* waitWhileQuarantined(
   context: OrchestrationContext,
   subject: HoldSubject,
-  look: { failure?: SerializedError; lease?: LeaseInput } = {},
+  look: { failure?: SerializedError; lease?: LeaseInput; lookUps?: RoleLookUp[] } = {},
 ): Step<HoldOutcome> {
-  const { failure, lease: wanted } = look;
+  const { failure, lease: wanted, lookUps } = look;
   const first = yield* askGate(
     context,
     subject,
     failure !== undefined
       ? { failure }
-      : { firstLook: true, ...(wanted === undefined ? {} : { lease: wanted }) },
+      : {
+          firstLook: true,
+          ...(wanted === undefined ? {} : { lease: wanted }),
+          ...(wanted === undefined || lookUps === undefined || lookUps.length === 0
+            ? {}
+            : { lookUps }),
+        },
   );
   if ('error' in first) return first;
-  if (first.open)
-    return first.lease === undefined ? { held: false } : { held: false, taken: first.lease };
+  if (first.open) {
+    return {
+      held: false,
+      ...(first.lease === undefined ? {} : { taken: first.lease }),
+      ...(first.roles === undefined ? {} : { roles: first.roles }),
+    };
+  }
   const now = () => context.df.currentUtcDateTime.getTime();
   const started = now();
   const maxMs = first.maxHoldHours * 3_600_000;

@@ -1,0 +1,288 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvocationContext } from '@azure/functions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePrometheusText } from '../../src/console/prometheus-text';
+import type { RequestReport } from '../../src/domain/request-report';
+import type { RecordedAction } from '../../src/runtime/local-host/driver-instance';
+import { HISTORY_EVENT, type HistoryEvent } from '../../src/runtime/local-host/history-events';
+import type { HistoryStore, SavedInstance } from '../../src/runtime/local-host/history-store';
+import { OrchestrationDriver } from '../../src/runtime/local-host/orchestration-driver';
+import { createReplayer } from '../../src/runtime/local-host/orchestrator-replay';
+import { actionDifference } from '../../src/runtime/local-host/replayed-action';
+import { toRetryPolicy } from '../../src/runtime/local-host/retry-policy';
+import { VirtualClock } from '../../src/runtime/local-host/virtual-clock';
+import { createActivityHandlers } from '../../src/workflows/activities';
+import { ORCHESTRATORS } from '../../src/workflows/orchestrators';
+import { ACTIVITY_RETRY } from '../../src/workflows/orchestrators/activity-calls';
+import { ACTIVITIES, ORCHESTRATIONS } from '../../src/workflows/names';
+import type { OrchestrationClient } from '../../src/workflows/orchestration-client';
+import { until } from '../support/poll-until';
+import { startTestHost, type TestHost } from './local-host-harness';
+
+/**
+ * Issue 15: requests that were running when the service was upgraded end as they began.
+ * The histories were recorded by the service before the change (a create + grant of
+ * Engineering, Sales and Finance on each sandbox): their gate answers hold no roles, so the
+ * grant step looks its roles up itself, and their last commit did not index the request's
+ * end, so indexRequestEnd does.
+ */
+
+interface RecordedHistory {
+  instanceId: string;
+  input: unknown;
+  history: HistoryEvent[];
+  output: RequestReport;
+}
+
+function recorded(connector: string): RecordedHistory {
+  const path = join(__dirname, '../support/histories', `${connector}-create-grant.json`);
+  return JSON.parse(readFileSync(path, 'utf8')) as RecordedHistory;
+}
+
+const scheduled = (history: readonly HistoryEvent[]) =>
+  history.filter((event) => event.EventType === HISTORY_EVENT.TaskScheduled);
+
+/** Where each episode of a history starts. */
+const episodeStarts = (history: readonly HistoryEvent[]) =>
+  history.flatMap((event, index) =>
+    event.EventType === HISTORY_EVENT.OrchestratorStarted ? [index] : [],
+  );
+
+/** The actions the recorded service took, as the driver keeps them. */
+function actionsOf(history: readonly HistoryEvent[]): RecordedAction[] {
+  const starts = episodeStarts(history);
+  return history.flatMap((event, index): RecordedAction[] =>
+    event.EventType === HISTORY_EVENT.TaskScheduled
+      ? [
+          {
+            action: {
+              kind: 'activityWithRetry',
+              name: event.Name,
+              input: event.Input,
+              retry: toRetryPolicy(ACTIVITY_RETRY),
+            },
+            episode: starts.filter((start) => start < index).length - 1,
+            eventId: event.EventId,
+          },
+        ]
+      : [],
+  );
+}
+
+/**
+ * The request as the process that recorded it left it when it stopped: its history up to
+ * the episode that would have handed it `activity`'s answer (the activity was scheduled,
+ * its answer lost with the process).
+ */
+function stoppedAwaiting(history: RecordedHistory, activity: string): SavedInstance {
+  const scheduledAt = history.history.findIndex(
+    (event) => event.EventType === HISTORY_EVENT.TaskScheduled && event.Name === activity,
+  );
+  const cut = episodeStarts(history.history).find((start) => start > scheduledAt)!;
+  const events = history.history.slice(0, cut);
+  const starts = episodeStarts(events);
+  const pending = scheduled(events).at(-1)!;
+  expect(pending.Name).toBe(activity);
+  const policy = toRetryPolicy(ACTIVITY_RETRY);
+  const lastEpisodeAt = Date.parse(events[starts.at(-1)!]!.Timestamp);
+  return {
+    instanceId: history.instanceId,
+    name: ORCHESTRATIONS.provisioningRequest,
+    inputJson: JSON.stringify(history.input),
+    createdAt: Date.parse(events[0]!.Timestamp),
+    state: {
+      runtimeStatus: 'Running',
+      customStatus: null,
+      output: null,
+      updatedAt: lastEpisodeAt,
+      retries: [
+        [
+          pending.EventId,
+          { name: activity, input: pending.Input, policy, failedAttempts: 0, phase: 'attempt' },
+        ],
+      ],
+      nextEventId: pending.EventId + 1,
+      episodes: starts.length,
+      lastEpisodeAt,
+    },
+    history: events,
+    actions: actionsOf(events),
+    canceledTimers: [],
+    saves: 1,
+  };
+}
+
+let t: TestHost;
+
+beforeAll(async () => {
+  // On the recorded run's clock: its leases and step times are what the upgraded service sees.
+  t = await startTestHost({}, { clock: new VirtualClock(Date.parse('2026-11-23T08:00:00Z')) });
+  const started = await t.api('POST', '/api/connectors/scim-sandbox/imports', {});
+  const job = await until('the import job to end', async () => {
+    const answer = await t.api('GET', `/api/jobs/${started.body.jobId as string}`);
+    return answer.body.status === 'running' ? undefined : answer.body;
+  });
+  expect(job.status).toBe('succeeded');
+}, 60_000);
+
+afterAll(() => t.close());
+
+/** Runs `saved` on the upgraded service as a restarted local host resumes it. */
+async function resume(saved: SavedInstance): Promise<{ output: RequestReport; names: string[] }> {
+  const store: HistoryStore = {
+    load: async () => [saved],
+    save: async () => undefined,
+    durable: async () => undefined,
+  };
+  const services = t.host.services;
+  const driver: OrchestrationDriver = new OrchestrationDriver({
+    orchestrators: ORCHESTRATORS,
+    activities: createActivityHandlers(
+      async () => services,
+      (): OrchestrationClient => driver,
+    ) as unknown as Record<string, (input: unknown) => Promise<unknown>>,
+    clock: t.clock,
+    history: store,
+  });
+  try {
+    expect(await driver.restore()).toEqual({ instances: 1, resumed: 1 });
+    const state = await driver.waitFor(saved.instanceId, 20_000);
+    expect(state.runtimeStatus, JSON.stringify(state.output)).toBe('Completed');
+    const names = scheduled(driver.history(saved.instanceId)).map((event) => event.Name);
+    return { output: state.output as RequestReport, names };
+  } finally {
+    await driver.close();
+  }
+}
+
+async function requestsCounted(connector: string): Promise<number> {
+  const samples = parsePrometheusText((await t.api('GET', '/api/metrics')).text);
+  return samples
+    .filter(
+      (s) =>
+        s.name === 'provisioning_requests_total' &&
+        s.labels.provisioning_connector === connector &&
+        s.labels.provisioning_outcome === 'succeeded',
+    )
+    .reduce((total, s) => total + s.value, 0);
+}
+
+describe('a history recorded before the roles were looked up with the lease and the end indexed with the last commit', () => {
+  it.each(['scim-sandbox', 'graph-sandbox'])(
+    'of %s replays on every prefix as it ran: each episode takes the recorded actions, and it ends with the recorded report',
+    async (connector) => {
+      const history = recorded(connector);
+      const names = scheduled(history.history).map((event) => event.Name);
+      expect(names).toContain(ACTIVITIES.lookUpRoles);
+      expect(names.at(-1)).toBe(ACTIVITIES.indexRequestEnd);
+      const replay = createReplayer(ORCHESTRATORS[ORCHESTRATIONS.provisioningRequest]!);
+      const actions = actionsOf(history.history);
+      const starts = episodeStarts(history.history);
+      for (const [episode, start] of starts.entries()) {
+        const end = starts[episode + 1] ?? history.history.length;
+        const outcome = await replay({
+          instanceId: history.instanceId,
+          history: history.history.slice(0, end),
+          input: history.input,
+          context: new InvocationContext(),
+        });
+        expect(outcome.status, `episode ${episode} from event ${start}`).not.toBe('failed');
+        const expected = actions.filter((action) => action.episode <= episode);
+        expect(outcome.actions).toHaveLength(expected.length);
+        for (const [index, action] of expected.entries()) {
+          // As the task hub judges a replay: the kind and name of each action.
+          expect(actionDifference(action.action, outcome.actions[index]!, false)).toBeUndefined();
+        }
+        if (episode === starts.length - 1) {
+          expect(outcome.status).toBe('completed');
+          expect(outcome.output).toEqual(history.output);
+        }
+      }
+    },
+  );
+
+  it('ends a request stopped while indexRequestEnd ran: indexed with its reported end, counted once', async () => {
+    const history = recorded('scim-sandbox');
+    const before = await requestsCounted('scim-sandbox');
+    const { output, names } = await resume(stoppedAwaiting(history, ACTIVITIES.indexRequestEnd));
+    expect(output).toEqual(history.output);
+    expect(names).toEqual(scheduled(history.history).map((event) => event.Name));
+    const page = await t.host.services.requests.query({ accountId: 'upgrade.scim' });
+    const entry = page.entries.find((e) => e.requestId === history.output.requestId);
+    expect(entry?.status).toBe('succeeded');
+    expect(entry?.finishedAt).toBe(output.finishedAt);
+    expect((await requestsCounted('scim-sandbox')) - before).toBe(1);
+  });
+
+  it('ends a request stopped while its grant step looked up its roles: the groups granted on the target, indexed and counted once', async () => {
+    const history = recorded('scim-sandbox');
+    const accountId = 'upgrade.scim-roles';
+    const { scim } = t.host.sandboxes!;
+    // The account the recorded run created, on this target: its id stands for the recorded one.
+    const create = scheduled(history.history).find(
+      (event) => event.Name === ACTIVITIES.createAccount,
+    )!;
+    let recordedId = '';
+    for (const event of history.history) {
+      if (
+        event.EventType === HISTORY_EVENT.TaskCompleted &&
+        event.TaskScheduledId === create.EventId
+      ) {
+        recordedId = (JSON.parse(event.Result) as { value: { account: { id: string } } }).value
+          .account.id;
+      }
+    }
+    expect(recordedId).not.toBe('');
+    const [user] = scim.seedUsers([{ userName: accountId, displayName: 'Upgrade Test' }]);
+    const moved = JSON.parse(
+      JSON.stringify(history)
+        .replaceAll(recordedId, user!.id)
+        .replaceAll('upgrade.scim', accountId)
+        .replaceAll('upgrade-scim-sandbox', 'upgrade-scim-roles'),
+    ) as RecordedHistory;
+    const saved = stoppedAwaiting(moved, ACTIVITIES.lookUpRoles);
+    // The lease its gate took, as the recorded service's storage held it.
+    const lease = await t.host.services.accounts.acquire(
+      'scim-sandbox',
+      accountId,
+      moved.instanceId,
+      t.clock.now(),
+      300_000,
+    );
+    expect(lease.acquired).toBe(true);
+    const before = await requestsCounted('scim-sandbox');
+
+    const { output, names } = await resume(saved);
+    expect(output.status).toBe('succeeded');
+    expect(output.steps.map((step) => step.state)).toEqual(['succeeded', 'succeeded']);
+    expect(output.steps[1]!.changes.map((change) => change.groupName).sort()).toEqual([
+      'Engineering',
+      'Finance',
+      'Sales',
+    ]);
+    const members = (name: string) =>
+      ((scim.getGroup(name)?.members ?? []) as { value: string }[]).map((m) => m.value);
+    for (const name of ['Engineering', 'Sales', 'Finance']) {
+      expect(members(name).filter((value) => [user!.id, accountId].includes(value))).toHaveLength(
+        1,
+      );
+    }
+    // Recorded up to the lookup; from there the upgraded service, whose last commit indexes the end.
+    expect(names).toEqual([
+      ACTIVITIES.connectorGate,
+      ACTIVITIES.createAccount,
+      ACTIVITIES.recordStep,
+      ACTIVITIES.lookUpRoles,
+      ACTIVITIES.readMemberships,
+      ACTIVITIES.writeMemberships,
+      ACTIVITIES.readMemberships,
+      ACTIVITIES.recordStep,
+    ]);
+    const page = await t.host.services.requests.query({ accountId });
+    const entry = page.entries.find((e) => e.requestId === output.requestId);
+    expect(entry?.status).toBe('succeeded');
+    expect(entry?.finishedAt).toBe(output.finishedAt);
+    expect((await requestsCounted('scim-sandbox')) - before).toBe(1);
+  });
+});

@@ -1,0 +1,262 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePrometheusText } from '../../src/console/prometheus-text';
+import { ProvisioningError } from '../../src/domain/errors';
+import type { RequestIndexEntry } from '../../src/store/request-index';
+import { HISTORY_EVENT } from '../../src/runtime/local-host/history-events';
+import { ACTIVITIES, requestInstanceId } from '../../src/workflows/names';
+import { until } from '../support/poll-until';
+import { startTestHost, type TestHost } from './local-host-harness';
+
+/**
+ * Issue 15, less per request: the last step's commit indexes and counts the request's end,
+ * and the first look at the connector looks up the roles the request names, so a create +
+ * grant of 3 groups runs 7 activities on SCIM (9 before) and 6 on Graph (8 before). The
+ * request reports, indexes and counts as it did, and fails where and how it did.
+ */
+
+const SCIM = 'scim-sandbox';
+const GRAPH = 'graph-sandbox';
+const GROUPS = ['Engineering', 'Sales', 'Finance'];
+
+let t: TestHost;
+
+beforeAll(async () => {
+  t = await startTestHost();
+  for (const connector of [SCIM, GRAPH]) {
+    const started = await t.api('POST', `/api/connectors/${connector}/imports`, {});
+    expect(started.status).toBe(202);
+    const job = await until('the import job to end', async () => {
+      const answer = await t.api('GET', `/api/jobs/${started.body.jobId as string}`);
+      return answer.body.status === 'running' ? undefined : answer.body;
+    });
+    expect(job.status).toBe('succeeded');
+  }
+}, 60_000);
+
+afterAll(() => t.close());
+
+/** The activities a request's orchestration scheduled, in order (retries are not scheduled again). */
+function activityNames(requestId: string): string[] {
+  return t.host.driver
+    .history(requestInstanceId(requestId))
+    .filter((event) => event.EventType === HISTORY_EVENT.TaskScheduled)
+    .map((event) => event.Name);
+}
+
+/** The request's entry in the request list, read back from its store. */
+async function indexEntry(requestId: string, accountId: string): Promise<RequestIndexEntry> {
+  const page = await t.host.services.requests.query({ accountId, limit: 200 });
+  const entries = page.entries.filter((entry) => entry.requestId === requestId);
+  expect(entries).toHaveLength(1);
+  return entries[0]!;
+}
+
+/** `provisioning_requests_total` and the grant steps' count, by connector and outcome, as GET /api/metrics shows them. */
+async function counted(connector: string, outcome: 'succeeded' | 'failed') {
+  const answer = await t.api('GET', '/api/metrics');
+  expect(answer.status).toBe(200);
+  const samples = parsePrometheusText(answer.text);
+  const sum = (name: string, labels: Record<string, string>) =>
+    samples
+      .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+      .reduce((total, s) => total + s.value, 0);
+  const labels = { provisioning_connector: connector, provisioning_outcome: outcome };
+  return {
+    requests: sum('provisioning_requests_total', labels),
+    grants: sum('provisioning_step_duration_count', { ...labels, provisioning_action: 'grant' }),
+  };
+}
+
+async function submit(body: Record<string, unknown>): Promise<string> {
+  const answer = await t.api('POST', '/api/requests', body);
+  expect(answer.status, answer.text).toBe(202);
+  return answer.body.requestId as string;
+}
+
+/** The groups (of GROUPS) the account is a direct member of, as the target holds them. */
+function membershipsOnTarget(connector: string, accountId: string): string[] {
+  const sandboxes = t.host.sandboxes!;
+  if (connector === SCIM) {
+    const ids = [accountId, String(sandboxes.scim.getUser(accountId)?.id)];
+    return GROUPS.filter((name) =>
+      ((sandboxes.scim.getGroup(name)?.members ?? []) as { value: string }[]).some((member) =>
+        ids.includes(member.value),
+      ),
+    );
+  }
+  const userId = sandboxes.graph.userIdByUpn(accountId)!;
+  return GROUPS.filter((name) =>
+    sandboxes.graph.directMemberIds(sandboxes.graphGroups[name]!).includes(userId),
+  );
+}
+
+describe('a create + grant of 3 groups', () => {
+  it.each([
+    [
+      SCIM,
+      'fold.scim',
+      [
+        ACTIVITIES.connectorGate,
+        ACTIVITIES.createAccount,
+        ACTIVITIES.recordStep,
+        ACTIVITIES.readMemberships,
+        ACTIVITIES.writeMemberships,
+        ACTIVITIES.readMemberships,
+        ACTIVITIES.recordStep,
+      ],
+    ],
+    [
+      GRAPH,
+      'fold.graph@contoso.example',
+      [
+        ACTIVITIES.connectorGate,
+        ACTIVITIES.createAccount,
+        ACTIVITIES.recordStep,
+        ACTIVITIES.writeMemberships,
+        ACTIVITIES.readMemberships,
+        ACTIVITIES.recordStep,
+      ],
+    ],
+  ])(
+    'on %s runs without a role lookup or an index activity of its own, and is indexed and counted once',
+    async (connector, accountId, expected) => {
+      const before = await counted(connector, 'succeeded');
+      const requestId = await submit({
+        connector,
+        account: { accountId, displayName: 'Fold Test' },
+        actions: [{ type: 'create' }, { type: 'grant', groups: GROUPS }],
+      });
+      const report = await t.finished(requestId);
+      expect(report.status).toBe('succeeded');
+      expect(membershipsOnTarget(connector, accountId)).toEqual(GROUPS);
+
+      expect(activityNames(requestId)).toEqual(expected);
+      const entry = await indexEntry(requestId, accountId);
+      expect(entry.status).toBe('succeeded');
+      expect(entry.finishedAt).toBe(report.finishedAt);
+      // The request's end is when its last step ended.
+      expect(report.steps.at(-1).finishedAt).toBe(report.finishedAt);
+      const after = await counted(connector, 'succeeded');
+      expect(after.requests - before.requests).toBe(1);
+      expect(after.grants - before.grants).toBe(1);
+    },
+  );
+});
+
+describe('a group the step cannot write', () => {
+  it.each([
+    [SCIM, 'fold.unknown', 'No Such Group', 'GROUP_NOT_FOUND'],
+    [GRAPH, 'fold.dynamic@contoso.example', 'All Staff (dynamic)', 'GROUP_NOT_WRITABLE'],
+  ])(
+    'on %s fails the grant step (not the request before it starts) with the error its own lookup gives',
+    async (connector, accountId, group, code) => {
+      const body = {
+        connector,
+        account: { accountId, displayName: 'Fold Test' },
+        actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales', group] }],
+      };
+      // The preview drives the same step machine, looking the groups up itself.
+      const preview = await t.api('POST', '/api/requests', { ...body, mode: 'preview' });
+      expect(preview.status, preview.text).toBe(200);
+      const foreseen = preview.body.steps[1].error;
+      expect(foreseen.code).toBe(code);
+
+      const requestId = await submit(body);
+      const report = await t.finished(requestId);
+      expect(report.status).toBe('failed');
+      expect(report.steps.map((step: { state: string }) => step.state)).toEqual([
+        'succeeded',
+        'failed',
+      ]);
+      expect(report.steps[1].error).toEqual(foreseen);
+      expect(report.steps[1].error.message).toContain(group);
+      expect(activityNames(requestId)).not.toContain(ACTIVITIES.lookUpRoles);
+      // Nothing written for the step: the account is a member of no group it named.
+      expect(membershipsOnTarget(connector, accountId)).toEqual([]);
+      expect((await indexEntry(requestId, accountId)).status).toBe('failed');
+    },
+  );
+});
+
+describe('when the last commit or the index write fails', () => {
+  it('ends the request through indexRequestEnd when the index write with the commit failed: indexed and counted once', async () => {
+    const { requests } = t.host.services;
+    const recordEnd = requests.recordEnd.bind(requests);
+    let failures = 0;
+    requests.recordEnd = async (entry) => {
+      if (failures === 0 && entry.requestId === 'fold-index-fails') {
+        failures += 1;
+        throw new ProvisioningError('INTERNAL_ERROR', 'storage: could not index (HTTP 500)', {
+          retryable: true,
+        });
+      }
+      return recordEnd(entry);
+    };
+    try {
+      const accountId = 'fold.index-fails';
+      const before = await counted(SCIM, 'succeeded');
+      const requestId = await submit({
+        requestId: 'fold-index-fails',
+        connector: SCIM,
+        account: { accountId },
+        actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales'] }],
+      });
+      const report = await t.finished(requestId);
+      expect(failures).toBe(1);
+      expect(report.status).toBe('succeeded');
+      expect(membershipsOnTarget(SCIM, accountId)).toEqual(['Sales']);
+      expect(activityNames(requestId).slice(-2)).toEqual([
+        ACTIVITIES.recordStep,
+        ACTIVITIES.indexRequestEnd,
+      ]);
+      const entry = await indexEntry(requestId, accountId);
+      expect(entry.status).toBe('succeeded');
+      expect(entry.finishedAt).toBe(report.finishedAt);
+      expect((await counted(SCIM, 'succeeded')).requests - before.requests).toBe(1);
+    } finally {
+      requests.recordEnd = recordEnd;
+    }
+  });
+
+  it('fails the last step with the commit failure and indexes and counts the request as failed', async () => {
+    const { accounts } = t.host.services;
+    const commitStep = accounts.commitStep.bind(accounts);
+    accounts.commitStep = async (commit) => {
+      if (commit.accountId === 'fold.commit-fails' && commit.release) {
+        throw new ProvisioningError(
+          'INTERNAL_ERROR',
+          'storage: could not record a step (HTTP 400)',
+          {
+            retryable: false,
+          },
+        );
+      }
+      return commitStep(commit);
+    };
+    try {
+      const accountId = 'fold.commit-fails';
+      const before = await counted(SCIM, 'failed');
+      const requestId = await submit({
+        connector: SCIM,
+        account: { accountId },
+        actions: [{ type: 'create' }, { type: 'grant', groups: ['Finance'] }],
+      });
+      const report = await t.finished(requestId);
+      expect(report.status).toBe('failed');
+      expect(report.steps[1].state).toBe('failed');
+      expect(report.steps[1].error.message).toContain('could not record a step');
+      expect(activityNames(requestId).slice(-2)).toEqual([
+        ACTIVITIES.releaseAccountLease,
+        ACTIVITIES.indexRequestEnd,
+      ]);
+      const entry = await indexEntry(requestId, accountId);
+      expect(entry.status).toBe('failed');
+      expect(entry.finishedAt).toBe(report.finishedAt);
+      const after = await counted(SCIM, 'failed');
+      expect(after.requests - before.requests).toBe(1);
+      expect(after.grants - before.grants).toBe(1);
+    } finally {
+      accounts.commitStep = commitStep;
+    }
+  });
+});
