@@ -40,6 +40,15 @@ let soonReport: { notices?: string[] };
 /** The Graph request sent once the secret had expired, as it waits. */
 let heldReport: { status: string; hold?: { reason: { code: string; message: string } } };
 let secrets: string[];
+/** The metrics, and the calls the sandboxes logged, once the requests had ended. */
+let samplesAfterRequests: Sample[];
+let callsServed: Record<
+  'scim' | 'graph',
+  { status: number; viaBatch?: boolean; answerLost?: boolean }[]
+>;
+/** Lost answers, SCIM's then Graph's. */
+let lostAnswers: number[];
+const LOST_SEED = 19;
 
 beforeAll(async () => {
   capture = captureTraces({ accountIds: false });
@@ -50,6 +59,9 @@ beforeAll(async () => {
   const graphSecretName = 'graph-sandbox-client-secret';
   await store.expireOn(graphSecretName, new Date(Date.now() + 10.5 * 86_400_000));
   sandboxes.graph.setReplicationDelay({ min: 1_000, max: 4_000 });
+  // graph-behaviour.md, scim-interop.md: answers lost after the write was applied.
+  sandboxes.graph.setFaults({ seed: LOST_SEED, lostAnswerRate: 0.5 });
+  sandboxes.scim.setFaults({ seed: LOST_SEED, lostAnswerRate: 0.5 });
   sandboxes.scim.injectThrottle(1, '1');
 
   const traced = await fetch(`${test.host.url}/api/requests`, {
@@ -85,6 +97,13 @@ beforeAll(async () => {
     ids.push((await test.api('POST', '/api/requests', body)).body.requestId as string);
   }
   for (const id of ids) await test.finished(id);
+  samplesAfterRequests = parsePrometheusText((await test.api('GET', '/api/metrics')).text);
+  callsServed = { scim: [...sandboxes.scim.requests], graph: [...sandboxes.graph.requests] };
+  lostAnswers = [sandboxes.scim, sandboxes.graph].map(
+    (sandbox) => sandbox.faultCounts()['lost answer'],
+  );
+  sandboxes.graph.setFaults(undefined);
+  sandboxes.scim.setFaults(undefined);
   // An account deactivated by hand, which the reconciliation finds (once the requests are history).
   test.clock.advanceBy(5 * 60_000);
   await scimAdmin(test).setActive(String(sandboxes.scim.getUser('export.user')?.id), false);
@@ -188,6 +207,43 @@ describe('the metrics export holds to the contract', () => {
       'provisioning.requests: provisioning_connector=nobody',
       'provisioning.requests: provisioning_outcome=maybe',
     ]);
+  });
+});
+
+describe('the metrics count what the targets did', () => {
+  it('every call each target logged, by the class of the answer that reached the service', () => {
+    // A lost answer is a call: a reset counts as network_error, a gateway's 504 as 5xx.
+    expect(
+      lostAnswers.every((count) => count > 0),
+      String(lostAnswers),
+    ).toBe(true);
+    const classOf = (status: number) =>
+      status === 0 ? 'network_error' : `${Math.floor(status / 100)}xx`;
+    for (const [connector, log] of [
+      ['scim-sandbox', callsServed.scim],
+      ['graph-sandbox', callsServed.graph],
+    ] as const) {
+      // A $batch is one call; its sub-responses count only as the 429s that reached the service.
+      const calls = log.filter((call) => call.viaBatch !== true);
+      const logged: Record<string, number> = {};
+      for (const call of calls)
+        logged[classOf(call.status)] = (logged[classOf(call.status)] ?? 0) + 1;
+      const counted: Record<string, number> = {};
+      for (const s of samplesAfterRequests) {
+        if (s.name !== 'provisioning_outbound_calls_total') continue;
+        if (s.labels.provisioning_connector !== connector) continue;
+        const key = s.labels.provisioning_status_class!;
+        counted[key] = (counted[key] ?? 0) + s.value;
+      }
+      expect(counted, connector).toEqual(logged);
+      const throttled = samplesAfterRequests
+        .filter((s) => s.name === 'provisioning_throttle_responses_total')
+        .filter((s) => s.labels.provisioning_connector === connector)
+        .reduce((total, s) => total + s.value, 0);
+      expect(throttled, connector).toBe(
+        log.filter((call) => call.status === 429 && call.answerLost !== true).length,
+      );
+    }
   });
 });
 

@@ -104,6 +104,12 @@ export interface GraphSandboxRequestRecord {
   path: string;
   status: number;
   viaBatch?: boolean;
+  /**
+   * The write was applied, then its answer lost: `status` is what reached the client (0 for a
+   * reset, or a gateway's 504). On a sub-request: its envelope's answer was lost, so the
+   * client never saw this sub-request's `status`.
+   */
+  answerLost?: boolean;
   /** The W3C `traceparent` the request came with (a `$batch` sub-request: its envelope's). */
   traceparent?: string;
 }

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { handleGraphRequest } from './graph-endpoint.js';
 import type { GraphEndpointDeps } from './graph-endpoint.js';
 import { callFaultReply, gatewayTimeoutReply } from './graph-fault-replies.js';
+import type { GraphSandboxRequestRecord } from './graph-sandbox-types.js';
 import type { LoopbackReply, LoopbackRequest } from './loopback-https-server.js';
 import type { TokenAuthorityConfig } from './token-authority.js';
 import { serveTokenAuthority } from './token-authority-routes.js';
@@ -22,7 +23,9 @@ const RESET: LoopbackReply = { status: 0, resetConnection: true };
  * Routes the sandbox's HTTPS requests: the token authority (token endpoint, OpenID
  * configuration, keys) and Graph under `/v1.0`, which alone gets the latency, the fault
  * plan and the request log (entries in order of arrival, status filled in when answered;
- * 0 for a destroyed socket).
+ * 0 for a destroyed socket). A write applied whose answer was lost is marked `answerLost`
+ * (its status: 0 or the gateway's 504, what reached the client), and so are the sub-requests
+ * of a lost `$batch` (their status: what they were answered, which never reached the client).
  */
 export function createSandboxDispatcher(
   deps: SandboxDispatcherDeps,
@@ -47,18 +50,25 @@ async function serveGraph(
 ): Promise<LoopbackReply> {
   deps.stats.graphRequests += 1;
   const traceparent = request.headers.traceparent;
-  const entry = {
+  const entry: GraphSandboxRequestRecord = {
     method: request.method,
     path,
     status: 0,
     ...(typeof traceparent === 'string' ? { traceparent } : {}),
   };
   deps.graph.record(entry);
-  const reply = await answerGraph(deps.graph, request, path);
+  // A $batch's sub-requests, so a lost envelope marks the sub-responses it carried as lost.
+  const subEntries: GraphSandboxRequestRecord[] = [];
+  const record = (sub: GraphSandboxRequestRecord) => {
+    subEntries.push(sub);
+    deps.graph.record(sub);
+  };
+  const { reply, lost } = await answerGraph({ ...deps.graph, record }, request, path);
   if (request.method !== 'GET') deps.onChange?.();
   const latency = deps.latencyMs();
   if (latency > 0) await sleep(latency);
   entry.status = reply.status;
+  if (lost) for (const lostEntry of [entry, ...subEntries]) lostEntry.answerLost = true;
   return reply;
 }
 
@@ -72,19 +82,22 @@ async function answerGraph(
   deps: GraphEndpointDeps,
   request: LoopbackRequest,
   path: string,
-): Promise<LoopbackReply> {
+): Promise<{ reply: LoopbackReply; lost: boolean }> {
   const faults = deps.context.faults;
   const fault = faults.decideCall(path === '/v1.0/$batch' ? 'envelope' : 'call');
-  if (fault?.kind === 'reset') return RESET;
-  if (fault !== undefined) return callFaultReply(fault, deps.context.now());
+  if (fault?.kind === 'reset') return { reply: RESET, lost: false };
+  if (fault !== undefined) return { reply: callFaultReply(fault, deps.context.now()), lost: false };
   const reply = await handleGraphRequest(deps, {
     method: request.method,
     target: request.url.slice('/v1.0'.length),
     authorization: request.headers.authorization,
     body: request.body,
   });
-  if (!WRITE_METHODS.has(request.method) || reply.status >= 300) return reply;
+  if (!WRITE_METHODS.has(request.method) || reply.status >= 300) return { reply, lost: false };
   const lost = faults.decideLostAnswer();
-  if (lost === undefined) return reply;
-  return lost === 'reset' ? RESET : gatewayTimeoutReply(deps.context.now());
+  if (lost === undefined) return { reply, lost: false };
+  return {
+    reply: lost === 'reset' ? RESET : gatewayTimeoutReply(deps.context.now()),
+    lost: true,
+  };
 }

@@ -48,6 +48,10 @@ describe('Graph fault plan', () => {
       names.map((name) => ['account created', upn(name)]),
     );
     expect(sandbox.faultCounts()['lost answer']).toBe(6);
+    // The log says what reached the client (0 for a reset, 504) and that the answer was lost.
+    expect(
+      sandbox.requests.slice(-6).map((r) => [r.status === 0 ? 'reset' : r.status, r.answerLost]),
+    ).toEqual(seen.map((s) => [s, true]));
 
     const id = sandbox.userIdByUpn(upn(names[0]!))!;
     const lock = await client.call('PATCH', `/users/${id}`, { accountEnabled: false });
@@ -166,9 +170,15 @@ describe('Graph fault plan', () => {
       headers: { 'content-type': 'application/json' },
       body: { accountEnabled: false },
     }));
+    sandbox.clearRequests();
     const answer = await client.call('POST', '/$batch', { requests });
     expect(answer.reset || answer.status === 504).toBe(true);
     for (const id of ids) expect(sandbox.getUser(id)?.['accountEnabled']).toBe(false);
+    // The sub-responses were given and lost with the envelope: the log marks them so.
+    expect(sandbox.requests.map((r) => [r.path, r.status, r.viaBatch, r.answerLost])).toEqual([
+      ['/v1.0/$batch', answer.reset ? 0 : 504, undefined, true],
+      ...ids.map((id) => [`/v1.0/users/${id}`, 204, true, true]),
+    ]);
     expect(sandbox.truthLog().map((e) => [e.change, e.userId])).toEqual(
       ids.map((id) => ['account locked', id]),
     );
