@@ -121,6 +121,13 @@ export const SETTINGS: readonly SettingDescription[] = [
       '`true` lets account IDs (personal data) appear on exported spans and logs; `false` (the default) keeps them out. Metrics never carry them',
   },
   {
+    name: 'languageWorkers__node__arguments',
+    need: 'optional',
+    readBy: 'host',
+    description:
+      'Arguments of the Node worker process: the template gives `--experimental-async-context-frame` on Node 22 (async context without async hooks: tracing costs about half as much CPU); empty elsewhere, and locally',
+  },
+  {
     name: 'LOCAL_SECRETS',
     need: 'local',
     description: 'JSON object secret name -> value for SECRET_STORE=local (development only)',

@@ -46,6 +46,19 @@ describeCompiled('Flex Consumption in the compiled template', () => {
     ]);
   });
 
+  it("gives Node 22's worker AsyncLocalStorage without async hooks, and no argument on another major", () => {
+    const { snapshot } = template();
+    const site = onlyResource(snapshot, 'Microsoft.Web/sites');
+    const { version } = (site.properties as { functionAppConfig: { runtime: { version: string } } })
+      .functionAppConfig.runtime;
+    const argument = appSettings(snapshot).languageWorkers__node__arguments;
+    // Node 24 refuses the flag ("bad option"), Node 20 too: it is given on 22 alone.
+    expect(argument).toBe(version === '22' ? '--experimental-async-context-frame' : '');
+    expect(read('infra/app/function-app.bicep')).toMatch(
+      /languageWorkers__node__arguments: nodeVersion == '22' \? '--experimental-async-context-frame' : ''/,
+    );
+  });
+
   it('compares a major line with the engines range forms', () => {
     expect(everyReleaseOfMajorSatisfies('>=20.19', 22)).toBe(true);
     expect(everyReleaseOfMajorSatisfies('>=20.19', 20)).toBe(false); // 20.0.0 < 20.19
