@@ -13,7 +13,7 @@ import type { Logger } from '../../domain/logger';
 import { LocalSecretStore } from '../../secrets/local-secret-store';
 import type { WorkflowServices } from '../../workflows/workflow-services';
 import { secretStoreFromConfig } from '../build-services';
-import { startSandboxConnectors, type SandboxConnectors } from '../sandbox-connectors';
+import type { SandboxConnectors } from '../sandbox-connectors';
 import { startServiceRuntime } from '../service-runtime';
 import { createApiServer } from './http-adapter';
 import { scheduleImports, scheduleReconciliations } from './connector-timers';
@@ -110,6 +110,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     let sandboxes: SandboxConnectors | undefined;
     let secrets = secretStoreFromConfig(config);
     if (config.connectors.length === 0) {
+      // Loaded only to run them: a host with connectors of its own (a bench, a test) keeps
+      // the sandboxes' servers and their packages (express, scimmy, x509) out of its heap.
+      const { startSandboxConnectors } = await import('../sandbox-connectors.js');
       sandboxes = await startSandboxConnectors({
         ...(options.sandboxLatencyMs === undefined ? {} : { latencyMs: options.sandboxLatencyMs }),
         ...(clock === 'real' ? {} : { now }),
