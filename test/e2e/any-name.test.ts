@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../support/poll-until';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /*
@@ -128,13 +127,7 @@ describe.each(Object.keys(ACCOUNTS) as Sandbox[])(
         connector === 'scim-sandbox' ? 'Quote "Q" Group' : "O'Brien's Team",
       );
 
-      const started = await t.api('POST', `/api/connectors/${connector}/imports`, {});
-      expect(started.status).toBe(202);
-      const job = await until('the import job to end', async () => {
-        const answer = await t.api('GET', `/api/jobs/${started.body.jobId as string}`);
-        return answer.body.status === 'running' ? undefined : answer.body;
-      });
-      expect(job.status).toBe('succeeded');
+      expect((await t.importCatalogue(connector)).status).toBe('succeeded');
       const roles = await t.api(
         'GET',
         `/api/connectors/${connector}/roles?search=${encodeURIComponent('C:\\Share')}`,

@@ -17,7 +17,6 @@ import { ORCHESTRATORS } from '../../src/workflows/orchestrators';
 import { ACTIVITY_RETRY } from '../../src/workflows/orchestrators/activity-calls';
 import { ACTIVITIES, ORCHESTRATIONS } from '../../src/workflows/names';
 import type { OrchestrationClient } from '../../src/workflows/orchestration-client';
-import { until } from '../support/poll-until';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /**
@@ -118,12 +117,7 @@ let t: TestHost;
 beforeAll(async () => {
   // On the recorded run's clock: its leases and step times are what the upgraded service sees.
   t = await startTestHost({}, { clock: new VirtualClock(Date.parse('2026-11-23T08:00:00Z')) });
-  const started = await t.api('POST', '/api/connectors/scim-sandbox/imports', {});
-  const job = await until('the import job to end', async () => {
-    const answer = await t.api('GET', `/api/jobs/${started.body.jobId as string}`);
-    return answer.body.status === 'running' ? undefined : answer.body;
-  });
-  expect(job.status).toBe('succeeded');
+  expect((await t.importCatalogue('scim-sandbox')).status).toBe('succeeded');
 }, 60_000);
 
 afterAll(() => t.close());

@@ -6,6 +6,7 @@ import {
 } from '../../src/runtime/local-host/local-host';
 import { VirtualClock, type DriverClock } from '../../src/runtime/local-host/virtual-clock';
 import { requestInstanceId } from '../../src/workflows/names';
+import { until } from '../support/poll-until';
 
 export interface ApiAnswer {
   status: number;
@@ -32,6 +33,8 @@ export interface TestHost<C extends DriverClock = VirtualClock> {
   ): Promise<ApiAnswer>;
   /** Waits for the request's orchestration to end, then answers GET /api/requests/{id}. */
   finished(requestId: string): Promise<any>;
+  /** Imports the connector's group catalogue through the API; the ended job (status and all). */
+  importCatalogue(connector: string): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -99,6 +102,16 @@ export async function startTestHost<C extends DriverClock = VirtualClock>(
     finished: async (requestId) => {
       await host.driver.waitFor(requestInstanceId(requestId), 60_000);
       return (await api('GET', `/api/requests/${requestId}`)).body;
+    },
+    importCatalogue: async (connector) => {
+      const started = await api('POST', `/api/connectors/${connector}/imports`, {});
+      if (started.status !== 202) {
+        throw new Error(`import of ${connector} refused: ${started.status} ${started.text}`);
+      }
+      return until(`the import of ${connector} to end`, async () => {
+        const answer = await api('GET', `/api/jobs/${started.body.jobId as string}`);
+        return answer.body.status === 'running' ? undefined : answer.body;
+      });
     },
     close: () => host.close(),
   };

@@ -4,7 +4,6 @@ import { ProvisioningError } from '../../src/domain/errors';
 import type { RequestIndexEntry } from '../../src/store/request-index';
 import { HISTORY_EVENT } from '../../src/runtime/local-host/history-events';
 import { ACTIVITIES, requestInstanceId } from '../../src/workflows/names';
-import { until } from '../support/poll-until';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /**
@@ -23,13 +22,7 @@ let t: TestHost;
 beforeAll(async () => {
   t = await startTestHost();
   for (const connector of [SCIM, GRAPH]) {
-    const started = await t.api('POST', `/api/connectors/${connector}/imports`, {});
-    expect(started.status).toBe(202);
-    const job = await until('the import job to end', async () => {
-      const answer = await t.api('GET', `/api/jobs/${started.body.jobId as string}`);
-      return answer.body.status === 'running' ? undefined : answer.body;
-    });
-    expect(job.status).toBe('succeeded');
+    expect((await t.importCatalogue(connector)).status).toBe('succeeded');
   }
 }, 60_000);
 
