@@ -38,6 +38,7 @@ function record(state: SandboxState) {
         status,
         concurrent,
         ...(traceparent === undefined ? {} : { traceparent }),
+        ...(res.locals.answerLost === true ? { answerLost: true } : {}),
       });
     };
     res.on('finish', () => push(res.statusCode));

@@ -43,6 +43,8 @@ function loseAnswerIfPlanned(state: SandboxState, req: Request, res: Response): 
     if (res.statusCode >= 300) return end(...args);
     const lost = state.plan.decideLostAnswer();
     if (lost === undefined) return end(...args);
+    // The request log marks it: its status is what reached the client, not what was done.
+    res.locals.answerLost = true;
     if (lost === 'reset' || res.headersSent) {
       req.socket.destroy();
       return res;

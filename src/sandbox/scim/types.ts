@@ -132,6 +132,11 @@ export interface RecordedRequest {
   concurrent: number;
   /** The W3C `traceparent` the request came with. */
   traceparent?: string;
+  /**
+   * The write was applied, then its answer lost: `status` is what reached the client (0 for
+   * a reset, or a gateway's 504), as in the Graph sandbox's log.
+   */
+  answerLost?: boolean;
 }
 
 /** A running in-memory SCIM 2.0 server on 127.0.0.1. */

@@ -54,6 +54,12 @@ describe('SCIM fault plan', () => {
     expect(s.groupIdsOf(names[0]!)).toEqual([groupId]);
     expect(s.faultCounts()['lost answer']).toBe(7);
     expect(s.requests.some((r) => r.status === 0)).toBe(true);
+    // The log marks each lost answer with the status the client saw, and nothing else.
+    const lost = s.requests.filter((r) => r.answerLost === true);
+    expect(lost.map((r) => [r.method, r.status === 0 ? 'reset' : r.status])).toEqual([
+      ...seen.map((status) => ['POST', status]),
+      ['PATCH', add.reset ? 'reset' : 504],
+    ]);
 
     // Reads are never lost; the retry of a lost create meets the account in place.
     expect(outcome(await send('GET', '/Users'))).toBe(200);
