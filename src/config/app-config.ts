@@ -179,9 +179,9 @@ function readInt(
 }
 
 /**
- * Validates a list of connector settings, each by the schema of its kind; each problem
- * names the connector (by name, or by position when the name itself is missing) and the
- * setting's path.
+ * Validates a list of connector settings, each by the schema of its kind, then the
+ * connectors of each kind together (settings that must agree); each problem names the
+ * connector (by name, or by position when the name itself is missing) and the setting's path.
  */
 export function parseConnectorSettings(
   input: unknown,
@@ -197,7 +197,7 @@ export function parseConnectorSettings(
     const label = connectorLabel(raw, index);
     const kind =
       typeof raw === 'object' && raw !== null ? (raw as { kind?: unknown }).kind : undefined;
-    const schema = typeof kind === 'string' ? kinds.get(kind) : undefined;
+    const schema = typeof kind === 'string' ? kinds.get(kind)?.schema : undefined;
     if (schema === undefined) {
       const known = [...kinds.keys()].join(', ') || '(none)';
       problems.push(
@@ -219,6 +219,10 @@ export function parseConnectorSettings(
     }
     connectors.push(parsed.data);
   });
+  for (const [kind, { conflicts }] of kinds) {
+    const ofKind = connectors.filter((connector) => connector.kind === kind);
+    if (conflicts !== undefined && ofKind.length > 1) problems.push(...conflicts(ofKind));
+  }
   return connectors;
 }
 

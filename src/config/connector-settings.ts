@@ -99,5 +99,16 @@ export type ConnectorSettings = z.output<z.ZodObject<typeof commonConnectorField
 /** The schema that validates (and fills the defaults of) one kind's connector settings. */
 export type ConnectorSettingsSchema = z.ZodType<ConnectorSettings>;
 
-/** The settings schema of each connector kind the process knows, by kind. */
-export type ConnectorSettingsKinds = ReadonlyMap<string, ConnectorSettingsSchema>;
+/** How configuration validates one kind's connectors. */
+export interface ConnectorKindSettings {
+  /** Each connector's settings on their own. */
+  schema: ConnectorSettingsSchema;
+  /**
+   * Problems among several connectors of the kind, valid one by one, that cannot run
+   * together (settings that must agree): each message names the connectors and the setting.
+   */
+  conflicts?: (connectors: readonly ConnectorSettings[]) => string[];
+}
+
+/** How each connector kind the process knows validates its settings, by kind. */
+export type ConnectorSettingsKinds = ReadonlyMap<string, ConnectorKindSettings>;

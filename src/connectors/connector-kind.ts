@@ -31,6 +31,11 @@ export interface ConnectorKindDescriptor<S extends ConnectorSettings = Connector
    * kind's own fields beside the ones every kind shares (`commonConnectorFields`).
    */
   readonly settingsSchema: ConnectorSettingsSchema;
+  /**
+   * Problems among its connectors that are valid one by one but cannot run together, found
+   * at start too: each message names the connectors and the setting.
+   */
+  settingsConflicts?(connectors: readonly S[]): string[];
   /** The job type of its catalogue import (spec: "Import SCIM groups", "Import Directory Groups"). */
   readonly catalogueJobType: string;
   /**

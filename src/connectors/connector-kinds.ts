@@ -24,9 +24,22 @@ export function connectorKind(
   return descriptor;
 }
 
-/** The settings schema of every known kind: what `loadConfig` validates connectors with. */
+/** The settings schema and cross-checks of every known kind: what `loadConfig` validates with. */
 export function connectorSettingsKinds(): ConnectorSettingsKinds {
-  return new Map([...KINDS].map(([kind, descriptor]) => [kind, descriptor.settingsSchema]));
+  return new Map(
+    [...KINDS].map(([kind, descriptor]) => [
+      kind,
+      {
+        schema: descriptor.settingsSchema,
+        ...(descriptor.settingsConflicts === undefined
+          ? {}
+          : {
+              conflicts: (connectors: readonly ConnectorSettings[]) =>
+                descriptor.settingsConflicts?.(connectors) ?? [],
+            }),
+      },
+    ]),
+  );
 }
 
 /**

@@ -1,11 +1,13 @@
 import { clockDeps, type ConnectorKindDescriptor } from '../connector-kind';
 import { createGraphConnector } from './graph-connector';
+import { quotaConflicts } from './graph-quota';
 import { graphConnectorSchema, type GraphConnectorSettings } from './graph-settings';
 
 /** Connector B (spec: Connector B): Microsoft Graph v1.0 as an app. No compatibility run. */
 export const GRAPH_KIND: ConnectorKindDescriptor<GraphConnectorSettings> = {
   kind: 'graph',
   settingsSchema: graphConnectorSchema,
+  settingsConflicts: quotaConflicts,
   catalogueJobType: 'Import Directory Groups',
   reconciliationJobType: 'Reconcile Directory accounts',
   create(settings, deps) {

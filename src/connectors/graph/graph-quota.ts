@@ -131,20 +131,74 @@ export function quotaNamed(headers: Record<string, string>): string[] | undefine
 
 const shared = new Map<string, GraphQuota>();
 
+/** Which app in which tenant of which Graph endpoint: what Entra ID's limits are counted by. */
+interface QuotaOwner {
+  graphEndpoint: string;
+  tenantId: string;
+  clientId: string;
+}
+
+function quotaId(key: QuotaOwner): string {
+  return `${key.graphEndpoint}|${key.tenantId.toLowerCase()}|${key.clientId.toLowerCase()}`;
+}
+
 /**
  * The worker's quota of one app in one tenant of one Graph endpoint: every connector that
- * calls as that app shares it, whatever its name (the limits are per app and tenant).
+ * calls as that app shares it, whatever its name (the limits are per app and tenant). Their
+ * `quota` settings agree (checked at start: {@link quotaConflicts}).
  */
 export function sharedGraphQuota(
-  key: { graphEndpoint: string; tenantId: string; clientId: string },
+  key: QuotaOwner,
   settings: GraphQuotaSettings,
   now: number,
 ): GraphQuota {
-  const id = `${key.graphEndpoint}|${key.tenantId.toLowerCase()}|${key.clientId.toLowerCase()}`;
+  const id = quotaId(key);
   let quota = shared.get(id);
   if (quota === undefined) {
     quota = new GraphQuota(settings, now);
     shared.set(id, quota);
   }
   return quota;
+}
+
+/**
+ * Connectors that call as the same app in the same tenant share one quota, paced by the
+ * first one's `quota` setting: a second connector's different setting would be ignored
+ * silently, so it is refused at start, naming both connectors and both settings.
+ *
+ * @example
+ * quotaConflicts([hr, it]); // ['connectors "hr" and "it": setting "quota": ...'] when they differ
+ */
+export function quotaConflicts(
+  connectors: readonly (QuotaOwner & { name: string; quota: GraphQuotaSettings })[],
+): string[] {
+  const first = new Map<string, { name: string; quota: GraphQuotaSettings }>();
+  const problems: string[] = [];
+  for (const connector of connectors) {
+    const id = quotaId(connector);
+    const earlier = first.get(id);
+    if (earlier === undefined) first.set(id, connector);
+    else if (!sameQuota(earlier.quota, connector.quota)) {
+      problems.push(
+        `connectors "${earlier.name}" and "${connector.name}": setting "quota": both call as ` +
+          `app ${connector.clientId} in tenant ${connector.tenantId}, which has one quota, ` +
+          `so their quota settings must agree (${describeQuota(earlier.quota)} against ` +
+          `${describeQuota(connector.quota)})`,
+      );
+    }
+  }
+  return problems;
+}
+
+function sameQuota(a: GraphQuotaSettings, b: GraphQuotaSettings): boolean {
+  return (
+    a.writes === b.writes &&
+    a.writeSeconds === b.writeSeconds &&
+    a.resourceUnits === b.resourceUnits &&
+    a.resourceUnitSeconds === b.resourceUnitSeconds
+  );
+}
+
+function describeQuota(quota: GraphQuotaSettings): string {
+  return `${quota.writes} writes per ${quota.writeSeconds} s, ${quota.resourceUnits} resource units per ${quota.resourceUnitSeconds} s`;
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { graphCallCost, GraphQuota } from '../../../../src/connectors/graph/graph-quota';
+import { loadConfig } from '../../../../src/config/app-config';
+import { connectorSettingsKinds } from '../../../../src/connectors/connector-kinds';
 
 describe('graphCallCost: the documented cost of a call', () => {
   it.each<[string, string, Record<string, number>]>([
@@ -68,5 +70,52 @@ describe('GraphQuota: corrected by what Graph answers', () => {
       0,
     );
     expect(q.buckets.get('writes')!.levelAt(0)).toBeCloseTo(5);
+  });
+});
+
+describe('connectors sharing an app in a tenant', () => {
+  const entra = {
+    name: 'entra',
+    kind: 'graph',
+    tenantId: '00000000-0000-0000-0000-000000000000',
+    clientId: '11111111-1111-1111-1111-111111111111',
+    clientSecretName: 'entra-provisioning-client-secret',
+    upnDomain: 'contoso.com',
+  };
+  const load = (connectors: unknown[]) =>
+    loadConfig({ PROVISIONING_CONNECTORS: JSON.stringify(connectors) }, connectorSettingsKinds());
+
+  it('refuses different quota settings at start, naming both connectors and both quotas', () => {
+    const second = {
+      ...entra,
+      name: 'entra-staff',
+      // Same app and tenant, written in other cases: Entra ID compares them without case.
+      tenantId: entra.tenantId.toUpperCase(),
+      quota: { writes: 6000 },
+    };
+    expect(() => load([entra, second])).toThrow(
+      'connectors "entra" and "entra-staff": setting "quota": both call as app ' +
+        '11111111-1111-1111-1111-111111111111 in tenant 00000000-0000-0000-0000-000000000000, ' +
+        'which has one quota, so their quota settings must agree (3000 writes per 150 s, 3500 ' +
+        'resource units per 10 s against 6000 writes per 150 s, 3500 resource units per 10 s)',
+    );
+  });
+
+  it('accepts connectors of one app that agree, and of other apps or tenants that do not', () => {
+    const agreeing = { ...entra, name: 'entra-staff', quota: { writes: 3000, writeSeconds: 150 } };
+    expect(load([entra, agreeing]).connectors.map((c) => c.name)).toEqual(['entra', 'entra-staff']);
+    const otherApp = {
+      ...entra,
+      name: 'entra-other-app',
+      clientId: '22222222-2222-2222-2222-222222222222',
+      quota: { writes: 6000 },
+    };
+    const otherTenant = {
+      ...entra,
+      name: 'entra-other-tenant',
+      tenantId: '33333333-3333-3333-3333-333333333333',
+      quota: { writes: 6000 },
+    };
+    expect(load([entra, otherApp, otherTenant]).connectors).toHaveLength(3);
   });
 });
