@@ -41,33 +41,65 @@ export function wantsCsv(request: HttpRequest): boolean {
   return csv >= 0 && (json < 0 || csv < json);
 }
 
+/** What a CSV answer holds: all the filter matched, or the first {@link CSV_LIMIT} of it. */
+export interface CsvRows<T> {
+  items: T[];
+  /** False when the read stopped at {@link CSV_LIMIT} with more to read. */
+  complete: boolean;
+}
+
 /**
- * Every item a paged read gives, page after page, up to {@link CSV_LIMIT}.
+ * Every item a paged read of `filter` gives, page after page of `limit`, up to
+ * {@link CSV_LIMIT}. The caller's own `limit` and `continuationToken` do not apply: an
+ * export starts at the first item.
  *
  * @example
- * const all = await readAllPages((token) => store.query({ ...filter, continuationToken: token }), (p) => p.entries);
+ * const rows = await readAllPages(filter, 1000, (query) => store.query(query), (p) => p.entries);
  */
-export async function readAllPages<P extends { continuationToken?: string }, T>(
-  read: (continuationToken: string | undefined) => Promise<P>,
+export async function readAllPages<
+  Q extends { limit?: number; continuationToken?: string },
+  P extends { continuationToken?: string },
+  T,
+>(
+  filter: Q,
+  limit: number,
+  read: (query: Q) => Promise<P>,
   itemsOf: (page: P) => readonly T[],
-): Promise<T[]> {
+): Promise<CsvRows<T>> {
+  const start: Q = { ...filter, limit };
+  delete start.continuationToken;
   const items: T[] = [];
   let continuationToken: string | undefined;
   do {
-    const page = await read(continuationToken);
+    const page = await read(
+      continuationToken === undefined ? start : { ...start, continuationToken },
+    );
     items.push(...itemsOf(page));
     continuationToken = page.continuationToken;
   } while (continuationToken !== undefined && items.length < CSV_LIMIT);
-  return items.slice(0, CSV_LIMIT);
+  const complete = continuationToken === undefined && items.length <= CSV_LIMIT;
+  return { items: items.slice(0, CSV_LIMIT), complete };
 }
 
-/** A CSV answer offered for download as `filename`. */
-export function csvAnswer(filename: string, body: string): HttpResponseInit {
+/** Headers of a CSV answer: how many rows it holds, and whether they are all the filter matched. */
+export const CSV_HEADERS = { rows: 'x-csv-rows', complete: 'x-csv-complete' } as const;
+
+/**
+ * A CSV answer offered for download as `filename` (letters, digits, `.`, `-` and `_` only:
+ * anything else becomes `_`), saying how many rows it holds and whether it is complete.
+ */
+export function csvAnswer(
+  filename: string,
+  body: string,
+  rows: { count: number; complete: boolean },
+): HttpResponseInit {
   return {
     status: 200,
     headers: {
       'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="${filename}"`,
+      'content-disposition': `attachment; filename="${filename.replace(/[^\w.-]/g, '_')}"`,
+      [CSV_HEADERS.rows]: String(rows.count),
+      [CSV_HEADERS.complete]: String(rows.complete),
     },
     body,
   };

@@ -43,15 +43,12 @@ export function driftReportHandler(deps: ApiDeps) {
       const page = await services.drift.query(query);
       return { status: 200, jsonBody: { connector: name, ...page } };
     }
-    const findings = await readAllPages(
-      (continuationToken) =>
-        services.drift.query({
-          ...query,
-          limit: 500,
-          ...(continuationToken === undefined ? {} : { continuationToken }),
-        }),
+    const { items, complete } = await readAllPages(
+      query,
+      500,
+      (page) => services.drift.query(page),
       (page) => page.findings,
     );
-    return csvAnswer(`drift-${name}.csv`, driftCsv(findings));
+    return csvAnswer(`drift-${name}.csv`, driftCsv(items), { count: items.length, complete });
   };
 }

@@ -1,5 +1,6 @@
 import type { HttpRequest, HttpResponseInit } from '@azure/functions';
 import { z } from 'zod';
+import { connectorName } from '../config/connector-settings';
 import type { ApiDeps } from './api-deps';
 import { csvAnswer, readAllPages, wantsCsv } from './csv';
 import { problem } from './http-problem';
@@ -7,7 +8,7 @@ import { journalCsv } from './journal-csv';
 import { describeProblems, requestIdSchema } from './request-schema';
 
 const journalQuery = z.strictObject({
-  connector: z.string().min(1).max(63).optional(),
+  connector: connectorName.optional(),
   accountId: z.string().min(1).max(256).optional(),
   requestId: requestIdSchema.optional(),
   correlationId: z.string().min(1).max(256).optional(),
@@ -40,16 +41,16 @@ export function journalHandler(deps: ApiDeps) {
       ...(to === undefined ? {} : { to: new Date(to).toISOString() }),
     };
     if (!wantsCsv(request)) return { status: 200, jsonBody: await services.journal.query(query) };
-    const entries = await readAllPages(
-      (continuationToken) =>
-        services.journal.query({
-          ...query,
-          limit: 1000,
-          ...(continuationToken === undefined ? {} : { continuationToken }),
-        }),
+    const { items, complete } = await readAllPages(
+      query,
+      1000,
+      (page) => services.journal.query(page),
       (page) => page.entries,
     );
     const day = new Date().toISOString().slice(0, 10);
-    return csvAnswer(`journal-${rest.connector ?? 'all'}-${day}.csv`, journalCsv(entries));
+    return csvAnswer(`journal-${rest.connector ?? 'all'}-${day}.csv`, journalCsv(items), {
+      count: items.length,
+      complete,
+    });
   };
 }

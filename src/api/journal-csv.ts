@@ -15,7 +15,7 @@ export const JOURNAL_COLUMNS = [
   'reason',
   'correlationId',
   'key',
-] as const;
+] as const satisfies readonly (keyof JournalEntry)[];
 
 /**
  * The journal entries as CSV with a header line and CRLF line ends.

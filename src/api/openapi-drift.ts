@@ -169,7 +169,7 @@ export function driftPaths() {
       get: {
         summary: 'The drift report: findings, open first and newest first, filtered and paged',
         description:
-          'With Accept: text/csv, every finding the filter matches as CSV (limit and continuationToken do not apply). A finding a later run no longer finds is closed, never deleted.',
+          'With Accept: text/csv, every finding the filter matches as CSV (limit and continuationToken do not apply; at most 100,000 findings; headers x-csv-rows and x-csv-complete as for the journal). A finding a later run no longer finds is closed, never deleted.',
         parameters: [
           connectorName,
           ...filterParameters,

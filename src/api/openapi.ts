@@ -621,7 +621,7 @@ function describeApi(): Record<string, unknown> {
         get: {
           summary: 'Effective changes with the context of their requests, filtered and paged',
           description:
-            'With Accept: text/csv, every entry the filter matches as CSV (limit and continuationToken do not apply; at most 100,000 entries).',
+            'With Accept: text/csv, every entry the filter matches as CSV (limit and continuationToken do not apply; at most 100,000 entries). Header x-csv-rows gives the entries in it, x-csv-complete false says the limit cut it short.',
           parameters: Object.entries(JOURNAL_FILTERS).map(([q, description]) => ({
             name: q,
             in: 'query',

@@ -221,7 +221,7 @@ export function parseConnectorSettings(
   });
   for (const [kind, { conflicts }] of kinds) {
     const ofKind = connectors.filter((connector) => connector.kind === kind);
-    if (conflicts !== undefined && ofKind.length > 1) problems.push(...conflicts(ofKind));
+    if (ofKind.length > 1) problems.push(...conflicts(ofKind));
   }
   return connectors;
 }

@@ -107,7 +107,7 @@ export interface ConnectorKindSettings {
    * Problems among several connectors of the kind, valid one by one, that cannot run
    * together (settings that must agree): each message names the connectors and the setting.
    */
-  conflicts?: (connectors: readonly ConnectorSettings[]) => string[];
+  conflicts: (connectors: readonly ConnectorSettings[]) => string[];
 }
 
 /** How each connector kind the process knows validates its settings, by kind. */

@@ -31,12 +31,8 @@ export function connectorSettingsKinds(): ConnectorSettingsKinds {
       kind,
       {
         schema: descriptor.settingsSchema,
-        ...(descriptor.settingsConflicts === undefined
-          ? {}
-          : {
-              conflicts: (connectors: readonly ConnectorSettings[]) =>
-                descriptor.settingsConflicts?.(connectors) ?? [],
-            }),
+        conflicts: (connectors: readonly ConnectorSettings[]) =>
+          descriptor.settingsConflicts?.(connectors) ?? [],
       },
     ]),
   );

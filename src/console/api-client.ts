@@ -26,8 +26,18 @@ export type Query = Record<string, string | number | boolean | undefined>;
 export interface Api {
   get<T>(path: string, query?: Query): Promise<T>;
   post<T>(path: string, body?: unknown): Promise<T>;
-  /** A GET answered as text in another format (`text/csv`): the service's own rendering. */
+  /** A GET answered as text in another format (`text/plain`): the service's own rendering. */
   getText(path: string, query: Query, accept: string): Promise<string>;
+  /** A GET answered as CSV, with how many rows the service put in and whether that is all. */
+  getCsv(path: string, query: Query): Promise<CsvDownload>;
+}
+
+/** A CSV the service rendered, as its `x-csv-rows` and `x-csv-complete` headers describe it. */
+export interface CsvDownload {
+  text: string;
+  rows: number;
+  /** False when the service stopped at its limit with more rows matching. */
+  complete: boolean;
 }
 
 /** A path under the API with its query, leaving out empty values. */
@@ -54,7 +64,7 @@ export function createApi(session: Session, onUnauthorized: () => void): Api {
     url: string,
     body: unknown,
     accept = 'application/json',
-  ): Promise<{ text: string; parsed: unknown }> => {
+  ): Promise<{ text: string; parsed: unknown; headers: Headers }> => {
     const sent = { ...headers, accept };
     const response = await fetch(url, {
       method,
@@ -78,7 +88,7 @@ export function createApi(session: Session, onUnauthorized: () => void): Api {
       if (response.status === 401) onUnauthorized();
       throw new ApiError(response.status, error);
     }
-    return { text, parsed };
+    return { text, parsed, headers: response.headers };
   };
   const call = async <T>(method: string, url: string, body?: unknown): Promise<T> =>
     (await send(method, url, body)).parsed as T;
@@ -87,6 +97,19 @@ export function createApi(session: Session, onUnauthorized: () => void): Api {
     post: (path, body) => call('POST', apiPath(base, path), body ?? {}),
     getText: async (path, query, accept) =>
       (await send('GET', apiPath(base, path, query), undefined, accept)).text,
+    getCsv: async (path, query) => {
+      const { text, headers: answered } = await send(
+        'GET',
+        apiPath(base, path, query),
+        undefined,
+        'text/csv',
+      );
+      return {
+        text,
+        rows: Number(answered.get('x-csv-rows') ?? 0),
+        complete: answered.get('x-csv-complete') !== 'false',
+      };
+    },
   };
 }
 

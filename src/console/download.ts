@@ -12,3 +12,16 @@ export function downloadText(name: string, text: string, type: string): void {
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
+
+/**
+ * What a page says once a CSV is downloaded: how many rows the service put in, and, when it
+ * stopped at its limit, that the filter must be narrowed for the rest.
+ *
+ * @example
+ * csvDownloaded({ rows: 12, complete: true }, 'entries'); // '12 entries downloaded.'
+ */
+export function csvDownloaded(csv: { rows: number; complete: boolean }, what: string): string {
+  return csv.complete
+    ? `${csv.rows} ${what} downloaded.`
+    : `The first ${csv.rows} ${what} downloaded: narrow the filter for the rest.`;
+}

@@ -21,7 +21,7 @@ import { PageHeading } from '../components/page-heading';
 import { Pager } from '../components/pager';
 import { ScrollTable } from '../components/scroll-table';
 import { TextField } from '../components/text-field';
-import { downloadText } from '../download';
+import { csvDownloaded, downloadText } from '../download';
 import { formatTime } from '../format';
 import { navigate } from '../navigation';
 import { to } from '../routes';
@@ -135,13 +135,13 @@ export function DriftPage({ query }: { query: URLSearchParams }) {
     act(async () => {
       setExporting('Making the CSV…');
       try {
-        const csv = await api.getText(path, apiFilter, 'text/csv');
+        const csv = await api.getCsv(path, apiFilter);
         downloadText(
           `drift-${filters.connector}-${new Date().toISOString().slice(0, 10)}.csv`,
-          csv,
+          csv.text,
           'text/csv',
         );
-        setExporting('CSV downloaded.');
+        setExporting(csvDownloaded(csv, 'findings'));
       } catch (error) {
         setExporting(undefined);
         throw error;

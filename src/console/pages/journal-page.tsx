@@ -8,15 +8,13 @@ import { TextField } from '../components/text-field';
 import { Pager } from '../components/pager';
 import { RequestedBy } from '../components/requested-by';
 import { formatTime, isoToLocalInput, localInputToIso } from '../format';
-import { downloadText } from '../download';
+import { csvDownloaded, downloadText } from '../download';
 import { navigate } from '../navigation';
 import { to } from '../routes';
 import { ScrollTable } from '../components/scroll-table';
 import { useResource } from '../use-resource';
 
 const PAGE = 50;
-/** Entries one CSV answer holds at most (the API's limit). */
-const CSV_LIMIT = 100_000;
 
 /** The change journal: filtered by connector, account and time, paged, and as CSV. */
 export function JournalPage({ query }: { query: URLSearchParams }) {
@@ -46,17 +44,13 @@ export function JournalPage({ query }: { query: URLSearchParams }) {
     setExportError(undefined);
     setExporting('Making the CSV…');
     try {
-      const csv = await api.getText('journal', filters, 'text/csv');
+      const csv = await api.getCsv('journal', filters);
       downloadText(
         `journal-${filters.connector || 'all'}-${new Date().toISOString().slice(0, 10)}.csv`,
-        csv,
+        csv.text,
         'text/csv',
       );
-      // Lines less the header and the last line end.
-      const count = csv.split('\r\n').length - 2;
-      setExporting(
-        `${count} entries downloaded${count >= CSV_LIMIT ? ` (at most ${CSV_LIMIT}: narrow the filter for the rest)` : ''}.`,
-      );
+      setExporting(csvDownloaded(csv, 'entries'));
     } catch (error) {
       setExporting(undefined);
       setExportError(error instanceof Error ? error : new Error(String(error)));
