@@ -112,15 +112,13 @@ export function quarantineActivities(
         }
         if (settings === undefined || state?.quarantined !== true || input.leaving === true) {
           if (input.held === true) await s.quarantine.unhold(input.connector, input.requestId);
-          const wanted = input.lease;
-          const [lease, roles] = await Promise.all([
-            wanted === undefined ? undefined : acquireLease(s, wanted),
-            wanted === undefined || input.lookUps === undefined
-              ? undefined
-              : lookUpRolesOfSteps(s, input.connector, input.lookUps),
-          ]);
-          // A request that waits for the lease looks its groups up when its steps run.
-          const found = lease?.acquired === true ? roles : undefined;
+          const lease = input.lease === undefined ? undefined : await acquireLease(s, input.lease);
+          // Looked up only with the lease taken (a request that waits for it looks its groups
+          // up when its steps run); never fails the activity, which would strand the lease.
+          const found =
+            lease?.acquired === true && input.lookUps !== undefined
+              ? await lookUpRolesOfSteps(s, input.connector, input.lookUps)
+              : undefined;
           return {
             open: true,
             ...(state === undefined ? {} : { state }),

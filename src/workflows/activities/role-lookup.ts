@@ -50,8 +50,9 @@ export function rolesNamed(
 /**
  * Each step's groups looked up with one catalogue read, each answered as its own lookUpRoles
  * activity would answer it (a refused name fails that step only, when it runs). Undefined
- * when the catalogue could not be read: each step then looks its groups up itself, and
- * meets the failure (or not) where it always did.
+ * when the catalogue could not be read, or the lookup failed otherwise: each step then looks
+ * its groups up itself, and meets the failure (or not) where it always did. Never throws:
+ * the caller has just taken the account's lease.
  */
 export async function lookUpRolesOfSteps(
   services: WorkflowServices,
@@ -69,14 +70,16 @@ export async function lookUpRolesOfSteps(
     );
     return undefined;
   }
-  return lookUps.map(({ step, selectors }) => {
+  const found: FoundRoles[] = [];
+  for (const { step, selectors } of lookUps) {
     try {
-      return { step, found: { ok: true, value: rolesNamed(roles, connector, selectors) } };
+      found.push({ step, found: { ok: true, value: rolesNamed(roles, connector, selectors) } });
     } catch (error) {
-      if (!isProvisioningError(error) || error.retryable) throw error;
-      return { step, found: { ok: false, error: error.toJSON() } };
+      if (!isProvisioningError(error) || error.retryable) return undefined;
+      found.push({ step, found: { ok: false, error: error.toJSON() } });
     }
-  });
+  }
+  return found;
 }
 
 /** A catalogue role as a group a step writes. */
