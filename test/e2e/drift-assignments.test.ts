@@ -68,6 +68,9 @@ describe("the service's record of what it assigned", () => {
       await provision(t, { connector, account: { accountId }, actions: [{ type: 'create' }] });
       await handAdd('Marketing');
       await handDisable();
+      const sandbox =
+        connector === 'scim-sandbox' ? t.host.sandboxes!.scim : t.host.sandboxes!.graph;
+      const since = sandbox.truthLog().at(-1)?.seq ?? 0;
       t.clock.advanceBy(5 * 60_000);
       const first = await reconcile(t, connector);
       expect(first.found).toMatchObject({ memberAddedOutside: 1, accountStateChangedOutside: 1 });
@@ -78,6 +81,16 @@ describe("the service's record of what it assigned", () => {
         actions: [{ type: 'grant', groups: ['Marketing'] }, { type: 'lock' }],
       });
       expect(grant.steps.flatMap((step: { changes: unknown[] }) => step.changes)).toEqual([]);
+      // The target's truth: neither the reconciliation nor the request changed the account
+      // (its log names the account: its creation is there).
+      expect(
+        sandbox
+          .truthLog()
+          .some((e) => e.accountId === accountId.toLowerCase() && e.change === 'account created'),
+      ).toBe(true);
+      expect(
+        sandbox.truthLog().filter((e) => e.seq > since && e.accountId === accountId.toLowerCase()),
+      ).toEqual([]);
       const record = await t.host.services.accounts.get(connector, accountId);
       const marketing =
         connector === 'scim-sandbox'

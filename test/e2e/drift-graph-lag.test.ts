@@ -19,10 +19,11 @@ import { startTestHost, type TestHost } from './local-host-harness';
  */
 const GRAPH = 'graph-sandbox';
 /**
- * Per read, the replica's lag: up to longer than the requests' own re-read window, so a read
- * taken right after a write is stale, and reads in a row show older and newer states in turn.
+ * Per read, the replica's lag: 30 to 60 s, longer than the requests' own re-read window at
+ * the least, so a read taken right after a write is stale by construction, and reads in a row
+ * show older and newer states in turn (the most stays under the run's 120 s settle window).
  */
-const LAG = { min: 0, max: 60_000 };
+const LAG = { min: 30_000, max: 60_000 };
 const LAG_MS = LAG.max;
 const ada = 'ada.lag@contoso.example';
 let t: TestHost;
@@ -70,6 +71,9 @@ describe('an open finding repaired while a replica still shows it', () => {
       .findLast((e) => e.change === 'member removed' && e.userId === adaId);
     expect(repair?.groupId).toBe(finance);
     expect(t.clock.now() - repair!.at).toBeLessThan(LAG_MS);
+    // No older than the shortest lag (the restore's own read back waited for a replica to
+    // show it): the second run's bulk read is served by a replica that does not show it yet.
+    expect(t.clock.now() - repair!.at).toBeLessThanOrEqual(LAG.min);
 
     const second = await reconcile(t, GRAPH);
     const [after] = (await report(t, GRAPH, { accountId: ada })).filter(
@@ -79,6 +83,8 @@ describe('an open finding repaired while a replica still shows it', () => {
     expect(after?.lastJobId).toBe(found!.lastJobId);
     expect(after?.status, JSON.stringify({ second, after })).toBe('closed');
     expect(after?.closedJobId).toBe(second.jobId);
+    // It was put off until the request settled, and read again: not closed on the stale read.
+    expect(second.waited.accounts).toBeGreaterThan(0);
     // Closed on reads taken once the repair had reached the replicas.
     expect(graph.groupIdsOf(adaId)).not.toContain(finance);
     // Replicas behind the truth did serve reads meanwhile.

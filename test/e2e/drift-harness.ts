@@ -160,7 +160,8 @@ export function graphAsReferenceSays(t: TestHost, options: { lostAnswers: boolea
 /**
  * Changes by hand through the Graph sandbox's stand-in for the Entra admin center. An
  * administrator's answers are not what the tests judge, so none is lost meanwhile (replicas
- * still lag).
+ * still lag). Setting the plan again restarts its seeded streams and zeroes `faultCounts()`:
+ * a test that counts faults reads them after its last change by hand.
  */
 export async function byHand<T>(t: TestHost, change: (portal: GraphTestClient) => Promise<T>) {
   const graph = t.host.sandboxes!.graph;

@@ -164,8 +164,13 @@ describe('a group the step cannot write', () => {
       expect(report.steps[1].error).toEqual(foreseen);
       expect(report.steps[1].error.message).toContain(group);
       expect(activityNames(requestId)).not.toContain(ACTIVITIES.lookUpRoles);
-      // Nothing written for the step: the account is a member of no group it named.
+      // Nothing written for the step: the account is a member of no group it named, and the
+      // target's truth holds no membership change of the account at all.
       expect(membershipsOnTarget(connector, accountId)).toEqual([]);
+      const sandbox = connector === SCIM ? t.host.sandboxes!.scim : t.host.sandboxes!.graph;
+      const ofAccount = sandbox.truthLog().filter((e) => e.accountId === accountId.toLowerCase());
+      expect(ofAccount.map((e) => e.change)).toContain('account created');
+      expect(ofAccount.filter((e) => e.change.startsWith('member'))).toEqual([]);
       expect((await indexEntry(requestId, accountId)).status).toBe('failed');
     },
   );
