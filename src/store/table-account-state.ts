@@ -16,6 +16,7 @@ import { guardStorage, storageFailure, storageStatus } from './storage-failure';
 import { encodeTableKey } from './table-key';
 import { upsertInBatches } from './table-batches';
 import { journalRowsOf } from './table-journal-store';
+import { submitTransaction } from './table-transaction';
 
 interface CurrentRow {
   row: AccountRow;
@@ -153,7 +154,7 @@ export class TableAccountState implements AccountStateStore {
         next.action(keys, commit.etag),
       ];
       try {
-        const response = await client.submitTransaction(actions);
+        const response = await submitTransaction(client, actions);
         // Sub-responses come in the order of the actions (Azurite names no row in them).
         const etag = response.subResponses.at(-1)?.etag;
         return {

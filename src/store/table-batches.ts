@@ -1,4 +1,5 @@
 import type { TableClient, TableEntity, TransactionAction, UpdateMode } from '@azure/data-tables';
+import { submitTransaction } from './table-transaction';
 
 /** Azure Table Storage: at most 100 operations per entity group transaction, one partition each. */
 const MAX_BATCH = 100;
@@ -37,7 +38,7 @@ export async function upsertInBatches(
       const actions: TransactionAction[] = all
         .slice(start, start + MAX_BATCH)
         .map((entity) => ['upsert', entity, mode]);
-      await client.submitTransaction(actions);
+      await submitTransaction(client, actions);
     }
   }
 }

@@ -15,6 +15,7 @@ import type { DriftFindingStore, DriftPage, DriftQuery } from './drift-findings'
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
 import { readPage } from './table-page';
 import { decodeTableKey, encodeTableKey } from './table-key';
+import { submitTransaction } from './table-transaction';
 
 /** RowKey prefixes: open findings sort before closed ones ('o' < 'x'). */
 const OPEN = 'o~';
@@ -140,7 +141,7 @@ export class TableDriftFindings implements DriftFindingStore {
   private async submit(client: TableClient, actions: TransactionAction[]): Promise<void> {
     if (actions.length === 0) return;
     try {
-      await client.submitTransaction(actions);
+      await submitTransaction(client, actions);
       return;
     } catch (error) {
       if (storageStatus(error) !== 404) {

@@ -17,6 +17,7 @@ import type {
 } from './request-index';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
 import { encodeTableKey } from './table-key';
+import { submitTransaction } from './table-transaction';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
@@ -67,7 +68,10 @@ export class TableRequestIndex implements RequestIndexStore {
     const client = await this.table.client();
     const rows = rowsOf(entry);
     try {
-      await client.submitTransaction(rows.map((row): TransactionAction => ['create', row]));
+      await submitTransaction(
+        client,
+        rows.map((row): TransactionAction => ['create', row]),
+      );
       return;
     } catch (error) {
       // A row exists (the end was written first, or this is a retried submission): the
@@ -88,7 +92,8 @@ export class TableRequestIndex implements RequestIndexStore {
   async recordEnd(entry: RequestIndexEntry): Promise<void> {
     const client = await this.table.client();
     await guardStorage('index the request', () =>
-      client.submitTransaction(
+      submitTransaction(
+        client,
         rowsOf(entry).map((row): TransactionAction => ['upsert', row, 'Merge']),
       ),
     );

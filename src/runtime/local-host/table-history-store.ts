@@ -11,6 +11,7 @@ import type {
 } from './history-store';
 import type { RecordedAction } from './driver-instance';
 import type { HistoryEvent } from './history-events';
+import { submitTransaction } from '../../store/table-transaction';
 
 /*
  * A string property holds at most 64 KiB (32K UTF-16 characters) and an entity 1 MiB: JSON
@@ -82,7 +83,7 @@ export class TableHistoryStore implements HistoryStore {
       'Replace',
     ]);
     const client = await this.table.client();
-    await guardStorage('save an orchestration history', () => client.submitTransaction(actions));
+    await guardStorage('save an orchestration history', () => submitTransaction(client, actions));
   }
 
   durable(): Promise<void> {

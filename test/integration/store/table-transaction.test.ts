@@ -1,0 +1,132 @@
+import { TableClient, type TransactionAction } from '@azure/data-tables';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { submitTransaction } from '../../../src/store/table-transaction';
+import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
+
+let storage: TestStorage;
+let ours: TableClient;
+let theirs: TableClient;
+
+function client(table: string): TableClient {
+  if (storage.connection.kind !== 'connectionString') throw new Error('Azurite gives a string');
+  return TableClient.fromConnectionString(storage.connection.connectionString, table, {
+    allowInsecureConnection: true,
+    retryOptions: { maxRetries: 0 },
+  });
+}
+
+/** Every row of a table without the service's own columns, in key order. */
+async function rows(table: TableClient): Promise<unknown[]> {
+  const all: unknown[] = [];
+  for await (const row of table.listEntities({ queryOptions: { filter: '' } })) {
+    all.push(
+      Object.fromEntries(Object.entries(row).filter(([k]) => k !== 'etag' && k !== 'timestamp')),
+    );
+  }
+  return all;
+}
+
+beforeAll(async () => {
+  storage = await startTestStorage();
+  ours = client('Ours');
+  theirs = client('Theirs');
+  await Promise.all([ours.createTable(), theirs.createTable()]);
+});
+
+afterAll(async () => {
+  await storage.close();
+});
+
+// Keys with what the address must escape: quotes, spaces, percent escapes, non-ASCII.
+const AWKWARD = "o'brien %2F é ü";
+
+describe('submitTransaction', () => {
+  it('writes what the SDK writes for every kind of action, and answers an ETag per action', async () => {
+    const seed: TransactionAction[] = [
+      ['create', { partitionKey: AWKWARD, rowKey: 'to-update', n: 1 }],
+      ['create', { partitionKey: AWKWARD, rowKey: 'to-merge', kept: 'yes', n: 1 }],
+      ['create', { partitionKey: AWKWARD, rowKey: 'to-delete' }],
+    ];
+    await submitTransaction(ours, seed);
+    await theirs.submitTransaction(seed);
+    const current = async (table: TableClient) =>
+      (await table.getEntity(AWKWARD, 'to-update')).etag;
+
+    const actionsFor = (etag: string): TransactionAction[] => [
+      [
+        'create',
+        {
+          partitionKey: AWKWARD,
+          rowKey: `new ${AWKWARD}`,
+          text: 'line one\r\n--changeset_not-a-boundary {"x": 1}',
+          int: 42,
+          double: 1.5,
+          big: 12345678901234n,
+          flag: false,
+          when: new Date('2026-11-24T10:00:00.000Z'),
+          bytes: new Uint8Array([1, 2, 255]),
+          typed: { value: '7', type: 'Int64' },
+        },
+      ],
+      ['upsert', { partitionKey: AWKWARD, rowKey: 'upserted', n: 2 }, 'Replace'],
+      ['upsert', { partitionKey: AWKWARD, rowKey: 'to-merge', n: 2 }, 'Merge'],
+      ['update', { partitionKey: AWKWARD, rowKey: 'to-update', n: 3 }, 'Replace', { etag }],
+      ['delete', { partitionKey: AWKWARD, rowKey: 'to-delete' }],
+    ];
+    const answer = await submitTransaction(ours, actionsFor(await current(ours)));
+    await theirs.submitTransaction(actionsFor(await current(theirs)));
+
+    expect(await rows(ours)).toEqual(await rows(theirs));
+    expect(await rows(ours)).toContainEqual(
+      expect.objectContaining({ rowKey: 'to-merge', kept: 'yes', n: 2 }),
+    );
+    expect(answer.status).toBe(202);
+    expect(answer.subResponses.map((s) => s.status)).toEqual([204, 204, 204, 204, 204]);
+    // The updated row's answer carries the ETag a later conditional write must use.
+    const updated = await ours.getEntity(AWKWARD, 'to-update');
+    expect(answer.subResponses[3]?.etag).toBe(updated.etag);
+  });
+
+  it('writes nothing and throws the failed action status and code when one action fails', async () => {
+    await submitTransaction(ours, [['create', { partitionKey: 'fail', rowKey: 'exists' }]]);
+    const stale = (await ours.getEntity('fail', 'exists')).etag;
+    await ours.updateEntity({ partitionKey: 'fail', rowKey: 'exists', n: 1 }, 'Replace');
+
+    const create = submitTransaction(ours, [
+      ['create', { partitionKey: 'fail', rowKey: 'fresh' }],
+      ['create', { partitionKey: 'fail', rowKey: 'exists' }],
+    ]);
+    await expect(create).rejects.toMatchObject({ statusCode: 409, code: 'EntityAlreadyExists' });
+
+    const update = submitTransaction(ours, [
+      ['upsert', { partitionKey: 'fail', rowKey: 'fresh' }, 'Replace'],
+      ['update', { partitionKey: 'fail', rowKey: 'exists', n: 2 }, 'Replace', { etag: stale }],
+    ]);
+    await expect(update).rejects.toMatchObject({
+      statusCode: 412,
+      code: 'UpdateConditionNotSatisfied',
+    });
+
+    const missing = submitTransaction(ours, [
+      ['update', { partitionKey: 'fail', rowKey: 'missing' }, 'Merge'],
+    ]);
+    await expect(missing).rejects.toMatchObject({ statusCode: 404, code: 'ResourceNotFound' });
+
+    // Atomic: the fresh row of the failed transactions was never written.
+    await expect(ours.getEntity('fail', 'fresh')).rejects.toMatchObject({ statusCode: 404 });
+    expect((await ours.getEntity('fail', 'exists')).n).toBe(1);
+  });
+
+  it('refuses actions of two partitions and values the table cannot hold, before sending', async () => {
+    await expect(
+      submitTransaction(ours, [
+        ['create', { partitionKey: 'a', rowKey: '1' }],
+        ['create', { partitionKey: 'b', rowKey: '1' }],
+      ]),
+    ).rejects.toThrow(/same partitionKey/);
+    await expect(
+      submitTransaction(ours, [['create', { partitionKey: 'a', rowKey: '2', list: [1, 2] }]]),
+    ).rejects.toThrow('property "list" has a type Table Storage cannot hold');
+    await expect(ours.getEntity('a', '1')).rejects.toMatchObject({ statusCode: 404 });
+  });
+});
