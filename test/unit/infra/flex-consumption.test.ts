@@ -13,6 +13,8 @@ import { describeCompiled, repoRoot, template } from './compiled-template';
 import { everyReleaseOfMajorSatisfies } from './node-engines';
 
 const read = (path: string): string => readFileSync(join(repoRoot, path), 'utf8');
+/** The worker's heap growth: the template's, and the local host's and the bench's (README, "Performance"). */
+const HEAP_ARGUMENT = '--heap-growing-percent=100';
 
 /** The Node.js major a README names for the deployed app ("Flex Consumption ... Node 22"). */
 function readmeNodeMajor(path: string): string | undefined {
@@ -53,10 +55,20 @@ describeCompiled('Flex Consumption in the compiled template', () => {
       .functionAppConfig.runtime;
     const argument = appSettings(snapshot).languageWorkers__node__arguments;
     // Node 24 refuses the flag ("bad option"), Node 20 too: it is given on 22 alone.
-    expect(argument).toBe(version === '22' ? '--experimental-async-context-frame' : '');
-    expect(read('infra/app/function-app.bicep')).toMatch(
-      /languageWorkers__node__arguments: nodeVersion == '22' \? '--experimental-async-context-frame' : ''/,
+    expect(argument).toBe(
+      version === '22' ? `${HEAP_ARGUMENT} --experimental-async-context-frame` : HEAP_ARGUMENT,
     );
+    expect(read('infra/app/function-app.bicep')).toMatch(
+      /languageWorkers__node__arguments: nodeVersion == '22'\s*\? '\$\{workerHeapArgument\} --experimental-async-context-frame'\s*: workerHeapArgument/,
+    );
+  });
+
+  it('runs the service locally and in the bench with the heap setting the worker gets in Azure', () => {
+    const { snapshot } = template();
+    expect(appSettings(snapshot).languageWorkers__node__arguments).toContain(HEAP_ARGUMENT);
+    const { scripts } = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    expect(scripts.start).toContain(`node ${HEAP_ARGUMENT} dist/src/runtime/local-host/main.js`);
+    expect(scripts.bench).toContain(`node ${HEAP_ARGUMENT} dist/test/bench/main.js`);
   });
 
   it('compares a major line with the engines range forms', () => {
