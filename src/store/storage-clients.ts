@@ -90,7 +90,17 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 function isLoopbackHttp(connectionString: string, service: Service): boolean {
   const endpoint = endpointOf(connectionString, service);
-  if (endpoint === undefined) return false;
+  return endpoint !== undefined && isLoopbackHttpUrl(endpoint);
+}
+
+/**
+ * Whether a storage URL is plain http on a loopback address (Azurite): the only place the
+ * clients may send requests in clear text.
+ *
+ * @example
+ * isLoopbackHttpUrl('http://127.0.0.1:10002/devstoreaccount1'); // true
+ */
+export function isLoopbackHttpUrl(endpoint: string): boolean {
   try {
     const url = new URL(endpoint);
     return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);

@@ -9,6 +9,7 @@ import {
   type PipelineResponse,
 } from '@azure/core-rest-pipeline';
 import type { TableClient, TransactionAction } from '@azure/data-tables';
+import { isLoopbackHttpUrl } from './storage-clients';
 
 /** What an entity group transaction answered: one sub-response per action, in their order. */
 export interface TransactionAnswer {
@@ -66,6 +67,11 @@ export async function submitTransaction(
   if (first === undefined) throw new Error('a transaction needs at least one action');
   const partitionKey = first[1].partitionKey;
   const [accountUrl = '', sas] = client.url.split('?');
+  // As the client itself: clear text to Azurite on this machine, never elsewhere.
+  const plainHttp = isLoopbackHttpUrl(accountUrl);
+  if (!plainHttp && !accountUrl.startsWith('https:')) {
+    throw new Error('storage: a transaction goes over https, or plain http to a loopback address');
+  }
   const tableUrl = `${accountUrl.replace(/\/$/, '')}/${client.tableName}`;
   const batch = `batch_${randomUUID()}`;
   const changeset = `changeset_${randomUUID()}`;
@@ -90,7 +96,7 @@ export async function submitTransaction(
       'Accept-Charset': 'UTF-8',
       Connection: 'Keep-Alive',
     }),
-    allowInsecureConnection: accountUrl.startsWith('http:'),
+    allowInsecureConnection: plainHttp,
   });
   httpClient ??= createDefaultHttpClient();
   const response = await client.pipeline.sendRequest(httpClient, request);

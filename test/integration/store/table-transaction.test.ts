@@ -129,4 +129,16 @@ describe('submitTransaction', () => {
     ).rejects.toThrow('property "list" has a type Table Storage cannot hold');
     await expect(ours.getEntity('a', '1')).rejects.toMatchObject({ statusCode: 404 });
   });
+
+  it('sends nothing in clear text to an address that is not loopback', async () => {
+    const remote = TableClient.fromConnectionString(
+      'DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=a2V5;TableEndpoint=http://storage.invalid/devstoreaccount1;',
+      'Remote',
+    );
+    await expect(
+      submitTransaction(remote, [['create', { partitionKey: 'a', rowKey: '1' }]]),
+    ).rejects.toThrow(
+      'storage: a transaction goes over https, or plain http to a loopback address',
+    );
+  });
 });
