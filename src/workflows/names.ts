@@ -22,6 +22,7 @@ export const ACTIVITIES = {
   discardSecret: 'discardSecret',
   recordStep: 'recordStep',
   indexRequestEnd: 'indexRequestEnd',
+  countRequestEnd: 'countRequestEnd',
   importCatalogue: 'importCatalogue',
   runCompatibility: 'runCompatibility',
   previewRequest: 'previewRequest',

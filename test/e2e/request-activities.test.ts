@@ -216,6 +216,55 @@ describe('when the last commit or the index write fails', () => {
     }
   });
 
+  /** Makes the request's index writes fail `times` times (retryably, as storage does), then pass. */
+  function failIndexWrites(requestId: string, times: number) {
+    const { requests } = t.host.services;
+    const recordEnd = requests.recordEnd.bind(requests);
+    const calls = { failed: 0, written: 0 };
+    requests.recordEnd = async (entry) => {
+      if (entry.requestId !== requestId) return recordEnd(entry);
+      if (calls.failed < times) {
+        calls.failed += 1;
+        throw new ProvisioningError('INTERNAL_ERROR', 'storage: could not index (HTTP 503)', {
+          retryable: true,
+        });
+      }
+      await recordEnd(entry);
+      calls.written += 1;
+    };
+    return { calls, restore: () => (requests.recordEnd = recordEnd) };
+  }
+
+  it.each([
+    ['indexRequestEnd is retried after its write failed', 'fold-index-retried', 2, 1],
+    ['every attempt of indexRequestEnd fails to write', 'fold-index-down', 4, 0],
+  ])(
+    'counts the request and its steps once when %s',
+    async (_when, requestId, failures, written) => {
+      const injected = failIndexWrites(requestId, failures);
+      try {
+        const accountId = `${requestId}.account`;
+        const before = await counted(SCIM, 'succeeded');
+        await submit({
+          requestId,
+          connector: SCIM,
+          account: { accountId },
+          actions: [{ type: 'create' }, { type: 'grant', groups: ['Engineering'] }],
+        });
+        const report = await t.finished(requestId);
+        expect(report.status).toBe('succeeded');
+        expect(membershipsOnTarget(SCIM, accountId)).toEqual(['Engineering']);
+        expect(injected.calls).toEqual({ failed: failures, written });
+        const after = await counted(SCIM, 'succeeded');
+        expect(after.requests - before.requests).toBe(1);
+        expect(after.grants - before.grants).toBe(1);
+      } finally {
+        injected.restore();
+      }
+    },
+    30_000,
+  );
+
   it('fails the last step with the commit failure and indexes and counts the request as failed', async () => {
     const { accounts } = t.host.services;
     const commitStep = accounts.commitStep.bind(accounts);

@@ -76,15 +76,27 @@ export function serviceActivities(services: ServicesProvider) {
     /**
      * The request list learns how a request ended, unless the last step's commit wrote it.
      * Keyed by the request alone, so a retried activity writes the same entry again; a replay
-     * does not run it at all. The metrics count the request and its steps here, once per run
-     * of the activity: before the write, so a request whose index cannot be written still
-     * counts.
+     * does not run it at all. The metrics count the request and its steps once the write
+     * succeeded, so a retry after a failed write counts nothing twice; when no attempt could
+     * write it, the orchestration counts the request through countRequestEnd.
      */
     async indexRequestEnd(input: RequestEnd): Promise<ActivityResult<null>> {
       return runActivity('indexRequestEnd', services, async (s) => {
         const { measures, ...entry } = input;
-        if (measures !== undefined) s.metrics.requestEnded(entry.connector, measures);
         await s.requests.recordEnd(entry);
+        if (measures !== undefined) s.metrics.requestEnded(entry.connector, measures);
+        return null;
+      });
+    },
+
+    /**
+     * The metrics count a request whose end could not be indexed (indexRequestEnd failed on
+     * every attempt): it ended all the same. Nothing here can fail once the services are
+     * built, so the count happens once.
+     */
+    async countRequestEnd(input: RequestEnd): Promise<ActivityResult<null>> {
+      return runActivity('countRequestEnd', services, async (s) => {
+        if (input.measures !== undefined) s.metrics.requestEnded(input.connector, input.measures);
         return null;
       });
     },

@@ -78,13 +78,12 @@ export function* provisioningRequestOrchestrator(
     report.finishedAt = indexedAt ?? now();
     publish();
     // The request list learns the end; a failure to write it only leaves the list to ask
-    // the orchestration itself, as it does while a request runs. The metrics count it there.
+    // the orchestration itself, as it does while a request runs. The metrics count it with
+    // the write, or on their own when no attempt could write it: once either way.
     if (indexedAt === undefined) {
-      yield* callActivity<null>(
-        context,
-        ACTIVITIES.indexRequestEnd,
-        endOf(report.steps, report.finishedAt),
-      );
+      const end = endOf(report.steps, report.finishedAt);
+      const indexed = yield* callActivity<null>(context, ACTIVITIES.indexRequestEnd, end);
+      if (!indexed.ok) yield* callActivity<null>(context, ACTIVITIES.countRequestEnd, end);
     }
     return report;
   }
