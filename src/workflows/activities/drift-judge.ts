@@ -1,5 +1,5 @@
 import type { AccountRecord } from '../../domain/account-record';
-import { confirmDrift } from '../../domain/drift-confirmation';
+import { confirmDrift, type DriftVerdict } from '../../domain/drift-confirmation';
 import { driftEventOf } from '../../domain/drift-event';
 import {
   describeDrift,
@@ -41,13 +41,17 @@ const RECHECK_PART = 200;
  * request runs for, or ended for inside the settle window, are deferred; the others are read
  * again, account by account, and only what the second read shows too, with the service's
  * record unchanged and no request since, is stored: a new finding (with its event on the
- * queue), an open finding confirmed again, or the close of an open one.
+ * queue), an open finding confirmed again, or the close of an open one. `open`: the
+ * connector's open findings as the pass loaded them; a pending item whose finding is not
+ * among them (closed since) is left alone.
  */
 export async function judgeDrift(
   s: WorkflowServices,
   run: JudgeRun,
   pending: readonly PendingDrift[],
+  open: readonly DriftFinding[],
 ): Promise<ReconciliationPass> {
+  const openFindings = new Map(open.map((finding) => [finding.findingId, finding]));
   const pass = emptyPass();
   const byAccount = groupByAccount(pending);
   const busy = await busyAccounts(s, run, [...byAccount.keys()]);
@@ -77,32 +81,15 @@ export async function judgeDrift(
     const evidence = [item.firstRead, ...(recheck?.evidence ?? [])];
     if (item.findingId === undefined) {
       if (verdict === 'confirmed') found.push(newFinding(run, subject, evidence));
-      else {
-        pass.unconfirmed.push({
-          finding: describeDrift(item.subject),
-          why:
-            verdict === 'refuted'
-              ? 'the second read does not show it (a read that lagged, or undone since)'
-              : `the second read could not tell: ${recheck?.unread ?? 'no answer'}`,
-        });
-      }
+      else pass.unconfirmed.push(unconfirmed(item.subject, verdict, recheck, false));
       continue;
     }
-    const open = await s.drift.get(run.connector, item.findingId);
+    const open = openFindings.get(item.findingId);
     if (open?.status !== 'open') continue;
     if (item.closure === undefined) {
       // Shown again by the first read: confirmed again only when the second read shows it too.
       if (verdict === 'confirmed') changed.push(reconfirmed(run, open, subject, evidence));
-      else {
-        pass.unconfirmed.push({
-          finding: describeDrift(item.subject),
-          why: `open finding not confirmed again: ${
-            verdict === 'refuted'
-              ? 'the second read does not show it (a read that lagged, or repaired since)'
-              : `the second read could not tell: ${recheck?.unread ?? 'no answer'}`
-          }`,
-        });
-      }
+      else pass.unconfirmed.push(unconfirmed(item.subject, verdict, recheck, true));
       continue;
     }
     if (verdict === 'refuted') {
@@ -153,6 +140,26 @@ function reconfirmed(
       ...open.evidence.filter((line) => !line.startsWith(AGAIN)),
       ...evidence.map((line) => `${AGAIN}${run.jobId}: ${line}`),
     ],
+  };
+}
+
+/**
+ * Why a subject the second read did not confirm is not stored: a candidate is not found, an
+ * open finding is not confirmed again (and stays open as it was).
+ */
+function unconfirmed(
+  subject: DriftSubject,
+  verdict: Exclude<DriftVerdict, 'confirmed'>,
+  recheck: AccountRecheck | undefined,
+  openFinding: boolean,
+): ReconciliationPass['unconfirmed'][number] {
+  const why =
+    verdict === 'refuted'
+      ? `the second read does not show it (a read that lagged, or ${openFinding ? 'repaired' : 'undone'} since)`
+      : `the second read could not tell: ${recheck?.unread ?? 'no answer'}`;
+  return {
+    finding: describeDrift(subject),
+    why: openFinding ? `open finding not confirmed again: ${why}` : why,
   };
 }
 

@@ -101,7 +101,7 @@ export async function runReconciliation(
     });
   }
   await s.drift.save(kept);
-  const pass = await judgeDrift(s, run, pending);
+  const pass = await judgeDrift(s, run, pending, open);
   if (read.keep !== undefined) {
     await s.reconciliation.save(input.connector, read.keep.kept, read.keep.cursors);
   }
@@ -162,9 +162,28 @@ export async function recheckDeferred(
       });
     }
   }
-  const judged = await judgeDrift(s, run, still);
+  const judged = await judgeDrift(s, run, still, await findingsNamed(s, input.connector, still));
   logFound(s, input.connector, judged.found);
   return { ...judged, incomplete: [...pass.incomplete, ...judged.incomplete] };
+}
+
+/**
+ * The open findings the deferred items are about, read now: one may have been closed since
+ * the bulk pass deferred it. Read one by one: a deferred pass holds the few subjects of busy
+ * accounts, a connector may have many open findings.
+ */
+async function findingsNamed(
+  s: WorkflowServices,
+  connector: string,
+  items: readonly PendingDrift[],
+): Promise<DriftFinding[]> {
+  const ids = new Set(items.flatMap((item) => item.findingId ?? []));
+  const findings: DriftFinding[] = [];
+  for (const id of ids) {
+    const finding = await s.drift.get(connector, id);
+    if (finding?.status === 'open') findings.push(finding);
+  }
+  return findings;
 }
 
 function readsOf(connector: Connector): ReconciliationReads {
