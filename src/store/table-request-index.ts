@@ -101,7 +101,7 @@ export class TableRequestIndex implements RequestIndexStore {
 
   async query(query: RequestIndexQuery): Promise<RequestIndexPage> {
     const client = await this.table.client();
-    const filters = indexFilters(query);
+    const { scope, ...filters } = indexFilters(query);
     const limit = query.limit ?? DEFAULT_LIMIT;
     const entries: RequestIndexEntry[] = [];
     let continuationToken = fromEarlierLayout(query, query.continuationToken);
@@ -116,9 +116,20 @@ export class TableRequestIndex implements RequestIndexStore {
         of: 'the request list',
         fromRow: (row) => ({ entry: fromRow(row), legacy: row.partitionKey !== PARTITION }),
       });
-      for (const { entry, legacy } of page.entries) {
-        if (legacy && entry.status === 'pending' && (await hasNewRows(client, entry))) continue;
-        entries.push(entry);
+      // Only a filtered list reads the earlier layout (its all-requests rows had today's keys).
+      const earlierPending = (row: ReadRow) => row.legacy && row.entry.status === 'pending';
+      const listed =
+        scope === undefined
+          ? new Set<string>()
+          : await listedInNewRange(
+              client,
+              page.entries.filter(earlierPending).map(({ entry }) => newRowKey(entry, scope)),
+            );
+      for (const row of page.entries) {
+        if (scope !== undefined && earlierPending(row) && listed.has(newRowKey(row.entry, scope))) {
+          continue;
+        }
+        entries.push(row.entry);
       }
       continuationToken = page.continuationToken;
     } while (entries.length < limit && continuationToken !== undefined);
@@ -159,28 +170,45 @@ interface ReadRow {
   legacy: boolean;
 }
 
+/** The filter a query's range is scoped by: an account's rows, or a connector's. */
+type Scope = 'account' | 'connector';
+
+/** The RowKey of the entry's row in the new layout's range for `scope`. */
+function newRowKey(entry: RequestIndexEntry, scope: Scope): string {
+  const [, connectorRow, accountRow] = rowsOf(entry);
+  return (scope === 'account' ? accountRow : connectorRow)!.rowKey;
+}
+
 /**
- * Whether a request the earlier layout indexed as pending has rows in this one: it ended
- * (or was resubmitted) since, and the new range, read first, listed it already.
+ * Which of these RowKeys (of one range, for requests the earlier layout indexed as pending)
+ * have rows in the new layout: those requests ended (or were resubmitted) since, and the new
+ * range, read first, listed them already. One query over the keys' span for a whole page:
+ * rows in that span other than these are few (requests received before the upgrade and
+ * indexed again since), and are passed over.
  */
-async function hasNewRows(client: TableClient, entry: RequestIndexEntry): Promise<boolean> {
-  const [, connectorRow] = rowsOf(entry);
-  try {
-    await client.getEntity(PARTITION, connectorRow!.rowKey, {
-      queryOptions: { select: ['status'] },
-    });
-    return true;
-  } catch (error) {
-    if (storageStatus(error) === 404) return false;
-    throw storageFailure('read the request list', error);
-  }
+async function listedInNewRange(client: TableClient, rowKeys: string[]): Promise<Set<string>> {
+  const listed = new Set<string>();
+  if (rowKeys.length === 0) return listed;
+  const wanted = new Set(rowKeys);
+  const sorted = [...wanted].sort();
+  const filter = odata`PartitionKey eq ${PARTITION} and RowKey ge ${sorted[0]!} and RowKey le ${sorted.at(-1)!}`;
+  await guardStorage('read the request list', async () => {
+    for await (const row of client.listEntities({ queryOptions: { filter, select: ['RowKey'] } })) {
+      if (wanted.has(row.rowKey!)) listed.add(row.rowKey!);
+    }
+  });
+  return listed;
 }
 
 /**
  * The key range a query reads in the index's partition (the account's, else the
  * connector's, else all requests), then the earlier layout's partition for the same filter.
  */
-function indexFilters(query: RequestIndexQuery): { filter: string; thenFilters?: string[] } {
+function indexFilters(query: RequestIndexQuery): {
+  filter: string;
+  thenFilters?: string[];
+  scope?: Scope;
+} {
   const properties: string[] = [];
   if (query.accountId !== undefined && query.connector !== undefined) {
     properties.push(odata`connector eq ${query.connector}`);
@@ -192,11 +220,13 @@ function indexFilters(query: RequestIndexQuery): { filter: string; thenFilters?:
   const scope =
     query.accountId !== undefined
       ? {
+          name: 'account' as const,
           prefix: accountPrefix(query.accountId),
           legacy: `account:${encodeTableKey(query.accountId)}`,
         }
       : query.connector !== undefined
         ? {
+            name: 'connector' as const,
             prefix: connectorPrefix(query.connector),
             legacy: `connector:${encodeTableKey(query.connector)}`,
           }
@@ -211,6 +241,7 @@ function indexFilters(query: RequestIndexQuery): { filter: string; thenFilters?:
       odata`PartitionKey eq ${PARTITION} and RowKey ge ${scope.prefix} and RowKey lt ${prefixEnd(scope.prefix)}`,
     ),
     thenFilters: [withProperties(odata`PartitionKey eq ${scope.legacy}`)],
+    scope: scope.name,
   };
 }
 

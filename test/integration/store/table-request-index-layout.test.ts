@@ -203,3 +203,43 @@ describe('TableRequestIndex with rows of the earlier layout', () => {
     );
   });
 });
+
+describe('TableRequestIndex reading many requests of the earlier layout', () => {
+  const pending = Array.from({ length: 8 }, (_, i) =>
+    indexEntry(`bulk-${i}`, 40 + i, { connector: 'bulk-app', accountId: 'bo' }),
+  );
+  const ended = new Set(['bulk-1', 'bulk-2', 'bulk-4', 'bulk-6', 'bulk-7']);
+
+  beforeAll(async () => {
+    for (const entry of pending) await seedLegacy(entry);
+    for (const entry of pending) {
+      if (ended.has(entry.requestId)) await index.recordEnd({ ...entry, status: 'succeeded' });
+    }
+  });
+
+  it('checks which of a page of them ended since in one read, listing each request once', async () => {
+    const newestFirst = [...pending].reverse();
+    for (const query of [{ connector: 'bulk-app' }, { accountId: 'bo' }]) {
+      const calls = countStorageCalls(
+        (storage.connection as { connectionString: string }).connectionString,
+      );
+      try {
+        const page = await index.query(query);
+        expect(page.entries).toEqual([
+          ...newestFirst
+            .filter((e) => ended.has(e.requestId))
+            .map((e) => ({
+              ...e,
+              status: 'succeeded',
+            })),
+          ...newestFirst.filter((e) => !ended.has(e.requestId)),
+        ]);
+        // The new range, the earlier layout's partition, and one read of which of its
+        // pending rows have rows in the new range: not one read per row.
+        expect(calls.counts.table).toBe(3);
+      } finally {
+        calls.stop();
+      }
+    }
+  });
+});
