@@ -1,6 +1,6 @@
 import { deserialize, serialize } from 'node:v8';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { DriverInstance, RecordedAction } from './driver-instance';
+import { copy, type DriverInstance, type RecordedAction } from './driver-instance';
 import type { HistoryEvent } from './history-events';
 
 /** An instance's history and scheduled actions: what the task hub keeps of its run. */
@@ -26,11 +26,13 @@ export function packEndedRecord(instance: DriverInstance): void {
   instance.actions = [];
 }
 
-/** The instance's history and actions: a fresh copy when packed, the live arrays while it runs. */
-export function runRecordOf(instance: DriverInstance): RunRecord & { copied: boolean } {
+/**
+ * The instance's history and actions, the caller's own to keep or change: unpacked when the
+ * instance ended, else a deep copy of the live arrays (the instance may run on).
+ */
+export function runRecordOf(instance: DriverInstance): RunRecord {
   if (instance.packed === undefined) {
-    return { history: instance.history, actions: instance.actions, copied: false };
+    return { history: copy(instance.history), actions: copy(instance.actions) };
   }
-  const record = deserialize(inflateRawSync(instance.packed)) as RunRecord;
-  return { ...record, copied: true };
+  return deserialize(inflateRawSync(instance.packed)) as RunRecord;
 }

@@ -176,20 +176,15 @@ export class OrchestrationDriver implements OrchestrationClient {
 
   /** The recorded history of an instance (a copy). */
   history(instanceId: string): HistoryEvent[] {
-    const record = runRecordOf(this.require(instanceId));
-    return record.copied ? record.history : copy(record.history);
+    return runRecordOf(this.require(instanceId)).history;
   }
 
   /** Every instance with its state, history and scheduled actions: what the driver keeps, for inspection. */
   snapshot(): InstanceSnapshot[] {
-    return [...this.instances.values()].map((instance) => {
-      const record = runRecordOf(instance);
-      return {
-        ...toOrchestrationState(instance),
-        history: record.copied ? record.history : copy(record.history),
-        actions: record.copied ? record.actions : copy(record.actions),
-      };
-    });
+    return [...this.instances.values()].map((instance) => ({
+      ...toOrchestrationState(instance),
+      ...runRecordOf(instance),
+    }));
   }
 
   /**
