@@ -113,8 +113,12 @@ function failedOutcome(error: unknown): ReplayOutcome {
  * strings into Dates in place. Events are flat (results and inputs are JSON strings), so
  * copying each event is enough. With a view, only the events it lacks are copied, and
  * every event's IsPlayed is taken from the history again (the driver marks them played).
+ *
+ * @example
+ * const view = { events: [] };
+ * executorEvents(history, view); // the view now holds a copy of each event
  */
-function executorEvents(
+export function executorEvents(
   history: readonly HistoryEvent[],
   view: ReplayView | undefined,
 ): Record<string, unknown>[] {
