@@ -111,7 +111,11 @@ beforeAll(async () => {
   soonReport = (await test.api('GET', `/api/requests/${ids[0]}`)).body as typeof soonReport;
   samplesSoon = parsePrometheusText((await test.api('GET', '/api/metrics')).text);
   await test.host.services.bulkQueue.send('not json at all');
-  await test.host.poller.pollOnce();
+  // The running poller takes it, as the queue trigger would: handled once it left the queue.
+  await until('the bad bulk message moved to the poison queue', async () => {
+    const backlog = await test.host.services.bulkQueue.backlog();
+    return backlog.requests === 0 && backlog.poison > 0 ? backlog : undefined;
+  });
   await store.set(graphSecretName, WRONG_SECRET);
   // The wrong secret is a new version: it expires too, as the one it replaced.
   await store.expireOn(graphSecretName, new Date(Date.now() + 10.5 * 86_400_000));

@@ -64,16 +64,6 @@ export class QueuePoller {
     await this.loop;
   }
 
-  /** One poll: handles what is visible now; returns how many messages were handled. */
-  async pollOnce(): Promise<number> {
-    const messages = await this.queue.receive(
-      this.options.batchSize,
-      this.options.visibilityTimeoutSeconds,
-    );
-    await Promise.all(messages.map((message) => this.handle(message)));
-    return messages.length;
-  }
-
   private async run(): Promise<void> {
     const threshold = this.options.newBatchThreshold ?? Math.floor(this.options.batchSize / 2);
     const longest = Math.max(this.options.intervalMs, this.options.maxIntervalMs ?? 0);
