@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePrometheusText } from '../../src/console/prometheus-text';
+import { metricSamples, sumBy } from '../support/metric-samples';
 import { DRIFT_EVENTS_QUEUE } from '../../src/store/drift-events';
 import { requestInstanceId } from '../../src/workflows/names';
 import {
@@ -98,14 +98,12 @@ describe('reconciliation and the drift report on the SCIM sandbox', () => {
     expect(await t.host.services.driftEvents.peek(32)).toHaveLength(5);
 
     // GET /api/metrics counts each of the five changes made by hand once, over both runs.
-    const samples = parsePrometheusText((await t.api('GET', '/api/metrics')).text).filter(
-      (sample) =>
-        sample.name === 'provisioning_reconciliation_findings_total' &&
-        sample.labels.provisioning_connector === SCIM,
-    );
     expect(
-      Object.fromEntries(
-        samples.map((sample) => [sample.labels.provisioning_finding, sample.value]),
+      sumBy(
+        await metricSamples(t),
+        'provisioning_reconciliation_findings_total',
+        'provisioning_finding',
+        { provisioning_connector: SCIM },
       ),
     ).toEqual({
       member_added_outside: 1,

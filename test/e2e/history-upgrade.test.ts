@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePrometheusText } from '../../src/console/prometheus-text';
+import { metricSamples, sumOf } from '../support/metric-samples';
 import type { RequestReport } from '../../src/domain/request-report';
 import type { RecordedAction } from '../../src/runtime/local-host/driver-instance';
 import { HISTORY_EVENT, type HistoryEvent } from '../../src/runtime/local-host/history-events';
@@ -151,15 +151,10 @@ async function resume(saved: SavedInstance): Promise<{ output: RequestReport; na
 }
 
 async function requestsCounted(connector: string): Promise<number> {
-  const samples = parsePrometheusText((await t.api('GET', '/api/metrics')).text);
-  return samples
-    .filter(
-      (s) =>
-        s.name === 'provisioning_requests_total' &&
-        s.labels.provisioning_connector === connector &&
-        s.labels.provisioning_outcome === 'succeeded',
-    )
-    .reduce((total, s) => total + s.value, 0);
+  return sumOf(await metricSamples(t), 'provisioning_requests_total', {
+    provisioning_connector: connector,
+    provisioning_outcome: 'succeeded',
+  });
 }
 
 describe('a history recorded before the roles were looked up with the lease and the end indexed with the last commit', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePrometheusText, type Sample } from '../../src/console/prometheus-text';
 import type { SandboxConnectors } from '../../src/runtime/sandbox-connectors';
 import { startTestHost, type TestHost } from './local-host-harness';
+import { metricSamples, sumBy, sumOf, type Sample } from '../support/metric-samples';
 
 /**
  * Issue 19: a run against the sandboxes with injected 429s, 5xx, replication lag and answers
@@ -31,20 +31,7 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Record<strin
 }
 
 /** The sum of a metric's samples whose labels include `labels`. */
-function sum(name: string, labels: Record<string, string>): number {
-  return samples
-    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-    .reduce((total, s) => total + s.value, 0);
-}
-
-function byLabel(name: string, connector: string, label: string): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const s of samples) {
-    if (s.name !== name || s.labels.provisioning_connector !== connector) continue;
-    counts[s.labels[label] ?? ''] = (counts[s.labels[label] ?? ''] ?? 0) + s.value;
-  }
-  return counts;
-}
+const sum = (name: string, labels: Record<string, string>) => sumOf(samples, name, labels);
 
 beforeAll(async () => {
   test = await startTestHost();
@@ -81,10 +68,7 @@ beforeAll(async () => {
   }
   const reports = await Promise.all(ids.map((id) => test.finished(id)));
   expect(reports.map((r) => r.status)).toEqual(ids.map(() => 'succeeded'));
-  const metrics = await test.api('GET', '/api/metrics');
-  expect(metrics.status).toBe(200);
-  expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  samples = parsePrometheusText(metrics.text);
+  samples = await metricSamples(test);
 }, 120_000);
 
 afterAll(() => test.close());
@@ -115,10 +99,14 @@ describe('GET /api/metrics after a run with 429s, 5xx, replication lag and lost 
     // A $batch is one call; its sub-requests are not calls of their own.
     const graph = sandboxes.graph.requests.filter((r) => r.viaBatch !== true);
     expect(
-      byLabel('provisioning_outbound_calls_total', 'scim-sandbox', 'provisioning_status_class'),
+      sumBy(samples, 'provisioning_outbound_calls_total', 'provisioning_status_class', {
+        provisioning_connector: 'scim-sandbox',
+      }),
     ).toEqual(countBy(scim, (r) => classOf(r.status)));
     expect(
-      byLabel('provisioning_outbound_calls_total', 'graph-sandbox', 'provisioning_status_class'),
+      sumBy(samples, 'provisioning_outbound_calls_total', 'provisioning_status_class', {
+        provisioning_connector: 'graph-sandbox',
+      }),
     ).toEqual(countBy(graph, (r) => classOf(r.status)));
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePrometheusText } from '../../src/console/prometheus-text';
+import { metricSamples, sumOf } from '../support/metric-samples';
 import { ProvisioningError } from '../../src/domain/errors';
 import type { RequestIndexEntry } from '../../src/store/request-index';
 import { HISTORY_EVENT } from '../../src/runtime/local-host/history-events';
@@ -46,13 +46,8 @@ async function indexEntry(requestId: string, accountId: string): Promise<Request
 
 /** `provisioning_requests_total` and the grant steps' count, by connector and outcome, as GET /api/metrics shows them. */
 async function counted(connector: string, outcome: 'succeeded' | 'failed') {
-  const answer = await t.api('GET', '/api/metrics');
-  expect(answer.status).toBe(200);
-  const samples = parsePrometheusText(answer.text);
-  const sum = (name: string, labels: Record<string, string>) =>
-    samples
-      .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-      .reduce((total, s) => total + s.value, 0);
+  const samples = await metricSamples(t);
+  const sum = (name: string, labels: Record<string, string>) => sumOf(samples, name, labels);
   const labels = { provisioning_connector: connector, provisioning_outcome: outcome };
   return {
     requests: sum('provisioning_requests_total', labels),

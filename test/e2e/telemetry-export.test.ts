@@ -1,7 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePrometheusText, type Sample } from '../../src/console/prometheus-text';
+import { parsePrometheusText } from '../../src/console/prometheus-text';
 import {
   METRIC_CATALOGUE,
   METRIC_DIMENSIONS,
@@ -13,6 +13,7 @@ import { captureTraces, type TraceCapture } from '../support/trace-capture';
 import { reconcile, scimAdmin } from './drift-harness';
 import { until } from '../support/poll-until';
 import { startTestHost, type TestHost } from './local-host-harness';
+import { metricSamples, samplesOf, sumBy, sumOf, type Sample } from '../support/metric-samples';
 
 /**
  * What the service exports while it works (issue 19), read as an exporter would send it:
@@ -97,7 +98,7 @@ beforeAll(async () => {
     ids.push((await test.api('POST', '/api/requests', body)).body.requestId as string);
   }
   for (const id of ids) await test.finished(id);
-  samplesAfterRequests = parsePrometheusText((await test.api('GET', '/api/metrics')).text);
+  samplesAfterRequests = await metricSamples(test);
   callsServed = { scim: [...sandboxes.scim.requests], graph: [...sandboxes.graph.requests] };
   lostAnswers = [sandboxes.scim, sandboxes.graph].map(
     (sandbox) => sandbox.faultCounts()['lost answer'],
@@ -109,7 +110,7 @@ beforeAll(async () => {
   await scimAdmin(test).setActive(String(sandboxes.scim.getUser('export.user')?.id), false);
   expect((await reconcile(test, 'scim-sandbox')).found.accountStateChangedOutside).toBe(1);
   soonReport = (await test.api('GET', `/api/requests/${ids[0]}`)).body as typeof soonReport;
-  samplesSoon = parsePrometheusText((await test.api('GET', '/api/metrics')).text);
+  samplesSoon = await metricSamples(test);
   await test.host.services.bulkQueue.send('not json at all');
   // The running poller takes it, as the queue trigger would: handled once it left the queue.
   await until('the bad bulk message moved to the poison queue', async () => {
@@ -232,18 +233,19 @@ describe('the metrics count what the targets did', () => {
       const logged: Record<string, number> = {};
       for (const call of calls)
         logged[classOf(call.status)] = (logged[classOf(call.status)] ?? 0) + 1;
-      const counted: Record<string, number> = {};
-      for (const s of samplesAfterRequests) {
-        if (s.name !== 'provisioning_outbound_calls_total') continue;
-        if (s.labels.provisioning_connector !== connector) continue;
-        const key = s.labels.provisioning_status_class!;
-        counted[key] = (counted[key] ?? 0) + s.value;
-      }
+      const ofConnector = { provisioning_connector: connector };
+      const counted = sumBy(
+        samplesAfterRequests,
+        'provisioning_outbound_calls_total',
+        'provisioning_status_class',
+        ofConnector,
+      );
       expect(counted, connector).toEqual(logged);
-      const throttled = samplesAfterRequests
-        .filter((s) => s.name === 'provisioning_throttle_responses_total')
-        .filter((s) => s.labels.provisioning_connector === connector)
-        .reduce((total, s) => total + s.value, 0);
+      const throttled = sumOf(
+        samplesAfterRequests,
+        'provisioning_throttle_responses_total',
+        ofConnector,
+      );
       expect(throttled, connector).toBe(
         log.filter((call) => call.status === 429 && call.answerLost !== true).length,
       );
@@ -252,19 +254,12 @@ describe('the metrics count what the targets did', () => {
 });
 
 describe("the client secret's expiry", () => {
-  const value = (from: Sample[], name: string, labels: Record<string, string>) =>
-    from.filter(
-      (sample) =>
-        sample.name === name &&
-        Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted),
-    );
-
   it('10 days ahead: the request carries the notice and the gauge says 10 days', () => {
     expect(soonReport.notices?.join(' ')).toMatch(
       /client secret of connector "graph-sandbox" expires on \S+ \(in 10 days\)/,
     );
     expect(
-      value(samplesSoon, 'provisioning_secret_time_to_expiry', {
+      samplesOf(samplesSoon, 'provisioning_secret_time_to_expiry', {
         provisioning_connector: 'graph-sandbox',
       }).map((sample) => Math.floor(sample.value)),
     ).toEqual([10]);
@@ -281,13 +276,13 @@ describe("the client secret's expiry", () => {
     ]);
     const graph = { provisioning_connector: 'graph-sandbox' };
     expect(
-      value(samples, 'provisioning_quarantine_entries_total', graph).map((s) => [
+      samplesOf(samples, 'provisioning_quarantine_entries_total', graph).map((s) => [
         s.labels.error_type,
         s.value,
       ]),
     ).toEqual([['GRAPH_CLIENT_SECRET_EXPIRED', 1]]);
     expect(
-      value(samples, 'provisioning_connector_quarantined', {}).map((s) => [
+      samplesOf(samples, 'provisioning_connector_quarantined', {}).map((s) => [
         s.labels.provisioning_connector,
         s.labels.error_type,
         s.value,
@@ -299,7 +294,7 @@ describe("the client secret's expiry", () => {
       ]),
     );
     expect(
-      value(samples, 'provisioning_secret_time_to_expiry', graph).map((s) => s.value < 0),
+      samplesOf(samples, 'provisioning_secret_time_to_expiry', graph).map((s) => s.value < 0),
     ).toEqual([true]);
   });
 });
