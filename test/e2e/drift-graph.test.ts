@@ -2,6 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestInstanceId } from '../../src/workflows/names';
 import { newUserBody, type GraphAnswer } from '../integration/sandbox/graph-test-client';
 import {
+  journalChanges,
+  journalOfRequests,
+  truthChanges,
+  truthMark,
+} from '../support/journal-truth';
+import {
   byHand,
   gist,
   graphAsReferenceSays,
@@ -91,6 +97,7 @@ describe('reconciliation and the drift report on the Graph sandbox', () => {
     expect(findings).toHaveLength(6);
     expect(first.found.unlinkedMember).toBe(2);
 
+    const since = truthMark(sandboxes.graph.truthLog());
     const restored = await t.api('POST', `/api/connectors/${GRAPH}/drift/restore`, {
       findingIds: findings
         .filter((f) => f.type !== 'unlinkedMember' && f.type !== 'accountDeletedOutside')
@@ -106,6 +113,16 @@ describe('reconciliation and the drift report on the Graph sandbox', () => {
     expect(sandboxes.graph.groupIdsOf(id('ada'))).not.toContain(groups['Finance']);
     expect(sandboxes.graph.groupIdsOf(id('bob'))).toContain(groups['Sales']);
     expect(sandboxes.graph.getUser(id('dee'))?.['accountEnabled']).toBe(true);
+    // Each repair committed once, and nothing else, with replicas lagging and answers lost;
+    // the journal of the restores holds exactly those changes, none more or less.
+    const committed = truthChanges(sandboxes.graph.truthLog(), since);
+    expect(committed).toEqual([
+      `${upn('ada')} member removed ${groups['Finance']}`,
+      `${upn('bob')} member added ${groups['Sales']}`,
+      `${upn('dee')} account unlocked`,
+    ]);
+    const requestIds = restored.body.restores.map((r: { requestId: string }) => r.requestId);
+    expect(journalChanges(await journalOfRequests(t, requestIds))).toEqual(committed);
 
     // Unlinked members are never restored by the service: it does not own those accounts.
     const unlinked = findings.find((f) => f.type === 'unlinkedMember')!;

@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  journalChanges,
+  journalOfRequests,
+  truthChanges,
+  truthMark,
+} from '../support/journal-truth';
 import { metricSamples, sumBy } from '../support/metric-samples';
 import { DRIFT_EVENTS_QUEUE } from '../../src/store/drift-events';
 import { requestInstanceId } from '../../src/workflows/names';
@@ -163,10 +169,10 @@ describe('reconciliation and the drift report on the SCIM sandbox', () => {
     }
   });
 
-  it('restores on purpose: ordinary requests put the target back, the journal lists them, closed findings are refused', async () => {
+  it('restores on purpose: ordinary requests put the target back, the journal lists exactly what the target committed, closed findings are refused', async () => {
     const sandboxes = t.host.sandboxes!;
     const groups = sandboxes.scimGroups;
-    const since = sandboxes.scim.truthLog().at(-1)?.seq ?? 0;
+    const since = truthMark(sandboxes.scim.truthLog());
     // Sent twice at once (a caller's retry): the same requests, nothing started twice.
     const restore = () =>
       t.api('POST', `/api/connectors/${SCIM}/drift/restore`, {
@@ -200,30 +206,15 @@ describe('reconciliation and the drift report on the SCIM sandbox', () => {
     expect(sandboxes.scim.groupIdsOf('bob')).toContain(groups['Sales']);
     expect(sandboxes.scim.getUser('dee')?.active).toBe(true);
     // Each repair committed once, and nothing else: the retry wrote nothing of its own.
-    expect(
-      sandboxes.scim
-        .truthLog()
-        .filter((e) => e.seq > since)
-        .map((e) => `${e.accountId} ${e.change} ${e.groupId ?? ''}`.trim())
-        .sort(),
-    ).toEqual([
+    expect(truthChanges(sandboxes.scim.truthLog(), since)).toEqual([
       `ada member removed ${groups['Finance']}`,
       `bob member added ${groups['Sales']}`,
       'dee account unlocked',
     ]);
-    const journal = await t.api('GET', `/api/journal?connector=${SCIM}&limit=100`);
-    const restoreIds = new Set(
-      restored.body.restores.map((r: { requestId: string }) => r.requestId),
-    );
-    const entries = journal.body.entries.filter((e: { requestId: string }) =>
-      restoreIds.has(e.requestId),
-    );
-    expect(
-      entries
-        .map((e: { accountId: string; change: string }) => `${e.accountId} ${e.change}`)
-        .sort(),
-    ).toEqual(['ada member removed', 'bob member added', 'dee account unlocked']);
-    expect(entries[0].reason).toBe('access review 42');
+    // The journal of the restores: exactly the changes the truth log shows, none more or less.
+    const entries = await journalOfRequests(t, idsOf(restored));
+    expect(journalChanges(entries)).toEqual(truthChanges(sandboxes.scim.truthLog(), since));
+    expect(entries.map((entry) => entry.reason)).toEqual(entries.map(() => 'access review 42'));
 
     t.clock.advanceBy(5 * 60_000);
     const after = await reconcile(t, SCIM);
