@@ -169,10 +169,14 @@ describe('reconciliation and the drift report on the SCIM sandbox', () => {
     }
   });
 
-  it('restores on purpose: ordinary requests put the target back, the journal lists exactly what the target committed, closed findings are refused', async () => {
+  it('restores on purpose while writes lose their answers: ordinary requests put the target back, the journal lists exactly what the target committed, closed findings are refused', async () => {
     const sandboxes = t.host.sandboxes!;
     const groups = sandboxes.scimGroups;
     const since = truthMark(sandboxes.scim.truthLog());
+    // scim-interop.md: an answer lost after the write was applied (a reset, a gateway's 504).
+    // Half the writes the restores make are applied and their answers lost (with seed 18, the
+    // first three at least), so each restore meets the change in place when it tries again.
+    sandboxes.scim.setFaults({ seed: 18, lostAnswerRate: 0.5 });
     // Sent twice at once (a caller's retry): the same requests, nothing started twice.
     const restore = () =>
       t.api('POST', `/api/connectors/${SCIM}/drift/restore`, {
@@ -201,11 +205,14 @@ describe('reconciliation and the drift report on the SCIM sandbox', () => {
       const request = await t.api('GET', `/api/requests/${restore.requestId}`);
       expect(request.body.status, request.text).toBe('succeeded');
     }
+    expect(sandboxes.scim.faultCounts()['lost answer']).toBeGreaterThanOrEqual(3);
+    sandboxes.scim.setFaults(undefined);
     // The sandbox's truth: as the service assigned it.
     expect(sandboxes.scim.groupIdsOf('ada')).not.toContain(groups['Finance']);
     expect(sandboxes.scim.groupIdsOf('bob')).toContain(groups['Sales']);
     expect(sandboxes.scim.getUser('dee')?.active).toBe(true);
-    // Each repair committed once, and nothing else: the retry wrote nothing of its own.
+    // Each repair committed once, and nothing else: neither the caller's retry nor the
+    // service's own retries after a lost answer wrote anything of their own.
     expect(truthChanges(sandboxes.scim.truthLog(), since)).toEqual([
       `ada member removed ${groups['Finance']}`,
       `bob member added ${groups['Sales']}`,
