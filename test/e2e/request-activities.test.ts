@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  journalChanges,
+  journalOfRequests,
+  truthChanges,
+  truthMark,
+} from '../support/journal-truth';
 import { metricSamples, sumOf } from '../support/metric-samples';
 import { ProvisioningError } from '../../src/domain/errors';
 import type { RequestIndexEntry } from '../../src/store/request-index';
@@ -301,4 +307,97 @@ describe('when the last commit or the index write fails', () => {
       accounts.commitStep = commitStep;
     }
   });
+});
+
+describe('a create + grant of 3 groups on Graph as graph-behaviour.md says Graph is', () => {
+  const ACCOUNT_REREADS = new Set<string>([ACTIVITIES.findAccount]);
+  const MEMBERSHIP_CALLS = new Set<string>([
+    ACTIVITIES.writeMemberships,
+    ACTIVITIES.readMemberships,
+  ]);
+
+  it.each([
+    [18, 'the answer to the create lost', 'create lost'],
+    [
+      16,
+      'member adds refused while the new user is unknown to writes, and answers lost',
+      'refused',
+    ],
+  ] as const)(
+    'with lagging replicas (seed %i: %s): memberships, journal and report hold to the truth, and each extra activity is a re-read or a refused write again',
+    async (seed, _meets, what) => {
+      const graph = t.host.sandboxes!.graph;
+      const accountId = `fold.lagging.${seed}@contoso.example`;
+      const since = truthMark(graph.truthLog());
+      // Reads served by replicas up to 20 s behind; a new user unknown to writes for a while;
+      // half the writes applied and their answers lost (a reset or a gateway's 504).
+      graph.setReplicationDelay({ min: 1_000, max: 20_000 });
+      graph.setNewObjectWriteLag({ min: 500, max: 3_000 });
+      graph.setFaults({ seed, lostAnswerRate: 0.5 });
+      try {
+        const requestId = await submit({
+          connector: GRAPH,
+          account: { accountId, displayName: 'Fold Lagging' },
+          actions: [{ type: 'create' }, { type: 'grant', groups: GROUPS }],
+        });
+        const report = await t.finished(requestId);
+        const faults = graph.faultCounts();
+        expect(faults['lost answer'], JSON.stringify(faults)).toBeGreaterThan(0);
+        expect(faults['stale read'], JSON.stringify(faults)).toBeGreaterThan(0);
+
+        // The target's truth: the account and its three memberships, each committed once.
+        expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
+        expect(membershipsOnTarget(GRAPH, accountId)).toEqual(GROUPS);
+        const groupIds = t.host.sandboxes!.graphGroups;
+        const committed = truthChanges(graph.truthLog(), since);
+        expect(committed).toEqual(
+          [
+            `${accountId} account created`,
+            ...GROUPS.map((name) => `${accountId} member added ${groupIds[name]}`),
+          ].sort(),
+        );
+        // The journal: what the truth log says changed, no entry more, none missing.
+        expect(journalChanges(await journalOfRequests(t, [requestId]))).toEqual(committed);
+
+        // The activities: the same start and end as without faults. The create step may add
+        // only re-reads of the account (its answer lost, replicas behind); the grant step
+        // starts with its write and ends with the read-back that showed it, and writes again
+        // only what the target refused.
+        const ran = activityNames(requestId);
+        expect(ran.slice(0, 2), ran.join()).toEqual([
+          ACTIVITIES.connectorGate,
+          ACTIVITIES.createAccount,
+        ]);
+        const commits = ran.flatMap((name, i) => (name === ACTIVITIES.recordStep ? [i] : []));
+        expect(commits, ran.join()).toEqual([commits[0], ran.length - 1]);
+        const createExtras = ran.slice(2, commits[0]);
+        expect(
+          createExtras.filter((name) => !ACCOUNT_REREADS.has(name)),
+          ran.join(),
+        ).toEqual([]);
+        const grant = ran.slice(commits[0]! + 1, -1);
+        expect(grant[0], ran.join()).toBe(ACTIVITIES.writeMemberships);
+        expect(grant.at(-1), ran.join()).toBe(ACTIVITIES.readMemberships);
+        expect(
+          grant.filter((name) => !MEMBERSHIP_CALLS.has(name)),
+          ran.join(),
+        ).toEqual([]);
+        // What the seed's case is about did happen.
+        if (what === 'create lost') expect(createExtras.length, ran.join()).toBeGreaterThan(0);
+        else expect(faults['new object 404'], JSON.stringify(faults)).toBeGreaterThan(0);
+        const writesAgain = grant.filter((name) => name === ACTIVITIES.writeMemberships).length - 1;
+        expect(writesAgain, ran.join()).toBeLessThanOrEqual(faults['new object 404']);
+
+        // The report and the request list agree on the end, indexed once.
+        const entry = await indexEntry(requestId, accountId);
+        expect(entry.status).toBe('succeeded');
+        expect(entry.finishedAt).toBe(report.finishedAt);
+        expect(report.steps.at(-1).finishedAt).toBe(report.finishedAt);
+      } finally {
+        graph.setFaults(undefined);
+        graph.setNewObjectWriteLag(0);
+        graph.setReplicationDelay(0);
+      }
+    },
+  );
 });
