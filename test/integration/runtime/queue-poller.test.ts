@@ -1,9 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../../src/domain/logger';
 import { QueuePoller } from '../../../src/runtime/local-host/queue-poller';
 import { BulkQueue } from '../../../src/store/bulk-queue';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
-import { until as pollUntil } from '../../support/poll-until';
+
+/*
+ * Nothing here is judged by wall time: the batches by the polls and deletes the queue
+ * answered, the pauses on a fake setTimeout that moves only when the test moves it (Azurite
+ * still answers over a real socket, awaited as events).
+ */
 
 let storage: TestStorage;
 
@@ -11,30 +16,35 @@ beforeAll(async () => {
   storage = await startTestStorage();
 });
 afterAll(() => storage.close());
+afterEach(() => {
+  vi.useRealTimers();
+});
 
-/** Resolves once `condition` holds, polling every 10 ms; fails the test after 10 s. */
-function until(condition: () => boolean, what: string): Promise<true> {
-  return pollUntil(what, () => (condition() ? true : undefined), {
-    timeoutMs: 10_000,
-    everyMs: 10,
-  });
-}
+/** Lets pending promise callbacks and I/O callbacks run (a real macrotask, whatever the timers). */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Waits a little and checks `condition` still holds (nothing more started meanwhile). */
-async function stays(condition: () => boolean): Promise<boolean> {
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  return condition();
+/**
+ * Resolves once `condition` holds, checking after each macrotask; fails naming `what` after
+ * 10 s of real time (it never needs a timer, so it works under fake timers too).
+ */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await settle();
+  }
 }
 
 describe('QueuePoller', () => {
   it('fetches the next batch once 8 of 16 are in hand, not after the whole batch, and handles each message once', async () => {
     const queue = BulkQueue.connect(storage.connection, 'poller-batches');
     for (let n = 0; n < 40; n++) await queue.send({ n });
+    const counted = countingQueue(queue);
     const started: number[] = [];
     const releases: (() => void)[] = [];
     let draining = false;
     const poller = new QueuePoller(
-      queue,
+      counted.queue,
       async (message) => {
         started.push((message as { n: number }).n);
         if (!draining) await new Promise<void>((resolve) => releases.push(resolve));
@@ -48,14 +58,21 @@ describe('QueuePoller', () => {
     poller.start();
     try {
       await until(() => started.length === 16, 'the first batch');
-      // 9 in hand: above the threshold, so no new batch yet.
+      // 9 in hand once the 7 are handled and deleted: above the threshold, so no new poll.
       release(7);
-      expect(await stays(() => started.length === 16)).toBe(true);
+      await until(() => counted.deleted() === 7, 'the 7 released messages deleted');
+      await settle();
+      expect(counted.polls()).toBe(1);
+      expect(started).toHaveLength(16);
       // 8 in hand: the next batch comes while those 8 are still being handled.
       release(1);
       await until(() => started.length === 32, 'the second batch');
       expect(started.length - released).toBe(24);
-      expect(await stays(() => started.length === 32)).toBe(true);
+      // 24 in hand once the second poll has answered: no third poll until some are handled.
+      await until(() => counted.inFlight() === 0, 'the second poll to answer');
+      await settle();
+      expect(counted.polls()).toBe(2);
+      expect(started).toHaveLength(32);
       // The rest, as slots free up, until all 40 are handled.
       while (released < 40) {
         await until(() => releases.length > released, 'a message to release');
@@ -72,9 +89,10 @@ describe('QueuePoller', () => {
 
   it('waits between empty polls, and handles a message sent meanwhile', async () => {
     const queue = BulkQueue.connect(storage.connection, 'poller-idle');
-    const { counted, polls } = countingPolls(queue);
+    const counted = countingQueue(queue);
     const handled: unknown[] = [];
-    const poller = new QueuePoller(counted, async (message) => void handled.push(message), {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const poller = new QueuePoller(counted.queue, async (message) => void handled.push(message), {
       intervalMs: 200,
       visibilityTimeoutSeconds: 60,
       batchSize: 16,
@@ -82,11 +100,14 @@ describe('QueuePoller', () => {
     });
     poller.start();
     try {
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      expect(polls()).toBeGreaterThanOrEqual(2);
-      expect(polls()).toBeLessThanOrEqual(5);
+      // Without a back-off, every pause after an empty poll is the interval, not less.
+      await runUntilPolls(counted, 4);
+      expect(pauses(counted)).toEqual([200, 200, 200]);
       await queue.send({ late: true });
+      await runUntilPolls(counted, 5);
       await until(() => handled.length === 1, 'the late message');
+      // The fifth poll, which found it, came a whole interval after the fourth.
+      expect(pauses(counted)[3]).toBe(200);
       expect(handled).toEqual([{ late: true }]);
     } finally {
       await poller.stop();
@@ -95,9 +116,10 @@ describe('QueuePoller', () => {
 
   it('backs off while the queue stays empty, up to its longest pause, and starts over on a message', async () => {
     const queue = BulkQueue.connect(storage.connection, 'poller-backoff');
-    const { counted, polls } = countingPolls(queue);
+    const counted = countingQueue(queue);
     const handled: unknown[] = [];
-    const poller = new QueuePoller(counted, async (message) => void handled.push(message), {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const poller = new QueuePoller(counted.queue, async (message) => void handled.push(message), {
       intervalMs: 10,
       maxIntervalMs: 160,
       visibilityTimeoutSeconds: 60,
@@ -106,41 +128,80 @@ describe('QueuePoller', () => {
     });
     poller.start();
     try {
-      // Pauses 10, 20, 40, 80, 160, 160, ... : about 9 polls in 1 s, where a flat 10 ms
-      // would poll about 70 times (Azurite answering in a few ms).
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      expect(polls()).toBeGreaterThanOrEqual(6);
-      expect(polls()).toBeLessThanOrEqual(14);
+      // Each empty poll doubles the pause, up to the longest: 7 pauses of 630 ms in all,
+      // where a flat 10 ms would have polled 63 times.
+      await runUntilPolls(counted, 8);
+      expect(pauses(counted)).toEqual([10, 20, 40, 80, 160, 160, 160]);
       // A message after the back-off waits at most the longest pause.
       await queue.send({ first: true });
+      await runUntilPolls(counted, 9);
       await until(() => handled.length === 1, 'the first message');
-      // Found: the pause starts over at 10 ms (polls after about 10, 30, 70 and 150 ms); kept
-      // at 160 ms it would poll at most twice in the next 300 ms.
-      const before = polls();
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(polls() - before).toBeGreaterThanOrEqual(3);
-      // And it backs off again: about 9 polls in the idle second, not a flat 10 ms's 70.
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      expect(polls() - before).toBeLessThanOrEqual(14);
+      // The ninth poll found it, 160 ms after the eighth; then it polls again at once, and
+      // the pause starts over at 10 ms and backs off again.
+      await runUntilPolls(counted, 15);
+      expect(pauses(counted).slice(7, 14)).toEqual([160, 0, 10, 20, 40, 80, 160]);
     } finally {
       await poller.stop();
     }
   });
 });
 
-/** The queue, with the polls it answers counted. */
-function countingPolls(queue: BulkQueue) {
-  let polls = 0;
+/**
+ * The queue, with each poll it was asked for (at the fake time the test has moved the clock
+ * to), the polls not answered yet and the deletes done: the events the tests wait for
+ * instead of wall time.
+ */
+function countingQueue(queue: BulkQueue) {
+  const polledAt: number[] = [];
+  const clock = { now: 0 };
+  let inFlight = 0;
+  let deleted = 0;
   const counted = new Proxy(queue, {
     get(target, property, receiver) {
       if (property === 'receive') {
         return (max: number, visibility: number) => {
-          polls += 1;
-          return target.receive(max, visibility);
+          polledAt.push(clock.now);
+          inFlight += 1;
+          return target.receive(max, visibility).finally(() => (inFlight -= 1));
         };
+      }
+      if (property === 'delete') {
+        return (messageId: string, popReceipt: string) =>
+          target.delete(messageId, popReceipt).then(() => void (deleted += 1));
       }
       return Reflect.get(target, property, receiver) as unknown;
     },
   });
-  return { counted, polls: () => polls };
+  return {
+    queue: counted,
+    clock,
+    polledAt,
+    polls: () => polledAt.length,
+    inFlight: () => inFlight,
+    deleted: () => deleted,
+  };
+}
+
+/**
+ * Under fake timers: moves the clock 1 ms at a time, never while a poll waits for its
+ * answer, until the poller has asked for `polls` polls in all and had them answered.
+ */
+async function runUntilPolls(
+  counted: ReturnType<typeof countingQueue>,
+  polls: number,
+): Promise<void> {
+  for (;;) {
+    await until(() => counted.inFlight() === 0, 'the last poll to answer');
+    await settle();
+    if (counted.inFlight() > 0) continue;
+    if (counted.polls() >= polls) return;
+    if (counted.clock.now > 60_000) throw new Error(`only ${counted.polls()} polls in 60 fake s`);
+    counted.clock.now += 1;
+    await vi.advanceTimersByTimeAsync(1);
+  }
+}
+
+/** The fake milliseconds between each poll and the one before it. */
+function pauses(counted: ReturnType<typeof countingQueue>): number[] {
+  return counted.polledAt.slice(1).map((at, i) => at - counted.polledAt[i]!);
 }
