@@ -8,6 +8,7 @@ import {
   type ConsoleTest,
 } from './console-harness';
 import { seedNestedUser } from './seed-directory';
+import { expectNoSecrets } from '../support/no-secrets';
 
 // Who may use the console and how: the key typed once, signed-in principals with their app
 // roles (enforced by the API), the page's security headers, keyboard use, and axe-core on
@@ -146,7 +147,7 @@ describe('the page itself', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       const body = await response.text();
-      expect(body).not.toContain(c.t.host.apiKey);
+      expectNoSecrets(body, { 'API key': c.t.host.apiKey }, 'a console file');
     }
     expect((await fetch(c.url('/assets/nope.js'))).status).toBe(404);
     // The API behind the console still wants the key.

@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobInstanceId, requestInstanceId } from '../../src/workflows/names';
 import { startConsoleTest, type ConsoleTest } from './console-harness';
+import { expectNoSecrets } from '../support/no-secrets';
 
 // The request pages in Chromium against the local host and its sandboxes: the form, the
 // timeline as it runs, and what the sandboxes' truth says was done.
@@ -82,14 +83,16 @@ describe('the request pages', () => {
     expect(journal.body.entries[0].requestedBy).toBe('helpdesk@contoso.example');
 
     // The password was sent once and kept nowhere the browser shows or stores.
-    expect(page.url()).not.toContain(PASSWORD);
+    expectNoSecrets(page.url(), { password: PASSWORD }, 'the URL');
     const kept = await page.evaluate(() => ({
       state: JSON.stringify(history.state),
       session: JSON.stringify({ ...sessionStorage }),
       local: JSON.stringify({ ...localStorage }),
       html: document.documentElement.outerHTML,
     }));
-    for (const value of Object.values(kept)) expect(value).not.toContain(PASSWORD);
+    for (const [where, value] of Object.entries(kept)) {
+      expectNoSecrets(value, { password: PASSWORD }, where);
+    }
     await page.goBack();
     await page.waitForURL(/\/new$/);
     await expect.poll(() => page.locator('#new-password').count()).toBe(0);

@@ -5,6 +5,7 @@ import { jobInstanceId, requestInstanceId } from '../../src/workflows/names';
 import { until } from '../support/poll-until';
 import { truthCounts } from '../support/quarantine-watch';
 import { seriousViolations, startConsoleTest, type ConsoleTest } from './console-harness';
+import { expectNoSecrets } from '../support/no-secrets';
 
 // Operator safety in the console (issue 14), in Chromium against the local host: a preview
 // that writes nothing and plans what the request then does, and a quarantined connector
@@ -169,7 +170,7 @@ describe('a quarantined connector in the console', () => {
     expect([...counts.values()]).toEqual([1, 1, 1, 1]);
     for (const accountId of accounts) expect(scim.getUser(accountId)).toBeDefined();
     const html = await page.content();
-    expect(html).not.toContain(token);
+    expectNoSecrets(html, { 'bearer token': token }, 'the page');
     expect(c.problems).toEqual([]);
   }, 90_000);
 });

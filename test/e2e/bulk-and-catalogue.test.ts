@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestInstanceId } from '../../src/workflows/names';
 import { until } from '../support/poll-until';
 import { startTestHost, type TestHost } from './local-host-harness';
+import { expectNoSecrets } from '../support/no-secrets';
 
 let t: TestHost;
 beforeAll(async () => {
@@ -56,7 +57,7 @@ describe('bulk requests through the storage queue', () => {
         'unknown connector "no-such-connector"',
       ].sort(),
     );
-    expect(JSON.stringify(poisoned)).not.toContain('Planted-Bulk-Pw1');
+    expectNoSecrets(poisoned, { password: 'Planted-Bulk-Pw1' }, 'the poison queue');
 
     const reports = await Promise.all(
       good.map((message) => t.host.driver.waitFor(requestInstanceId(message.requestId), 120_000)),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestInstanceId } from '../../src/workflows/names';
 import { until } from '../support/poll-until';
 import { startTestHost, type TestHost } from './local-host-harness';
+import { expectNoSecrets } from '../support/no-secrets';
 
 /*
  * Issue 12, item 8: an auditor asks who asked, why, and under which ticket. The context a
@@ -74,7 +75,7 @@ describe.each(CONNECTORS)('the audit trail on %s', (connector, accountId) => {
       expect.objectContaining({ change: 'account locked', requestedBy: 'iga-workflow' }),
     ]);
     // No answer and no entry ever holds the password that came with the context.
-    expect(t.answers.join('\n')).not.toContain(PASSWORD);
+    expectNoSecrets(t.answers.join('\n'), { password: PASSWORD }, 'the API answers');
   });
 });
 

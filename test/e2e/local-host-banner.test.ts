@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { localHostBanner } from '../../src/runtime/local-host/banner';
 import { startTestHost, type TestHost } from './local-host-harness';
+import { expectNoSecrets } from '../support/no-secrets';
 
 /*
  * Issue 12, item 9: the local host prints its API key only when it made one. A key the
@@ -24,7 +25,7 @@ describe('the local host banner', () => {
     const t = await start({ LOCAL_HOST_API_KEY: key });
     expect(t.host.apiKeyGenerated).toBe(false);
     const banner = localHostBanner(t.host).join('\n');
-    expect(banner).not.toContain(key);
+    expectNoSecrets(banner, { 'API key': key }, 'the banner');
     // The service's curls; those that change a sandbox by hand use the sandbox's credentials.
     const curls = banner
       .split('\n')

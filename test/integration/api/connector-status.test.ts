@@ -13,6 +13,7 @@ import { TableCompatibilityRuns } from '../../../src/store/table-compatibility-r
 import { TableConnectorStates } from '../../../src/store/table-connector-states';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
 import { NO_QUARANTINE } from '../../support/no-quarantine';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 const TOKEN = 'status-token-5a1e9c';
 let sandbox: ScimSandbox;
@@ -110,7 +111,9 @@ describe('POST /api/connectors/{name}/status', () => {
       ok: false,
       summary: expect.stringContaining('refused'),
     });
-    expect(JSON.stringify(response.jsonBody) + logged.join()).not.toContain('not-the-token-77');
+    expectNoSecrets(JSON.stringify(response.jsonBody) + logged.join(), {
+      'refused token': 'not-the-token-77',
+    });
   });
 
   it("keeps each connector's last check for the health report, without the secret", async () => {
@@ -123,7 +126,7 @@ describe('POST /api/connectors/{name}/status', () => {
       summary: expect.stringContaining('refused'),
     });
     expect(states.get('never-checked')).toEqual({});
-    expect(JSON.stringify([...states])).not.toContain('not-the-token-77');
+    expectNoSecrets([...states], { 'refused token': 'not-the-token-77' }, 'the states');
   });
 
   it('answers 404 for an unknown connector', async () => {

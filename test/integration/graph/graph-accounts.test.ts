@@ -9,6 +9,7 @@ import {
   startHarness,
   type Harness,
 } from './graph-harness';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 const NO_ROLES = { clientId: 'no-roles-app', secret: 'no-roles-secret-1', roles: [] };
 
@@ -69,7 +70,7 @@ describe('status check (real MSAL over HTTPS)', () => {
     expect(status.summary).toContain('invalid_client');
     expect(status.summary).toContain('AADSTS7000215');
     expect(status.summary).toContain(`client secret "${SECRET_NAME}"`);
-    expect(JSON.stringify(status)).not.toContain(wrong);
+    expectNoSecrets(status, { 'wrong client secret': wrong }, 'the status');
   });
 
   it('an app without permissions still gets a token (spec: the check proves credentials only); the report says no permission is granted', async () => {
@@ -160,7 +161,7 @@ describe('accounts', () => {
     );
     expect(error).toMatchObject({ code: 'GRAPH_REQUEST_REJECTED' });
     expect(error.message).toContain('someone@not-verified.example');
-    expect(error.message).not.toContain(password);
+    expectNoSecrets(error.message, { password }, 'the error');
   });
 
   it('reads all accounts across pages, following @odata.nextLink', async () => {

@@ -5,6 +5,7 @@ import { startKeyVaultSandbox, type KeyVaultSandbox } from '../../../src/sandbox
 import { KeyVaultSecretStore, LocalSecretStore, type SecretStore } from '../../../src/secrets';
 import { sandboxClientOptions, sandboxCredential } from '../../support/keyvault-credential';
 import { ADMIN, failureOf, SECRET_NAME, startHarness, type Harness } from './graph-harness';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 const DAY = 86_400_000;
 /**
@@ -85,7 +86,7 @@ describe("the Graph client secret's expiry (connector B)", () => {
     expect(call).toMatchObject({ code: 'GRAPH_CLIENT_SECRET_EXPIRED', object: 'entra-test' });
     expect(harness.sandbox.stats.tokenRequests).toBe(tokensBefore);
     expect(harness.sandbox.stats.graphRequests).toBe(graphBefore);
-    expect(JSON.stringify(status) + call.message).not.toContain(ADMIN.secret);
+    expectNoSecrets(JSON.stringify(status) + call.message, { 'client secret': ADMIN.secret });
   });
 
   it("takes the connector's setting where the store keeps no expiry, and the earlier of both", async () => {
@@ -118,6 +119,6 @@ describe("the Graph client secret's expiry (connector B)", () => {
     });
     expect(status.credential).toBeUndefined();
     expect(harness.sandbox.stats.tokenRequests).toBe(tokensBefore + 1);
-    expect(JSON.stringify(status)).not.toContain(LAPSED.secret);
+    expectNoSecrets(status, { 'lapsed client secret': LAPSED.secret }, 'the status');
   });
 });

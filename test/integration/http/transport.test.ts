@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTransport, type TransportOptions } from '../../../src/connectors/http/transport';
 import { mapScimError } from '../../../src/connectors/scim/error-mapper';
 import { startTestServer, type TestServer } from '../../support/http-server';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 const SECRET = 'tok-3f9a1c77e2';
 
@@ -146,7 +147,7 @@ describe('HttpTransport', () => {
     await t.close();
     expect(error.code).toBe('TARGET_UNREACHABLE');
     expect(error.message).toContain('test-target: GET http://127.0.0.1');
-    expect(error.message).not.toContain(SECRET);
+    expectNoSecrets(error.message, { secret: SECRET }, 'the error');
     expect(t.stats.attempts).toBe(3);
   });
 
@@ -157,7 +158,7 @@ describe('HttpTransport', () => {
     const result = await t.send({ method: 'GET', url: `${server.url}/echo` });
     await t.close();
     expect(result.text).toBe('{"detail":"token [redacted] is not valid"}');
-    expect(exchanges.join()).not.toContain(SECRET);
+    expectNoSecrets(exchanges.join(), { secret: SECRET }, 'the logged exchanges');
   });
 
   it('keeps an echoed secret out of the parsed answer and the error a mapper builds from it, escaped or not', async () => {
@@ -178,7 +179,7 @@ describe('HttpTransport', () => {
     expect(result.body).toMatchObject({
       detail: 'password [redacted] is too weak; token [redacted]',
     });
-    expect(result.text).not.toContain('word-77');
+    expectNoSecrets(result.text, { password: 'word-77' }, 'the answer');
     const error = mapScimError(result, {
       connector: 'hr-app',
       subject: 'account "jdoe"',
@@ -186,8 +187,7 @@ describe('HttpTransport', () => {
       object: 'jdoe',
     });
     expect(error.message).toContain('password [redacted] is too weak');
-    expect(JSON.stringify(error.toJSON())).not.toContain('word-77');
-    expect(JSON.stringify(error.toJSON())).not.toContain(SECRET);
+    expectNoSecrets(error.toJSON(), { password: 'word-77', secret: SECRET }, 'the error');
   });
 
   it('reads JSON leniently: any JSON type, charset, or none at all', async () => {

@@ -5,6 +5,7 @@ import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_CLIENT, startGraphSandbox } from '../../../src/sandbox/graph/index.js';
 import type { GraphSandbox } from '../../../src/sandbox/graph/index.js';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 type Client = { clientId: string; secret: string };
 type GraphObject = { id: string; '@odata.type'?: string } & Record<string, unknown>;
@@ -145,7 +146,7 @@ describe('token authority', () => {
     };
     expect(error.errorCode).toBe('invalid_client');
     expect(error.message).toContain('AADSTS7000215');
-    expect(error.message).not.toContain(wrong.secret);
+    expectNoSecrets(error.message, { 'wrong client secret': wrong.secret }, 'the MSAL error');
   });
 
   it('refuses a revoked secret while a token issued before still works, until it is restored', async () => {

@@ -5,6 +5,7 @@ import {
   type ScimSandboxOptions,
   startScimSandbox,
 } from '../../../src/sandbox/scim/index.js';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
@@ -77,7 +78,7 @@ describe('SCIM sandbox', () => {
       ['GET', '/scim/v2/Users', 401, undefined],
       ['GET', '/scim/v2/Users', 401, undefined],
     ]);
-    expect(JSON.stringify(b.requests)).not.toContain('tok-123');
+    expectNoSecrets(b.requests, { 'bearer token': 'tok-123' }, 'the request log');
   });
 
   it('answers 401 from the next call on once its token is revoked, and 200 once restored', async () => {

@@ -3,6 +3,7 @@ import { ScimConnector } from '../../../src/connectors/scim/scim-connector';
 import { LocalSecretStore } from '../../../src/secrets/local-secret-store';
 import { createdAccount, runMembership } from '../../support/membership-procedure';
 import { BASIC_PASSWORD, TOKEN, startScimTarget, type ScimTarget } from '../../support/scim-target';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 let target: ScimTarget;
 
@@ -212,10 +213,11 @@ describe('connector A authentication', () => {
       expect(status.summary).toContain('refused the bearer credentials (401)');
       const error = await wrong.findAccount('x').catch((e: Error & { code: string }) => e);
       expect(error).toMatchObject({ code: 'TARGET_AUTH_FAILED', status: 401 });
-      expect(JSON.stringify([status, (error as Error).message])).not.toContain(
-        'wrong-token-value-123',
+      expectNoSecrets(
+        [status, (error as Error).message],
+        { 'wrong token': 'wrong-token-value-123', token: TOKEN },
+        'the status and the error',
       );
-      expect(JSON.stringify([status, (error as Error).message])).not.toContain(TOKEN);
     } finally {
       await wrong.close();
     }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScimTarget, TOKEN, type ScimTarget } from '../../support/scim-target';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 let target: ScimTarget;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ describe('bearer token rotation (connector A)', () => {
     await target.secrets.set('scim-token', 'rotated-token-not-accepted-41');
     const refused = await target.connector.checkStatus();
     expect(refused.ok).toBe(false);
-    expect(JSON.stringify(refused)).not.toContain('rotated-token-not-accepted-41');
+    expectNoSecrets(refused, { 'rotated token': 'rotated-token-not-accepted-41' }, 'the status');
 
     await target.secrets.set('scim-token', TOKEN);
     expect((await target.connector.checkStatus()).ok).toBe(true);

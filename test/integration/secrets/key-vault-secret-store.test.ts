@@ -9,6 +9,7 @@ import {
   sandboxClientOptions,
   sandboxCredential,
 } from '../../support/keyvault-credential.js';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 const READER = {
   clientId: 'reader-app',
@@ -198,7 +199,7 @@ describe('KeyVaultSecretStore against the Key Vault sandbox', () => {
     expect(error.code).toBe('TARGET_AUTH_FAILED');
     expect(error.message).toContain(`Key Vault ${vaultHost}`);
     expect(error.details).toMatchObject({ oauthError: 'invalid_client' });
-    expect(JSON.stringify(error)).not.toContain('wrong-secret-42');
+    expectNoSecrets(error, { 'wrong client secret': 'wrong-secret-42' }, 'the error');
   });
 
   it('refuses a token issued for another audience with 401, as TARGET_AUTH_FAILED', async () => {

@@ -4,6 +4,7 @@ import type { RequestReport } from '../../../src/domain/request-report';
 import { createActivityHandlers } from '../../../src/workflows/activities';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import { requestActivityCalls, GRAPH, useServiceBench } from '../../support/service-bench';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 /**
  * DESIGN invariant 5: a password in a request travels as a transient secret named
@@ -39,9 +40,9 @@ const committed = (accountId: string) =>
     .map((event) => event.change);
 
 async function expectPasswordNowhere(password: string, report: RequestReport, accountId: string) {
-  expect(JSON.stringify(bench.runtime.driver.snapshot())).not.toContain(password);
-  expect(JSON.stringify(report)).not.toContain(password);
-  expect(JSON.stringify(await bench.journal(GRAPH, accountId))).not.toContain(password);
+  expectNoSecrets(bench.runtime.driver.snapshot(), { password }, 'the orchestrations');
+  expectNoSecrets(report, { password }, 'the report');
+  expectNoSecrets(await bench.journal(GRAPH, accountId), { password }, 'the journal');
 }
 
 describe('the transient password secret (DESIGN invariant 5)', () => {

@@ -12,6 +12,7 @@ import {
 import { leaseCalls, SCIM, useServiceBench } from '../../support/service-bench';
 import type { RequestReport } from '../../../src/domain/request-report';
 import { requestInstanceId } from '../../../src/workflows/names';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 /*
  * Issue 14, Quarantine: a SCIM server whose admin revokes the service's token mid-run. The
@@ -62,7 +63,7 @@ describe('a SCIM connector whose token is revoked mid-run', () => {
     expect((shown.held as { requestId: string }[]).map((h) => h.requestId).sort()).toEqual(
       [...held].sort(),
     );
-    expect(JSON.stringify(status.jsonBody)).not.toContain(token);
+    expectNoSecrets(status.jsonBody, { token }, 'the status answer');
 
     // The admin restores the token two minutes (of the virtual clock) into the quarantine.
     const recovery = Date.parse(quarantine.since) + 2 * 60_000;

@@ -10,6 +10,7 @@ import {
   untilQuarantined,
 } from '../../support/quarantine-watch';
 import { GRAPH, SCIM, useServiceBench } from '../../support/service-bench';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 /*
  * Issue 14, Quarantine, released by an operator: the Graph app's client secret is revoked
@@ -70,7 +71,7 @@ describe('a Graph connector whose client secret is revoked mid-run', () => {
       reason: { code: 'GRAPH_TOKEN_FAILED' },
       heldRequests: held.length,
     });
-    expect(JSON.stringify(listed.jsonBody)).not.toContain(secret);
+    expectNoSecrets(listed.jsonBody, { secret }, 'the list');
 
     // The admin puts the secret back; the operator releases the connector.
     graph.setClientSecret(clientId, secret);

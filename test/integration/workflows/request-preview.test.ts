@@ -4,6 +4,7 @@ import type { RequestReport, StepReport } from '../../../src/domain/request-repo
 import { jobInstanceId } from '../../../src/workflows/names';
 import { benchApi } from '../../support/api-calls';
 import { GRAPH, importCatalogue, SCIM, useServiceBench } from '../../support/service-bench';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 /*
  * Issue 14, Preview: `POST /api/requests` with "mode": "preview" runs the request's own step
@@ -229,7 +230,7 @@ describe('the preview API', () => {
       ['grant', 'succeeded'],
     ]);
     // The job's own state holds no password, and nothing reached the target or the stores.
-    expect(JSON.stringify(bench.runtime.driver.snapshot())).not.toContain(PASSWORD);
+    expectNoSecrets(bench.runtime.driver.snapshot(), { password: PASSWORD }, 'the orchestrations');
     const after = await footprint(GRAPH, accountId);
     expect({ ...after, instances: before.instances }).toEqual(before);
     expect(after.instances).toBe(before.instances + 1);

@@ -6,6 +6,7 @@ import type {
   OrchestrationState,
   RuntimeStatus,
 } from '../../../src/workflows/orchestration-client';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 const input: ProvisioningRequest = {
   requestId: 'req-1',
@@ -82,7 +83,7 @@ describe('requestView', () => {
     const view = requestView(state('Pending', { input: withContext }));
     expect(view).toMatchObject({ requestedBy: 'iga-workflow', correlationId: 'CHG-42' });
     expect(view).not.toHaveProperty('reason');
-    expect(JSON.stringify(view)).not.toContain(input.passwordSecret);
+    expectNoSecrets(view, { 'password secret name': input.passwordSecret }, 'the view');
   });
 
   it('shows the custom status while the request runs', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig as loadWithKinds } from '../../../src/config';
 import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds';
 import { ProvisioningError } from '../../../src/domain/errors';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 const scim = {
   name: 'hr-app',
@@ -107,7 +108,7 @@ describe('loadConfig', () => {
       configWith([{ ...graph, clientSecretName: 'Zx8~q.9Kp_secret-value' }]),
     );
     expect(message).toContain('connector "entra": setting "clientSecretName"');
-    expect(message).not.toContain('Zx8~q.9Kp_secret-value');
+    expectNoSecrets(message, { 'client secret': 'Zx8~q.9Kp_secret-value' }, 'the message');
   });
 
   it('refuses an unknown connector kind and a duplicate name', () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RestartAwareSecrets } from '../../../src/runtime/local-host/restart-aware-secrets';
 import { LocalSecretStore } from '../../../src/secrets/local-secret-store';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 const folders: string[] = [];
 afterAll(async () => {
@@ -20,7 +21,11 @@ describe('RestartAwareSecrets', () => {
     await before.set('pw-pending', 'Planted-Pw-2');
     expect(await before.get('pw-pending')).toBe('Planted-Pw-2');
     await before.delete('pw-used');
-    expect(await readFile(file, 'utf8')).not.toContain('Planted');
+    expectNoSecrets(
+      await readFile(file, 'utf8'),
+      { 'pw-used': 'Planted-Pw-1', 'pw-pending': 'Planted-Pw-2' },
+      'the names file',
+    );
 
     // The process ends; the in-memory values with it.
     const after = new RestartAwareSecrets(new LocalSecretStore({ configured: 'c' }), file);

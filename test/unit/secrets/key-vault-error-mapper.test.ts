@@ -2,6 +2,7 @@ import { AuthenticationError, CredentialUnavailableError } from '@azure/identity
 import { RestError } from '@azure/core-rest-pipeline';
 import { describe, expect, it } from 'vitest';
 import { isKeyVaultNotFound, mapKeyVaultError } from '../../../src/secrets/key-vault-error-mapper';
+import { expectNoSecrets } from '../../support/no-secrets';
 
 const context = {
   operation: 'set' as const,
@@ -29,7 +30,7 @@ describe('mapKeyVaultError', () => {
     const error = mapKeyVaultError(restError(status, 'SomeCode'), context);
     expect(error).toMatchObject({ code, retryable, status, object: 'db-password' });
     expect(error.message).toContain('prov.vault.azure.net');
-    expect(error.message).not.toContain(SECRET);
+    expectNoSecrets(error.message, { secret: SECRET }, 'the message');
     expect(error.cause).toBeUndefined();
   });
 
@@ -73,7 +74,7 @@ describe('mapKeyVaultError', () => {
       credentialError: 'AuthenticationError',
       oauthError: 'invalid_client',
     });
-    expect(error.message).not.toContain(SECRET);
+    expectNoSecrets(error.message, { secret: SECRET }, 'the message');
 
     const unavailable = mapKeyVaultError(
       new CredentialUnavailableError('no managed identity'),
@@ -94,7 +95,7 @@ describe('mapKeyVaultError', () => {
       credentialError: 'AuthenticationRequiredError',
       oauthError: 'invalid_client',
     });
-    expect(JSON.stringify(error)).not.toContain(SECRET);
+    expectNoSecrets(error, { secret: SECRET }, 'the error');
   });
 
   it('reports a timeout as retryable TARGET_TIMEOUT and anything else as INTERNAL_ERROR', () => {
