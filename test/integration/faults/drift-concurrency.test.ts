@@ -113,32 +113,52 @@ describe('reconciliation during ordinary requests, reads lagging and throttled',
       [{ type: 'unlock' }],
       [{ type: 'setMemberships', groups: ['Engineering', 'Marketing'] }],
     ];
-    const planned = Array.from({ length: REQUESTS }, () => ({
+    const plan = () => ({
       accountId: busy(Math.floor(random() * ACCOUNTS)),
       actions: shapes[Math.floor(random() * shapes.length)]!,
-    }));
-    const touched = new Set(planned.map((p) => p.accountId));
+    });
+    const touched = new Set<string>();
     let next = 0;
+    let jobsEnded = false;
+    // At least REQUESTS, and on while the jobs run (at most three times as many): accounts are
+    // busy whenever a job looks, however fast or slow this machine runs.
     const worker = async () => {
       const reports: RequestReport[] = [];
-      while (next < planned.length) {
-        const { accountId, actions } = planned[next++]!;
+      while (next < REQUESTS || (!jobsEnded && next < 3 * REQUESTS)) {
+        next += 1;
+        const { accountId, actions } = plan();
+        touched.add(accountId);
         reports.push(await request({ account: { accountId }, actions }));
       }
       return reports;
     };
     const workers = Array.from({ length: 20 }, () => worker());
-    // The job starts once the requests are well under way, and runs while they do.
+    // The job starts once the requests are well under way, and runs while they do. Whether
+    // its reads catch an account between a write and its commit is a matter of timing: it
+    // runs again (up to three times) until one did, each run held to the same rules.
     while (next < REQUESTS / 4) await new Promise((resolve) => setTimeout(resolve, 20));
-    const reconciliation = job(`/api/connectors/${GRAPH}/reconciliations`);
+    const results: ReconciliationResult[] = [];
+    const jobs = (async () => {
+      try {
+        for (let round = 0; round < 3; round += 1) {
+          const done = await job(`/api/connectors/${GRAPH}/reconciliations`);
+          expect(done.status, JSON.stringify(done)).toBe('succeeded');
+          results.push(done.result as ReconciliationResult);
+          if ((done.result as ReconciliationResult).waited.accounts > 0) return;
+        }
+      } finally {
+        jobsEnded = true;
+      }
+    })();
     const reports = (await Promise.all(workers)).flat();
-    const done = await reconciliation;
-    expect(reports).toHaveLength(REQUESTS);
-    expect(done.status, JSON.stringify(done)).toBe('succeeded');
-    const result = done.result as ReconciliationResult;
+    await jobs;
+    expect(reports.length).toBe(next);
+    expect(reports.length).toBeGreaterThanOrEqual(REQUESTS);
+    const result = results.at(-1)!;
 
-    // Every open finding, on one page: a false finding on a later page would go unseen.
-    const page = await api('GET', `/api/connectors/${GRAPH}/drift?status=open&limit=500`);
+    // Every finding, open or closed, on one page: a false finding on a later page, or one a
+    // later run closed, would go unseen otherwise.
+    const page = await api('GET', `/api/connectors/${GRAPH}/drift?limit=500`);
     expect(page.body.continuationToken).toBeUndefined();
     const findings = page.body.findings;
     const onTouched = findings.filter(
@@ -148,12 +168,14 @@ describe('reconciliation during ordinary requests, reads lagging and throttled',
     expect(findings.map((f) => `${f.type} ${f.accountId ?? f.memberName}`)).toContain(
       `memberAddedOutside ${upn('control.user')}`,
     );
-    // The job met accounts the requests kept busy, and judged them after waiting.
-    expect(result.waited.accounts, JSON.stringify(result)).toBeGreaterThan(0);
+    // A job met accounts the requests kept busy, and judged them after waiting.
+    expect(result.waited.accounts, JSON.stringify(results)).toBeGreaterThan(0);
     // The sandbox really did lag and throttle while the job ran.
     expect(graph.faultCounts()['stale read']).toBeGreaterThan(0);
     expect(graph.requests.filter((r) => r.status === 429).length).toBeGreaterThan(0);
     expect(graph.faultCounts()['lost answer']).toBeGreaterThan(0);
-    expect(reports.filter((r) => r.status === 'succeeded').length).toBeGreaterThan(REQUESTS * 0.9);
+    expect(reports.filter((r) => r.status === 'succeeded').length).toBeGreaterThan(
+      reports.length * 0.9,
+    );
   }, 600_000);
 });
