@@ -4,6 +4,8 @@ import { resolveAccount } from './account-lookup';
 import { enabledChangeIsEffective } from './effective-change';
 import type { SerializedError } from './errors';
 import { intentKey } from './journal-entry';
+import { describeLostAnswer, mayHaveBeenApplied } from './lost-answer';
+import { afterFailedAccountWrite } from './lost-account-write';
 import { describeReads, readBack, writePatiently } from './patient-io';
 import { changesOf, compareProfile, hasChanges } from './profile-read-back';
 import { call, now, wait, type Machine } from './step-machine';
@@ -134,21 +136,9 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
   );
 }
 
-/**
- * Whether a failed write may still have been applied: no answer after the request may have
- * arrived (the transport says so), or a 5xx from the target or a gateway in front of it.
- */
-function mayHaveBeenApplied(error: SerializedError): boolean {
-  return error.details?.maybeApplied === true || error.code === 'TARGET_UNAVAILABLE';
-}
-
 /** A create that failed after it may have been applied: only a read can tell. */
 function lostCreate(error: SerializedError): CreateAccountAnswer {
-  const fault =
-    error.status === undefined
-      ? `its answer was lost (${error.code})`
-      : `answered ${error.status} (${error.code})`;
-  return { outcome: 'unconfirmed', maybeOurs: true, fault, error };
+  return { outcome: 'unconfirmed', maybeOurs: true, fault: describeLostAnswer(error), error };
 }
 
 /** Why an unconfirmed create fails: no read showed the account, or the read failed. */
@@ -204,11 +194,17 @@ function* updateAccount(input: AccountStepInput, account: TargetAccount): Machin
     account,
     changes,
   });
-  if (!written.ok) return failed(written.error);
   const effective = [{ change: 'account updated' as const }];
-  const back = yield* readBack(input, account, (seen) => {
-    return seen !== null && compareProfile(changes, seen.profile).differing.length === 0;
-  });
+  const updated = (seen: TargetAccount | null) =>
+    seen !== null && compareProfile(changes, seen.profile).differing.length === 0;
+  if (!written.ok) {
+    return yield* afterFailedAccountWrite(input, account, written.error, updated, {
+      what: `update of account "${input.accountId}"`,
+      changes: effective,
+      notices: [],
+    });
+  }
+  const back = yield* readBack(input, account, updated);
   if ('error' in back) return failed(back.error, effective);
   const comparison = compareProfile(changes, back.seen?.profile);
   const notices =
@@ -259,13 +255,29 @@ function* setEnabled(
     account,
     enabled,
   });
-  if (!written.ok) return failed(written.error);
   const word = enabled ? 'unlocked' : 'locked';
   const changes = effective ? [{ change: `account ${word}` as const }] : [];
   const notices = effective ? [] : [`account was already ${word}`];
   // Recorded as of the write's answer: reads may lag behind it from then on.
   const answeredAt = yield* now();
   const update: AccountRecordUpdate = { enabled: { value: enabled, at: iso(answeredAt) } };
+  if (!written.ok) {
+    const settled = yield* afterFailedAccountWrite(
+      input,
+      account,
+      written.error,
+      (seen) => seen?.enabled === enabled,
+      {
+        what: `${enabled ? 'unlock' : 'lock'} of account "${input.accountId}"`,
+        changes,
+        notices,
+        record: update,
+      },
+    );
+    if (settled.ok)
+      Object.assign(input.handle, { account: { ...account, enabled }, seenAt: answeredAt });
+    return settled;
+  }
   input.handle.account = { ...account, enabled };
   input.handle.seenAt = answeredAt;
   // A write answer that carries the account's state is the target's own word.
@@ -325,7 +337,23 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
       account,
       intentKey: intentKey(input.requestId, input.step, STEP_OPS.deleteAccount, String(round)),
     });
-    if (!deleted.ok) return failed(deleted.error);
+    if (!deleted.ok) {
+      // The request claimed the delete's intent before sending it: gone is this request's.
+      const settled = yield* afterFailedAccountWrite(
+        input,
+        account,
+        deleted.error,
+        (seen) => seen === null,
+        {
+          what: `delete of account "${input.accountId}"`,
+          changes: [{ change: 'account deleted' }],
+          notices: [],
+          record: { removed: { targetId: account.id, at: iso(yield* now()) } },
+        },
+      );
+      if (settled.ok) input.handle.account = null;
+      return settled;
+    }
     answer = deleted.value;
     // A 404 to a delete sent while the account was new may be lag: it may not be visible
     // to writes yet (graph-behaviour.md).

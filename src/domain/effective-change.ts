@@ -4,7 +4,10 @@ import type { MembershipWriteAnswer } from './target-answers';
  * Whether a membership write was an effective change (DESIGN invariant 9). The write's own
  * answer decides where it tells: `applied` changed it; `already` did not, unless an earlier
  * attempt of the same write may have been applied (a lost answer) and the membership was not
- * so before. Where the answer does not tell (`acknowledged`), the state before decides.
+ * so before. A write whose answer never came (`unanswered`, counted only once a read-back
+ * shows the change in place) is the same: this request's when it claimed the write's intent
+ * before sending (`maybeOurs`) and the membership was not so before. Where the answer does
+ * not tell (`acknowledged`), the state before decides.
  * `before` is that state: the service's own write if it made one within the visibility
  * window, else what the read before the writes showed; undefined when neither tells (a new
  * account no read shows yet: a member of nothing).
@@ -22,6 +25,7 @@ export function isEffectiveMembershipWrite(
     case 'applied':
       return true;
     case 'already':
+    case 'unanswered':
       return answer.maybeOurs && needed;
     case 'acknowledged':
       return needed;

@@ -5,21 +5,22 @@ import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
 import { describeGroup, type GroupRef } from './group';
 import { resolveGroups } from './group-resolution';
-import { compareMemberships, membershipMismatch } from './membership-comparison';
+import { mayHaveBeenApplied } from './lost-answer';
+import { lostAndUnproven, lostAnswerNotices } from './membership-lost-answers';
 import {
   planMembershipWrites,
   removalsToWrite,
   type MembershipAction,
   type MembershipWritePlan,
 } from './membership-plan';
+import { readMemberships, verify, type ReadOutcome } from './membership-read-back';
 import { effectiveChanges, settledChanges, writeMembershipChanges } from './membership-writes';
 import type { GroupSelector } from './provisioning-request';
-import { call, now, parallel, wait, type IoResult, type Machine } from './step-machine';
-import { STEP_OPS, type ReadMembershipsInput } from './step-ops';
+import { call, now, type IoResult, type Machine } from './step-machine';
+import { STEP_OPS } from './step-ops';
 import { accountNotFound, iso, type StepContext } from './step-context';
 import { failed, succeeded, withVerification, type StepOutcome } from './step-outcome';
-import type { MembershipRead, MembershipWriteAnswer } from './target-answers';
-import { delayWithin } from './visibility';
+import type { MembershipWriteAnswer } from './target-answers';
 
 export interface MembershipStepInput extends StepContext {
   action: MembershipAction;
@@ -115,17 +116,32 @@ function* changeMemberships(
       ? succeeded(changes, all, record)
       : failed(error, changes, all, record);
   };
-  if (written.error !== undefined) return finish(yield* now(), written.error);
+  // A write refused, or never sent, ends the step. One whose answer was lost may have been
+  // applied: the read-back tells (scim-interop.md: "answer lost after the write was applied").
+  if (written.error !== undefined && !mayHaveBeenApplied(written.error)) {
+    return finish(yield* now(), written.error);
+  }
 
   const verified = yield* verify(input, account, plan, ledger, groups);
+  const lost = written.error ?? verified.lost;
+  if (lost !== undefined) notices.push(...lostAnswerNotices(lost, ledger, verified, names));
   if ('error' in verified) {
     // A write the target only acknowledged, which the last read back contradicts, is no
-    // evidence of a change: neither journaled nor recorded (DESIGN invariant 11).
+    // evidence of a change: neither journaled nor recorded; nor is one whose answer was lost
+    // and that the last read back does not show (DESIGN invariant 11).
     const refuted = new Set(verified.refuted ?? []);
-    const answers = ledger.filter(
-      (answer) => answer.outcome !== 'acknowledged' || !refuted.has(answer.groupId),
+    const shown = verified.shown ?? new Set<string>();
+    const answers = ledger.filter((answer) =>
+      answer.outcome === 'unanswered'
+        ? shown.has(answer.groupId)
+        : answer.outcome !== 'acknowledged' || !refuted.has(answer.groupId),
     );
-    const outcome = finish(yield* now(), verified.error, answers);
+    const unproven = ledger.filter((a) => a.outcome === 'unanswered' && !answers.includes(a));
+    const error =
+      lost === undefined || unproven.length === 0
+        ? verified.error
+        : lostAndUnproven(lost, verified, unproven.length);
+    const outcome = finish(yield* now(), error, answers);
     return verified.read === undefined
       ? outcome
       : withVerification(outcome, { ...verified.read, confirmed: false });
@@ -137,11 +153,6 @@ function* changeMemberships(
   return verified.reads === 0
     ? outcome
     : withVerification(outcome, { ...verified, confirmed: true });
-}
-
-interface ReadOutcome extends MembershipRead {
-  /** False when reads do not show the account (yet): nothing could be read. */
-  visible: boolean;
 }
 
 /**
@@ -169,129 +180,6 @@ function nothingToRead(): ReadOutcome {
  */
 function leaving(plan: MembershipWritePlan): Set<string> {
   return new Set(Object.keys(plan.expected).filter((id) => plan.expected[id] === false));
-}
-
-/**
- * One membership read: one operation, of every direct group for targets that read them all,
- * of the named groups for targets that read named groups only (the connector reads them
- * together). A read that does not find the account (a new account not replicated yet; or a
- * gone one, which the writes will tell) shows nothing: it plans and reports only (DESIGN
- * invariant 9). In `decisive` groups "not a member" decides something: the connector
- * confirms it (`confirmAbsent`).
- */
-function* readMemberships(
-  input: MembershipStepInput,
-  account: TargetAccount,
-  groupIds: readonly string[],
-  decisive: ReadonlySet<string> = new Set(),
-): Machine<ReadOutcome | { error: SerializedError }> {
-  const { connector } = input;
-  const confirm = (ids: readonly string[]) => {
-    const confirmAbsent = ids.filter((id) => decisive.has(id));
-    return confirmAbsent.length === 0 ? {} : { confirmAbsent };
-  };
-  const nothingNamed = input.capabilities.membershipReadScope === 'named' && groupIds.length === 0;
-  const inputs: ReadMembershipsInput[] = nothingNamed
-    ? []
-    : [{ connector, account, groupIds: [...groupIds], ...confirm(groupIds) }];
-  const results = yield* parallel<MembershipRead>(STEP_OPS.readMemberships, inputs);
-  const read: ReadOutcome = { groupIds: [], names: {}, notices: [], visible: true };
-  for (const result of results) {
-    if (!result.ok) {
-      if (result.error.code !== 'ACCOUNT_NOT_FOUND') return { error: result.error };
-      return {
-        groupIds: [],
-        names: {},
-        notices: [`reads do not show account "${input.accountId}" yet: planned from the request`],
-        visible: false,
-      };
-    }
-    read.groupIds.push(...result.value.groupIds);
-    Object.assign(read.names, result.value.names);
-    read.notices.push(...result.value.notices);
-  }
-  return read;
-}
-
-/**
- * Spec steps 4-6: reads back the groups the step verifies until they are as expected, within
- * the visibility window (one read where reads show writes at once). A group that must go
- * and that no write of this step removed (setMemberships: a lagging read hid it) is removed
- * when a re-read shows it: reconciled inside the window, not only re-read.
- */
-function* verify(
-  input: MembershipStepInput,
-  account: TargetAccount,
-  plan: MembershipWritePlan,
-  ledger: MembershipWriteAnswer[],
-  groups: { names: Record<string, string>; writable: ReadonlySet<string> },
-): Machine<
-  | { reads: number; elapsedMs: number; notices: string[] }
-  | {
-      error: SerializedError;
-      read?: { reads: number; elapsedMs: number };
-      /** Groups the last read showed otherwise than the writes asked. */
-      refuted?: string[];
-    }
-> {
-  const { names } = groups;
-  const confirmed = new Set(
-    ledger.filter((answer) => answer.confirmedByWrite === true).map((answer) => answer.groupId),
-  );
-  const scope = Object.keys(plan.expected).filter((id) => !confirmed.has(id));
-  if (scope.length === 0) return { reads: 0, elapsedMs: 0, notices: [] };
-  const expected = scope.filter((id) => plan.expected[id] === true);
-  const started = yield* now();
-  const deadline = started + input.capabilities.visibilityWindowMs;
-  // Every group read back is a verdict: present or absent, each decides the step.
-  const decisive = new Set(scope);
-  for (let round = 0; ; round++) {
-    const read = yield* readMemberships(input, account, scope, decisive);
-    if ('error' in read) return { error: read.error };
-    const readAt = yield* now();
-    Object.assign(names, read.names);
-    const comparison = compareMemberships(expected, read.groupIds, scope);
-    if (comparison.matches) {
-      return { reads: round + 1, elapsedMs: readAt - started, notices: read.notices };
-    }
-    const settled = settledChanges(ledger);
-    const remove = comparison.unexpected.filter(
-      (id) => plan.expected[id] === false && !settled.has(`removed:${id}`),
-    );
-    const add = comparison.missing.filter(
-      (id) => plan.expected[id] === true && !settled.has(`added:${id}`),
-    );
-    if (remove.length + add.length > 0) {
-      const again = yield* writeMembershipChanges(
-        input,
-        account,
-        { remove, add },
-        groups,
-        `reconcile-${round}`,
-      );
-      ledger.push(...again.answers);
-      if (again.error !== undefined) return { error: again.error };
-    }
-    const at = yield* now();
-    const delay = delayWithin(round, at, deadline);
-    if (delay <= 0) {
-      return {
-        error: membershipMismatch(
-          input.connector,
-          input.accountId,
-          comparison,
-          names,
-          at - started,
-        ),
-        read: { reads: round + 1, elapsedMs: at - started },
-        // A write made after the last read is contradicted by nothing.
-        refuted: [...comparison.missing, ...comparison.unexpected].filter(
-          (id) => !remove.includes(id) && !add.includes(id),
-        ),
-      };
-    }
-    yield* wait(delay);
-  }
 }
 
 /** What the answers tell the operator: changes that were already in place. */

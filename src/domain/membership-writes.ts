@@ -3,6 +3,7 @@ import { isEffectiveMembershipWrite } from './effective-change';
 import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
 import { intentKey } from './journal-entry';
+import { mayHaveBeenApplied } from './lost-answer';
 import { chunk } from './chunk';
 import { now, parallel, wait, type Machine } from './step-machine';
 import { STEP_OPS } from './step-ops';
@@ -89,11 +90,14 @@ function* writeOnce(
     }));
     const results = yield* parallel<MembershipWriteAnswer[]>(STEP_OPS.writeMemberships, inputs);
     let error: SerializedError | undefined;
-    for (const result of results) {
+    for (const [index, result] of results.entries()) {
       if (result.ok) answers.push(...result.value);
       else {
         // A write call that failed in part says what it did write: journaled too.
-        answers.push(...partlyWritten(result.error));
+        const written = partlyWritten(result.error);
+        answers.push(...written);
+        // What it sent and got no answer for may be in place: the read-back tells.
+        if (mayHaveBeenApplied(result.error)) answers.push(...unanswered(inputs[index]!, written));
         error ??= result.error;
       }
     }
@@ -126,13 +130,39 @@ export function effectiveChanges(
   return [...effective.values()];
 }
 
-/** `added:g` / `removed:g` for every change the target answered (known the account). */
+/**
+ * `added:g` / `removed:g` for every change the target answered (known the account), or was
+ * sent and its answer lost: the read-back judges those, they are not sent again.
+ */
 export function settledChanges(answers: readonly MembershipWriteAnswer[]): Set<string> {
   return new Set(
     answers
       .filter((answer) => answer.outcome !== 'accountNotFound')
       .map((answer) => `${answer.change}:${answer.groupId}`),
   );
+}
+
+/**
+ * The changes of one write call that failed after it may have been applied, and that no
+ * part of its answer covers: `unanswered`, this request's own (the write operation claims its
+ * intent before it sends: `maybeOurs`).
+ */
+function unanswered(
+  input: { add: readonly string[]; remove: readonly string[]; names: Record<string, string> },
+  written: readonly MembershipWriteAnswer[],
+): MembershipWriteAnswer[] {
+  const answered = new Set(written.map((answer) => `${answer.change}:${answer.groupId}`));
+  return [
+    ...input.remove.map((groupId) => ({ groupId, change: 'removed' as const })),
+    ...input.add.map((groupId) => ({ groupId, change: 'added' as const })),
+  ]
+    .filter((change) => !answered.has(`${change.change}:${change.groupId}`))
+    .map((change) => ({
+      ...change,
+      groupName: input.names[change.groupId] ?? change.groupId,
+      outcome: 'unanswered' as const,
+      maybeOurs: true,
+    }));
 }
 
 function partlyWritten(error: SerializedError): MembershipWriteAnswer[] {

@@ -19,9 +19,13 @@ export interface MembershipRead {
  *   SCIM 409 on add or `noTarget` on remove);
  * - `acknowledged`: accepted, with no word on the state before (SCIM 200/204);
  * - `accountNotFound`: the target does not know the member (yet: a new object may not be
- *   visible to writes for a moment); nothing was written.
+ *   visible to writes for a moment); nothing was written;
+ * - `unanswered`: the write was sent and its answer lost (a reset, a gateway 5xx, a timeout,
+ *   after every retry): the step machine's own entry, never a connector's. It may have been
+ *   applied; only a read-back that shows it in place makes it a change (DESIGN invariant 11).
  */
-export type MembershipWriteOutcome = 'applied' | 'already' | 'acknowledged' | 'accountNotFound';
+export type MembershipWriteOutcome =
+  'applied' | 'already' | 'acknowledged' | 'accountNotFound' | 'unanswered';
 
 export interface MembershipWriteAnswer {
   groupId: string;

@@ -1,22 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { accountStep, type AccountAction } from '../../../src/domain/account-step';
-import type { AccountRecord } from '../../../src/domain/account-record';
 import { driveAsync } from '../../../src/domain/step-machine';
-import { CONSISTENT, failure, ScriptedIo, stepContext, LAGGING } from './scripted-io';
-
-const ADA = { id: 'u-1', accountId: 'ada@contoso.example', enabled: true };
-const START = Date.parse('2026-11-23T08:00:00Z');
-
-function record(extra: Partial<AccountRecord> = {}): AccountRecord {
-  return {
-    connector: 'entra',
-    accountId: ADA.accountId,
-    targetId: ADA.id,
-    linkedAt: new Date(START - 60_000).toISOString(),
-    assignedGroups: [],
-    ...extra,
-  };
-}
+import {
+  CONSISTENT,
+  failure,
+  ScriptedIo,
+  stepContext,
+  LAGGING,
+  ADA,
+  START,
+  linkedRecord as record,
+} from './scripted-io';
 
 function run(action: AccountAction, io: ScriptedIo, capabilities = LAGGING) {
   return driveAsync(

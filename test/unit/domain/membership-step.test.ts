@@ -1,14 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import type { AccountRecord } from '../../../src/domain/account-record';
 import type { GroupRef } from '../../../src/domain/group';
 import { membershipStep } from '../../../src/domain/membership-step';
 import type { MembershipAction } from '../../../src/domain/membership-plan';
 import { driveAsync } from '../../../src/domain/step-machine';
 import type { MembershipWriteAnswer } from '../../../src/domain/target-answers';
-import { CONSISTENT, failure, LAGGING, ScriptedIo, stepContext, type OpInput } from './scripted-io';
+import {
+  CONSISTENT,
+  failure,
+  LAGGING,
+  ScriptedIo,
+  stepContext,
+  type OpInput,
+  ADA,
+  START,
+  linkedRecord as record,
+} from './scripted-io';
 
-const ADA = { id: 'u-1', accountId: 'ada@contoso.example', enabled: true };
-const START = Date.parse('2026-11-23T08:00:00Z');
 const SALES: GroupRef = { id: 'g-sales', displayName: 'Sales', writable: true };
 const OPS: GroupRef = { id: 'g-ops', displayName: 'Ops', writable: true };
 const LEGAL: GroupRef = { id: 'g-legal', displayName: 'Legal', writable: true };
@@ -19,17 +26,6 @@ const DYNAMIC: GroupRef = {
   notWritableReason: 'dynamic membership: members follow a rule',
 };
 const CATALOGUE = [SALES, OPS, LEGAL, DYNAMIC];
-
-function record(extra: Partial<AccountRecord> = {}): AccountRecord {
-  return {
-    connector: 'entra',
-    accountId: ADA.accountId,
-    targetId: ADA.id,
-    linkedAt: new Date(START - 60_000).toISOString(),
-    assignedGroups: [],
-    ...extra,
-  };
-}
 
 /** Answers every write with `outcome`, as Graph's write answers would. */
 function answers(

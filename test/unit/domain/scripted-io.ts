@@ -1,3 +1,4 @@
+import type { AccountRecord } from '../../../src/domain/account-record';
 import type { AsyncIo, IoResult } from '../../../src/domain/step-machine';
 import type { StepOp } from '../../../src/domain/step-ops';
 import type { ConnectorCapabilities } from '../../../src/domain/capabilities';
@@ -105,5 +106,21 @@ export function stepContext(capabilities: ConnectorCapabilities = LAGGING): Step
     accountId: 'ada@contoso.example',
     capabilities,
     handle: newAccountHandle(),
+  };
+}
+
+/** The account the step tests write to, and the virtual time they start at. */
+export const ADA = { id: 'u-1', accountId: 'ada@contoso.example', enabled: true };
+export const START = Date.parse('2026-11-23T08:00:00Z');
+
+/** The service's record of ADA, linked a minute before the tests start. */
+export function linkedRecord(extra: Partial<AccountRecord> = {}): AccountRecord {
+  return {
+    connector: 'entra',
+    accountId: ADA.accountId,
+    targetId: ADA.id,
+    linkedAt: new Date(START - 60_000).toISOString(),
+    assignedGroups: [],
+    ...extra,
   };
 }

@@ -1,0 +1,52 @@
+import type { TargetAccount } from './account';
+import type { AccountRecordUpdate } from './account-record';
+import type { SerializedError } from './errors';
+import type { EffectiveChange } from './journal-entry';
+import { describeLostAnswer, mayHaveBeenApplied } from './lost-answer';
+import { describeReads, readBack } from './patient-io';
+import type { Machine } from './step-machine';
+import type { StepContext } from './step-context';
+import { failed, succeeded, withVerification, type StepOutcome } from './step-outcome';
+
+/** What an account write changes once a read-back shows it applied. */
+export interface LostWriteChange {
+  /** The write, for notices: 'lock of account "ada"'. */
+  what: string;
+  changes: EffectiveChange[];
+  notices: string[];
+  record?: AccountRecordUpdate;
+}
+
+/**
+ * An account write that failed. Refused, or never sent: the step fails with its error. After
+ * it may have been applied (its answer lost, scim-interop.md), the read-back decides, within
+ * the visibility window (DESIGN invariant 11). Shown applied: the step succeeds with the write's changes, saying the answer was
+ * lost. Not shown, or not readable: the step fails with the write's own error, saying what
+ * the reads showed or that it could not tell; nothing is journaled or recorded.
+ */
+export function* afterFailedAccountWrite(
+  context: StepContext,
+  account: TargetAccount,
+  error: SerializedError,
+  check: (seen: TargetAccount | null) => boolean,
+  change: LostWriteChange,
+): Machine<StepOutcome> {
+  if (!mayHaveBeenApplied(error)) return failed(error);
+  const back = yield* readBack(context, account, check);
+  const how = `${change.what}: ${describeLostAnswer(error)}`;
+  if ('error' in back) {
+    const tell =
+      `${how}, and reading the account back failed (${back.error.code}): ` +
+      `could not tell whether it was applied`;
+    return failed({ ...error, message: `${error.message}; ${tell}` }, [], [tell]);
+  }
+  if (back.confirmed) {
+    const notices = [...change.notices, `${how}; the read-back shows it applied`];
+    return withVerification(succeeded(change.changes, notices, change.record), back);
+  }
+  const tell = `${how}, and no read-back shows it applied after ${describeReads(back.reads, back.elapsedMs)}`;
+  return withVerification(
+    failed({ ...error, message: `${error.message}; ${tell}` }, [], [tell]),
+    back,
+  );
+}

@@ -1,0 +1,159 @@
+import type { TargetAccount } from './account';
+import type { SerializedError } from './errors';
+import { compareMemberships, membershipMismatch } from './membership-comparison';
+import type { MembershipWritePlan } from './membership-plan';
+import { settledChanges, writeMembershipChanges } from './membership-writes';
+import { mayHaveBeenApplied } from './lost-answer';
+import { now, parallel, wait, type Machine } from './step-machine';
+import { STEP_OPS, type ReadMembershipsInput } from './step-ops';
+import { accountNotFound, type StepContext } from './step-context';
+import type { MembershipRead, MembershipWriteAnswer } from './target-answers';
+import { delayWithin } from './visibility';
+
+export interface ReadOutcome extends MembershipRead {
+  /** False when reads do not show the account (yet): nothing could be read. */
+  visible: boolean;
+}
+
+/**
+ * One membership read: one operation, of every direct group for targets that read them all,
+ * of the named groups for targets that read named groups only (the connector reads them
+ * together). A read that does not find the account (a new account not replicated yet; or a
+ * gone one, which the writes will tell) shows nothing: it plans and reports only (DESIGN
+ * invariant 9). In `decisive` groups "not a member" decides something: the connector
+ * confirms it (`confirmAbsent`).
+ */
+export function* readMemberships(
+  input: StepContext,
+  account: TargetAccount,
+  groupIds: readonly string[],
+  decisive: ReadonlySet<string> = new Set(),
+): Machine<ReadOutcome | { error: SerializedError }> {
+  const { connector } = input;
+  const confirm = (ids: readonly string[]) => {
+    const confirmAbsent = ids.filter((id) => decisive.has(id));
+    return confirmAbsent.length === 0 ? {} : { confirmAbsent };
+  };
+  const nothingNamed = input.capabilities.membershipReadScope === 'named' && groupIds.length === 0;
+  const inputs: ReadMembershipsInput[] = nothingNamed
+    ? []
+    : [{ connector, account, groupIds: [...groupIds], ...confirm(groupIds) }];
+  const results = yield* parallel<MembershipRead>(STEP_OPS.readMemberships, inputs);
+  const read: ReadOutcome = { groupIds: [], names: {}, notices: [], visible: true };
+  for (const result of results) {
+    if (!result.ok) {
+      if (result.error.code !== 'ACCOUNT_NOT_FOUND') return { error: result.error };
+      return {
+        groupIds: [],
+        names: {},
+        notices: [`reads do not show account "${input.accountId}" yet: planned from the request`],
+        visible: false,
+      };
+    }
+    read.groupIds.push(...result.value.groupIds);
+    Object.assign(read.names, result.value.names);
+    read.notices.push(...result.value.notices);
+  }
+  return read;
+}
+
+/** How the read-back after the writes ended. */
+export type Verified =
+  | {
+      reads: number;
+      elapsedMs: number;
+      notices: string[];
+      /** A write of a re-read round whose answer was lost (the read-back showed it). */
+      lost?: SerializedError;
+    }
+  | {
+      error: SerializedError;
+      read?: { reads: number; elapsedMs: number };
+      /** Groups the last read showed otherwise than the writes asked. */
+      refuted?: string[];
+      /** Groups the last read showed as the step asks; undefined when no read was made. */
+      shown?: ReadonlySet<string>;
+      lost?: SerializedError;
+    };
+
+/**
+ * Spec steps 4-6: reads back the groups the step verifies until they are as expected, within
+ * the visibility window (one read where reads show writes at once). A group that must go
+ * and that no write of this step removed (setMemberships: a lagging read hid it) is removed
+ * when a re-read shows it: reconciled inside the window, not only re-read. A change whose
+ * answer was lost is not sent again: the reads tell whether it is in place.
+ */
+export function* verify(
+  input: StepContext,
+  account: TargetAccount,
+  plan: MembershipWritePlan,
+  ledger: MembershipWriteAnswer[],
+  groups: { names: Record<string, string>; writable: ReadonlySet<string> },
+): Machine<Verified> {
+  const { names } = groups;
+  const confirmed = new Set(
+    ledger.filter((answer) => answer.confirmedByWrite === true).map((answer) => answer.groupId),
+  );
+  const scope = Object.keys(plan.expected).filter((id) => !confirmed.has(id));
+  if (scope.length === 0) return { reads: 0, elapsedMs: 0, notices: [] };
+  const expected = scope.filter((id) => plan.expected[id] === true);
+  const started = yield* now();
+  const deadline = started + input.capabilities.visibilityWindowMs;
+  // Every group read back is a verdict: present or absent, each decides the step.
+  const decisive = new Set(scope);
+  let lost: SerializedError | undefined;
+  const withLost = <T extends object>(result: T): T & { lost?: SerializedError } =>
+    lost === undefined ? result : { ...result, lost };
+  for (let round = 0; ; round++) {
+    const read = yield* readMemberships(input, account, scope, decisive);
+    if ('error' in read) return withLost({ error: read.error });
+    const readAt = yield* now();
+    Object.assign(names, read.names);
+    const comparison = compareMemberships(expected, read.groupIds, scope);
+    // A read that does not show the account shows no lost write in place (DESIGN invariant 11).
+    const blind = !read.visible && ledger.some((answer) => answer.outcome === 'unanswered');
+    if (comparison.matches && !blind) {
+      return withLost({ reads: round + 1, elapsedMs: readAt - started, notices: read.notices });
+    }
+    const settled = settledChanges(ledger);
+    const remove = comparison.unexpected.filter(
+      (id) => plan.expected[id] === false && !settled.has(`removed:${id}`),
+    );
+    const add = comparison.missing.filter(
+      (id) => plan.expected[id] === true && !settled.has(`added:${id}`),
+    );
+    if (remove.length + add.length > 0) {
+      const again = yield* writeMembershipChanges(
+        input,
+        account,
+        { remove, add },
+        groups,
+        `reconcile-${round}`,
+      );
+      ledger.push(...again.answers);
+      if (again.error !== undefined) {
+        if (!mayHaveBeenApplied(again.error)) return withLost({ error: again.error });
+        lost ??= again.error;
+      }
+    }
+    const at = yield* now();
+    const delay = delayWithin(round, at, deadline);
+    if (delay <= 0) {
+      const otherwise = new Set([...comparison.missing, ...comparison.unexpected]);
+      return withLost({
+        error:
+          blind && comparison.matches
+            ? accountNotFound(
+                input,
+                `: no read back within ${Math.round((at - started) / 1000)} s shows it`,
+              )
+            : membershipMismatch(input.connector, input.accountId, comparison, names, at - started),
+        read: { reads: round + 1, elapsedMs: at - started },
+        // A write made after the last read is contradicted by nothing.
+        refuted: [...otherwise].filter((id) => !remove.includes(id) && !add.includes(id)),
+        shown: new Set(blind ? [] : scope.filter((id) => !otherwise.has(id))),
+      });
+    }
+    yield* wait(delay);
+  }
+}

@@ -1,0 +1,319 @@
+import { describe, expect, it } from 'vitest';
+import { accountStep, type AccountAction } from '../../../src/domain/account-step';
+import type { SerializedError } from '../../../src/domain/errors';
+import type { GroupRef } from '../../../src/domain/group';
+import { mayHaveBeenApplied } from '../../../src/domain/lost-answer';
+import { membershipStep } from '../../../src/domain/membership-step';
+import type { MembershipAction } from '../../../src/domain/membership-plan';
+import { driveAsync, type IoResult } from '../../../src/domain/step-machine';
+import {
+  CONSISTENT,
+  LAGGING,
+  ScriptedIo,
+  stepContext,
+  type OpInput,
+  ADA,
+  START,
+  linkedRecord as record,
+} from './scripted-io';
+
+/**
+ * scim-interop.md, "answer lost after the write was applied": a write whose every answer was
+ * lost ends on the read-back, never on the error alone; what the read-back shows in place is
+ * journaled as the request's own change, what it cannot show is not (DESIGN invariant 11).
+ */
+
+const SALES: GroupRef = { id: 'g-sales', displayName: 'Sales', writable: true };
+const OPS: GroupRef = { id: 'g-ops', displayName: 'Ops', writable: true };
+
+/** The error the transport gives after a reset on every attempt of a sent write. */
+const RESET: SerializedError = {
+  code: 'TARGET_UNREACHABLE',
+  message: 'entra: PATCH /Groups/g-sales failed (UND_ERR_SOCKET)',
+  retryable: true,
+  object: 'entra',
+  details: { maybeApplied: true },
+};
+/** A gateway's 504 after the transport's retries. */
+const GATEWAY: SerializedError = {
+  code: 'TARGET_UNAVAILABLE',
+  message: 'connector "entra": DELETE ... answered 504',
+  retryable: true,
+  status: 504,
+};
+const lost = (error: SerializedError) => (): IoResult<never> => ({ ok: false, error });
+
+function reads(...sequence: (string[] | SerializedError)[]) {
+  return (_input: unknown, call: number) => {
+    const answer = sequence[Math.min(call, sequence.length) - 1]!;
+    return Array.isArray(answer)
+      ? { groupIds: answer, names: {}, notices: [] }
+      : { ok: false, error: answer };
+  };
+}
+
+function grant(
+  action: MembershipAction,
+  groups: GroupRef[],
+  io: ScriptedIo,
+  capabilities = LAGGING,
+) {
+  return driveAsync(
+    membershipStep({
+      ...stepContext(capabilities),
+      action,
+      groups: groups.map((group) => ({ name: group.displayName })),
+    }),
+    io,
+  );
+}
+
+function membershipIo(answers: ConstructorParameters<typeof ScriptedIo>[0]) {
+  return new ScriptedIo({
+    findAccount: () => ({ account: ADA, record: record() }),
+    lookUpRoles: (input: OpInput) =>
+      (input.selectors ?? []).map(
+        (s) => [SALES, OPS].find((g) => 'name' in s && g.displayName === s.name) ?? null,
+      ),
+    ...answers,
+  });
+}
+
+describe('which failed writes may have been applied', () => {
+  it('a reset or timeout after sending, or a 5xx, may; a refusal, a 429 or a refused connection may not', () => {
+    expect(mayHaveBeenApplied(RESET)).toBe(true);
+    expect(mayHaveBeenApplied(GATEWAY)).toBe(true);
+    const refused = { ...RESET, details: { maybeApplied: false } };
+    expect(mayHaveBeenApplied(refused)).toBe(false);
+    const rejected = {
+      code: 'GRAPH_REQUEST_REJECTED' as const,
+      message: 'x',
+      retryable: false,
+      status: 400,
+    };
+    expect(mayHaveBeenApplied(rejected)).toBe(false);
+    const throttled = {
+      code: 'TARGET_THROTTLED' as const,
+      message: 'x',
+      retryable: false,
+      status: 429,
+    };
+    expect(mayHaveBeenApplied(throttled)).toBe(false);
+  });
+});
+
+describe('membership step: a write whose answer was lost', () => {
+  it('succeeds on a read-back that shows the grant, journals it once as its own, and does not send it again', async () => {
+    const io = membershipIo({
+      readMemberships: reads([], ['g-sales']),
+      writeMemberships: lost(RESET),
+    });
+    const outcome = await grant('grant', [SALES], io);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.changes).toEqual([
+      { change: 'member added', groupId: 'g-sales', groupName: 'Sales' },
+    ]);
+    expect(outcome.record?.granted).toEqual(['g-sales']);
+    expect(outcome.notices).toContain(
+      'membership write: its answer was lost (TARGET_UNREACHABLE); the read-back shows it in place: added Sales (g-sales)',
+    );
+    expect(io.callsOf('writeMemberships')).toHaveLength(1);
+    expect(outcome.verification).toEqual({ reads: 1, elapsedMs: 0, visible: true });
+  });
+
+  it('re-reads a lagging target within the visibility window until the revoke shows', async () => {
+    const io = membershipIo({
+      readMemberships: reads(['g-sales'], ['g-sales'], ['g-sales'], []),
+      writeMemberships: lost(GATEWAY),
+    });
+    const outcome = await grant('revoke', [SALES], io);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.changes).toEqual([
+      { change: 'member removed', groupId: 'g-sales', groupName: 'Sales' },
+    ]);
+    expect(outcome.record?.revoked).toEqual(['g-sales']);
+    expect(io.callsOf('readMemberships').map((c) => (c.at - START) / 1000)).toEqual([0, 0, 1, 3]);
+    expect(io.callsOf('writeMemberships')).toHaveLength(1);
+  });
+
+  it('journals nothing for a group that was a member before: the read-back shows no change', async () => {
+    const io = membershipIo({
+      readMemberships: reads(['g-sales'], ['g-sales']),
+      writeMemberships: lost(RESET),
+    });
+    const outcome = await grant('grant', [SALES], io, CONSISTENT);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.changes).toEqual([]);
+  });
+
+  it('fails with the write error naming what the read-back does not show, and journals what it does', async () => {
+    const io = membershipIo({
+      readMemberships: reads([], ['g-sales']),
+      writeMemberships: lost(RESET),
+    });
+    const outcome = await grant('grant', [SALES, OPS], io);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.error?.code).toBe('TARGET_UNREACHABLE');
+    expect(outcome.error?.message).toContain(
+      'the read-back does not show that the change was applied',
+    );
+    expect(outcome.error?.details?.missing).toEqual([{ id: 'g-ops', name: 'Ops' }]);
+    expect(outcome.changes).toEqual([
+      { change: 'member added', groupId: 'g-sales', groupName: 'Sales' },
+    ]);
+    expect(outcome.record?.granted).toEqual(['g-sales']);
+    expect(outcome.notices.join('\n')).toContain(
+      'no read-back after it shows it in place: added Ops (g-ops)',
+    );
+    expect(io.callsOf('writeMemberships')).toHaveLength(1);
+  });
+
+  it('says it could not tell, journals and records nothing, when the read-back cannot be made', async () => {
+    const io = membershipIo({
+      readMemberships: reads([], GATEWAY),
+      writeMemberships: lost(RESET),
+    });
+    const outcome = await grant('grant', [SALES], io);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.error?.code).toBe('TARGET_UNREACHABLE');
+    expect(outcome.error?.message).toContain('could not tell whether the change was applied');
+    expect(outcome.notices.join('\n')).toContain(
+      'reading back failed (TARGET_UNAVAILABLE): could not tell whether it was applied: added Sales (g-sales)',
+    );
+    expect(outcome.changes).toEqual([]);
+    expect(outcome.record?.granted).toBeUndefined();
+  });
+
+  it('takes a read that does not show the account as showing nothing, not a revoke in place', async () => {
+    const notFound: SerializedError = {
+      code: 'ACCOUNT_NOT_FOUND',
+      message: 'gone',
+      retryable: false,
+    };
+    const io = membershipIo({
+      readMemberships: reads(['g-sales'], notFound),
+      writeMemberships: lost(RESET),
+    });
+    const outcome = await grant('revoke', [SALES], io);
+    expect(outcome).toMatchObject({
+      ok: false,
+      changes: [],
+      error: { code: 'TARGET_UNREACHABLE' },
+    });
+    expect(outcome.error?.message).toContain('no read back within 30 s shows it');
+    expect(outcome.record?.revoked).toBeUndefined();
+  });
+
+  it('ends on a refusal or an unsent write at once, without a read-back', async () => {
+    for (const error of [
+      { code: 'GRAPH_REQUEST_REJECTED' as const, message: 'no', retryable: false, status: 400 },
+      { ...RESET, details: { maybeApplied: false } },
+    ]) {
+      const io = membershipIo({ readMemberships: reads([]), writeMemberships: lost(error) });
+      const outcome = await grant('grant', [SALES], io);
+      expect(outcome).toMatchObject({ ok: false, error, changes: [] });
+      expect(io.callsOf('readMemberships')).toHaveLength(1);
+    }
+  });
+
+  it('keeps what a write failing in part answered, and reads back only the rest', async () => {
+    const written = [
+      { groupId: 'g-ops', groupName: 'Ops', change: 'added', outcome: 'applied', maybeOurs: false },
+    ];
+    const io = membershipIo({
+      readMemberships: reads([], ['g-sales', 'g-ops']),
+      writeMemberships: lost({ ...GATEWAY, details: { written } }),
+    });
+    const outcome = await grant('grant', [SALES, OPS], io);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.changes.map((c) => c.groupId).sort()).toEqual(['g-ops', 'g-sales']);
+    expect(outcome.notices.join('\n')).toContain('shows it in place: added Sales (g-sales)');
+    expect(outcome.notices.join('\n')).not.toContain('Ops (g-ops)');
+  });
+});
+
+function account(action: AccountAction, io: ScriptedIo) {
+  return driveAsync(
+    accountStep({
+      ...stepContext(LAGGING),
+      action,
+      profile: { accountId: ADA.accountId, displayName: 'Ada Lovelace', givenName: 'Ada' },
+      lastPasswordUse: false,
+    }),
+    io,
+  );
+}
+
+describe('account step: a write whose answer was lost', () => {
+  it('a lock the read-back shows succeeds and is journaled once', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      setAccountEnabled: lost(RESET),
+      readAccount: (_input, call) => ({ ...ADA, enabled: call < 2 }),
+    });
+    const outcome = await account('lock', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account locked' }] });
+    expect(outcome.record?.enabled?.value).toBe(false);
+    expect(outcome.notices).toContain(
+      'lock of account "ada@contoso.example": its answer was lost (TARGET_UNREACHABLE); the read-back shows it applied',
+    );
+    expect(io.callsOf('setAccountEnabled')).toHaveLength(1);
+  });
+
+  it('an unlock no read-back shows fails with the write error, journaling nothing', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: { ...ADA, enabled: false }, record: record() }),
+      setAccountEnabled: lost(GATEWAY),
+      readAccount: () => ({ ...ADA, enabled: false }),
+    });
+    const outcome = await account('unlock', io);
+    expect(outcome).toMatchObject({
+      ok: false,
+      changes: [],
+      error: { code: 'TARGET_UNAVAILABLE' },
+    });
+    expect(outcome.error?.message).toContain(
+      'no read-back shows it applied after 9 reads over 30 s',
+    );
+    expect(outcome.record?.enabled).toBeUndefined();
+  });
+
+  it('a delete whose read-back cannot be made says it could not tell', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      deleteAccount: lost(RESET),
+      readAccount: lost(GATEWAY),
+    });
+    const outcome = await account('delete', io);
+    expect(outcome).toMatchObject({
+      ok: false,
+      changes: [],
+      error: { code: 'TARGET_UNREACHABLE' },
+    });
+    expect(outcome.notices[0]).toContain('could not tell whether it was applied');
+    expect(outcome.record?.removed).toBeUndefined();
+  });
+
+  it('an update the read-back shows is journaled; a delete it shows is too', async () => {
+    const updated = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      updateAccount: lost(RESET),
+      readAccount: () => ({
+        ...ADA,
+        profile: { accountId: ADA.accountId, displayName: 'Ada Lovelace', givenName: 'Ada' },
+      }),
+    });
+    expect(await account('update', updated)).toMatchObject({
+      ok: true,
+      changes: [{ change: 'account updated' }],
+    });
+    const deleted = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      deleteAccount: lost(GATEWAY),
+      readAccount: () => null,
+    });
+    const outcome = await account('delete', deleted);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account deleted' }] });
+    expect(outcome.record?.removed?.targetId).toBe('u-1');
+  });
+});
