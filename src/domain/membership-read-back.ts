@@ -110,8 +110,10 @@ export function* verify(
     const readAt = yield* now();
     Object.assign(names, read.names);
     const comparison = compareMemberships(expected, read.groupIds, scope);
-    // A read that does not show the account shows no lost write in place (DESIGN invariant 11).
-    const blind = !read.visible && ledger.some((answer) => answer.outcome === 'unanswered');
+    // A read that does not show the account shows nothing (DESIGN invariant 11): neither a
+    // lost write in place nor a membership gone. A revoke is verified only by a read that
+    // shows the account without the group, never by one that does not find the account.
+    const blind = !read.visible;
     if (comparison.matches && !blind) {
       return withLost({ reads: round + 1, elapsedMs: readAt - started, notices: read.notices });
     }

@@ -317,3 +317,41 @@ describe('account step: a write whose answer was lost', () => {
     expect(outcome.record?.removed?.targetId).toBe('u-1');
   });
 });
+
+describe('a read that does not show the account verifies no revoke', () => {
+  const notFound: SerializedError = {
+    code: 'ACCOUNT_NOT_FOUND',
+    message: 'reads do not show the account',
+    retryable: false,
+  };
+  const removed = () => [
+    {
+      groupId: 'g-sales',
+      groupName: 'Sales',
+      change: 'removed',
+      outcome: 'already',
+      maybeOurs: false,
+    },
+  ];
+
+  it('re-reads until a read shows the account without the group', async () => {
+    const io = membershipIo({
+      readMemberships: reads(['g-sales'], notFound, notFound, []),
+      writeMemberships: removed,
+    });
+    const outcome = await grant('revoke', [SALES], io);
+    expect(outcome.ok).toBe(true);
+    expect(io.callsOf('readMemberships')).toHaveLength(4);
+  });
+
+  it('fails naming the account when no read within the window shows it, after an answered revoke', async () => {
+    const io = membershipIo({
+      readMemberships: reads(['g-sales'], notFound),
+      writeMemberships: removed,
+    });
+    const outcome = await grant('revoke', [SALES], io);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'ACCOUNT_NOT_FOUND' } });
+    expect(outcome.error?.message).toContain('no read back within 30 s shows it');
+    expect(io.callsOf('readMemberships').length).toBeGreaterThan(2);
+  });
+});
