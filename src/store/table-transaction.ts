@@ -100,7 +100,7 @@ export async function submitTransaction(
   });
   httpClient ??= createDefaultHttpClient();
   const response = await client.pipeline.sendRequest(httpClient, request);
-  return parseAnswer(response, request);
+  return parseAnswer(response, request, actions.length);
 }
 
 /** One action as a part of the changeset: the request line, its headers and its body. */
@@ -188,7 +188,11 @@ function edmOf(value: unknown, property: string): { value: unknown; type?: strin
  * The sub-responses, in the order of the actions. A failed transaction answers with the
  * failed sub-request alone, its error in an OData body: thrown as the SDK throws it.
  */
-function parseAnswer(response: PipelineResponse, request: PipelineRequest): TransactionAnswer {
+function parseAnswer(
+  response: PipelineResponse,
+  request: PipelineRequest,
+  actions: number,
+): TransactionAnswer {
   const { status } = response;
   const body = response.bodyAsText ?? '';
   if (status < 200 || status >= 300) throwFailure(body, status, request, response);
@@ -204,11 +208,21 @@ function parseAnswer(response: PipelineResponse, request: PipelineRequest): Tran
           response,
         });
       }
+      // A failed part is a failure by its status, with or without an error body.
       const error = /\{.*\}/s.exec(part);
-      if (error !== null) throwFailure(error[0], subStatus, request, response);
+      if (error !== null || subStatus >= 300) {
+        throwFailure(error?.[0] ?? '', subStatus, request, response);
+      }
       const etag = /^ETag: (.*?)\r?$/im.exec(part)?.[1];
       return { status: subStatus, ...(etag === undefined ? {} : { etag }) };
     });
+  // A success answers every action: anything else (a proxy's page) is not the transaction's.
+  if (subResponses.length !== actions) {
+    throw new RestError(
+      `the transaction answered ${subResponses.length} parts for ${actions} actions`,
+      { statusCode: status, request, response },
+    );
+  }
   return { status, subResponses };
 }
 

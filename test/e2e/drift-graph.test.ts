@@ -113,8 +113,9 @@ describe('reconciliation and the drift report on the Graph sandbox', () => {
     expect(sandboxes.graph.groupIdsOf(id('ada'))).not.toContain(groups['Finance']);
     expect(sandboxes.graph.groupIdsOf(id('bob'))).toContain(groups['Sales']);
     expect(sandboxes.graph.getUser(id('dee'))?.['accountEnabled']).toBe(true);
-    // Each repair committed once, and nothing else, with replicas lagging and answers lost;
-    // the journal of the restores holds exactly those changes, none more or less.
+    // Each repair committed once, and nothing else, with replicas lagging; the journal of the
+    // restores holds exactly those changes, none more or less. (drift-scim restores while
+    // answers are lost, and checks that they were.)
     const committed = truthChanges(sandboxes.graph.truthLog(), since);
     expect(committed).toEqual([
       `${upn('ada')} member removed ${groups['Finance']}`,

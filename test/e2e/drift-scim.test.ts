@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   journalChanges,
   journalOfRequests,
@@ -37,6 +37,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await t?.close();
+});
+// A test that failed with faults on must not hand them to the next one.
+afterEach(() => {
+  t?.host.sandboxes?.scim.setFaults(undefined);
 });
 
 describe('reconciliation and the drift report on the SCIM sandbox', () => {

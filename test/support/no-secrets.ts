@@ -8,10 +8,24 @@ function asText(text: unknown): string {
   return typeof text === 'string' ? text : (JSON.stringify(text) ?? String(text));
 }
 
-/** `part` with every planted value replaced by its name in angle brackets. */
+/**
+ * The forms a planted value takes in text: as it is, escaped inside a JSON string, and
+ * URL-encoded (a query or a form body). Each secret is searched in every form.
+ */
+function formsOf(value: string): string[] {
+  return [...new Set([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)])];
+}
+
+/**
+ * `part` with every form of every planted value replaced by its name in angle brackets, the
+ * longest first: a value inside another is masked with it, never left in pieces.
+ */
 function masked(part: string, secrets: readonly (readonly [string, string])[]): string {
+  const forms = secrets
+    .flatMap(([name, value]) => formsOf(value).map((form) => [name, form] as const))
+    .sort((a, b) => b[1].length - a[1].length);
   let out = part;
-  for (const [name, value] of secrets) out = out.split(value).join(`<${name}>`);
+  for (const [name, form] of forms) out = out.split(form).join(`<${name}>`);
   return out;
 }
 
@@ -34,13 +48,17 @@ export function secretLeaks(
   const leaks: string[] = [];
   let shown: string | undefined;
   for (const [name, value] of planted) {
-    const at = searched.indexOf(value);
-    if (at < 0) continue;
+    const found = formsOf(value)
+      .map((form) => ({ form, at: searched.indexOf(form) }))
+      .filter((hit) => hit.at >= 0);
+    const first = found[0];
+    if (first === undefined) continue;
+    const at = first.at;
     // Masked whole before cutting, so that no cut can leave a piece of a value unmasked.
     shown ??= masked(searched, planted);
     const mark = shown.indexOf(`<${name}>`);
     const around = shown.slice(Math.max(0, mark - AROUND), mark + name.length + 2 + AROUND);
-    const times = searched.split(value).length - 1;
+    const times = found.reduce((total, hit) => total + searched.split(hit.form).length - 1, 0);
     const often = times > 1 ? ` (${times} times)` : '';
     leaks.push(`${name} leaked in ${where} at character ${at}${often}: ${JSON.stringify(around)}`);
   }

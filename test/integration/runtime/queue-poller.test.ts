@@ -24,6 +24,12 @@ afterEach(() => {
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * Waits three poll intervals of the batching test (20 ms) in real time: a poll the poller
+ * should not make would have been made by then. A longer wait only makes the check stricter.
+ */
+const quiet = () => new Promise<void>((resolve) => setTimeout(resolve, 60));
+
+/**
  * Resolves once `condition` holds, checking after each macrotask; fails naming `what` after
  * 10 s of real time (it never needs a timer, so it works under fake timers too).
  */
@@ -61,7 +67,7 @@ describe('QueuePoller', () => {
       // 9 in hand once the 7 are handled and deleted: above the threshold, so no new poll.
       release(7);
       await until(() => counted.deleted() === 7, 'the 7 released messages deleted');
-      await settle();
+      await quiet();
       expect(counted.polls()).toBe(1);
       expect(started).toHaveLength(16);
       // 8 in hand: the next batch comes while those 8 are still being handled.
@@ -70,7 +76,7 @@ describe('QueuePoller', () => {
       expect(started.length - released).toBe(24);
       // 24 in hand once the second poll has answered: no third poll until some are handled.
       await until(() => counted.inFlight() === 0, 'the second poll to answer');
-      await settle();
+      await quiet();
       expect(counted.polls()).toBe(2);
       expect(started).toHaveLength(32);
       // The rest, as slots free up, until all 40 are handled.

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { TableClient, type TransactionAction } from '@azure/data-tables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitTransaction } from '../../../src/store/table-transaction';
@@ -118,16 +120,71 @@ describe('submitTransaction', () => {
   });
 
   it('refuses actions of two partitions and values the table cannot hold, before sending', async () => {
-    await expect(
-      submitTransaction(ours, [
-        ['create', { partitionKey: 'a', rowKey: '1' }],
-        ['create', { partitionKey: 'b', rowKey: '1' }],
-      ]),
-    ).rejects.toThrow(/same partitionKey/);
-    await expect(
-      submitTransaction(ours, [['create', { partitionKey: 'a', rowKey: '2', list: [1, 2] }]]),
-    ).rejects.toThrow('property "list" has a type Table Storage cannot hold');
-    await expect(ours.getEntity('a', '1')).rejects.toMatchObject({ statusCode: 404 });
+    // A listener on loopback in the storage's place: it counts what reaches it.
+    let received = 0;
+    const listener = createServer((request, response) => {
+      received += 1;
+      request.resume();
+      response.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const { port } = listener.address() as AddressInfo;
+    try {
+      const counted = TableClient.fromConnectionString(
+        `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=a2V5;TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`,
+        'Counted',
+        { allowInsecureConnection: true, retryOptions: { maxRetries: 0 } },
+      );
+      await expect(
+        submitTransaction(counted, [
+          ['create', { partitionKey: 'a', rowKey: '1' }],
+          ['create', { partitionKey: 'b', rowKey: '1' }],
+        ]),
+      ).rejects.toThrow(/same partitionKey/);
+      await expect(
+        submitTransaction(counted, [['create', { partitionKey: 'a', rowKey: '2', list: [1, 2] }]]),
+      ).rejects.toThrow('property "list" has a type Table Storage cannot hold');
+      expect(received).toBe(0);
+      // The listener does answer what is sent: the count above is not blind.
+      await expect(
+        submitTransaction(counted, [['create', { partitionKey: 'a', rowKey: '3' }]]),
+      ).rejects.toMatchObject({ statusCode: 500 });
+      expect(received).toBe(1);
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
+  });
+
+  it('fails on a failed part without an error body, and on an answer that is not the transaction', async () => {
+    // A storage (or a proxy in front of it) on loopback that answers as scripted.
+    const answers = [
+      {
+        status: 202,
+        type: 'multipart/mixed; boundary=batchresponse_1',
+        body: '--batchresponse_1\r\nContent-Type: multipart/mixed; boundary=changesetresponse_2\r\n\r\n--changesetresponse_2\r\nContent-Type: application/http\r\n\r\nHTTP/1.1 412 Precondition Failed\r\n\r\n\r\n--changesetresponse_2--\r\n--batchresponse_1--\r\n',
+      },
+      { status: 200, type: 'text/html', body: '<html>a proxy page</html>' },
+    ];
+    const listener = createServer((request, response) => {
+      request.resume();
+      const answer = answers.shift()!;
+      response.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const { port } = listener.address() as AddressInfo;
+    try {
+      const scripted = TableClient.fromConnectionString(
+        `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=a2V5;TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`,
+        'Scripted',
+        { allowInsecureConnection: true, retryOptions: { maxRetries: 0 } },
+      );
+      const write = () =>
+        submitTransaction(scripted, [['upsert', { partitionKey: 'a', rowKey: '1' }, 'Replace']]);
+      await expect(write()).rejects.toMatchObject({ statusCode: 412 });
+      await expect(write()).rejects.toThrow('the transaction answered 0 parts for 1 actions');
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 
   it('sends nothing in clear text to an address that is not loopback', async () => {

@@ -144,6 +144,7 @@ describe('membership step: a write whose answer was lost', () => {
     const outcome = await grant('grant', [SALES], io, CONSISTENT);
     expect(outcome.ok).toBe(true);
     expect(outcome.changes).toEqual([]);
+    expect(io.callsOf('writeMemberships')).toHaveLength(1);
   });
 
   it('fails with the write error naming what the read-back does not show, and journals what it does', async () => {

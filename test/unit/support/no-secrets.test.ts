@@ -39,3 +39,21 @@ describe('expectNoSecrets', () => {
     expect(() => expectNoSecrets('anything', { token: undefined })).toThrow(/without a value/);
   });
 });
+
+describe('secretLeaks, in the forms a value takes in text', () => {
+  it('finds a value escaped in JSON or URL-encoded', () => {
+    const quoted = 'pa"ss\\word';
+    expect(secretLeaks(JSON.stringify({ p: quoted }), { password: quoted })).toHaveLength(1);
+    const spaced = 'p&ss word';
+    expect(secretLeaks(`?pw=${encodeURIComponent(spaced)}`, { password: spaced })).toHaveLength(1);
+  });
+
+  it('masks a value inside another whole, printing no piece of either', () => {
+    const outer = 'outer-Planted-secret';
+    const inner = 'Planted';
+    const [leak] = secretLeaks(`x ${outer} y`, { inner, outer });
+    expect(leak).toContain('<outer>');
+    expect(leak).not.toContain('secret');
+    expect(leak).not.toContain('Planted');
+  });
+});
