@@ -272,6 +272,10 @@ function* setEnabled(
         changes,
         notices,
         record: update,
+        // A lagging read may show the state from before the service's last lock or unlock,
+        // which may be what this write asks for; before the create there was no account,
+        // which no read takes for either.
+        ...lagAfter(record?.enabledAt === record?.createdAt ? undefined : record?.enabledAt, input),
       },
     );
     if (settled.ok)
@@ -349,6 +353,8 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
           changes: [{ change: 'account deleted' }],
           notices: [],
           record: { removed: { targetId: account.id, at: iso(yield* now()) } },
+          // A read of an account made within the window may not show it yet: gone, it seems.
+          ...lagAfter(input.handle.record?.createdAt, input),
         },
       );
       if (settled.ok) input.handle.account = null;
@@ -406,4 +412,13 @@ function notConfirmed(
 function withLink(outcome: StepOutcome, link: AccountRecordUpdate): StepOutcome {
   if (outcome.record?.removed !== undefined) return outcome;
   return { ...outcome, record: { ...link, ...outcome.record } };
+}
+
+/** Until when reads may lag behind the service's own write made at `at` (none: nothing to wait for). */
+function lagAfter(
+  at: string | undefined,
+  input: AccountStepInput,
+): { readsMayLagUntilMs?: number } {
+  if (at === undefined || input.capabilities.visibilityWindowMs <= 0) return {};
+  return { readsMayLagUntilMs: Date.parse(at) + input.capabilities.visibilityWindowMs };
 }

@@ -4,7 +4,7 @@ import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
 import { describeLostAnswer, mayHaveBeenApplied } from './lost-answer';
 import { describeReads, readBack } from './patient-io';
-import type { Machine } from './step-machine';
+import { now, type Machine } from './step-machine';
 import type { StepContext } from './step-context';
 import { failed, succeeded, withVerification, type StepOutcome } from './step-outcome';
 
@@ -15,6 +15,12 @@ export interface LostWriteChange {
   changes: EffectiveChange[];
   notices: string[];
   record?: AccountRecordUpdate;
+  /**
+   * Until when (ms) a read may still show the state from before the service's own last
+   * write of the same thing, or from before the account existed: a read made earlier that
+   * shows the state this write asked for may be that older state, and proves nothing.
+   */
+  readsMayLagUntilMs?: number;
 }
 
 /**
@@ -32,6 +38,7 @@ export function* afterFailedAccountWrite(
   change: LostWriteChange,
 ): Machine<StepOutcome> {
   if (!mayHaveBeenApplied(error)) return failed(error);
+  const readFrom = yield* now();
   const back = yield* readBack(context, account, check);
   const how = `${change.what}: ${describeLostAnswer(error)}`;
   if ('error' in back) {
@@ -39,6 +46,17 @@ export function* afterFailedAccountWrite(
       `${how}, and reading the account back failed (${back.error.code}): ` +
       `could not tell whether it was applied`;
     return failed({ ...error, message: `${error.message}; ${tell}` }, [], [tell]);
+  }
+  const lagging = change.readsMayLagUntilMs;
+  if (back.confirmed && lagging !== undefined && readFrom + back.elapsedMs < lagging) {
+    const tell =
+      `${how}, and the read that shows it came less than the visibility window after the ` +
+      `service's own last write of the same: it may show the state from before that write, ` +
+      `so it could not tell whether this one was applied`;
+    return withVerification(
+      failed({ ...error, message: `${error.message}; ${tell}` }, [], [tell]),
+      back,
+    );
   }
   if (back.confirmed) {
     const notices = [...change.notices, `${how}; the read-back shows it applied`];

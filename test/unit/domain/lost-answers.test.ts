@@ -279,6 +279,46 @@ describe('account step: a write whose answer was lost', () => {
     expect(outcome.record?.enabled).toBeUndefined();
   });
 
+  it('an unlock a lagging read seems to show, seconds after the service locked, is not taken as applied', async () => {
+    // The service locked the account 5 s ago: a replica may still show it enabled.
+    const lockedAt = new Date(START - 5_000).toISOString();
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: { ...ADA, enabled: true },
+        record: record({ enabled: false, enabledAt: lockedAt }),
+      }),
+      setAccountEnabled: lost(RESET),
+      readAccount: () => ({ ...ADA, enabled: true }),
+    });
+    const outcome = await account('unlock', io);
+    expect(outcome).toMatchObject({
+      ok: false,
+      changes: [],
+      error: { code: 'TARGET_UNREACHABLE' },
+    });
+    expect(outcome.error?.message).toContain('could not tell whether this one was applied');
+    expect(outcome.record?.enabled).toBeUndefined();
+  });
+
+  it('a delete of an account the service created seconds ago is not taken as applied by a read that finds nothing', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: ADA,
+        record: record({ createdAt: new Date(START - 5_000).toISOString() }),
+      }),
+      deleteAccount: lost(RESET),
+      readAccount: () => null,
+    });
+    const outcome = await account('delete', io);
+    expect(outcome).toMatchObject({
+      ok: false,
+      changes: [],
+      error: { code: 'TARGET_UNREACHABLE' },
+    });
+    expect(outcome.error?.message).toContain('could not tell whether this one was applied');
+    expect(outcome.record?.removed).toBeUndefined();
+  });
+
   it('a delete whose read-back cannot be made says it could not tell', async () => {
     const io = new ScriptedIo({
       findAccount: () => ({ account: ADA, record: record() }),
