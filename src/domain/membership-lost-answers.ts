@@ -1,3 +1,4 @@
+import type { AccountRecord } from './account-record';
 import type { SerializedError } from './errors';
 import { describeGroup } from './group';
 import { describeLostAnswer } from './lost-answer';
@@ -66,5 +67,39 @@ export function lostAndUnproven(
     ...lost,
     message: `${lost.message}; the read-back does not show that ${what} applied: ${verified.error.message}`,
     details: { ...lost.details, ...verified.error.details },
+  };
+}
+
+/**
+ * The groups whose lost write a read made at `readAtMs` cannot show: the service's own last
+ * write of that group, less than the visibility window before the read, set the opposite of
+ * what this write asks. A lagging replica may still show the state from before that write,
+ * which is what this one asks for (DESIGN invariant 9: a read may lag the service's writes).
+ */
+export function staleForLostWrites(
+  ledger: readonly MembershipWriteAnswer[],
+  record: AccountRecord | null | undefined,
+  readAtMs: number,
+  windowMs: number,
+): Set<string> {
+  const stale = new Set<string>();
+  for (const answer of ledger) {
+    if (answer.outcome !== 'unanswered') continue;
+    const last = record?.groupWrites?.[answer.groupId];
+    if (last === undefined || last.member === (answer.change === 'added')) continue;
+    if (readAtMs - Date.parse(last.at) < windowMs) stale.add(answer.groupId);
+  }
+  return stale;
+}
+
+/** The error of a step whose lost writes only a read that may lag showed. */
+export function lostAndStale(lost: SerializedError, stale: ReadonlySet<string>): SerializedError {
+  const what = stale.size === 1 ? 'the change' : `${stale.size} changes`;
+  return {
+    ...lost,
+    message:
+      `${lost.message}; the read that shows ${what} came less than the visibility window after ` +
+      `the service's own last write of the same group: it may show the state from before that ` +
+      `write, so it could not tell whether this one was applied`,
   };
 }

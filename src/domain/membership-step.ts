@@ -6,7 +6,12 @@ import type { EffectiveChange } from './journal-entry';
 import { describeGroup, type GroupRef } from './group';
 import { resolveGroups } from './group-resolution';
 import { mayHaveBeenApplied } from './lost-answer';
-import { lostAndUnproven, lostAnswerNotices } from './membership-lost-answers';
+import {
+  lostAndStale,
+  lostAndUnproven,
+  lostAnswerNotices,
+  staleForLostWrites,
+} from './membership-lost-answers';
 import {
   planMembershipWrites,
   removalsToWrite,
@@ -122,15 +127,28 @@ function* changeMemberships(
     return finish(yield* now(), written.error);
   }
 
+  const verifyFrom = yield* now();
   const verified = yield* verify(input, account, plan, ledger, groups);
   const lost = written.error ?? verified.lost;
+  // Lost writes a read may show only because it lags the service's own last write.
+  const stale = staleForLostWrites(
+    ledger,
+    input.handle.record,
+    verifyFrom + ('error' in verified ? (verified.read?.elapsedMs ?? 0) : verified.elapsedMs),
+    input.capabilities.visibilityWindowMs,
+  );
   if (lost !== undefined) notices.push(...lostAnswerNotices(lost, ledger, verified, names));
+  if (lost !== undefined && stale.size > 0 && !('error' in verified)) {
+    const answers = ledger.filter((a) => a.outcome !== 'unanswered' || !stale.has(a.groupId));
+    const outcome = finish(yield* now(), lostAndStale(lost, stale), answers);
+    return withVerification(outcome, { ...verified, confirmed: false });
+  }
   if ('error' in verified) {
     // A write the target only acknowledged, which the last read back contradicts, is no
     // evidence of a change: neither journaled nor recorded; nor is one whose answer was lost
     // and that the last read back does not show (DESIGN invariant 11).
     const refuted = new Set(verified.refuted ?? []);
-    const shown = verified.shown ?? new Set<string>();
+    const shown = new Set([...(verified.shown ?? [])].filter((id) => !stale.has(id)));
     const answers = ledger.filter((answer) =>
       answer.outcome === 'unanswered'
         ? shown.has(answer.groupId)

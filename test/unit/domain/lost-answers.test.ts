@@ -359,6 +359,49 @@ describe('account step: a write whose answer was lost', () => {
   });
 });
 
+describe('a lost membership write and a read that may lag the service', () => {
+  it('does not take a member a lagging read shows, seconds after the service removed it, as the lost grant applied', async () => {
+    const removedAt = new Date(START - 5_000).toISOString();
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: ADA,
+        record: record({ groupWrites: { 'g-sales': { member: false, at: removedAt } } }),
+      }),
+      lookUpRoles: () => [SALES],
+      // A replica from before the removal: the account still in Sales.
+      readMemberships: reads(['g-sales'], ['g-sales']),
+      writeMemberships: lost(RESET),
+    });
+    const outcome = await grant('grant', [SALES], io);
+    expect(io.callsOf('writeMemberships')).toHaveLength(1);
+    expect(outcome).toMatchObject({
+      ok: false,
+      changes: [],
+      error: { code: 'TARGET_UNREACHABLE' },
+    });
+    expect(outcome.error?.message).toContain('could not tell whether this one was applied');
+    expect(outcome.record?.granted ?? []).toEqual([]);
+  });
+
+  it('takes the same read as showing it once the window after the service write has passed', async () => {
+    const removedAt = new Date(START - 40_000).toISOString();
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: ADA,
+        record: record({ groupWrites: { 'g-sales': { member: false, at: removedAt } } }),
+      }),
+      lookUpRoles: () => [SALES],
+      readMemberships: reads([], ['g-sales']),
+      writeMemberships: lost(RESET),
+    });
+    const outcome = await grant('grant', [SALES], io);
+    expect(outcome).toMatchObject({
+      ok: true,
+      changes: [{ change: 'member added', groupId: 'g-sales', groupName: 'Sales' }],
+    });
+  });
+});
+
 describe('a read that does not show the account verifies no revoke', () => {
   const notFound: SerializedError = {
     code: 'ACCOUNT_NOT_FOUND',
