@@ -148,7 +148,6 @@ describe('SCIM, every write answer lost', () => {
     expect(await assignedGroups(SCIM, accountId)).not.toContain(groupId('Sales'));
   });
 
-  // Last: the target's 503s outlast the request.
   it('a grant whose read-back cannot be made: the step says it could not tell, and journals nothing', async () => {
     const sandbox = scim();
     const since = truthMark(sandbox.truthLog());
@@ -182,6 +181,7 @@ describe('SCIM, every write answer lost', () => {
     } finally {
       watching = false;
       sandbox.setFaults(undefined);
+      sandbox.clearInjected();
     }
   });
 });

@@ -19,6 +19,11 @@ export class FaultInjector {
     if (count > 0) this.bursts.push({ fault: { status }, remaining: count });
   }
 
+  /** Drops every burst not yet served. */
+  clear(): void {
+    this.bursts.length = 0;
+  }
+
   /** The fault for the current request, if one is pending. */
   take(): InjectedFault | undefined {
     const burst = this.bursts[0];

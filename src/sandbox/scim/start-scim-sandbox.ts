@@ -86,6 +86,9 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     injectServerErrors(count, status) {
       state.faults.serverErrors(count, status);
     },
+    clearInjected() {
+      state.faults.clear();
+    },
     clearRequests() {
       state.requests.length = 0;
     },

@@ -159,6 +159,8 @@ export interface ScimSandbox {
   injectThrottle(count: number, retryAfter: string): void;
   /** The next `count` requests answer this status with a SCIM error body. */
   injectServerErrors(count: number, status: 500 | 502 | 503 | 504): void;
+  /** Drops the throttling and server-error bursts not yet served (a test's own, at its end). */
+  clearInjected(): void;
   /** Every request, in order. */
   readonly requests: readonly RecordedRequest[];
   /** Bytes of every answer body sent since the start (what clients had to read). */

@@ -134,4 +134,13 @@ describe('SCIM fault plan', () => {
     expect(await send('GET', '/Users')).toMatchObject({ status: 429, retryAfter: '9' });
     expect(s.faultCounts()).toMatchObject({ throttle: 1, 'server error': 0 });
   });
+
+  it('drops the bursts not yet served when cleared', async () => {
+    s.setFaults(undefined);
+    s.injectServerErrors(5, 503);
+    s.injectThrottle(5, '1');
+    expect(outcome(await send('GET', '/Users'))).toBe(503);
+    s.clearInjected();
+    expect(outcome(await send('GET', '/Users'))).toBe(200);
+  });
 });
