@@ -134,7 +134,14 @@ export function* verify(
       );
       ledger.push(...again.answers);
       if (again.error !== undefined) {
-        if (!mayHaveBeenApplied(again.error)) return withLost({ error: again.error });
+        if (!mayHaveBeenApplied(again.error)) {
+          // Refused: the read before it still showed what it showed (nothing, when blind).
+          const otherwise = new Set([...comparison.missing, ...comparison.unexpected]);
+          return withLost({
+            error: again.error,
+            shown: new Set(blind ? [] : scope.filter((id) => !otherwise.has(id))),
+          });
+        }
         lost ??= again.error;
       }
     }

@@ -359,6 +359,34 @@ describe('account step: a write whose answer was lost', () => {
   });
 });
 
+describe('a lost write, then a reconciling write the target refuses', () => {
+  it('journals what the read showed in place and fails with the refusal, not with a read failure', async () => {
+    const refused: SerializedError = {
+      code: 'TARGET_FORBIDDEN',
+      message: 'entra: DELETE .../members/ada/$ref answered 403',
+      retryable: false,
+      status: 403,
+    };
+    const io = membershipIo({
+      listManagedGroups: () => [SALES, OPS],
+      // The read back shows the lost add in place, and Ops, which must go.
+      readMemberships: reads([], ['g-sales', 'g-ops']),
+      writeMemberships: (_input: unknown, call: number) => ({
+        ok: false,
+        error: call === 1 ? RESET : refused,
+      }),
+    });
+    const outcome = await grant('setMemberships', [SALES], io);
+    expect(io.callsOf('writeMemberships').flatMap((c) => c.input.remove ?? [])).toEqual(['g-ops']);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'TARGET_FORBIDDEN' } });
+    expect(outcome.changes).toEqual([
+      { change: 'member added', groupId: 'g-sales', groupName: 'Sales' },
+    ]);
+    expect(outcome.notices.join('\n')).toContain('shows it in place: added Sales (g-sales)');
+    expect(outcome.notices.join('\n')).not.toContain('reading back failed');
+  });
+});
+
 describe('a lost membership write and a read that may lag the service', () => {
   it('does not take a member a lagging read shows, seconds after the service removed it, as the lost grant applied', async () => {
     const removedAt = new Date(START - 5_000).toISOString();
