@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TableClient, type TransactionAction } from '@azure/data-tables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +26,30 @@ async function rows(table: TableClient): Promise<unknown[]> {
     );
   }
   return all;
+}
+
+/**
+ * A listener on loopback in the storage's place, answering with `handle`, and a client of
+ * table `table` that sends to it.
+ */
+async function loopbackStorage(
+  table: string,
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ client: TableClient; close(): Promise<void> }> {
+  const listener = createServer((request, response) => {
+    request.resume();
+    handle(request, response);
+  });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const { port } = listener.address() as AddressInfo;
+  return {
+    client: TableClient.fromConnectionString(
+      `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=a2V5;TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`,
+      table,
+      { allowInsecureConnection: true, retryOptions: { maxRetries: 0 } },
+    ),
+    close: () => new Promise<void>((resolve) => listener.close(() => resolve())),
+  };
 }
 
 beforeAll(async () => {
@@ -120,21 +144,14 @@ describe('submitTransaction', () => {
   });
 
   it('refuses actions of two partitions and values the table cannot hold, before sending', async () => {
-    // A listener on loopback in the storage's place: it counts what reaches it.
+    // In the storage's place: it counts what reaches it.
     let received = 0;
-    const listener = createServer((request, response) => {
+    const storageStandIn = await loopbackStorage('Counted', (_request, response) => {
       received += 1;
-      request.resume();
       response.writeHead(500).end();
     });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    const { port } = listener.address() as AddressInfo;
+    const counted = storageStandIn.client;
     try {
-      const counted = TableClient.fromConnectionString(
-        `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=a2V5;TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`,
-        'Counted',
-        { allowInsecureConnection: true, retryOptions: { maxRetries: 0 } },
-      );
       await expect(
         submitTransaction(counted, [
           ['create', { partitionKey: 'a', rowKey: '1' }],
@@ -151,7 +168,7 @@ describe('submitTransaction', () => {
       ).rejects.toMatchObject({ statusCode: 500 });
       expect(received).toBe(1);
     } finally {
-      await new Promise((resolve) => listener.close(resolve));
+      await storageStandIn.close();
     }
   });
 
@@ -165,25 +182,18 @@ describe('submitTransaction', () => {
       },
       { status: 200, type: 'text/html', body: '<html>a proxy page</html>' },
     ];
-    const listener = createServer((request, response) => {
-      request.resume();
+    const storageStandIn = await loopbackStorage('Scripted', (_request, response) => {
       const answer = answers.shift()!;
       response.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
     });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    const { port } = listener.address() as AddressInfo;
+    const scripted = storageStandIn.client;
     try {
-      const scripted = TableClient.fromConnectionString(
-        `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=a2V5;TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`,
-        'Scripted',
-        { allowInsecureConnection: true, retryOptions: { maxRetries: 0 } },
-      );
       const write = () =>
         submitTransaction(scripted, [['upsert', { partitionKey: 'a', rowKey: '1' }, 'Replace']]);
       await expect(write()).rejects.toMatchObject({ statusCode: 412 });
       await expect(write()).rejects.toThrow('the transaction answered 0 parts for 1 actions');
     } finally {
-      await new Promise((resolve) => listener.close(resolve));
+      await storageStandIn.close();
     }
   });
 

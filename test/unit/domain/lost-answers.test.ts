@@ -15,6 +15,8 @@ import {
   ADA,
   START,
   linkedRecord as record,
+  OPS,
+  SALES,
 } from './scripted-io';
 
 /**
@@ -22,9 +24,6 @@ import {
  * lost ends on the read-back, never on the error alone; what the read-back shows in place is
  * journaled as the request's own change, what it cannot show is not (DESIGN invariant 11).
  */
-
-const SALES: GroupRef = { id: 'g-sales', displayName: 'Sales', writable: true };
-const OPS: GroupRef = { id: 'g-ops', displayName: 'Ops', writable: true };
 
 /** The error the transport gives after a reset on every attempt of a sent write. */
 const RESET: SerializedError = {

@@ -14,10 +14,10 @@ import {
   ADA,
   START,
   linkedRecord as record,
+  OPS,
+  SALES,
 } from './scripted-io';
 
-const SALES: GroupRef = { id: 'g-sales', displayName: 'Sales', writable: true };
-const OPS: GroupRef = { id: 'g-ops', displayName: 'Ops', writable: true };
 const LEGAL: GroupRef = { id: 'g-legal', displayName: 'Legal', writable: true };
 const DYNAMIC: GroupRef = {
   id: 'g-all',

@@ -1,3 +1,4 @@
+import type { GroupRef } from '../../../src/domain/group';
 import type { AccountRecord } from '../../../src/domain/account-record';
 import type { AsyncIo, IoResult } from '../../../src/domain/step-machine';
 import type { StepOp } from '../../../src/domain/step-ops';
@@ -111,6 +112,9 @@ export function stepContext(capabilities: ConnectorCapabilities = LAGGING): Step
 
 /** The account the step tests write to, and the virtual time they start at. */
 export const ADA = { id: 'u-1', accountId: 'ada@contoso.example', enabled: true };
+/** Two groups of the catalogue the service may write. */
+export const SALES: GroupRef = { id: 'g-sales', displayName: 'Sales', writable: true };
+export const OPS: GroupRef = { id: 'g-ops', displayName: 'Ops', writable: true };
 export const START = Date.parse('2026-11-23T08:00:00Z');
 
 /** The service's record of ADA, linked a minute before the tests start. */
