@@ -26,9 +26,10 @@ export interface LostWriteChange {
 /**
  * An account write that failed. Refused, or never sent: the step fails with its error. After
  * it may have been applied (its answer lost, scim-interop.md), the read-back decides, within
- * the visibility window (DESIGN invariant 11). Shown applied: the step succeeds with the write's changes, saying the answer was
- * lost. Not shown, or not readable: the step fails with the write's own error, saying what
- * the reads showed or that it could not tell; nothing is journaled or recorded.
+ * the visibility window (DESIGN invariant 11). Shown applied: the step succeeds with the
+ * write's changes, saying the answer was lost. Not shown, shown only by a read that may lag
+ * the service's own last write, or not readable: the step fails with the write's own error,
+ * saying what the reads showed or that it could not tell; nothing is journaled or recorded.
  */
 export function* afterFailedAccountWrite(
   context: StepContext,
@@ -53,9 +54,10 @@ export function* afterFailedAccountWrite(
       `${how}, and the read that shows it came less than the visibility window after the ` +
       `service's own last write of the same: it may show the state from before that write, ` +
       `so it could not tell whether this one was applied`;
+    // Not a verification either: the read proved nothing.
     return withVerification(
       failed({ ...error, message: `${error.message}; ${tell}` }, [], [tell]),
-      back,
+      { ...back, confirmed: false },
     );
   }
   if (back.confirmed) {
