@@ -114,6 +114,9 @@ export function* verify(
     // lost write in place nor a membership gone. A revoke is verified only by a read that
     // shows the account without the group, never by one that does not find the account.
     const blind = !read.visible;
+    // What this read shows otherwise than the step asks, and as it asks (nothing, when blind).
+    const otherwise = new Set([...comparison.missing, ...comparison.unexpected]);
+    const shown = new Set(blind ? [] : scope.filter((id) => !otherwise.has(id)));
     if (comparison.matches && !blind) {
       return withLost({ reads: round + 1, elapsedMs: readAt - started, notices: read.notices });
     }
@@ -134,21 +137,14 @@ export function* verify(
       );
       ledger.push(...again.answers);
       if (again.error !== undefined) {
-        if (!mayHaveBeenApplied(again.error)) {
-          // Refused: the read before it still showed what it showed (nothing, when blind).
-          const otherwise = new Set([...comparison.missing, ...comparison.unexpected]);
-          return withLost({
-            error: again.error,
-            shown: new Set(blind ? [] : scope.filter((id) => !otherwise.has(id))),
-          });
-        }
+        // Refused: the read before it still showed what it showed.
+        if (!mayHaveBeenApplied(again.error)) return withLost({ error: again.error, shown });
         lost ??= again.error;
       }
     }
     const at = yield* now();
     const delay = delayWithin(round, at, deadline);
     if (delay <= 0) {
-      const otherwise = new Set([...comparison.missing, ...comparison.unexpected]);
       return withLost({
         error:
           blind && comparison.matches
@@ -160,7 +156,7 @@ export function* verify(
         read: { reads: round + 1, elapsedMs: at - started },
         // A write made after the last read is contradicted by nothing.
         refuted: [...otherwise].filter((id) => !remove.includes(id) && !add.includes(id)),
-        shown: new Set(blind ? [] : scope.filter((id) => !otherwise.has(id))),
+        shown,
       });
     }
     yield* wait(delay);
