@@ -203,7 +203,6 @@ function parseAnswer(
       const subStatus = Number(/HTTP\/1\.1 (\d{3})/.exec(part)?.[1]);
       if (!Number.isInteger(subStatus)) {
         throw new RestError('the transaction answered a part without a status', {
-          statusCode: status,
           request,
           response,
         });
@@ -217,10 +216,11 @@ function parseAnswer(
       return { status: subStatus, ...(etag === undefined ? {} : { etag }) };
     });
   // A success answers every action: anything else (a proxy's page) is not the transaction's.
+  // Without a status of its own, so callers take it as a failure to retry, not an answer.
   if (subResponses.length !== actions) {
     throw new RestError(
       `the transaction answered ${subResponses.length} parts for ${actions} actions`,
-      { statusCode: status, request, response },
+      { request, response },
     );
   }
   return { status, subResponses };

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { TableClient, type TransactionAction } from '@azure/data-tables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storageFailure } from '../../../src/store/storage-failure';
 import { submitTransaction } from '../../../src/store/table-transaction';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
 
@@ -191,7 +192,12 @@ describe('submitTransaction', () => {
       const write = () =>
         submitTransaction(scripted, [['upsert', { partitionKey: 'a', rowKey: '1' }, 'Replace']]);
       await expect(write()).rejects.toMatchObject({ statusCode: 412 });
-      await expect(write()).rejects.toThrow('the transaction answered 0 parts for 1 actions');
+      const malformed = write();
+      await expect(malformed).rejects.toThrow('the transaction answered 0 parts for 1 actions');
+      // Not the storage's answer: no status of its own, so the caller retries it.
+      expect(
+        storageFailure('index the request', await malformed.catch((e: unknown) => e)),
+      ).toMatchObject({ retryable: true });
     } finally {
       await storageStandIn.close();
     }
