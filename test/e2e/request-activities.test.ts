@@ -178,45 +178,6 @@ describe('a group the step cannot write', () => {
 });
 
 describe('when the last commit or the index write fails', () => {
-  it('ends the request through indexRequestEnd when the index write with the commit failed: indexed and counted once', async () => {
-    const { requests } = t.host.services;
-    const recordEnd = requests.recordEnd.bind(requests);
-    let failures = 0;
-    requests.recordEnd = async (entry) => {
-      if (failures === 0 && entry.requestId === 'fold-index-fails') {
-        failures += 1;
-        throw new ProvisioningError('INTERNAL_ERROR', 'storage: could not index (HTTP 500)', {
-          retryable: true,
-        });
-      }
-      return recordEnd(entry);
-    };
-    try {
-      const accountId = 'fold.index-fails';
-      const before = await counted(SCIM, 'succeeded');
-      const requestId = await submit({
-        requestId: 'fold-index-fails',
-        connector: SCIM,
-        account: { accountId },
-        actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales'] }],
-      });
-      const report = await t.finished(requestId);
-      expect(failures).toBe(1);
-      expect(report.status).toBe('succeeded');
-      expect(membershipsOnTarget(SCIM, accountId)).toEqual(['Sales']);
-      expect(activityNames(requestId).slice(-2)).toEqual([
-        ACTIVITIES.recordStep,
-        ACTIVITIES.indexRequestEnd,
-      ]);
-      const entry = await indexEntry(requestId, accountId);
-      expect(entry.status).toBe('succeeded');
-      expect(entry.finishedAt).toBe(report.finishedAt);
-      expect((await counted(SCIM, 'succeeded')).requests - before.requests).toBe(1);
-    } finally {
-      requests.recordEnd = recordEnd;
-    }
-  });
-
   /** Makes the request's index writes fail `times` times (retryably, as storage does), then pass. */
   function failIndexWrites(requestId: string, times: number) {
     const { requests } = t.host.services;
@@ -235,6 +196,34 @@ describe('when the last commit or the index write fails', () => {
     };
     return { calls, restore: () => (requests.recordEnd = recordEnd) };
   }
+
+  it('ends the request through indexRequestEnd when the index write with the commit failed: indexed and counted once', async () => {
+    const injected = failIndexWrites('fold-index-fails', 1);
+    try {
+      const accountId = 'fold.index-fails';
+      const before = await counted(SCIM, 'succeeded');
+      const requestId = await submit({
+        requestId: 'fold-index-fails',
+        connector: SCIM,
+        account: { accountId },
+        actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales'] }],
+      });
+      const report = await t.finished(requestId);
+      expect(injected.calls.failed).toBe(1);
+      expect(report.status).toBe('succeeded');
+      expect(membershipsOnTarget(SCIM, accountId)).toEqual(['Sales']);
+      expect(activityNames(requestId).slice(-2)).toEqual([
+        ACTIVITIES.recordStep,
+        ACTIVITIES.indexRequestEnd,
+      ]);
+      const entry = await indexEntry(requestId, accountId);
+      expect(entry.status).toBe('succeeded');
+      expect(entry.finishedAt).toBe(report.finishedAt);
+      expect((await counted(SCIM, 'succeeded')).requests - before.requests).toBe(1);
+    } finally {
+      injected.restore();
+    }
+  });
 
   it.each([
     ['indexRequestEnd is retried after its write failed', 'fold-index-retried', 2, 1],
