@@ -39,8 +39,6 @@ export interface ServiceRuntimeOptions {
   clock?: DriverClock;
   /** Activities run at once (default 64): above the connectors' own per-target limits. */
   maxConcurrentActivities?: number;
-  /** Trace each activity call in a span of its own, as the Functions host does (default true). */
-  activitySpans?: boolean;
   /** The meter the service records on (the local host's own); default the global one. */
   meter?: Meter;
 }
@@ -107,7 +105,6 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
       clock,
       logger: options.logger,
       maxConcurrentActivities: options.maxConcurrentActivities ?? 64,
-      ...(options.activitySpans === undefined ? {} : { activitySpans: options.activitySpans }),
       ...(flush === undefined
         ? {}
         : { history: new TableHistoryStore(tableClient(storage, HISTORY_TABLE), flush) }),

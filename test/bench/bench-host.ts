@@ -54,8 +54,6 @@ export async function startBenchHost(options: {
   graphQuota?: GraphQuotaOptions;
   /** Record metrics (default true, as the local host does). */
   metrics?: boolean;
-  /** Trace each activity call in a span of its own (default true, as the local host does). */
-  activitySpans?: boolean;
 }): Promise<BenchHost> {
   const [targets, storage] = await Promise.all([
     startHelperProcess<TargetsReady, TargetCounts>('service-dependencies.js', [
@@ -67,7 +65,6 @@ export async function startBenchHost(options: {
   const calls = countStorageCalls(storage.ready.connectionString);
   const host = await startLocalHost({
     metrics: options.metrics ?? true,
-    ...(options.activitySpans === undefined ? {} : { activitySpans: options.activitySpans }),
     env: {
       LOG_LEVEL: 'warn',
       PROVISIONING_CONNECTORS: JSON.stringify(targets.ready.settings),

@@ -13,9 +13,6 @@ const GROUPS = ['Engineering', 'Sales', 'Finance'];
  * `off` measures the service without telemetry, `metrics` with metrics only, `context` with
  * metrics and OpenTelemetry's async context manager but no tracer: the differences are what
  * telemetry costs, how much of it is tracing, and how much of that is context propagation.
- * `worker`: as `on`, without the span the local host makes for each activity call as the
- * Functions host's stand-in: the telemetry the Node worker itself pays in Azure, where the
- * host (not the worker) makes those spans.
  */
 const TELEMETRY = process.env.BENCH_TELEMETRY ?? 'on';
 /** The share of requests traced when telemetry is on (1: every one, as the service is set up). */
@@ -31,19 +28,14 @@ const TRACE_SAMPLING = Number(process.env.BENCH_TRACE_SAMPLING ?? 1);
  * calls are counted as the service sends them (one HTTP request each, a transaction
  * included).
  * With telemetry (the default; `BENCH_TELEMETRY=off` to leave it out, `metrics` for metrics
- * only, `worker` for the worker's own spans) the service records its metrics and traces every request through the privacy
+ * only) the service records its metrics and traces every request through the privacy
  * processor into an exporter that serialises and discards (issue 19: its cost);
  * `BENCH_TRACE_SAMPLING=0.1` traces one request in ten, as a sampled deployment would.
  */
 export async function runServiceBench(print: (line: string) => void): Promise<void> {
-  const tracing =
-    TELEMETRY === 'on' || TELEMETRY === 'worker' ? startBenchTracing(TRACE_SAMPLING) : undefined;
+  const tracing = TELEMETRY === 'on' ? startBenchTracing(TRACE_SAMPLING) : undefined;
   const contextOnly = TELEMETRY === 'context' ? startBenchContext() : undefined;
-  const bench = await startBenchHost({
-    latencyMs: LATENCY_MS,
-    metrics: TELEMETRY !== 'off',
-    activitySpans: TELEMETRY !== 'worker',
-  });
+  const bench = await startBenchHost({ latencyMs: LATENCY_MS, metrics: TELEMETRY !== 'off' });
   const { host, targets, storage, calls } = bench;
   try {
     const before = await targets.counts();
@@ -126,7 +118,7 @@ export async function runServiceBench(print: (line: string) => void): Promise<vo
       ).text();
       const exported = await tracing.exported();
       print(
-        `  telemetry ${TELEMETRY === 'worker' ? "on, the worker's own spans (no activity spans: the Functions host's in Azure)" : 'on'} (${TRACE_SAMPLING === 1 ? 'every request traced' : `${TRACE_SAMPLING * 100} % of requests traced`}): ${exported.spans} spans exported (${(exported.bytes / 2 ** 20).toFixed(1)} MB serialised), metrics text ${(metricsText.length / 1024).toFixed(0)} KiB`,
+        `  telemetry on (${TRACE_SAMPLING === 1 ? 'every request traced' : `${TRACE_SAMPLING * 100} % of requests traced`}): ${exported.spans} spans exported (${(exported.bytes / 2 ** 20).toFixed(1)} MB serialised), metrics text ${(metricsText.length / 1024).toFixed(0)} KiB`,
       );
     }
   } finally {

@@ -1,5 +1,5 @@
 import type { InvocationContext } from '@azure/functions';
-import { context, propagation, ROOT_CONTEXT, SpanStatusCode } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from '../../domain/logger';
 import { serviceTracer } from '../../telemetry/tracing';
 import { createInvocationContext } from './invocation-context';
@@ -35,7 +35,6 @@ export class ActivityRunner {
     private readonly maxConcurrent: number,
     private readonly logger: Logger,
     private readonly onSettled: () => void,
-    private readonly activitySpans = true,
   ) {}
 
   /** Whether an activity is registered under this name. */
@@ -76,16 +75,10 @@ export class ActivityRunner {
   /**
    * One activity call, as the Functions host runs it with Durable's distributed tracing: a
    * span `activity:<name>` in its orchestration's trace, active while the activity runs (its
-   * outbound calls are its children). Without `activitySpans`, only what the Node worker does
-   * in Azure, where the host makes that span: the activity runs in the trace's context, as
-   * the Functions instrumentation binds it.
+   * outbound calls are its children).
    */
   private async run(job: ActivityJob): Promise<void> {
     const parent = propagation.extract(ROOT_CONTEXT, job.traceContext ?? {});
-    if (!this.activitySpans) {
-      job.done(await context.with(parent, () => this.execute(job)));
-      return;
-    }
     await serviceTracer().startActiveSpan(`activity:${job.name}`, {}, parent, async (span) => {
       const outcome = await this.execute(job);
       if (!outcome.ok) span.setStatus({ code: SpanStatusCode.ERROR });

@@ -66,12 +66,6 @@ export interface LocalHostOptions {
    * Off only to measure what recording costs (the service benchmark).
    */
   metrics?: boolean;
-  /**
-   * Trace each activity call in a span of its own, as the Functions host does in Azure
-   * (default true). Off only to measure the Node worker's own telemetry (the service bench):
-   * in Azure the host, not the worker, makes those spans.
-   */
-  activitySpans?: boolean;
   logger: Logger;
 }
 
@@ -149,7 +143,6 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       ...(trustedCa === undefined ? {} : { trustedCa }),
       clock,
       maxConcurrentActivities: options.maxConcurrentActivities ?? 64,
-      ...(options.activitySpans === undefined ? {} : { activitySpans: options.activitySpans }),
       meter: metrics.meter,
     });
     closers.push(() => runtime.close());

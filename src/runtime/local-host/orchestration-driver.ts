@@ -36,11 +36,6 @@ export interface OrchestrationDriverOptions {
   logger?: Logger;
   maxConcurrentActivities?: number;
   /**
-   * Trace each activity call in a span of its own, as the Functions host does in Azure
-   * (default true). Off only to measure the Node worker's own telemetry (the service bench).
-   */
-  activitySpans?: boolean;
-  /**
    * Where histories are kept (the local host's state folder): every instance is saved as it
    * runs, and `restore()` resumes them after a restart. Default: in memory only.
    */
@@ -88,7 +83,6 @@ export class OrchestrationDriver implements OrchestrationClient {
       Math.max(1, options.maxConcurrentActivities ?? 16),
       this.logger,
       () => this.scheduleSettle(),
-      options.activitySpans ?? true,
     );
     this.timers = new TimerSchedule(this.clock, (timer) => this.onTimerFired(timer));
     this.saver = new InstanceSaver(options.history, this.logger);
