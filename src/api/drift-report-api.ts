@@ -41,7 +41,9 @@ export function driftReportHandler(deps: ApiDeps) {
     const query: DriftQuery = { connector: name, ...parsed.data };
     if (!wantsCsv(request)) {
       const page = await services.drift.query(query);
-      return { status: 200, jsonBody: { connector: name, ...page } };
+      // A finding's version is the store's own: callers see the finding.
+      const findings = page.findings.map(({ version: _version, ...finding }) => finding);
+      return { status: 200, jsonBody: { connector: name, ...page, findings } };
     }
     const { items, complete } = await readAllPages(
       query,

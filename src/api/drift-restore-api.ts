@@ -115,12 +115,17 @@ export function driftRestoreHandler(deps: ApiDeps) {
           },
         );
       }
-      const at = deps.now().toISOString();
-      const marked = findings.map((finding) => ({
-        ...finding,
-        restore: { requestId: outcome.requestId, at },
-      }));
-      await services.drift.save(marked);
+      const restore = { requestId: outcome.requestId, at: deps.now().toISOString() };
+      // Each finding as stored when it is marked: a reconciliation may have closed it or
+      // confirmed it again since it was read, and keeps what it wrote.
+      await services.drift.save(
+        findings.map((finding) => ({
+          connector: finding.connector,
+          findingId: finding.findingId,
+          read: finding,
+          judge: (stored) => (stored === undefined ? undefined : { ...stored, restore }),
+        })),
+      );
       restores.push({
         requestId: outcome.requestId,
         accountId: planned.accountId,

@@ -168,6 +168,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     meaning:
       'the drift finding cannot be restored by the service (an unlinked member it does not own, an account deleted outside); nothing was started',
   },
+  DRIFT_FINDING_CONTENDED: {
+    status: 409,
+    meaning:
+      'other reconciliations or restores kept changing the drift finding while this one wrote it, each time it was read again; what this one judged was not stored: run it again',
+  },
   INTERNAL_ERROR: {
     status: 500,
     meaning: 'the service failed unexpectedly; the operator log has the details',

@@ -52,6 +52,7 @@ export type ErrorCode =
   // the drift report
   | 'DRIFT_FINDING_NOT_FOUND'
   | 'DRIFT_FINDING_CLOSED'
+  | 'DRIFT_FINDING_CONTENDED'
   | 'DRIFT_NOT_RESTORABLE'
   // the service itself
   | 'INTERNAL_ERROR';

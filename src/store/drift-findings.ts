@@ -3,6 +3,31 @@ import type { DriftFinding, DriftType } from '../domain/drift-finding';
 
 export type { DriftFinding };
 
+/**
+ * A finding as the store read it, with the version of its row: a change judged on this copy
+ * is written only while the row is still at that version. Opaque to everyone but the store;
+ * never shown to callers of the API.
+ */
+export type StoredFinding = DriftFinding & { version?: string };
+
+/**
+ * What a pass (a reconciliation, a deferred recheck, a restore) makes of one finding,
+ * judged on the copy it read. When the stored finding changed since (another pass wrote
+ * it), the store reads it again and judges it again on the fresh copy, so that no pass
+ * overwrites a newer state with one made from an older copy.
+ */
+export interface FindingChange {
+  connector: string;
+  findingId: string;
+  /** The finding as the pass read it; absent for a finding the pass found new. */
+  read?: StoredFinding;
+  /**
+   * The finding to store, judged on `stored` (undefined: no such finding is stored), or
+   * undefined to leave it as it is. Pure: it runs again on every fresh copy.
+   */
+  judge(stored: StoredFinding | undefined): DriftFinding | undefined;
+}
+
 /** A filter of the drift report (`GET /connectors/{name}/drift`). */
 export interface DriftQuery {
   connector: string;
@@ -17,7 +42,7 @@ export interface DriftQuery {
 
 export interface DriftPage {
   /** Open findings first, then closed ones; newest first within each. */
-  findings: DriftFinding[];
+  findings: StoredFinding[];
   continuationToken?: string;
 }
 
@@ -27,14 +52,17 @@ export interface DriftPage {
  */
 export interface DriftFindingStore {
   /** Every open finding of the connector. */
-  open(connector: string): Promise<DriftFinding[]>;
-  get(connector: string, findingId: string): Promise<DriftFinding | undefined>;
+  open(connector: string): Promise<StoredFinding[]>;
+  get(connector: string, findingId: string): Promise<StoredFinding | undefined>;
+  /** A page of the report; its findings carry their version, as `open` and `get` give them. */
   query(query: DriftQuery): Promise<DriftPage>;
   /**
-   * Stores findings as they are now: new and re-confirmed ones open, closed ones closed (a
-   * finding closed here leaves the open ones). Saving the same findings again changes nothing.
+   * Stores what each change judged, each only over the version it was judged on: new and
+   * re-confirmed findings open, closed ones closed (a finding closed here leaves the open
+   * ones). A finding another pass wrote since is read again and judged again (a few times
+   * at most, then DRIFT_FINDING_CONTENDED naming it). Answers the findings as stored.
    */
-  save(findings: readonly DriftFinding[]): Promise<void>;
+  save(changes: readonly FindingChange[]): Promise<DriftFinding[]>;
 }
 
 /** The largest time in milliseconds 13 digits spell (the year 2286). */

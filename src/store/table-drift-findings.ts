@@ -1,27 +1,34 @@
-import {
-  odata,
-  type TableClient,
-  type TableEntityResult,
-  type TransactionAction,
-} from '@azure/data-tables';
+import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
 import {
   isDriftType,
   subjectDetailsOf,
   type DriftFinding,
   type DriftSubjectDetails,
 } from '../domain/drift-finding';
+import { ProvisioningError } from '../domain/errors';
 import { EnsuredTable } from './ensured-table';
-import type { DriftFindingStore, DriftPage, DriftQuery } from './drift-findings';
+import type {
+  DriftFindingStore,
+  DriftPage,
+  DriftQuery,
+  FindingChange,
+  StoredFinding,
+} from './drift-findings';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
 import { readPage } from './table-page';
 import { decodeTableKey, encodeTableKey } from './table-key';
-import { submitTransaction } from './table-transaction';
+import { submitTransaction, type TableAction } from './table-transaction';
 
 /** RowKey prefixes: open findings sort before closed ones ('o' < 'x'). */
 const OPEN = 'o~';
 const CLOSED = 'x~';
 /** Azure Table Storage: at most 100 operations per entity group transaction. */
 const MAX_BATCH = 100;
+/**
+ * How many times a finding is written before giving up, each time after reading and judging
+ * it again: passes that overlap are a few at most (a run, its retry, a restore).
+ */
+const ATTEMPTS = 5;
 
 interface FindingRow extends DriftSubjectDetails {
   findingId: string;
@@ -53,11 +60,11 @@ export class TableDriftFindings implements DriftFindingStore {
     this.table = new EnsuredTable(client);
   }
 
-  async open(connector: string): Promise<DriftFinding[]> {
+  async open(connector: string): Promise<StoredFinding[]> {
     const client = await this.table.client();
     const filter = odata`PartitionKey eq ${encodeTableKey(connector)} and RowKey ge ${OPEN} and RowKey lt ${'o~\uffff'}`;
     return guardStorage('read the open drift findings', async () => {
-      const findings: DriftFinding[] = [];
+      const findings: StoredFinding[] = [];
       for await (const row of client.listEntities<FindingRow>({ queryOptions: { filter } })) {
         findings.push(fromRow(row));
       }
@@ -65,7 +72,7 @@ export class TableDriftFindings implements DriftFindingStore {
     });
   }
 
-  async get(connector: string, findingId: string): Promise<DriftFinding | undefined> {
+  async get(connector: string, findingId: string): Promise<StoredFinding | undefined> {
     const client = await this.table.client();
     for (const prefix of [OPEN, CLOSED]) {
       try {
@@ -84,7 +91,7 @@ export class TableDriftFindings implements DriftFindingStore {
   }
 
   async query(query: DriftQuery): Promise<DriftPage> {
-    const page = await readPage<FindingRow, DriftFinding>(await this.table.client(), {
+    const page = await readPage<FindingRow, StoredFinding>(await this.table.client(), {
       filter: queryFilter(query),
       limit: query.limit,
       defaultLimit: 100,
@@ -101,64 +108,138 @@ export class TableDriftFindings implements DriftFindingStore {
     };
   }
 
-  async save(findings: readonly DriftFinding[]): Promise<void> {
+  async save(changes: readonly FindingChange[]): Promise<DriftFinding[]> {
     const client = await this.table.client();
-    const byPartition = new Map<string, TransactionAction[][]>();
-    // A transaction may name an entity once: the last state of a finding wins.
+    const byPartition = new Map<string, Planned[]>();
+    // A transaction may name an entity once: the last change of a finding wins.
     const latest = new Map(
-      findings.map((finding) => [`${finding.connector}\u0000${finding.findingId}`, finding]),
+      changes.map((change) => [`${change.connector}\u0000${change.findingId}`, change]),
     );
-    for (const finding of latest.values()) {
-      const partitionKey = encodeTableKey(finding.connector);
-      const row = { partitionKey, rowKey: rowKeyOf(finding), ...toRow(finding) };
-      // A close is its closed row and the removal of its open row, in one transaction.
-      const actions: TransactionAction[] = [['upsert', row, 'Replace']];
-      if (finding.status === 'closed') {
-        const open = `${OPEN}${encodeTableKey(finding.findingId)}`;
-        actions.push(['delete', { partitionKey, rowKey: open }]);
-      }
-      const groups = byPartition.get(partitionKey) ?? [];
-      groups.push(actions);
-      byPartition.set(partitionKey, groups);
+    for (const change of latest.values()) {
+      const target = change.judge(change.read);
+      if (target === undefined) continue;
+      const planned = { change, target, actions: actionsOf(change.read, target) };
+      const partitionKey = encodeTableKey(change.connector);
+      byPartition.set(partitionKey, [...(byPartition.get(partitionKey) ?? []), planned]);
     }
-    for (const groups of byPartition.values()) {
-      let batch: TransactionAction[] = [];
-      for (const actions of groups) {
-        if (batch.length + actions.length > MAX_BATCH) {
-          await this.submit(client, batch);
+    const stored: DriftFinding[] = [];
+    for (const planned of byPartition.values()) {
+      let batch: Planned[] = [];
+      let size = 0;
+      for (const one of planned) {
+        if (size + one.actions.length > MAX_BATCH) {
+          stored.push(...(await this.submit(client, batch)));
           batch = [];
+          size = 0;
         }
-        batch.push(...actions);
+        batch.push(one);
+        size += one.actions.length;
       }
-      await this.submit(client, batch);
+      stored.push(...(await this.submit(client, batch)));
     }
+    return stored;
   }
 
   /**
-   * One transaction; when it fails because an open row to delete is gone already (a retried
-   * run closed it before), the actions are applied one by one, that delete ignored.
+   * One transaction, each action over the version its finding was judged on. When a
+   * finding changed since (the transaction fails as a whole, not saying which), each
+   * finding is written on its own: those that did not change as judged, the others read
+   * again and judged again.
    */
-  private async submit(client: TableClient, actions: TransactionAction[]): Promise<void> {
-    if (actions.length === 0) return;
+  private async submit(client: TableClient, batch: readonly Planned[]): Promise<DriftFinding[]> {
+    if (batch.length === 0) return [];
     try {
-      await submitTransaction(client, actions);
-      return;
+      await submitTransaction(
+        client,
+        batch.flatMap((planned) => planned.actions),
+      );
+      return batch.map((planned) => planned.target);
     } catch (error) {
-      if (storageStatus(error) !== 404) {
-        throw storageFailure('save drift findings', error);
-      }
+      if (!isConflict(error)) throw storageFailure('save drift findings', error);
     }
-    for (const [kind, entity] of actions) {
-      await guardStorage('save a drift finding', async () => {
-        try {
-          if (kind === 'delete') await client.deleteEntity(entity.partitionKey, entity.rowKey);
-          else await client.upsertEntity(entity, 'Replace');
-        } catch (error) {
-          if (!(kind === 'delete' && storageStatus(error) === 404)) throw error;
-        }
-      });
+    const stored: DriftFinding[] = [];
+    for (const planned of batch) {
+      const written = await this.writeOne(client, planned);
+      if (written !== undefined) stored.push(written);
+    }
+    return stored;
+  }
+
+  /** One finding, judged again on a fresh copy each time another pass changed it first. */
+  private async writeOne(client: TableClient, planned: Planned): Promise<DriftFinding | undefined> {
+    const { change } = planned;
+    let { target, actions } = planned;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await submitTransaction(client, actions);
+        return target;
+      } catch (error) {
+        if (!isConflict(error)) throw storageFailure('save a drift finding', error);
+      }
+      if (attempt === ATTEMPTS) {
+        throw new ProvisioningError(
+          'DRIFT_FINDING_CONTENDED',
+          `drift finding "${change.findingId}" of connector "${change.connector}" was changed by another reconciliation or restore each of the ${ATTEMPTS} times it was read again: not stored`,
+          { object: change.findingId, retryable: true },
+        );
+      }
+      const fresh = await this.get(change.connector, change.findingId);
+      const again = change.judge(fresh);
+      if (again === undefined) return undefined;
+      target = again;
+      actions = actionsOf(fresh, again);
     }
   }
+}
+
+/** A change as judged on the copy it was last judged on, and the actions that store it. */
+interface Planned {
+  change: FindingChange;
+  target: DriftFinding;
+  actions: TableAction[];
+}
+
+/**
+ * How a finding judged on `base` is stored: a new one created (never over one stored since),
+ * a changed one replaced at the version read, a closed one moved from its open row, deleted
+ * at the version read, to its closed row.
+ */
+function actionsOf(base: StoredFinding | undefined, target: DriftFinding): TableAction[] {
+  const partitionKey = encodeTableKey(target.connector);
+  const row = { partitionKey, rowKey: rowKeyOf(target), ...toRow(target) };
+  const read = base?.version === undefined ? undefined : versionOf(base.version, target.findingId);
+  if (read === undefined) return [['create', row]];
+  if (read.rowKey === row.rowKey) return [['update', row, 'Replace', { etag: read.etag }]];
+  if (target.status === 'closed') {
+    return [
+      ['delete', { partitionKey, rowKey: read.rowKey }, { etag: read.etag }],
+      ['create', row],
+    ];
+  }
+  throw new ProvisioningError(
+    'INTERNAL_ERROR',
+    `drift finding "${target.findingId}": a closed finding is never opened again`,
+    { object: target.findingId },
+  );
+}
+
+/**
+ * A finding's version: the row it was read from (open or closed) and that row's ETag. The
+ * row's prefix is two characters (`o~`, `x~`).
+ */
+function versionOf(
+  version: string,
+  findingId: string,
+): { rowKey: string; etag: string } | undefined {
+  const prefix = version.slice(0, 2);
+  if (prefix !== OPEN && prefix !== CLOSED) return undefined;
+  return { rowKey: `${prefix}${encodeTableKey(findingId)}`, etag: version.slice(2) };
+}
+
+/** Another pass changed the finding first: its row moved (404), exists (409) or changed (412). */
+function isConflict(error: unknown): boolean {
+  const status = storageStatus(error);
+  return status === 404 || status === 409 || status === 412;
 }
 
 function rowKeyOf(finding: Pick<DriftFinding, 'status' | 'findingId'>): string {
@@ -196,7 +277,7 @@ function toRow(finding: DriftFinding): FindingRow {
   };
 }
 
-function fromRow(row: TableEntityResult<FindingRow>): DriftFinding {
+function fromRow(row: TableEntityResult<FindingRow>): StoredFinding {
   return {
     findingId: row.findingId,
     connector: decodeTableKey(row.partitionKey ?? ''),
@@ -215,6 +296,7 @@ function fromRow(row: TableEntityResult<FindingRow>): DriftFinding {
     ...(row.restoreRequestId === undefined || row.restoreAt === undefined
       ? {}
       : { restore: { requestId: row.restoreRequestId, at: row.restoreAt } }),
+    ...(row.etag === undefined ? {} : { version: `${(row.rowKey ?? '').slice(0, 2)}${row.etag}` }),
   };
 }
 

@@ -8,7 +8,7 @@ import {
   type PipelineRequest,
   type PipelineResponse,
 } from '@azure/core-rest-pipeline';
-import type { TableClient, TransactionAction } from '@azure/data-tables';
+import type { TableClient, TableEntity, TransactionAction } from '@azure/data-tables';
 import { isLoopbackHttpUrl } from './storage-clients';
 
 /** What an entity group transaction answered: one sub-response per action, in their order. */
@@ -16,6 +16,12 @@ export interface TransactionAnswer {
   status: number;
   subResponses: { status: number; etag?: string }[];
 }
+
+/**
+ * An action of a transaction: the SDK's, and a delete only at a version (`If-Match` with
+ * that ETag), which the SDK's transactions cannot send.
+ */
+export type TableAction = TransactionAction | ['delete', TableEntity, { etag: string }];
 
 const CRLF = '\r\n';
 /** The sub-request headers the SDK's own transaction sends, by kind of operation. */
@@ -61,7 +67,7 @@ let httpClient: HttpClient | undefined;
  */
 export async function submitTransaction(
   client: TableClient,
-  actions: readonly TransactionAction[],
+  actions: readonly TableAction[],
 ): Promise<TransactionAnswer> {
   const first = actions[0];
   if (first === undefined) throw new Error('a transaction needs at least one action');
@@ -104,7 +110,7 @@ export async function submitTransaction(
 }
 
 /** One action as a part of the changeset: the request line, its headers and its body. */
-function subRequest(changeset: string, tableUrl: string, action: TransactionAction): string {
+function subRequest(changeset: string, tableUrl: string, action: TableAction): string {
   const [kind, entity] = action;
   const lines = [
     `--${changeset}`,
@@ -118,8 +124,9 @@ function subRequest(changeset: string, tableUrl: string, action: TransactionActi
   }
   const url = `${tableUrl}(PartitionKey='${key(entity.partitionKey)}',RowKey='${key(entity.rowKey)}')`;
   if (kind === 'delete') {
-    // The SDK's transactions delete whatever version is there.
-    lines.push(`DELETE ${url} HTTP/1.1`, ...DELETE_HEADERS, 'If-Match: *', '', '');
+    // As the SDK's transactions: whatever version is there, unless a version is given.
+    const etag = action.length === 3 ? action[2].etag : '*';
+    lines.push(`DELETE ${url} HTTP/1.1`, ...DELETE_HEADERS, `If-Match: ${etag}`, '', '');
     return lines.join(CRLF);
   }
   const mode = action[2] ?? 'Merge';

@@ -40,7 +40,10 @@ export interface TestHost<C extends DriverClock = VirtualClock> {
 
 export async function startTestHost<C extends DriverClock = VirtualClock>(
   env: Record<string, string> = {},
-  options: Pick<LocalHostOptions, 'consoleDirectory' | 'signedInCallers' | 'sandboxSettings'> & {
+  options: Pick<
+    LocalHostOptions,
+    'consoleDirectory' | 'signedInCallers' | 'sandboxSettings' | 'storage'
+  > & {
     clock?: C;
   } = {},
 ): Promise<TestHost<C>> {

@@ -17,7 +17,7 @@ import {
   type ReconciliationPass,
 } from '../../domain/reconciliation-result';
 import type { AccountRecheck, RecheckItem } from '../../domain/target-view';
-import { findingIdOf } from '../../store/drift-findings';
+import { findingIdOf, type FindingChange, type StoredFinding } from '../../store/drift-findings';
 import type { WorkflowServices } from '../workflow-services';
 import { accountIdsNamed, busyAccounts } from './busy-accounts';
 
@@ -43,13 +43,14 @@ const RECHECK_PART = 200;
  * record unchanged and no request since, is stored: a new finding (with its event on the
  * queue), an open finding confirmed again, or the close of an open one. `open`: the
  * connector's open findings as the pass loaded them; a pending item whose finding is not
- * among them (closed since) is left alone.
+ * among them (closed since) is left alone. Each is written over the version loaded: one
+ * another pass wrote since is judged again on its fresh copy (`judgedOpen`).
  */
 export async function judgeDrift(
   s: WorkflowServices,
   run: JudgeRun,
   pending: readonly PendingDrift[],
-  open: readonly DriftFinding[],
+  open: readonly StoredFinding[],
 ): Promise<ReconciliationPass> {
   const openFindings = new Map(open.map((finding) => [finding.findingId, finding]));
   const pass = emptyPass();
@@ -68,7 +69,7 @@ export async function judgeDrift(
   const busyAfter = await busyAccounts(s, run, [...groupByAccount(named).keys()]);
 
   const found: DriftFinding[] = [];
-  const changed: DriftFinding[] = [];
+  const changes: FindingChange[] = [];
   for (const item of named) {
     const account = accountOf(item.subject);
     const deferral = busyAfter.get(account);
@@ -88,15 +89,14 @@ export async function judgeDrift(
     if (open?.status !== 'open') continue;
     if (item.closure === undefined) {
       // Shown again by the first read: confirmed again only when the second read shows it too.
-      if (verdict === 'confirmed') changed.push(reconfirmed(run, open, subject, evidence));
-      else pass.unconfirmed.push(unconfirmed(item.subject, verdict, recheck, true));
+      if (verdict === 'confirmed') {
+        changes.push(judgedOpen(run, open, (fresh) => reconfirmed(run, fresh, subject, evidence)));
+      } else pass.unconfirmed.push(unconfirmed(item.subject, verdict, recheck, true));
       continue;
     }
     if (verdict === 'refuted') {
-      changed.push(
-        closed(run, open, `${item.closure ?? 'no longer shown'}; confirmed by a second read`),
-      );
-      count(pass.closed, open.type);
+      const why = `${item.closure ?? 'no longer shown'}; confirmed by a second read`;
+      changes.push(closing(run, open, why));
     }
   }
   if (found.length > 0) {
@@ -104,17 +104,59 @@ export async function judgeDrift(
     await s.driftEvents.send(found.map(driftEventOf));
     for (const finding of found) count(pass.found, finding.type);
   }
-  await s.drift.save([...found, ...changed]);
+  const stored = await s.drift.save([...found.map(created), ...changes]);
+  for (const finding of closedBy(run, stored)) count(pass.closed, finding.type);
   return pass;
 }
 
-/** Closes an open finding without a second read: its account or group left the scope. */
-export function closedOutOfScope(
+/**
+ * The change of an open finding a pass judged: made on the copy the pass read, and made
+ * again on a fresh copy when another pass wrote the finding since, as long as it is still
+ * open and no later run confirmed it (a newer observation is never overwritten by an older one).
+ */
+function judgedOpen(
+  run: Pick<JudgeRun, 'at'>,
+  read: StoredFinding,
+  change: (open: DriftFinding) => DriftFinding,
+): FindingChange {
+  return {
+    connector: read.connector,
+    findingId: read.findingId,
+    read,
+    judge: (stored) =>
+      stored?.status === 'open' && stored.lastConfirmed <= run.at ? change(stored) : undefined,
+  };
+}
+
+/** A finding the pass found: stored unless a finding of that id is stored already (a retry's). */
+function created(finding: DriftFinding): FindingChange {
+  return {
+    connector: finding.connector,
+    findingId: finding.findingId,
+    judge: (stored) => (stored === undefined ? finding : undefined),
+  };
+}
+
+/** The findings of `stored` this run closed. */
+export function closedBy(
+  run: Pick<JudgeRun, 'jobId'>,
+  stored: readonly DriftFinding[],
+): DriftFinding[] {
+  return stored.filter(
+    (finding) => finding.status === 'closed' && finding.closedJobId === run.jobId,
+  );
+}
+
+/**
+ * The close of an open finding: confirmed by a second read, or without one when its account
+ * or group left the scope.
+ */
+export function closing(
   run: Pick<JudgeRun, 'at' | 'jobId'>,
-  open: DriftFinding,
+  open: StoredFinding,
   why: string,
-): DriftFinding {
-  return closed(run, open, why);
+): FindingChange {
+  return judgedOpen(run, open, (fresh) => closed(run, fresh, why));
 }
 
 /** Marks the evidence lines of the latest run that confirmed an open finding again. */

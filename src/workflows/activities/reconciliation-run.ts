@@ -2,12 +2,7 @@ import type { Connector } from '../../connectors/connector';
 import type { AccountRecord } from '../../domain/account-record';
 import { confirmDrift } from '../../domain/drift-confirmation';
 import { evaluateDrift, firstReadOf } from '../../domain/drift-evaluation';
-import {
-  DRIFT_TYPES,
-  driftKey,
-  type DriftFinding,
-  type DriftType,
-} from '../../domain/drift-finding';
+import { DRIFT_TYPES, driftKey, type DriftType } from '../../domain/drift-finding';
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import type { ReconciliationReads } from '../../domain/reconciliation-reads';
@@ -19,9 +14,17 @@ import {
   type ReconciliationPass,
   seeksDrift,
 } from '../../domain/reconciliation-result';
+import type { FindingChange, StoredFinding } from '../../store/drift-findings';
 import type { WorkflowServices } from '../workflow-services';
 import type { ReconcileInput, RecheckDeferredInput } from './activity-inputs';
-import { accountOf, closedOutOfScope, judgeDrift, secondReads, type JudgeRun } from './drift-judge';
+import {
+  accountOf,
+  closedBy,
+  closing,
+  judgeDrift,
+  secondReads,
+  type JudgeRun,
+} from './drift-judge';
 import { readTarget } from './target-read';
 
 /**
@@ -69,7 +72,7 @@ export async function runReconciliation(
   });
   const openByKey = new Map(open.map((finding) => [driftKey(finding), finding]));
   const pending: PendingDrift[] = [];
-  const kept: DriftFinding[] = [];
+  const kept: FindingChange[] = [];
   const candidates = new Set<string>();
   for (const subject of evaluation.candidates) {
     const key = driftKey(subject);
@@ -83,14 +86,12 @@ export async function runReconciliation(
       firstRead: firstReadOf(subject, read.view),
     });
   }
-  const closedNow: Partial<Record<DriftType, number>> = {};
   for (const finding of open) {
     if (candidates.has(driftKey(finding))) continue;
     const closure = evaluation.closure(finding);
     if (closure === undefined) continue;
     if (closure.outOfScope) {
-      kept.push(closedOutOfScope(run, finding, closure.because));
-      closedNow[finding.type] = (closedNow[finding.type] ?? 0) + 1;
+      kept.push(closing(run, finding, closure.because));
       continue;
     }
     pending.push({
@@ -100,7 +101,10 @@ export async function runReconciliation(
       firstRead: `${read.view.sources.members}, ${read.view.sources.accounts}: ${closure.because}`,
     });
   }
-  await s.drift.save(kept);
+  const closedNow: Partial<Record<DriftType, number>> = {};
+  for (const finding of closedBy(run, await s.drift.save(kept))) {
+    closedNow[finding.type] = (closedNow[finding.type] ?? 0) + 1;
+  }
   const pass = await judgeDrift(s, run, pending, open);
   if (read.keep !== undefined) {
     await s.reconciliation.save(input.connector, read.keep.kept, read.keep.cursors);
@@ -176,9 +180,9 @@ async function findingsNamed(
   s: WorkflowServices,
   connector: string,
   items: readonly PendingDrift[],
-): Promise<DriftFinding[]> {
+): Promise<StoredFinding[]> {
   const ids = new Set(items.flatMap((item) => item.findingId ?? []));
-  const findings: DriftFinding[] = [];
+  const findings: StoredFinding[] = [];
   for (const id of ids) {
     const finding = await s.drift.get(connector, id);
     if (finding?.status === 'open') findings.push(finding);
