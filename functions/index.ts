@@ -4,6 +4,7 @@ import { app } from '@azure/functions';
 import * as df from 'durable-functions';
 import { bulkRequestHandler } from '../src/api/bulk-request-handler';
 import { importTimerHandler } from '../src/api/import-timer';
+import { INTENT_PURGE_SCHEDULE, intentPurgeTimerHandler } from '../src/api/intent-purge-timer';
 import { reconcileTimerHandler } from '../src/api/reconcile-timer';
 import { apiRoutes } from '../src/api/routes';
 import { processConfiguration } from '../src/runtime/process-configuration';
@@ -69,3 +70,8 @@ for (const connector of config.connectors) {
     handler: reconcileTimerHandler(deps, connector.name),
   });
 }
+
+app.timer('purge-write-intents', {
+  schedule: INTENT_PURGE_SCHEDULE,
+  handler: intentPurgeTimerHandler(deps, config.writeIntentRetentionDays),
+});

@@ -39,6 +39,11 @@ param bulkQueueName string = 'provisioning-requests'
 @maxValue(86400)
 param secretCacheSeconds int = 300
 
+@description('Days the write intents of a request are kept (WRITE_INTENT_RETENTION_DAYS): at least the longest quarantine.maxHoldHours of a connector plus 7 days.')
+@minValue(1)
+@maxValue(3650)
+param writeIntentRetentionDays int = 45
+
 @description('LOG_LEVEL of the app.')
 @allowed(['debug', 'info', 'warn', 'error'])
 param logLevel string = 'info'
@@ -219,6 +224,7 @@ module functionApp 'app/function-app.bicep' = {
     connectors: connectors
     bulkQueueName: bulkQueueName
     secretCacheSeconds: secretCacheSeconds
+    writeIntentRetentionDays: writeIntentRetentionDays
     logLevel: logLevel
     telemetryAccountIds: telemetryAccountIds
     nodeVersion: nodeVersion

@@ -45,6 +45,9 @@ param bulkQueueName string
 @description('Seconds a secret read from Key Vault is reused (SECRET_CACHE_SECONDS): the rotation delay.')
 param secretCacheSeconds int
 
+@description('Days the write intents of a request are kept (WRITE_INTENT_RETENTION_DAYS).')
+param writeIntentRetentionDays int
+
 @description('LOG_LEVEL of the app.')
 @allowed(['debug', 'info', 'warn', 'error'])
 param logLevel string
@@ -158,6 +161,7 @@ var appSettings = {
   SECRET_CACHE_SECONDS: string(secretCacheSeconds)
   BULK_QUEUE_NAME: bulkQueueName
   LOG_LEVEL: logLevel
+  WRITE_INTENT_RETENTION_DAYS: string(writeIntentRetentionDays)
   TELEMETRY_ACCOUNT_IDS: telemetryAccountIds ? 'true' : 'false'
   // The heap may grow to twice what the last full collection kept, not V8's up to four times:
   // the service keeps little between requests, and its peak memory halves at no measurable

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { intentDayOf } from '../domain/write-intent-retention';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { isProvisioningError, type SerializedError } from '../domain/errors';
 import type { ProvisioningRequest } from '../domain/provisioning-request';
@@ -108,6 +109,7 @@ async function submit(
     fingerprint,
     source: context.source,
     receivedAt: context.now.toISOString(),
+    intentDay: intentDayOf(context.now.toISOString()),
     ...(notices.length === 0 ? {} : { notices }),
   };
   let started: 'started' | 'exists';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ProvisioningError } from '../domain/errors';
+import { retentionTooShort, WRITE_INTENT_RETENTION } from '../domain/write-intent-retention';
 import type { ConnectorSettings, ConnectorSettingsKinds } from './connector-settings';
 import { readTelemetrySettings, type TelemetrySettings } from './telemetry-settings';
 
@@ -35,6 +36,8 @@ export interface AppConfig {
   appServiceAuthentication: boolean;
   /** Application Insights and what telemetry may carry (src/config/telemetry-settings.ts). */
   telemetry: TelemetrySettings;
+  /** Days write intents are kept after their request's day (src/domain/write-intent-retention.ts). */
+  writeIntentRetentionDays: number;
 }
 
 /** The environment variables the service reads, and nothing else (DESIGN: src/config). */
@@ -51,6 +54,7 @@ export const ENV = {
   logLevel: 'LOG_LEVEL',
   localHostPort: 'LOCAL_HOST_PORT',
   localHostApiKey: 'LOCAL_HOST_API_KEY',
+  writeIntentRetentionDays: 'WRITE_INTENT_RETENTION_DAYS',
 } as const;
 
 /**
@@ -125,6 +129,22 @@ export function loadConfig(
     problems.push(`setting ${ENV.localHostApiKey}: must be at least 16 characters`);
   }
   const telemetry = readTelemetrySettings(env, problems);
+  const writeIntentRetentionDays = readInt(
+    env,
+    ENV.writeIntentRetentionDays,
+    WRITE_INTENT_RETENTION.defaultDays,
+    1,
+    WRITE_INTENT_RETENTION.maxDays,
+    problems,
+  );
+  for (const connector of connectors) {
+    const why = retentionTooShort(writeIntentRetentionDays, connector.quarantine.maxHoldHours);
+    if (why !== undefined) {
+      problems.push(
+        `setting ${ENV.writeIntentRetentionDays}: connector "${connector.name}": ${why}`,
+      );
+    }
+  }
 
   if (problems.length > 0 || !secretStore.success || !logLevel.success || !bulkQueue.success) {
     throw new ProvisioningError(
@@ -143,6 +163,7 @@ export function loadConfig(
     localHost,
     appServiceAuthentication: env[PLATFORM_ENV.appServiceAuthentication]?.toLowerCase() === 'true',
     telemetry,
+    writeIntentRetentionDays,
   };
 }
 

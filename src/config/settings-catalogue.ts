@@ -98,6 +98,12 @@ export const SETTINGS: readonly SettingDescription[] = [
       'Storage queue of bulk provisioning requests (default provisioning-requests; poison queue <name>-poison)',
   },
   {
+    name: 'WRITE_INTENT_RETENTION_DAYS',
+    need: 'optional',
+    description:
+      "Days the write intents of a request are kept after the day it was received (default 45, at least a connector's quarantine.maxHoldHours plus 7 days): a daily timer deletes older ones",
+  },
+  {
     name: 'LOG_LEVEL',
     need: 'optional',
     description: 'debug, info (default), warn or error',

@@ -44,6 +44,12 @@ export interface ProvisioningRequest extends RequestContext {
   /** Where the request came from. */
   source: 'http' | 'queue' | 'cli';
   receivedAt: string;
+  /**
+   * The UTC day of `receivedAt` (`YYYY-MM-DD`): the request's write intents are kept under it
+   * and purged with that day's. Absent in a request accepted before intents were kept by
+   * day: its intents stay where its earlier runs recorded them.
+   */
+  intentDay?: string;
   /** What the operator should know when the request was accepted (a credential expiring soon). */
   notices?: string[];
 }

@@ -55,6 +55,12 @@ export interface AccountInput extends ConnectorInput {
  */
 export interface IntentInput {
   intentKey: string;
+  /**
+   * The UTC day the request was received (`YYYY-MM-DD`), added by the orchestration: the
+   * intent is kept, and purged, with that day's. Absent in a request accepted before intents
+   * were kept by day.
+   */
+  intentDay?: string;
 }
 
 export interface CreateAccountInput extends ConnectorInput, IntentInput {

@@ -1,11 +1,26 @@
-import type { TableClient } from '@azure/data-tables';
+import { odata, type TableClient } from '@azure/data-tables';
 import { EnsuredTable } from './ensured-table';
-import { storageFailure, storageStatus } from './storage-failure';
+import { guardStorage, storageFailure, storageStatus } from './storage-failure';
+import { submitTransaction, type TableAction } from './table-transaction';
 import type { WriteIntentStore } from './write-intents';
 
 /**
- * Write intents in Table Storage: one row per intent key (PartitionKey: the key's first two
- * characters, to spread the rows), created with "insert, fail if it exists".
+ * Partitions of intents kept by the day of their request: `on-<YYYY-MM-DD>~<xx>`, `xx` the
+ * key's first two characters (to spread a day's rows). They sort after every partition of
+ * the intents kept before (the key's first two hex digits alone), so each kind is one range.
+ */
+const DAY = 'on-';
+/** Past the last partition of the intents kept before days: `f` is the last hex digit. */
+const AFTER_UNDATED = 'g';
+/** Azure Table Storage: at most 100 operations per entity group transaction. */
+const MAX_BATCH = 100;
+
+/**
+ * Write intents in Table Storage: one row per intent key, created with "insert, fail if it
+ * exists", in the partition of its request's day, so that a day's intents are deleted
+ * together once no request of that day can still retry a write (`purge`). A claim without
+ * a day (a request accepted before intents were kept by day) stays where such claims were
+ * made: in the partition of the key's first two characters.
  */
 export class TableWriteIntents implements WriteIntentStore {
   private readonly table: EnsuredTable;
@@ -14,14 +29,77 @@ export class TableWriteIntents implements WriteIntentStore {
     this.table = new EnsuredTable(client);
   }
 
-  async claim(key: string): Promise<boolean> {
+  async claim(key: string, day?: string): Promise<boolean> {
     const client = await this.table.client();
+    const spread = key.slice(0, 2);
+    const partitionKey = day === undefined ? spread : `${DAY}${day}~${spread}`;
     try {
-      await client.createEntity({ partitionKey: key.slice(0, 2), rowKey: key });
+      await client.createEntity({ partitionKey, rowKey: key });
       return false;
     } catch (error) {
       if (storageStatus(error) === 409) return true;
       throw storageFailure('record a write intent', error);
     }
   }
+
+  async purge(beforeDay: string): Promise<number> {
+    const client = await this.table.client();
+    const dated = odata`PartitionKey ge ${DAY} and PartitionKey lt ${`${DAY}${beforeDay}`}`;
+    // Intents kept before days: those last written before that day began.
+    const since = new Date(`${beforeDay}T00:00:00Z`);
+    const undated = odata`PartitionKey lt ${AFTER_UNDATED} and Timestamp lt ${since}`;
+    let deleted = 0;
+    for (const filter of [dated, undated]) {
+      // Page by page: the first purge after an upgrade may meet a table grown for years.
+      const pages = client
+        .listEntities({ queryOptions: { filter, select: ['PartitionKey', 'RowKey'] } })
+        .byPage({ maxPageSize: 1000 });
+      for (;;) {
+        const page = await guardStorage('list write intents to purge', () => pages.next());
+        if (page.done === true) break;
+        const rows = page.value.map((row) => ({
+          partitionKey: row.partitionKey ?? '',
+          rowKey: row.rowKey ?? '',
+        }));
+        deleted += await deleteRows(client, rows);
+      }
+    }
+    return deleted;
+  }
+}
+
+/**
+ * Deletes rows in transactions of one partition each. A row gone already (a purge that ran
+ * at the same time) fails its transaction: the rows are then deleted one by one.
+ */
+async function deleteRows(
+  client: TableClient,
+  rows: readonly { partitionKey: string; rowKey: string }[],
+): Promise<number> {
+  const byPartition = new Map<string, { partitionKey: string; rowKey: string }[]>();
+  for (const row of rows) {
+    byPartition.set(row.partitionKey, [...(byPartition.get(row.partitionKey) ?? []), row]);
+  }
+  for (const partition of byPartition.values()) {
+    for (let start = 0; start < partition.length; start += MAX_BATCH) {
+      const part = partition.slice(start, start + MAX_BATCH);
+      const actions: TableAction[] = part.map((row) => ['delete', row]);
+      try {
+        await submitTransaction(client, actions);
+        continue;
+      } catch (error) {
+        if (storageStatus(error) !== 404) throw storageFailure('purge write intents', error);
+      }
+      for (const row of part) {
+        await guardStorage('purge a write intent', async () => {
+          try {
+            await client.deleteEntity(row.partitionKey, row.rowKey);
+          } catch (error) {
+            if (storageStatus(error) !== 404) throw error;
+          }
+        });
+      }
+    }
+  }
+  return rows.length;
 }

@@ -5,6 +5,15 @@
  * change, which the journal must still record.
  */
 export interface WriteIntentStore {
-  /** Records the intent; true when it was recorded before (an earlier run of this write). */
-  claim(key: string): Promise<boolean>;
+  /**
+   * Records the intent; true when it was recorded before (an earlier run of this write).
+   * `day`: the UTC day (`YYYY-MM-DD`) the request was received, under which its intents are
+   * kept and purged; absent for a request accepted before intents were kept by day.
+   */
+  claim(key: string, day?: string): Promise<boolean>;
+  /**
+   * Deletes the intents of requests received before `beforeDay` (`YYYY-MM-DD`), and those
+   * kept without a day that were last written before it. Answers how many were deleted.
+   */
+  purge(beforeDay: string): Promise<number>;
 }

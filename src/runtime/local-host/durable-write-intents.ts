@@ -12,10 +12,14 @@ export class DurableWriteIntents implements WriteIntentStore {
     private readonly flush: () => Promise<void>,
   ) {}
 
-  async claim(key: string): Promise<boolean> {
-    const claimedBefore = await this.intents.claim(key);
+  async claim(key: string, day?: string): Promise<boolean> {
+    const claimedBefore = await this.intents.claim(key, day);
     // A claim made before was flushed by the run that made it, before its write.
     if (!claimedBefore) await this.flush();
     return claimedBefore;
+  }
+
+  purge(beforeDay: string): Promise<number> {
+    return this.intents.purge(beforeDay);
   }
 }

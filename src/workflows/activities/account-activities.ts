@@ -67,7 +67,7 @@ export function accountActivities(services: ServicesProvider) {
     async createAccount(input: CreateAccountInput): Promise<ActivityResult<CreateAccountAnswer>> {
       return runActivity('createAccount', services, async (s) => {
         const connector = connectorOf(s, input.connector);
-        const tried = await s.intents.claim(input.intentKey);
+        const tried = await s.intents.claim(input.intentKey, input.intentDay);
         const password =
           input.passwordSecret === undefined
             ? undefined
@@ -104,7 +104,7 @@ export function accountActivities(services: ServicesProvider) {
 
     async setPassword(input: SetPasswordInput): Promise<ActivityResult<null>> {
       return runActivity('setPassword', services, async (s) => {
-        const tried = await s.intents.claim(input.intentKey);
+        const tried = await s.intents.claim(input.intentKey, input.intentDay);
         const password = await passwordOf(s, input.passwordSecret, tried && input.discardAfterUse);
         // An earlier run set the password and then deleted the secret: done.
         if (password === undefined) return null;
@@ -116,7 +116,7 @@ export function accountActivities(services: ServicesProvider) {
 
     async deleteAccount(input: DeleteAccountInput): Promise<ActivityResult<DeleteAccountAnswer>> {
       return runActivity('deleteAccount', services, async (s) => {
-        const tried = await s.intents.claim(input.intentKey);
+        const tried = await s.intents.claim(input.intentKey, input.intentDay);
         const answer = await connectorOf(s, input.connector).deleteAccount(input.account);
         return { ...answer, maybeOurs: answer.maybeOurs || tried };
       });

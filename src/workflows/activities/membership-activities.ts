@@ -75,7 +75,7 @@ export function membershipActivities(services: ServicesProvider) {
       input: WriteMembershipsInput,
     ): Promise<ActivityResult<MembershipWriteAnswer[]>> {
       return runActivity('writeMemberships', services, async (s) => {
-        const tried = await s.intents.claim(input.intentKey);
+        const tried = await s.intents.claim(input.intentKey, input.intentDay);
         const answers = await connectorOf(s, input.connector).writeMemberships(
           input.account,
           { add: input.add, remove: input.remove },

@@ -29,6 +29,7 @@ import {
   renewedWhileHeld,
 } from './account-hold';
 import { callActivity, type Step } from './activity-calls';
+import { withIntentDay } from './dated-intents';
 import { driveMachine } from './drive-machine';
 import { holdAfterFailure, withHolds, type HoldSubject } from './quarantine-hold';
 
@@ -157,7 +158,10 @@ export function* provisioningRequestOrchestrator(
     handle.stored = hold.stored;
     const roles = lookedUp.get(index);
     lookedUp.delete(index);
-    let outcome = yield* driveMachine(context, requestStep(request, index, handle, roles));
+    let outcome = yield* driveMachine(
+      context,
+      withIntentDay(requestStep(request, index, handle, roles), request.intentDay),
+    );
     verifications[index] = outcome.verification;
     if (outcome.ok && index === lastUse) passwordDiscarded = true;
     if (outcome.record !== undefined) {

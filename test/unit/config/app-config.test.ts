@@ -126,6 +126,25 @@ describe('loadConfig', () => {
     expect(message).not.toContain('s3cr3t-value');
   });
 
+  it('keeps write intents 45 days by default, and refuses fewer days than a connector may hold a request plus a week', () => {
+    expect(configWith([scim]).writeIntentRetentionDays).toBe(45);
+    expect(configWith([scim], { WRITE_INTENT_RETENTION_DAYS: '8' }).writeIntentRetentionDays).toBe(
+      8,
+    );
+    const held = { ...graph, quarantine: { maxHoldHours: 720 } };
+    const message = problemsOf(() =>
+      configWith([scim, held], { WRITE_INTENT_RETENTION_DAYS: '30' }),
+    );
+    expect(message).toContain(
+      'setting WRITE_INTENT_RETENTION_DAYS: connector "entra": 30 days is shorter than the 720 h',
+    );
+    expect(message).toContain('at least 37');
+    expect(message).not.toContain('"hr-app"');
+    expect(problemsOf(() => configWith([scim], { WRITE_INTENT_RETENTION_DAYS: '0' }))).toContain(
+      'setting WRITE_INTENT_RETENTION_DAYS: must be a whole number from 1 to 3650',
+    );
+  });
+
   it('requires an https vault URL for Key Vault', () => {
     const message = problemsOf(() => loadConfig({ SECRET_STORE: 'keyvault' }));
     expect(message).toContain('setting KEY_VAULT_URL');

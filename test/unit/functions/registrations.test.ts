@@ -20,7 +20,7 @@ afterEach(() => {
 });
 
 describe('functions/index.ts (registrations, outside the Functions host)', () => {
-  it('registers every route, orchestrator, activity, the queue, the import and reconciliation timers', async () => {
+  it('registers every route, orchestrator, activity, the queue, the import, reconciliation and intent purge timers', async () => {
     vi.stubEnv('PROVISIONING_CONNECTORS', CONNECTORS);
     const functions = await import('@azure/functions');
     const durable = await import('durable-functions');
@@ -84,6 +84,7 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
     expect(timer.mock.calls).toEqual([
       ['import-hr-app', expect.objectContaining({ schedule: '0 0 2 * * *' })],
       ['reconcile-hr-app', expect.objectContaining({ schedule: '0 30 3 * * *' })],
+      ['purge-write-intents', expect.objectContaining({ schedule: '0 15 4 * * *' })],
     ]);
   });
 
