@@ -16,6 +16,8 @@ export interface GraphAnswer {
   throttledAnswers?: number;
   /** The throttle wait the call was allowed (maxThrottleWaitSeconds), for the message. */
   maxThrottleWaitMs?: number;
+  /** The wait the answer's `Retry-After` asks for, as the transport read it. */
+  retryAfterMs?: number;
 }
 
 export interface GraphErrorContext {
@@ -88,7 +90,8 @@ export function mapGraphError(answer: GraphAnswer, context: GraphErrorContext): 
     (answer.status === 429 ? throttledFor(answer) : '');
   const retryAfter = answer.headers['retry-after'];
   return new ProvisioningError(code, message, {
-    // A 429 is returned once the call has waited as long as it may: trying again at once won't do.
+    // A 429 is returned once the call has waited as long as it may: trying again at once won't
+    // do; the request waits it out on a durable timer instead (src/domain/throttle-hold.ts).
     retryable: [500, 502, 503, 504].includes(answer.status),
     status: answer.status,
     object: context.object,

@@ -1,9 +1,15 @@
+import { parseRetryAfter } from './retry-after';
+
 /** What a TARGET_THROTTLED message needs to know of the call whose 429 became its answer. */
 export interface ThrottledCall {
   throttledWaitMs?: number;
   throttledAnswers?: number;
   /** The wait the call was allowed; unknown when the answer did not come through a transport. */
   maxThrottleWaitMs?: number;
+  /** The wait the last 429's `Retry-After` asked for, as the transport read it. */
+  retryAfterMs?: number;
+  /** The answer's headers: a `$batch` sub-response's `Retry-After` comes with no transport. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -26,17 +32,31 @@ export function throttledFor(call: ThrottledCall): string {
 }
 
 /**
- * The details of a TARGET_THROTTLED error: how long the call waited, over how many 429s.
+ * The details of a TARGET_THROTTLED error: how long the call waited, over how many 429s, and
+ * how long the last one asked to wait (`retryAfterMs`, when it said): the request's
+ * throttling hold waits that long before it runs the step again (src/domain/throttle-hold.ts).
  *
  * @example
- * throttledDetails({ throttledWaitMs: 125_000, throttledAnswers: 14 }); // { throttledWaitMs: 125000, throttledAnswers: 14 }
+ * throttledDetails({ throttledWaitMs: 125_000, throttledAnswers: 14, retryAfterMs: 30_000 }); // { throttledWaitMs: 125000, throttledAnswers: 14, retryAfterMs: 30000 }
  */
 export function throttledDetails(call: ThrottledCall): {
   throttledWaitMs: number;
   throttledAnswers: number;
+  retryAfterMs?: number;
 } {
+  const retryAfterMs = retryAfterOf(call);
   return {
     throttledWaitMs: call.throttledWaitMs ?? 0,
     throttledAnswers: Math.max(1, call.throttledAnswers ?? 1),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   };
+}
+
+function retryAfterOf(call: ThrottledCall): number | undefined {
+  if (call.retryAfterMs !== undefined) return call.retryAfterMs;
+  const value = call.headers?.['retry-after'];
+  // Without the transport's clock only delay-seconds can be read (what Graph's sub-responses say).
+  return value !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(value)
+    ? parseRetryAfter(value, 0)
+    : undefined;
 }

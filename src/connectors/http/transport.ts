@@ -56,6 +56,8 @@ export interface HttpResult {
   throttledAnswers: number;
   /** The throttle wait this call was allowed (`TransportOptions.maxThrottleWaitMs`): for messages. */
   maxThrottleWaitMs?: number;
+  /** The wait the answer's `Retry-After` asks for, read on the transport's clock. */
+  retryAfterMs?: number;
   /** The raw text, redacted of every known secret. */
   text: string;
   /** The call as it may appear in a message: method and URL without credentials. */
@@ -290,8 +292,10 @@ export class HttpTransport {
   }
 
   private finish(result: HttpResult, progress: CallProgress): HttpResult {
+    const retryAfterMs = parseRetryAfter(result.headers['retry-after'], this.options.now());
     return {
       ...result,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       maybeAppliedBefore: progress.maybeApplied,
       throttledWaitMs: throttledWaitOf(progress),
       throttledAnswers: progress.throttledAnswers,

@@ -47,7 +47,8 @@ const BY_SCIM_TYPE: Record<string, ErrorCode> = {
 export function mapScimError(result: HttpResult, context: ScimErrorContext): ProvisioningError {
   const scimType = readScimType(result.body);
   const code = codeFor(result, scimType, context);
-  // A 429 is returned once the call has waited as long as it may: trying again at once won't do.
+  // A 429 is returned once the call has waited as long as it may: trying again at once won't
+  // do; the request waits it out on a durable timer instead (src/domain/throttle-hold.ts).
   const retryable = [500, 502, 503, 504].includes(result.status);
   const said = readDetail(result);
   const message =

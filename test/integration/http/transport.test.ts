@@ -241,7 +241,10 @@ describe('HttpTransport', () => {
     await t.close();
   });
 
-  it('returns the 429 once the call has waited as long as it may, saying how long', async () => {
+  // DESIGN invariant 8: a call waits in place only so long; its request then waits on a durable
+  // timer for what the last Retry-After asked (src/domain/throttle-hold.ts) and runs the step
+  // again, so the error carries that wait, and is not retryable: no activity retry at once.
+  it('returns the 429 once the call has waited in place as long as it may, with what its request waits for', async () => {
     scripts.set('/always-throttled', [{ status: 429, headers: { 'retry-after': '1' } }]);
     const t = transport({ maxThrottleWaitMs: 2_500, ...virtualClock() });
     const result = await t.send({ method: 'GET', url: `${server.url}/always-throttled` });
@@ -249,6 +252,7 @@ describe('HttpTransport', () => {
     expect(result.status).toBe(429);
     expect(result.throttledAnswers).toBe(3);
     expect(result.throttledWaitMs).toBe(2_000);
+    expect(result.retryAfterMs).toBe(1_000);
     expect(t.stats.throttledWaitMs).toBe(result.throttledWaitMs);
     const error = mapScimError(result, {
       connector: 'hr-app',
@@ -259,11 +263,31 @@ describe('HttpTransport', () => {
     expect(error).toMatchObject({
       code: 'TARGET_THROTTLED',
       retryable: false,
-      details: { throttledWaitMs: result.throttledWaitMs, throttledAnswers: 3 },
+      details: {
+        throttledWaitMs: result.throttledWaitMs,
+        throttledAnswers: 3,
+        retryAfterMs: 1_000,
+      },
     });
     expect(error.message).toMatch(
       /answered 429 \(throttled: waited 2 s over 3 answers 429; the limit is maxThrottleWaitSeconds = 3\)$/,
     );
+  });
+
+  it('returns a 429 whose Retry-After is beyond what a call waits in place at once, with that Retry-After for its request', async () => {
+    scripts.set('/storm', [{ status: 429, headers: { 'retry-after': '600' } }]);
+    const t = transport({ ...virtualClock() });
+    const result = await t.send({ method: 'POST', url: `${server.url}/storm`, json: {} });
+    await t.close();
+    expect(result).toMatchObject({ status: 429, throttledAnswers: 1, retryAfterMs: 600_000 });
+    expect(hits.get('/storm')).toHaveLength(1);
+    const error = mapScimError(result, {
+      connector: 'hr-app',
+      subject: 'account "jdoe"',
+      notFound: 'ACCOUNT_NOT_FOUND',
+      object: 'jdoe',
+    });
+    expect(error.details).toMatchObject({ retryAfterMs: 600_000 });
   });
 
   it('keeps retrying a throttling target past maxRetries while the wait budget lasts', async () => {
