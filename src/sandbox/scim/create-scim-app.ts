@@ -169,8 +169,8 @@ function limitCapacity(state: SandboxState) {
 }
 
 function injectFaults(state: SandboxState) {
-  return (_req: Request, res: Response, next: NextFunction): void => {
-    const fault = state.faults.take();
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const fault = state.faults.take(req.method);
     if (fault === undefined) {
       next();
       return;

@@ -3,15 +3,28 @@ export type InjectedFault = { status: 429; retryAfter: string } | { status: 500 
 interface Burst {
   fault: InjectedFault;
   remaining: number;
+  /** Writes only (POST, PUT, PATCH, DELETE), once this many more writes have passed. */
+  writesAfter?: number;
 }
+
+/** Which requests a throttling burst answers: every one (default), or writes only after some. */
+export interface ThrottleScope {
+  writesOnly?: boolean;
+  /** With `writesOnly`: this many writes pass first. */
+  afterWrites?: number;
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Bursts of injected failures, served first-in first-out, one request each. */
 export class FaultInjector {
   private readonly bursts: Burst[] = [];
 
   /** The next `count` requests answer 429 with this `Retry-After`. */
-  throttle(count: number, retryAfter: string): void {
-    if (count > 0) this.bursts.push({ fault: { status: 429, retryAfter }, remaining: count });
+  throttle(count: number, retryAfter: string, scope: ThrottleScope = {}): void {
+    if (count <= 0) return;
+    const writes = scope.writesOnly === true ? { writesAfter: scope.afterWrites ?? 0 } : {};
+    this.bursts.push({ fault: { status: 429, retryAfter }, remaining: count, ...writes });
   }
 
   /** The next `count` requests answer `status`. */
@@ -25,9 +38,16 @@ export class FaultInjector {
   }
 
   /** The fault for the current request, if one is pending. */
-  take(): InjectedFault | undefined {
+  take(method = 'GET'): InjectedFault | undefined {
     const burst = this.bursts[0];
     if (burst === undefined) return undefined;
+    if (burst.writesAfter !== undefined) {
+      if (!WRITES.has(method)) return undefined;
+      if (burst.writesAfter > 0) {
+        burst.writesAfter -= 1;
+        return undefined;
+      }
+    }
     burst.remaining -= 1;
     if (burst.remaining <= 0) this.bursts.shift();
     return burst.fault;

@@ -80,8 +80,8 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     setAuth(auth) {
       state.auth = auth;
     },
-    injectThrottle(count, retryAfter) {
-      state.faults.throttle(count, retryAfter);
+    injectThrottle(count, retryAfter, scope) {
+      state.faults.throttle(count, retryAfter, scope);
     },
     injectServerErrors(count, status) {
       state.faults.serverErrors(count, status);

@@ -1,5 +1,6 @@
 import type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 import type { TruthEvent } from '../truth/truth-event.js';
+import type { ThrottleScope } from './fault-injector.js';
 import type { CompareOp } from './scim-filter.js';
 import type { ScimStoreSnapshot } from './scim-store.js';
 
@@ -155,8 +156,11 @@ export interface ScimSandbox {
    * rotated token is answered 401 with its challenge, as a server whose admin revoked it does.
    */
   setAuth(auth: ScimSandboxAuth): void;
-  /** The next `count` requests answer 429 with this `Retry-After` (seconds or HTTP-date). */
-  injectThrottle(count: number, retryAfter: string): void;
+  /**
+   * The next `count` requests answer 429 with this `Retry-After` (seconds or HTTP-date);
+   * `scope.writesOnly`: the next writes, once `scope.afterWrites` writes have passed.
+   */
+  injectThrottle(count: number, retryAfter: string, scope?: ThrottleScope): void;
   /** The next `count` requests answer this status with a SCIM error body. */
   injectServerErrors(count: number, status: 500 | 502 | 503 | 504): void;
   /** Drops the throttling and server-error bursts not yet served (a test's own, at its end). */
