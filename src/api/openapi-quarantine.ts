@@ -51,14 +51,20 @@ export const quarantineSchema = {
   },
 };
 
-/** A request's `hold`, present while it waits for its connector. */
+/** A request's `hold`, present while it waits for its connector or its target's throttling. */
 export const requestHoldSchema = {
   type: 'object',
   description:
-    "Present while the request is held because its connector is quarantined; it goes on when the connector is released, and fails with CONNECTOR_QUARANTINED once held longer than the connector's quarantine.maxHoldHours",
+    "Present while the request is held. `quarantine`: its connector is quarantined; it goes on when the connector is released, and fails with CONNECTOR_QUARANTINED once held longer than the connector's quarantine.maxHoldHours. `throttling`: its target throttled a step past the connector's maxThrottleWaitSeconds; the request waits as long as the target's Retry-After asks and runs the step again at `nextCheckAt`, and the step fails with TARGET_THROTTLED once the request has waited the connector's maxThrottleHoldMinutes in all",
+  required: ['cause', 'since', 'reason', 'nextCheckAt'],
   properties: {
+    cause: { enum: ['quarantine', 'throttling'] },
     since: { type: 'string', format: 'date-time' },
-    quarantinedSince: { type: 'string', format: 'date-time' },
+    quarantinedSince: {
+      type: 'string',
+      format: 'date-time',
+      description: 'when the connector was quarantined (quarantine only)',
+    },
     reason,
     nextCheckAt: { type: 'string', format: 'date-time' },
   },

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { QUARANTINE_DEFAULTS } from '../domain/quarantine';
+import { THROTTLE_HOLD_DEFAULT_MINUTES } from '../domain/throttle-hold';
 
 /**
  * What every connector's settings hold, whatever its kind; each kind's schema (next to its
@@ -84,10 +85,17 @@ export const commonConnectorFields = {
   timeoutMs: z.int().min(100).max(300_000).default(30_000),
   maxRetries: z.int().min(0).max(10).default(4),
   /**
-   * How long one call may wait in all while the target throttles (429, Retry-After) before
-   * the step fails with TARGET_THROTTLED saying how long it waited.
+   * How long one call may wait in place in all while the target throttles (429, Retry-After)
+   * before it gives up: its request then waits on a durable timer (maxThrottleHoldMinutes).
    */
   maxThrottleWaitSeconds: z.int().min(1).max(3600).default(120),
+  /**
+   * How long a request may wait in all for the target's throttling: past a call's
+   * `maxThrottleWaitSeconds`, the request waits on durable timers for what the target's
+   * Retry-After asks and runs the step again; past this, the step fails with TARGET_THROTTLED.
+   * 0: never held, the step fails at once.
+   */
+  maxThrottleHoldMinutes: z.number().min(0).max(1440).default(THROTTLE_HOLD_DEFAULT_MINUTES),
   quarantine,
 };
 

@@ -62,10 +62,11 @@ export interface Quarantine {
   [more: string]: unknown;
 }
 
-/** Why and since when a request waits: its connector is quarantined. */
+/** Why and since when a request waits: its connector is quarantined, or its target throttles. */
 export interface RequestHold {
+  cause: 'quarantine' | 'throttling';
   since: string;
-  quarantinedSince: string;
+  quarantinedSince?: string;
   reason: ErrorSummary;
   nextCheckAt: string;
 }

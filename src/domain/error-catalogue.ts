@@ -57,7 +57,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   TARGET_THROTTLED: {
     status: 503,
     meaning:
-      'the target kept throttling past the allowed wait; the message says how long it waited',
+      "the target kept throttling past the connector's maxThrottleHoldMinutes, the longest a request waits for it on durable timers; the message names the target, how long the request waited and what the last Retry-After asked for",
   },
   TARGET_UNAVAILABLE: { status: 503, meaning: 'the target answered 5xx; try again later' },
   TARGET_AUTH_FAILED: { status: 502, meaning: "the target refused the service's credentials" },

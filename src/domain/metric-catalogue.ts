@@ -137,7 +137,7 @@ export const METRIC_CATALOGUE = {
     unit: 's',
     dimensions: ['provisioning.connector'],
     description:
-      'one pause of a call because its target throttles (Retry-After or backoff); the sum is the time spent waiting',
+      'one pause of a call, or one hold of a request on a durable timer, because its target throttles (Retry-After or backoff); the sum is the time spent waiting',
     question: 'How much time do calls to each target spend waiting on throttling?',
   },
   'provisioning.verification.reads': {

@@ -45,14 +45,22 @@ export interface RequestReport extends RequestContext {
   finishedAt?: string;
 }
 
-/** Why and since when a request waits: its connector is quarantined. */
+/**
+ * Why and since when a request waits: its connector is quarantined (`quarantine`), or its
+ * target throttles past what a call waits in place (`throttling`, DESIGN invariant 8).
+ */
 export interface RequestHold {
+  cause: 'quarantine' | 'throttling';
   /** When this request began to wait (ISO). */
   since: string;
-  /** When the connector was quarantined, and the failure that did it. */
-  quarantinedSince: string;
+  /** When the connector was quarantined (a quarantine only). */
+  quarantinedSince?: string;
+  /** The failure that quarantined the connector; the throttling waited for. */
   reason: { code: ErrorCode; message: string };
-  /** When the request looks again whether the connector was released. */
+  /**
+   * When the request looks again whether the connector was released; when it runs the
+   * throttled step again.
+   */
   nextCheckAt: string;
 }
 

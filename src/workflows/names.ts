@@ -28,6 +28,7 @@ export const ACTIVITIES = {
   previewRequest: 'previewRequest',
   connectorGate: 'connectorGate',
   probeConnector: 'probeConnector',
+  throttleHold: 'throttleHold',
   reconcileTarget: 'reconcileTarget',
   recheckDrift: 'recheckDrift',
 } as const;

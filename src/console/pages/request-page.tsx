@@ -33,8 +33,21 @@ const CONTEXT = [
   ['reason', 'Reason'],
 ] as const;
 
-/** Why the request waits: its connector is quarantined; it goes on when it is released. */
+/**
+ * Why the request waits: its connector is quarantined (it goes on when it is released), or
+ * its target throttles (it runs the step again when the target asked).
+ */
 function HoldNotice({ connector, hold }: { connector: string; hold: RequestHold }) {
+  if (hold.quarantinedSince === undefined) {
+    return (
+      <p class="notice" role="status">
+        <StatusBadge status="held" /> Held since{' '}
+        <time dateTime={hold.since}>{formatTime(hold.since)}</time>: the request{' '}
+        {hold.reason.message} (connector <a href={to.connector(connector)}>{connector}</a>) at{' '}
+        <time dateTime={hold.nextCheckAt}>{formatTime(hold.nextCheckAt)}</time>.
+      </p>
+    );
+  }
   return (
     <p class="notice" role="status">
       <StatusBadge status="held" /> Held since{' '}

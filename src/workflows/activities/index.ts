@@ -9,6 +9,7 @@ import { previewActivities } from './preview-activities';
 import { quarantineActivities } from './quarantine-activities';
 import { reconciliationActivities } from './reconciliation-activities';
 import { serviceActivities } from './service-activities';
+import { throttleActivities } from './throttle-activities';
 
 export type ActivityHandler = (input: never, context?: InvocationContext) => Promise<unknown>;
 
@@ -35,6 +36,7 @@ export function createActivityHandlers(
     ...previewActivities(services),
     ...quarantineActivities(services, orchestrations),
     ...reconciliationActivities(services),
+    ...throttleActivities(services),
   };
   return Object.fromEntries(
     Object.entries(handlers).map(([name, handler]) => [

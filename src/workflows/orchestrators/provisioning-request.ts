@@ -107,6 +107,7 @@ export function* provisioningRequestOrchestrator(
     requestId: request.requestId,
     heldMs: 0,
     notices: [],
+    throttled: { holds: 0, waitedMs: 0 },
     show: (held) => {
       if (held === undefined) delete report.hold;
       else report.hold = held;

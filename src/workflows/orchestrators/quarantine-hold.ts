@@ -10,12 +10,15 @@ import {
 import type { EffectiveChange } from '../../domain/journal-entry';
 import type { RequestHold } from '../../domain/request-report';
 import type { StepOutcome } from '../../domain/step-outcome';
+import { stepThrottling, type ThrottleHolds } from '../../domain/throttle-hold';
 import type { LeaseResult } from '../../store/account-state';
 import type { LeaseInput } from '../activities/activity-inputs';
 import type { GateAnswer, GateInput } from '../activities/quarantine-activities';
 import type { FoundRoles, RoleLookUp } from '../activities/role-lookup';
 import { ACTIVITIES } from '../names';
 import { callActivity, waitFor, type Step } from './activity-calls';
+import { HELD_LEASE_MS, renewLease } from './held-lease';
+import { waitOutThrottling } from './throttle-hold';
 
 /** The request a hold is about. */
 export interface HoldSubject {
@@ -31,16 +34,11 @@ export interface HoldSubject {
   heldMs: number;
   /** What the holds so far tell the operator (how long, why, who released the connector). */
   notices: string[];
+  /** The request's throttling holds so far: they add up against the connector's limit. */
+  throttled: ThrottleHolds;
   /** Shows the hold in the request's report while it lasts (undefined: it is over). */
   show(hold: RequestHold | undefined): void;
 }
-
-/**
- * How long a held request keeps the account's lease from each renewal: long enough to be
- * renewed a few times an hour, short enough that an orchestration that vanished frees the
- * account soon.
- */
-const HELD_LEASE_MS = 30 * 60_000;
 
 export type HoldOutcome =
   /**
@@ -56,14 +54,19 @@ export type HoldOutcome =
 
 /**
  * After a step failed: waits while the connector is quarantined when the failure is one that
- * fails every request (refused credentials, a target down); any other failure is the
- * request's own, and it fails as it did.
+ * fails every request (refused credentials, a target down), or for as long as the target
+ * asks when it throttled the step; any other failure is the request's own, and it fails as
+ * it did. `held: true`: the step runs again from its start.
  */
 export function* holdAfterFailure(
   context: OrchestrationContext,
   subject: HoldSubject,
   failure: SerializedError | undefined,
 ): Step<HoldOutcome> {
+  const throttling = stepThrottling(failure);
+  if (throttling !== undefined && failure !== undefined) {
+    return yield* waitOutThrottling(context, subject, failure, throttling);
+  }
   if (targetFailureMarkOf(failure) === undefined) return { held: false };
   return yield* waitWhileQuarantined(context, subject, { failure });
 }
@@ -148,6 +151,7 @@ export function* waitWhileQuarantined(
       leaseUntil = at + ttlMs;
     }
     subject.show({
+      cause: 'quarantine',
       since: new Date(started).toISOString(),
       quarantinedSince: quarantine.since,
       reason: quarantine.reason,
@@ -180,38 +184,6 @@ function* askGate(
   };
   const answer = yield* callActivity<GateAnswer>(context, ACTIVITIES.connectorGate, input);
   return answer.ok ? answer.value : { error: answer.error };
-}
-
-/** Keeps the account's lease for `ttlMs` from now. */
-function* renewLease(
-  context: OrchestrationContext,
-  connector: string,
-  lease: NonNullable<HoldSubject['lease']>,
-  nowMs: number,
-  ttlMs: number,
-): Step<{ etag?: string } | { error: SerializedError }> {
-  const { accountId, owner } = lease;
-  const renewed = yield* callActivity<LeaseResult>(context, ACTIVITIES.acquireAccountLease, {
-    connector,
-    accountId,
-    owner,
-    nowMs,
-    ttlMs,
-  });
-  if (!renewed.ok) return { error: renewed.error };
-  if (!renewed.value.acquired) {
-    return {
-      error: {
-        code: 'ACCOUNT_BUSY',
-        message:
-          `account "${accountId}" on connector "${connector}" was taken by ` +
-          `${renewed.value.holder ?? 'another request'} while this request was held`,
-        retryable: true,
-        object: accountId,
-      },
-    };
-  }
-  return renewed.value.etag === undefined ? {} : { etag: renewed.value.etag };
 }
 
 function heldNotice(

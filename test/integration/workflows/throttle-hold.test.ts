@@ -1,0 +1,181 @@
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RequestHold, RequestReport } from '../../../src/domain/request-report';
+import { requestInstanceId } from '../../../src/workflows/names';
+import { until } from '../../support/poll-until';
+import { truthCounts } from '../../support/quarantine-watch';
+import { GRAPH, SCIM, importCatalogue, useServiceBench } from '../../support/service-bench';
+
+/*
+ * DESIGN invariant 8: a throttling storm slows the service down; it does not fail requests.
+ * A call waits in place for up to maxThrottleWaitSeconds (30 s here); a storm longer than
+ * that puts the request on a durable timer for as long as the target's Retry-After asks, and
+ * the step runs again from its start, until the request has waited maxThrottleHoldMinutes (10
+ * here) in all. On a clock sped up 100 times: a 5-minute storm passes in 3 s. Judged by the
+ * sandboxes' truth logs and the journal.
+ */
+const bench = useServiceBench({
+  clock: 100,
+  connectorSettings: (settings) => ({
+    ...settings,
+    maxThrottleWaitSeconds: 30,
+    maxThrottleHoldMinutes: 10,
+  }),
+});
+beforeAll(async () => {
+  await importCatalogue(bench, SCIM);
+  await importCatalogue(bench, GRAPH);
+});
+afterEach(() => {
+  bench.sandboxes.scim.clearInjected();
+  bench.sandboxes.scim.setFaults(undefined);
+  bench.sandboxes.graph.setFaults(undefined);
+  vi.restoreAllMocks();
+});
+
+/** The request's hold once it shows one (real-time poll: holds last seconds here). */
+function untilHeld(requestId: string): Promise<RequestHold> {
+  return until(
+    `request ${requestId} held`,
+    async () => {
+      const state = await bench.runtime.driver.getStatus(requestInstanceId(requestId));
+      return (state?.customStatus as RequestReport | undefined)?.hold;
+    },
+    { timeoutMs: 60_000, everyMs: 5 },
+  );
+}
+
+/** The request's journal entries as `step change group`, sorted. */
+async function journalOf(connector: string, accountId: string, requestId: string) {
+  return (await bench.journal(connector, accountId))
+    .filter((entry) => entry.requestId === requestId)
+    .map((entry) => `${entry.step} ${entry.change} ${entry.groupName ?? ''}`.trim())
+    .sort();
+}
+
+describe('a SCIM target that throttles writes longer than a call waits in place', () => {
+  it('holds the request, runs the throttled step again, and writes each change once', async () => {
+    const { scim } = bench.sandboxes;
+    const waited = vi.spyOn(bench.runtime.services.metrics, 'throttleWaited');
+    const accountId = 'storm.writes';
+    const truthFrom = scim.truthLog().length;
+    // The create and one membership write pass; the next 8 writes answer 429 "wait 20 s":
+    // each call gives up after two (20 s in place, the next 20 s would pass 30 s). The grant's
+    // first run writes one group and gives up on the other; its second run writes both again
+    // (the written one with its write intent) and gives up on both; its third run ends the storm.
+    scim.injectThrottle(8, '20', { writesOnly: true, afterWrites: 2 });
+    const requestId = await bench.submit({
+      requestId: 'throttle-scim-writes',
+      connector: SCIM,
+      account: { accountId, displayName: 'Storm Writes' },
+      actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales', 'Engineering'] }],
+    });
+    const hold = await untilHeld(requestId);
+    expect(hold).toMatchObject({
+      cause: 'throttling',
+      reason: {
+        code: 'TARGET_THROTTLED',
+        message: expect.stringContaining(
+          'waits for the throttling of connector "scim-sandbox" (429 Too Many Requests; its last Retry-After asked for 20 s)',
+        ),
+      },
+    });
+    expect(Date.parse(hold.nextCheckAt) - Date.parse(hold.since)).toBe(20_000);
+
+    const report = await bench.finish(requestId, 60_000);
+    expect(report.status).toBe('succeeded');
+    const events = scim.truthLog().slice(truthFrom);
+    const counts = truthCounts(events);
+    expect([...counts.values()]).toEqual([1, 1, 1]);
+    expect(events.map((event) => event.change).sort()).toEqual([
+      'account created',
+      'member added',
+      'member added',
+    ]);
+    expect(scim.groupIdsOf(accountId).sort()).toEqual(
+      [bench.sandboxes.scimGroups.Sales!, bench.sandboxes.scimGroups.Engineering!].sort(),
+    );
+    expect(await journalOf(SCIM, accountId, requestId)).toEqual([
+      '0 account created',
+      '1 member added Engineering',
+      '1 member added Sales',
+    ]);
+    const grant = report.steps[1]!;
+    expect(grant.changes.map((change) => change.groupName).sort()).toEqual([
+      'Engineering',
+      'Sales',
+    ]);
+    const holds = grant.notices.filter((notice) =>
+      notice.startsWith('held 20 s for the throttling'),
+    );
+    expect(holds).toHaveLength(2);
+    // Each hold counted as time spent waiting on throttling, besides the calls' own waits.
+    const holdsCounted = waited.mock.calls.filter(([name, ms]) => name === SCIM && ms === 20_000);
+    expect(holdsCounted.length).toBeGreaterThanOrEqual(2);
+  }, 90_000);
+});
+
+describe("a Graph tenant in a throttling storm whose Retry-After is beyond a call's wait", () => {
+  it('holds the request for the Retry-After, and it succeeds once the storm has ended', async () => {
+    const { graph } = bench.sandboxes;
+    const accountId = 'storm.graph@contoso.example';
+    const truthFrom = graph.truthLog().length;
+    // Every call answers 429 "wait 5 min" (the rest of the storm): more than a call waits.
+    graph.setFaults({ seed: 8, storms: { everyMs: 300_000, lengthMs: 300_000 } });
+    const requestId = await bench.submit({
+      requestId: 'throttle-graph-storm',
+      connector: GRAPH,
+      account: { accountId, displayName: 'Storm Graph' },
+      actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales'] }],
+    });
+    const hold = await untilHeld(requestId);
+    expect(hold).toMatchObject({ cause: 'throttling', reason: { code: 'TARGET_THROTTLED' } });
+    // The storm's Retry-After is what is left of it (the sped-up clock moves a few s meanwhile).
+    expect(hold.reason.message).toMatch(/its last Retry-After asked for (5 min|4 min \d+ s)\)/);
+    expect(graph.truthLog().length).toBe(truthFrom);
+    // The storm ends while the request waits.
+    graph.setFaults(undefined);
+
+    const report = await bench.finish(requestId, 60_000);
+    expect(report.status).toBe('succeeded');
+    const events = graph.truthLog().slice(truthFrom);
+    expect([...truthCounts(events).values()]).toEqual([1, 1]);
+    expect(events.map((event) => event.change).sort()).toEqual(['account created', 'member added']);
+    expect(await journalOf(GRAPH, accountId, requestId)).toEqual([
+      '0 account created',
+      '1 member added Sales',
+    ]);
+    expect(report.steps[0]!.notices).toContainEqual(
+      expect.stringMatching(
+        /^held (5 min|4 min \d+ s) for the throttling of connector "graph-sandbox"/,
+      ),
+    );
+  }, 90_000);
+});
+
+describe('a throttling storm longer than a request may wait', () => {
+  it('fails the step with TARGET_THROTTLED naming the target, the wait and the last Retry-After', async () => {
+    const { scim } = bench.sandboxes;
+    const truthFrom = scim.truthLog().length;
+    scim.setFaults({ seed: 9, storms: { everyMs: 240_000, lengthMs: 240_000 } });
+    const report = await bench.run({
+      requestId: 'throttle-scim-endless',
+      connector: SCIM,
+      account: { accountId: 'storm.endless', displayName: 'Storm Endless' },
+      actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales'] }],
+    });
+    expect(report.status).toBe('failed');
+    const [create, grant] = report.steps;
+    expect(grant?.state).toBe('skipped');
+    expect(create?.error?.code).toBe('TARGET_THROTTLED');
+    // Holds of about 4 minutes (the rest of each storm): two fit in 10 minutes, a third would not.
+    expect(create?.error?.message).toMatch(
+      /^connector "scim-sandbox" kept throttling: the request waited [78] min( \d+ s)? for it in all \(2 holds on a durable timer\) and the last Retry-After asked for (4 min|3 min \d+ s) more, past the limit of 10 min \(maxThrottleHoldMinutes\)/,
+    );
+    expect(create?.error?.message).toContain('answered 429');
+    expect(
+      create?.notices.filter((notice) => /^held (4 min|3 min \d+ s) for/.test(notice)),
+    ).toHaveLength(2);
+    expect(scim.truthLog().length).toBe(truthFrom);
+    expect(await bench.journal(SCIM, 'storm.endless')).toEqual([]);
+  }, 90_000);
+});
