@@ -19,8 +19,49 @@ export const connectorName = z
 
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
-/** Further simple attributes: target attribute name -> key of the profile's `attributes`. */
-export const mapping = z.record(z.string().min(1), z.string().min(1)).default({});
+/** What a kind's connector sets on every account itself, which its Mapping may not overwrite. */
+export interface ManagedAttributes {
+  /** Attribute names, compared without regard to case (SCIM, RFC 7643 §2.1; Graph alike). */
+  names: readonly string[];
+  /** The schema URN that may prefix a name (`urn:...:core:2.0:User:userName`), if any. */
+  schemaPrefix?: string;
+  /** Why they are the connector's, for the message (e.g. "userName is the account ID"). */
+  reason: string;
+}
+
+/**
+ * Further simple attributes: target attribute name -> key of the profile's `attributes`.
+ * A name the connector sets itself (or a sub-attribute of one: `emails.value`,
+ * `emails[type eq "work"].value`) is refused at start-up (DESIGN invariant 6), so the
+ * Mapping can never overwrite the account ID, its state, its password or its e-mail.
+ *
+ * @example
+ * mappingOf({ names: ['userName'], reason: 'userName is the account ID' }).parse({ title: 'jobTitle' });
+ */
+export function mappingOf(managed: ManagedAttributes) {
+  const names = new Set(managed.names.map((name) => name.toLowerCase()));
+  const prefix = managed.schemaPrefix?.toLowerCase();
+  return z
+    .record(z.string().min(1), z.string().min(1))
+    .superRefine((entries, ctx) => {
+      for (const attribute of Object.keys(entries)) {
+        if (!names.has(attributeHead(attribute, prefix))) continue;
+        ctx.addIssue({
+          code: 'custom',
+          path: [attribute],
+          message: `the connector sets this attribute itself and the Mapping may not overwrite it (${managed.reason})`,
+        });
+      }
+    })
+    .default({});
+}
+
+/** `urn:...:User:emails[type eq "work"].value` -> `emails`. */
+function attributeHead(attribute: string, prefix: string | undefined): string {
+  let name = attribute.trim().toLowerCase();
+  if (prefix !== undefined && name.startsWith(`${prefix}:`)) name = name.slice(prefix.length + 1);
+  return name.split(/[.[]/, 1)[0] ?? name;
+}
 
 /**
  * NCRONTAB with seconds, as Azure Functions timer triggers read it:

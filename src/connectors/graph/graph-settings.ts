@@ -3,9 +3,10 @@ import { isLoopbackHost, trimTrailingSlashes } from '../../config/base-url';
 import {
   commonConnectorFields,
   httpUrl,
-  mapping,
+  mappingOf,
   secretName,
 } from '../../config/connector-settings';
+import { GRAPH_MANAGED_PROPERTIES } from './graph-user-payload';
 
 /** Spec: Connection settings, connector B (directory), plus the operational settings. */
 export const graphConnectorSchema = z
@@ -27,7 +28,7 @@ export const graphConnectorSchema = z
     authority: httpUrl.default('https://login.microsoftonline.com').transform(trimTrailingSlashes),
     graphEndpoint: httpUrl.default('https://graph.microsoft.com').transform(trimTrailingSlashes),
     scopes: z.array(z.string().min(1)).min(1).optional(),
-    mapping,
+    mapping: mappingOf(GRAPH_MANAGED_PROPERTIES),
     pageSize: z.int().min(1).max(999).default(999),
     /**
      * Entra ID's limits for this app in this tenant, which the connector paces its calls to

@@ -4,20 +4,21 @@ import type {
   SimpleValue,
   TargetAccount,
 } from '../../domain/account';
+import type { ManagedAttributes } from '../../config/connector-settings';
 import { ProvisioningError } from '../../domain/errors';
 import { readString, type GraphObject } from './graph-objects';
 
 /** The user properties every account read asks for (`$select`, graph-behaviour.md). */
 export const USER_SELECT = 'id,userPrincipalName,displayName,accountEnabled';
 
-/** Properties the connector sets itself: the Mapping may not overwrite them. */
-const MANAGED_PROPERTIES = new Set([
-  'id',
-  'userPrincipalName',
-  'mailNickname',
-  'accountEnabled',
-  'passwordProfile',
-]);
+/**
+ * Spec: Account attributes sent to the directory on create: the properties the connector
+ * sets itself; a Mapping that names one is refused at start-up.
+ */
+export const GRAPH_MANAGED_PROPERTIES: ManagedAttributes = {
+  names: ['id', 'userPrincipalName', 'mailNickname', 'accountEnabled', 'passwordProfile'],
+  reason: 'spec: userPrincipalName is the account ID; the create table is sent by the connector',
+};
 
 /** Exchange alias rules: ASCII atext and dots, at most 64 characters. */
 const MAIL_NICKNAME_MAX = 64;
@@ -117,8 +118,9 @@ export function toPasswordProfile(password: string): GraphObject {
  * profile properties an update writes (read back to confirm it) and the Mapping's.
  */
 export function profileSelect(mapping: Record<string, string>): string {
-  const mapped = Object.keys(mapping).filter((property) => !MANAGED_PROPERTIES.has(property));
-  return [...new Set([...USER_SELECT.split(','), 'givenName', 'surname', ...mapped])].join(',');
+  return [
+    ...new Set([...USER_SELECT.split(','), 'givenName', 'surname', ...Object.keys(mapping)]),
+  ].join(',');
 }
 
 /**
@@ -186,7 +188,6 @@ function mappedAttributes(
   const out: GraphObject = {};
   if (attributes === undefined) return out;
   for (const [property, key] of Object.entries(mapping)) {
-    if (MANAGED_PROPERTIES.has(property)) continue;
     const value = attributes[key];
     if (value !== undefined) out[property] = value;
   }

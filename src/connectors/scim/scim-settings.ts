@@ -3,9 +3,10 @@ import { isLoopbackHost, normaliseScimBaseUrl } from '../../config/base-url';
 import {
   commonConnectorFields,
   httpUrl,
-  mapping,
+  mappingOf,
   secretName,
 } from '../../config/connector-settings';
+import { SCIM_MANAGED_ATTRIBUTES } from './user-mapping';
 
 const scimAuth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('bearer'), tokenSecret: secretName }),
@@ -21,7 +22,7 @@ export const scimConnectorSchema = z
     baseUrl: httpUrl.transform(normaliseScimBaseUrl),
     auth: scimAuth,
     advanced: z.object({ lastLogonAttribute: z.string().min(1).optional() }).default({}),
-    mapping,
+    mapping: mappingOf(SCIM_MANAGED_ATTRIBUTES),
     /** Spec default: the account ID. `scimId` for servers that demand their own ids. */
     memberValue: z.enum(['accountId', 'scimId']).default('accountId'),
     /** `pathFilter`: `members[value eq "x"]`; `valueArray`: `path: members` with a value list. */

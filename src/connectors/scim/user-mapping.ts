@@ -5,9 +5,30 @@ import type {
   TargetAccount,
 } from '../../domain/account';
 import { ProvisioningError } from '../../domain/errors';
+import type { ManagedAttributes } from '../../config/connector-settings';
 import type { PatchOperation } from './patch-op';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+
+/**
+ * Spec: Account attributes sent to a SCIM server on create: the table's attributes are the
+ * connector's own (userName is the account ID); the Mapping sends further ones only.
+ */
+export const SCIM_MANAGED_ATTRIBUTES: ManagedAttributes = {
+  names: [
+    'id',
+    'schemas',
+    'meta',
+    'userName',
+    'displayName',
+    'name',
+    'active',
+    'emails',
+    'password',
+  ],
+  schemaPrefix: USER_SCHEMA,
+  reason: 'spec: userName is the account ID; the create table is sent by the connector',
+};
 
 /** Mapping: SCIM attribute name -> key of the profile's further attributes. */
 export type AttributeMapping = Record<string, string>;

@@ -103,6 +103,55 @@ describe('loadConfig', () => {
     expect(message).toContain('setting LOG_LEVEL');
   });
 
+  it('refuses a SCIM Mapping onto an attribute the connector sets, naming connector and key', () => {
+    const message = problemsOf(() =>
+      configWith([
+        {
+          ...scim,
+          mapping: {
+            title: 'jobTitle',
+            userName: 'upn',
+            ACTIVE: 'enabled',
+            'urn:ietf:params:scim:schemas:core:2.0:User:password': 'pw',
+            'emails[type eq "work"].value': 'mail',
+          },
+        },
+      ]),
+    );
+    for (const key of [
+      'userName',
+      'ACTIVE',
+      'urn:ietf:params:scim:schemas:core:2.0:User:password',
+      'emails[type eq "work"].value',
+    ]) {
+      expect(message).toContain(`connector "hr-app": setting "mapping.${key}": the connector sets`);
+    }
+    expect(message).toContain('userName is the account ID');
+    expect(message).not.toContain('mapping.title');
+  });
+
+  it('refuses a Graph Mapping onto a property the connector sets, by the same rule', () => {
+    const message = problemsOf(() =>
+      configWith([{ ...graph, mapping: { department: 'dept', userPrincipalName: 'upn' } }]),
+    );
+    expect(message).toContain('connector "entra": setting "mapping.userPrincipalName"');
+    expect(message).not.toContain('mapping.department');
+  });
+
+  it('accepts a Mapping of further simple and extension attributes', () => {
+    const config = configWith([
+      {
+        ...scim,
+        mapping: {
+          title: 'jobTitle',
+          userType: 'kind',
+          'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber': 'id',
+        },
+      },
+    ]);
+    expect(config.connectors[0]).toHaveProperty('mapping.title', 'jobTitle');
+  });
+
   it('refuses a secret value where a secret name belongs', () => {
     const message = problemsOf(() =>
       configWith([{ ...graph, clientSecretName: 'Zx8~q.9Kp_secret-value' }]),
