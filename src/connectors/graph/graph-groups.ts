@@ -58,9 +58,17 @@ export async function findGroup(
 }
 
 /**
- * Group search by display name: the first page of matches, as a live search needs (a short
- * prefix can match thousands of groups). Graph's basic queries offer `startswith`; a
- * "contains" search needs advanced queries (`$search`, ConsistencyLevel: eventual), which lag.
+ * The most groups one live search answers with. A search that matches more is refused with
+ * a message to narrow it rather than cut short: a list that silently stops is a verdict the
+ * service did not see (DESIGN invariant 11).
+ */
+export const SEARCH_MATCH_LIMIT = 1000;
+
+/**
+ * Group search by display name, every page read (spec: Connector B rule 2: list reads cover
+ * all result pages), up to SEARCH_MATCH_LIMIT matches. Graph's basic queries offer
+ * `startswith`; a "contains" search needs advanced queries (`$search`, ConsistencyLevel:
+ * eventual), which lag and match words, not substrings (graph-behaviour.md).
  */
 export async function searchGroups(context: GraphContext, text: string): Promise<GroupRef[]> {
   const subject = `groups starting with "${text}"`;
@@ -77,8 +85,18 @@ export async function searchGroups(context: GraphContext, text: string): Promise
     },
     errorContext(context, 'readGroups', subject, subject),
   );
-  for await (const page of pages) return page.map((group) => toGroupRef(group, options));
-  return [];
+  const found: GroupRef[] = [];
+  for await (const page of pages) {
+    found.push(...page.map((group) => toGroupRef(group, options)));
+    if (found.length > SEARCH_MATCH_LIMIT) {
+      throw new ProvisioningError(
+        'REQUEST_INVALID',
+        `connector "${context.settings.name}": more than ${SEARCH_MATCH_LIMIT} ${subject}: narrow the search`,
+        { object: text },
+      );
+    }
+  }
+  return found;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GraphConnector } from '../../../src/connectors/graph';
+import { SEARCH_MATCH_LIMIT } from '../../../src/connectors/graph/graph-groups';
 import type { GroupRef } from '../../../src/domain/group';
 import type { SandboxGroupSeed } from '../../../src/sandbox/graph';
 import { ADMIN, requestLines, startHarness, type Harness } from './graph-harness';
@@ -67,13 +68,27 @@ describe('group catalogue', () => {
     expect(found.map((ref) => ref.displayName).sort()).toEqual(['Finance EU', "Finance O'Neil"]);
   });
 
-  it('a live search answers with the first page of matches, not the whole directory', async () => {
+  it('a live search reads every page of matches, following each nextLink', async () => {
     for (let i = 0; i < 5; i++) group(`Project ${i}`);
+    group('Other project');
     const paged = harness.connector({ pageSize: 2 });
     harness.sandbox.clearRequests();
     const found = await paged.searchGroups('Project');
-    expect(found).toHaveLength(2);
-    expect(requestLines(harness.sandbox)).toEqual(['GET /v1.0/groups']);
+    expect(found.map((ref) => ref.displayName).sort()).toEqual(
+      Array.from({ length: 5 }, (_, i) => `Project ${i}`),
+    );
+    expect(requestLines(harness.sandbox)).toEqual(Array(3).fill('GET /v1.0/groups'));
+  });
+
+  it('a search that matches more than the limit is refused, not cut short', async () => {
+    for (let i = 0; i <= SEARCH_MATCH_LIMIT; i++) group(`Broad ${i}`);
+    const paged = harness.connector({ pageSize: 999 });
+    await expect(paged.searchGroups('Broad')).rejects.toMatchObject({
+      code: 'REQUEST_INVALID',
+      message: expect.stringContaining(
+        `more than ${SEARCH_MATCH_LIMIT} groups starting with "Broad"`,
+      ) as unknown,
+    });
   });
 
   it('two groups with one name are a conflict, not a guess', async () => {
