@@ -102,6 +102,7 @@ function adviceOf(
   number: number,
   outcome: PointOutcome,
   failing: string[],
+  unseen: string[],
   fitsWith: SettingValue[] | undefined,
   untried: SuggestedSetting[],
   context: RunContext,
@@ -136,8 +137,11 @@ function adviceOf(
           : 'group search (co) will not work on this server; grants by group name use eq and still work'
         : 'give the run a group to search for (CLI --group, API "groupName") and run again';
     case 5:
-      return cannot
-        ? `on this server these will fail: ${failing.map((aspect) => FAILS_WITH[aspect] ?? aspect).join(', ')}`
+      if (cannot) {
+        return `on this server these will fail: ${failing.map((aspect) => FAILS_WITH[aspect] ?? aspect).join(', ')}`;
+      }
+      return unseen.length === 1 && unseen[0] === 'password'
+        ? 'a password cannot be read back: before relying on setPassword, set one on a test account and sign in with it'
         : 'run again once the steps before could be done (see the steps)';
     default:
       return 'set "advanced.lastLogonAttribute" to the attribute that holds the last logon, if the server has one; otherwise last-logon reads answer "none found"';
@@ -163,7 +167,7 @@ export function judgePoints(
     const own = checks[index] ?? [];
     const { outcome, failing, unseen, fitsWith } = decidePoint(aspects, own);
     const untried = suggestions.filter((s) => s.point === number && !s.tried);
-    const advice = adviceOf(number, outcome, failing, fitsWith, untried, context);
+    const advice = adviceOf(number, outcome, failing, unseen, fitsWith, untried, context);
     return {
       number,
       title,

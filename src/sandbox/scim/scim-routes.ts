@@ -53,7 +53,10 @@ function serviceProviderConfig(state: SandboxState): unknown {
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: state.quirks.maxCount ?? 10_000 },
-    changePassword: { supported: state.quirks.passwordNotPatchable !== true },
+    changePassword: {
+      supported:
+        state.quirks.passwordNotPatchable !== true && state.quirks.passwordPatchIgnored !== true,
+    },
     sort: { supported: false },
     etag: { supported: false },
     authenticationSchemes: schemes,
@@ -212,7 +215,11 @@ export function scimRoutes(state: SandboxState): Router {
         return;
       }
     }
-    if (state.quirks.ignorePatchOps !== true) {
+    const ignored =
+      state.quirks.ignorePatchOps === true ||
+      (state.quirks.passwordPatchIgnored === true &&
+        readPatchOperations(req.body).some(writesPassword));
+    if (!ignored) {
       next();
       return;
     }

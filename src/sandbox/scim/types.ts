@@ -79,6 +79,11 @@ export interface ScimQuirks {
    */
   passwordNotPatchable?: boolean;
   /**
+   * `/ServiceProviderConfig` says `changePassword: false`, yet a PATCH that writes `password`
+   * answers 204 and does nothing (the server neither refuses nor applies it).
+   */
+  passwordPatchIgnored?: boolean;
+  /**
    * DELETE on users and groups answers 405 (applications that only let provisioning
    * deactivate accounts); nothing is deleted.
    */

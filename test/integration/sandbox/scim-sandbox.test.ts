@@ -292,6 +292,29 @@ describe('SCIM sandbox', () => {
       });
     });
 
+    it('passwordPatchIgnored declares changePassword false and answers a password PATCH 204 doing nothing', async () => {
+      await withQuirks({ passwordPatchIgnored: true }, async () => {
+        expect((await get('/ServiceProviderConfig')).body).toMatchObject({
+          changePassword: { supported: false },
+        });
+        const before = s.truthLog().length;
+        const set = await patch(`/Users/${uid}`, {
+          op: 'replace',
+          path: 'password',
+          value: 'Pw-1x',
+        });
+        expect(set.status).toBe(204);
+        expect(s.truthLog().slice(before)).toEqual([]);
+        await patch(`/Users/${uid}`, { op: 'replace', path: 'title', value: 'Lead' });
+        expect(
+          s
+            .truthLog()
+            .slice(before)
+            .map((e) => e.change),
+        ).toEqual(['account updated']);
+      });
+    });
+
     it('omitMembers hides members while the members eq filter still answers', async () => {
       await withQuirks({ omitMembers: true }, async () => {
         expect((await get(`/Groups/${gid}`)).body).not.toHaveProperty('members');

@@ -262,6 +262,31 @@ describe("the compatibility run on applications' built-in SCIM services, one mis
     expect(truth.map((e) => e.change)).not.toContain('password set');
   });
 
+  it('password PATCH answered 2xx while changePassword is declared false: could not tell, naming why', async () => {
+    const { report, truth } = await run({
+      sandbox: { quirks: { ...withLastLogon, passwordPatchIgnored: true } },
+      seed: seedGroups,
+    });
+    expect(outcomes(report)).toEqual(['fits', 'fits', 'fits', 'fits', 'could not tell', 'fits']);
+    const check = report.points[4]?.checks.find((c) => c.aspect === 'password');
+    expect(check).toMatchObject({
+      holds: undefined,
+      evidence: [expect.objectContaining({ status: 204, request: expect.stringMatching(/PATCH/) })],
+    });
+    expect(report.points[4]?.reason).toMatch(
+      /^password: could not tell: PATCH password was answered 2xx, but the server declares changePassword: false/,
+    );
+    expect(report.points[4]?.advice).toContain('sign in');
+    expect(report.verdict).toBe('could not tell');
+    expect(actions(report)).toEqual({
+      works: except('setPassword'),
+      'will fail': [],
+      untested: ['setPassword'],
+    });
+    // The truth: the server did not set the password the answer seemed to accept.
+    expect(truth.map((e) => e.change)).not.toContain('password set');
+  });
+
   it('no groups at all: memberships could not be tried and will fail, co is tried on Users', async () => {
     const { report, before, after } = await run({
       sandbox: { quirks: { ...withLastLogon, noGroups: true } },
