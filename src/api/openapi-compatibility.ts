@@ -7,7 +7,7 @@ const setting = {
     setting: {
       type: 'string',
       description:
-        'As written in the connector settings: memberValue, memberRemoveStyle, baseUrl, auth.type',
+        'As written in the connector settings: memberValue, memberRemoveStyle, emailUpdateStyle, baseUrl, auth.type',
     },
     value: { type: 'string' },
   },

@@ -37,7 +37,7 @@ export interface Evidence {
 
 /** A connector setting and its value, as written in the connector's settings. */
 export interface SettingValue {
-  /** `memberValue`, `memberRemoveStyle`, `baseUrl`, `auth.type`... */
+  /** `memberValue`, `memberRemoveStyle`, `emailUpdateStyle`, `baseUrl`, `auth.type`... */
   setting: string;
   value: string;
 }

@@ -128,6 +128,69 @@ export async function createTestAccount(
   return { account, mayExist: true };
 }
 
+/** The server did not take the e-mail's value path: refused the path or the filter in it. */
+function emailPathNotTaken(error: SerializedError): boolean {
+  return (
+    error.code === 'SCIM_INVALID_VALUE' ||
+    error.code === 'SCIM_FILTER_UNSUPPORTED' ||
+    error.code === 'SCIM_PATCH_UNSUPPORTED'
+  );
+}
+
+/**
+ * The update, through the service's own procedure (PATCH replace, read back): the display
+ * name and the e-mail, as `emailUpdateStyle` writes it. Where `pathFilter` (only the primary
+ * address, RFC 7644 §3.5.2.3) is refused, `wholeList` is tried and, seen to work, suggested:
+ * the one way to change the e-mail on such a server, at the cost the reason names.
+ */
+async function tryUpdate(s: CompatibilitySession, account: TargetAccount): Promise<void> {
+  const changes = {
+    displayName: 'Compatibility test account (changed)',
+    email: `${s.testAccount}.changed@example.invalid`,
+  };
+  const configured = s.settings.emailUpdateStyle;
+  const what = (style: string) =>
+    `PATCH replace of displayName and the e-mail (emailUpdateStyle: ${style})`;
+  const update = await s.attempt(
+    `change the display name and e-mail (emailUpdateStyle: ${configured})`,
+    () => changeAccount(s.connector, account, 'update', changes),
+  );
+  if (update.error === undefined) {
+    const note = `${what(configured)} was applied and ${howSeen(update.value)}`;
+    s.check(5, 'user attributes', true, note, update.evidence);
+    s.observe('update', 'works', note, 5);
+    return;
+  }
+  const said = `${what(configured)}: ${update.error.message}`;
+  s.check(5, 'user attributes', refusal(update.error), said, update.evidence);
+  s.observe('update', isRefusalByTarget(update.error) ? 'will fail' : 'untested', said, 5);
+  if (configured !== 'pathFilter' || !emailPathNotTaken(update.error)) return;
+
+  const setting = { setting: 'emailUpdateStyle', value: 'wholeList' };
+  const retry = await s.attempt(
+    'change the display name and e-mail (emailUpdateStyle: wholeList)',
+    () =>
+      changeAccount(s.connectorWith({ emailUpdateStyle: 'wholeList' }), account, 'update', changes),
+  );
+  if (retry.error !== undefined) {
+    const failed = `${what('wholeList')} failed too: ${retry.error.message}`;
+    s.check(5, 'user attributes', refusal(retry.error), failed, retry.evidence, setting);
+    return;
+  }
+  const note = `${what('wholeList')} was applied and ${howSeen(retry.value)}`;
+  s.suggest({
+    ...setting,
+    point: 5,
+    tried: true,
+    reason:
+      `${note}, where the primary address's value path was refused; on this server an e-mail ` +
+      'change replaces the whole emails list: addresses the service did not set are removed',
+  });
+  s.check(5, 'user attributes', true, note, retry.evidence, setting);
+  s.observe('update', 'works', note, 5);
+  s.use({ emailUpdateStyle: 'wholeList' });
+}
+
 /**
  * Point 5's user half, each through the service's own procedure: PATCH replace (read back),
  * PATCH password (the write's own answer: a password cannot be read back), PATCH active
@@ -138,38 +201,7 @@ export async function tryUserPatches(
   account: TargetAccount,
   declared: DeclaredFeatures,
 ): Promise<void> {
-  const update = await s.attempt('change the display name (PATCH replace)', () =>
-    changeAccount(s.connector, account, 'update', 'Compatibility test account (changed)'),
-  );
-  if (update.error === undefined) {
-    s.check(
-      5,
-      'user attributes',
-      true,
-      `PATCH replace of displayName was applied and ${howSeen(update.value)}`,
-      update.evidence,
-    );
-    s.observe(
-      'update',
-      'works',
-      `PATCH replace of displayName was applied and ${howSeen(update.value)}`,
-      5,
-    );
-  } else {
-    s.check(
-      5,
-      'user attributes',
-      refusal(update.error),
-      `PATCH replace of displayName: ${update.error.message}`,
-      update.evidence,
-    );
-    s.observe(
-      'update',
-      isRefusalByTarget(update.error) ? 'will fail' : 'untested',
-      `PATCH replace: ${update.error.message}`,
-      5,
-    );
-  }
+  await tryUpdate(s, account);
 
   const password = `Cp-${randomBytes(12).toString('base64url')}9!`;
   const declaredNot = declared.changePassword === false;

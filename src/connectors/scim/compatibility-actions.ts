@@ -11,6 +11,7 @@ const SETTING_AFFECTS: Record<string, readonly ServiceAction[] | 'all'> = {
   baseUrl: 'all',
   memberValue: ['grant', 'revoke', 'setMemberships'],
   memberRemoveStyle: ['revoke', 'setMemberships'],
+  emailUpdateStyle: ['update'],
 };
 
 function needsOf(action: ServiceAction, inEffect: readonly SettingValue[]): SettingValue[] {

@@ -145,6 +145,7 @@ export async function runScimCompatibility(
       'auth.type': settings.auth.type,
       memberValue: settings.memberValue,
       memberRemoveStyle: settings.memberRemoveStyle,
+      emailUpdateStyle: settings.emailUpdateStyle,
     },
     baseUrl: settings.baseUrl,
     testAccount: s.testAccount,

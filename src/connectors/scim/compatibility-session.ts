@@ -35,7 +35,7 @@ export interface ProbeAnswer {
 }
 
 /** Settings the run may switch to once it has seen them work (its suggestions). */
-export type TriedSetting = 'baseUrl' | 'memberValue' | 'memberRemoveStyle';
+export type TriedSetting = 'baseUrl' | 'memberValue' | 'memberRemoveStyle' | 'emailUpdateStyle';
 
 /** How many of a check's calls its evidence keeps: the last ones, which decided it. */
 const EVIDENCE_PER_CHECK = 3;

@@ -1,4 +1,4 @@
-import type { TargetAccount } from '../../domain/account';
+import type { AccountProfile, TargetAccount } from '../../domain/account';
 import type { AccountAction } from '../../domain/account-step';
 import { ProvisioningError } from '../../domain/errors';
 import type { MembershipAction } from '../../domain/membership-plan';
@@ -48,17 +48,17 @@ export async function changeMembership(
   return throwIfFailed(await runMembershipStep(connector, account, action, [groupId]));
 }
 
-/** One account action through the service's own account procedure (write, then read back). */
+/**
+ * One account action through the service's own account procedure (write, then read back);
+ * an update writes `changes`.
+ */
 export async function changeAccount(
   connector: ScimConnector,
   account: TargetAccount,
   action: Exclude<AccountAction, 'create' | 'setPassword'>,
-  displayName?: string,
+  changes: Omit<AccountProfile, 'accountId'> = {},
 ): Promise<StepOutcome> {
-  const profile = {
-    accountId: account.accountId,
-    ...(displayName === undefined ? {} : { displayName }),
-  };
+  const profile = { ...changes, accountId: account.accountId };
   return throwIfFailed(await runAccountStep(connector, account, action, undefined, profile));
 }
 

@@ -1,4 +1,4 @@
-import { ProvisioningError, type ErrorCode } from '../../domain/errors';
+import { isProvisioningError, ProvisioningError, type ErrorCode } from '../../domain/errors';
 import { oneLine } from '../http/redact';
 import type { HttpResult } from '../http/transport';
 import { throttledDetails, throttledFor } from '../http/throttled-for';
@@ -17,6 +17,11 @@ export function readScimType(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const scimType = (body as Record<string, unknown>).scimType;
   return typeof scimType === 'string' ? scimType : undefined;
+}
+
+/** A mapped error whose server answered 400 with this `scimType` (RFC 7644 §3.12). */
+export function hasScimType(error: unknown, scimType: string): boolean {
+  return isProvisioningError(error) && error.status === 400 && error.details?.scimType === scimType;
 }
 
 function readDetail(result: HttpResult): string {

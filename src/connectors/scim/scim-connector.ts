@@ -14,7 +14,7 @@ import type {
   StatusResult,
 } from '../connector';
 import { createAnswerFault, unusableCreateAnswer } from './create-answer';
-import { mapScimError } from './error-mapper';
+import { hasScimType, mapScimError } from './error-mapper';
 import { attributeFilter } from './filter';
 import { interpretListResponse } from './list-response';
 import { readAllPages } from './pager';
@@ -26,7 +26,13 @@ import { scimReconciliation } from './scim-reconciliation';
 import type { ReconciliationReads } from '../../domain/reconciliation-reads';
 import { scimUrl } from './scim-paths';
 import { checkScimStatus } from './scim-status';
-import { fromScimUser, readBoolean, toReplaceOperations, toScimUser } from './user-mapping';
+import {
+  fromScimUser,
+  readBoolean,
+  toReplaceOperations,
+  toScimUser,
+  withPrimaryEmailAdded,
+} from './user-mapping';
 
 /**
  * Connector A: a SCIM 2.0 client (spec: Connector A, RFC 7644) for any application with a
@@ -148,11 +154,25 @@ export class ScimConnector implements Connector {
     return { outcome: 'adopted', account: existing, maybeOurs };
   }
 
-  /** Spec: Change account: PATCH `replace`. */
+  /**
+   * Spec: Change account: PATCH `replace`. An e-mail change touches only the managed (primary)
+   * address; a target with no primary address answers 400 `noTarget` (RFC 7644 §3.5.2.3) and
+   * gets it added instead. Nothing was applied before: a PatchOp is atomic (§3.5.2).
+   */
   async updateAccount(account: TargetAccount, changes: AccountChanges): Promise<void> {
-    const operations = toReplaceOperations(changes, this.settings.mapping);
+    const operations = toReplaceOperations(
+      changes,
+      this.settings.mapping,
+      this.settings.emailUpdateStyle,
+    );
     if (operations.length === 0) return;
-    await this.patchUser(account, patchOp(operations));
+    try {
+      await this.patchUser(account, patchOp(operations));
+    } catch (error) {
+      const added = withPrimaryEmailAdded(operations);
+      if (added === undefined || !hasScimType(error, 'noTarget')) throw error;
+      await this.patchUser(account, patchOp(added));
+    }
   }
 
   /** Spec: Set password: PATCH on `password`. */

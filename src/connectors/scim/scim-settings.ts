@@ -27,6 +27,12 @@ export const scimConnectorSchema = z
     memberValue: z.enum(['accountId', 'scimId']).default('accountId'),
     /** `pathFilter`: `members[value eq "x"]`; `valueArray`: `path: members` with a value list. */
     memberRemoveStyle: z.enum(['pathFilter', 'valueArray']).default('pathFilter'),
+    /**
+     * `pathFilter`: an e-mail change replaces only the primary address
+     * (`emails[primary eq true].value`); `wholeList`: replaces the whole `emails` list, for
+     * servers that take no filter in a PATCH path (their other addresses are removed).
+     */
+    emailUpdateStyle: z.enum(['pathFilter', 'wholeList']).default('pathFilter'),
     pageSize: z.int().min(1).max(1000).default(100),
   })
   .superRefine((settings, ctx) => {

@@ -63,10 +63,25 @@ export function toScimUser(
   return user;
 }
 
-/** Spec: Change account: one `replace` per changed attribute, in one PatchOp. */
+/**
+ * How an e-mail change is written. `pathFilter` (RFC 7644 §3.5.2.3): `replace` on
+ * `emails[primary eq true].value`, the one address the service manages (spec: the primary
+ * address); the target's other addresses stay. `wholeList`: `replace` on `emails` with the
+ * one address, for servers that take no filter in a PATCH path: other addresses are removed.
+ */
+export type EmailUpdateStyle = 'pathFilter' | 'wholeList';
+
+/** RFC 7644 §3.5.2.3: the value path of the managed (primary) e-mail address. */
+export const PRIMARY_EMAIL_PATH = 'emails[primary eq true].value';
+
+/**
+ * Spec: Change account: one `replace` per changed attribute, in one PatchOp; the e-mail by
+ * `emailStyle`.
+ */
 export function toReplaceOperations(
   changes: AccountChanges,
   mapping: AttributeMapping,
+  emailStyle: EmailUpdateStyle = 'pathFilter',
 ): PatchOperation[] {
   const ops: PatchOperation[] = [];
   if (changes.displayName !== undefined) {
@@ -79,12 +94,32 @@ export function toReplaceOperations(
     ops.push({ op: 'replace', path: 'name.familyName', value: changes.familyName });
   }
   if (changes.email !== undefined) {
-    ops.push({ op: 'replace', path: 'emails', value: [primaryEmail(changes.email)] });
+    ops.push(
+      emailStyle === 'pathFilter'
+        ? { op: 'replace', path: PRIMARY_EMAIL_PATH, value: changes.email }
+        : { op: 'replace', path: 'emails', value: [primaryEmail(changes.email)] },
+    );
   }
   for (const [attribute, value] of mappedValues(changes, mapping)) {
     ops.push({ op: 'replace', path: attribute, value });
   }
   return ops;
+}
+
+/**
+ * The operations again for a target with no primary address, where the value path matches
+ * nothing (RFC 7644 §3.5.2.3: 400 `noTarget`): the address is added as the primary one,
+ * beside the target's other addresses (§3.5.2.1). Undefined when no e-mail is replaced by path.
+ */
+export function withPrimaryEmailAdded(
+  operations: readonly PatchOperation[],
+): PatchOperation[] | undefined {
+  const index = operations.findIndex((op) => op.path === PRIMARY_EMAIL_PATH);
+  const address = operations[index]?.value;
+  if (typeof address !== 'string') return undefined;
+  return operations.map((op, i) =>
+    i === index ? { op: 'add', path: 'emails', value: [primaryEmail(address)] } : op,
+  );
 }
 
 /**

@@ -125,6 +125,33 @@ function writesPassword(operation: unknown): boolean {
   );
 }
 
+/** A well-formed PatchOp that writes `password`; a malformed one is scimmy's to refuse. */
+function patchWritesPassword(body: unknown): boolean {
+  try {
+    return readPatchOperations(body).some(writesPassword);
+  } catch {
+    return false;
+  }
+}
+
+/** A PatchOp operation whose path holds a value filter (RFC 7644 §3.5.2: `valuePath`). */
+function hasValueFilter(operation: unknown): boolean {
+  const { path } = (operation ?? {}) as { path?: unknown };
+  return typeof path === 'string' && path.includes('[');
+}
+
+// Quirk `userPatchPathFiltersRefused`: plain attribute paths only.
+function refusePathFilters(state: SandboxState): Handler {
+  return (req) => {
+    const id = idParam(req);
+    if (state.store.getUser(id) === undefined)
+      throw scimError(404, null, `Resource ${id} not found`);
+    if (readPatchOperations(req.body).some(hasValueFilter)) {
+      throw scimError(400, 'invalidPath', 'Filters in PATCH paths are not supported');
+    }
+  };
+}
+
 // Quirk `passwordNotPatchable` (scim-interop.md, built-in services): 400 `invalidPath`.
 function refusePasswordPatch(state: SandboxState): Handler {
   return (req) => {
@@ -207,18 +234,19 @@ export function scimRoutes(state: SandboxState): Router {
   router.get('/Users/:id', route(getOne('User', state)));
   router.get('/Groups/:id', route(getOne('Group', state)));
   router.patch('/Users/:id', (req, res, next) => {
-    if (state.quirks.passwordNotPatchable === true) {
-      try {
-        refusePasswordPatch(state)(req, res);
-      } catch (error) {
-        next(error);
-        return;
-      }
+    const refusals = [
+      ...(state.quirks.passwordNotPatchable === true ? [refusePasswordPatch(state)] : []),
+      ...(state.quirks.userPatchPathFiltersRefused === true ? [refusePathFilters(state)] : []),
+    ];
+    try {
+      for (const refuse of refusals) refuse(req, res);
+    } catch (error) {
+      next(error);
+      return;
     }
     const ignored =
       state.quirks.ignorePatchOps === true ||
-      (state.quirks.passwordPatchIgnored === true &&
-        readPatchOperations(req.body).some(writesPassword));
+      (state.quirks.passwordPatchIgnored === true && patchWritesPassword(req.body));
     if (!ignored) {
       next();
       return;

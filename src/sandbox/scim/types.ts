@@ -84,6 +84,11 @@ export interface ScimQuirks {
    */
   passwordPatchIgnored?: boolean;
   /**
+   * A PATCH on a user whose path holds a value filter (`emails[primary eq true].value`)
+   * answers 400 `invalidPath`: servers that take plain attribute paths only.
+   */
+  userPatchPathFiltersRefused?: boolean;
+  /**
    * DELETE on users and groups answers 405 (applications that only let provisioning
    * deactivate accounts); nothing is deleted.
    */

@@ -315,6 +315,23 @@ describe('SCIM sandbox', () => {
       });
     });
 
+    it('userPatchPathFiltersRefused refuses a value filter in a user PATCH path, and only that', async () => {
+      await withQuirks({ userPatchPathFiltersRefused: true }, async () => {
+        const byPath = {
+          op: 'replace',
+          path: 'emails[primary eq true].value',
+          value: 'x@y.example',
+        };
+        expect(await patch(`/Users/${uid}`, byPath)).toMatchObject({
+          status: 400,
+          body: expect.objectContaining({ scimType: 'invalidPath' }) as unknown,
+        });
+        expect(
+          (await patch(`/Users/${uid}`, { op: 'replace', path: 'title', value: 'T' })).status,
+        ).toBe(200);
+      });
+    });
+
     it('omitMembers hides members while the members eq filter still answers', async () => {
       await withQuirks({ omitMembers: true }, async () => {
         expect((await get(`/Groups/${gid}`)).body).not.toHaveProperty('members');

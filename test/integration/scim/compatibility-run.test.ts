@@ -399,6 +399,45 @@ describe("the compatibility run on applications' built-in SCIM services, one mis
     expect(after).toEqual(before);
   });
 
+  it('no filter in a user PATCH path: point 5 fits with emailUpdateStyle: wholeList, which update needs', async () => {
+    const { report, after, before, truth } = await run({
+      sandbox: { quirks: { ...withLastLogon, userPatchPathFiltersRefused: true } },
+      seed: seedGroups,
+    });
+    expect(outcomes(report)).toEqual(['fits', 'fits', 'fits', 'fits', 'does not fit', 'fits']);
+    const refused = report.points[4]?.checks.find(
+      (c) => c.aspect === 'user attributes' && c.withSetting === undefined,
+    );
+    expect(refused).toMatchObject({
+      holds: false,
+      evidence: [
+        expect.objectContaining({ status: 400, answer: expect.stringMatching(/invalidPath/) }),
+      ],
+    });
+    expect(report.points[4]?.fitsWith).toEqual([
+      { setting: 'emailUpdateStyle', value: 'wholeList' },
+    ]);
+    expect(report.suggestedSettings).toEqual([
+      expect.objectContaining({
+        setting: 'emailUpdateStyle',
+        value: 'wholeList',
+        tried: true,
+        reason: expect.stringContaining('addresses the service did not set are removed') as unknown,
+      }),
+    ]);
+    expect(report.actions.find((a) => a.action === 'update')).toMatchObject({
+      outcome: 'works',
+      needs: [{ setting: 'emailUpdateStyle', value: 'wholeList' }],
+    });
+    expect(report.verdict).toBe('fits with the suggested settings');
+    // The truth: the refused form changed nothing; the whole-list form updated the account once.
+    const updates = truth.filter(
+      (e) => e.accountId === report.testAccount && e.change === 'account updated',
+    );
+    expect(updates).toHaveLength(1);
+    expect(after).toEqual(before);
+  });
+
   it('PATCH silently ignored: point 5 does not fit, and the account is still removed', async () => {
     const { report, before, after } = await run({
       sandbox: { quirks: { ...withLastLogon, ignorePatchOps: true } },

@@ -4,6 +4,7 @@ import {
   fromScimUser,
   toReplaceOperations,
   toScimUser,
+  withPrimaryEmailAdded,
 } from '../../../../src/connectors/scim/user-mapping';
 
 const profile = {
@@ -63,13 +64,31 @@ describe('toReplaceOperations (spec: change account)', () => {
     ).toEqual([
       { op: 'replace', path: 'displayName', value: 'J D' },
       { op: 'replace', path: 'name.familyName', value: 'D' },
+      { op: 'replace', path: 'emails[primary eq true].value', value: 'j@x.example' },
+      { op: 'replace', path: 'title', value: 'Lead' },
+    ]);
+  });
+
+  it('replaces the whole e-mail list only with emailUpdateStyle wholeList', () => {
+    expect(toReplaceOperations({ email: 'j@x.example' }, {}, 'wholeList')).toEqual([
       {
         op: 'replace',
         path: 'emails',
         value: [{ value: 'j@x.example', type: 'work', primary: true }],
       },
-      { op: 'replace', path: 'title', value: 'Lead' },
     ]);
+  });
+
+  it('adds the primary address instead where the value path matched nothing', () => {
+    const ops = toReplaceOperations({ displayName: 'J', email: 'j@x.example' }, {});
+    expect(withPrimaryEmailAdded(ops)).toEqual([
+      { op: 'replace', path: 'displayName', value: 'J' },
+      { op: 'add', path: 'emails', value: [{ value: 'j@x.example', type: 'work', primary: true }] },
+    ]);
+    expect(withPrimaryEmailAdded(toReplaceOperations({ displayName: 'J' }, {}))).toBeUndefined();
+    expect(
+      withPrimaryEmailAdded(toReplaceOperations({ email: 'j@x.example' }, {}, 'wholeList')),
+    ).toBeUndefined();
   });
 
   it('plans nothing for no change', () => {
