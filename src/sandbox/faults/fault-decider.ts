@@ -38,6 +38,7 @@ export class FaultDecider {
   private plan: SandboxFaultPlan | undefined;
   private calls = EMPTY_STREAM;
   private lost = EMPTY_STREAM;
+  private lostSub = EMPTY_STREAM;
   private stormOrigin = 0;
   private tally = emptyCounts();
 
@@ -48,6 +49,8 @@ export class FaultDecider {
     this.plan = plan === undefined ? undefined : checkFaultPlan(plan);
     this.calls = plan === undefined ? EMPTY_STREAM : seededStream(plan.seed, 'calls');
     this.lost = plan === undefined ? EMPTY_STREAM : seededStream(plan.seed, 'lost answers');
+    this.lostSub =
+      plan === undefined ? EMPTY_STREAM : seededStream(plan.seed, 'lost sub-request answers');
     this.stormOrigin = this.now();
     this.tally = emptyCounts();
   }
@@ -73,6 +76,20 @@ export class FaultDecider {
     if (!hit) return undefined;
     this.count('lost answer');
     return form;
+  }
+
+  /**
+   * After a `$batch` sub-request write was applied: whether its sub-response is a gateway's
+   * 503 or 504 instead of its own answer, counted as a lost answer.
+   */
+  decideLostSubAnswer(): 503 | 504 | undefined {
+    const rate = this.plan?.subRequestLostAnswerRate ?? 0;
+    if (rate === 0) return undefined;
+    const hit = this.lostSub() < rate;
+    const status = this.lostSub() < 0.5 ? 503 : 504;
+    if (!hit) return undefined;
+    this.count('lost answer');
+    return status;
   }
 
   /** Counts a fault injected outside the plan's own decisions (write lag, stale reads). */

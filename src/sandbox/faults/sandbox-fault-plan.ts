@@ -22,6 +22,12 @@ export interface SandboxFaultPlan {
    */
   lostAnswerRate?: number;
   /**
+   * Per Graph `$batch` sub-request write that succeeded: the write IS applied, then its own
+   * sub-response says 503 or 504, half the time each (graph-behaviour.md: "504/503 from a
+   * gateway after the directory committed the change"; each sub-response has its own status).
+   */
+  subRequestLostAnswerRate?: number;
+  /**
    * On the sandbox clock: during the last `lengthMs` of every `everyMs` (counted from
    * `setFaults`), every call answers 429 with `Retry-After` = the storm's remaining time.
    */
@@ -70,6 +76,7 @@ export function checkFaultPlan(plan: SandboxFaultPlan): SandboxFaultPlan {
     checkRate('resetRate', plan.resetRate);
   if (perCall > 1) throw invalid('throttleRate + serverErrorRate + resetRate must not exceed 1');
   checkRate('lostAnswerRate', plan.lostAnswerRate);
+  checkRate('subRequestLostAnswerRate', plan.subRequestLostAnswerRate);
   const [min, max] = plan.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < min) {
     throw invalid('retryAfterSeconds must be whole seconds [min, max] with 0 <= min <= max');

@@ -58,16 +58,22 @@ export async function handleGraphRequest(
       return runBatch(body, (sub) => {
         deps.stats.batchSubRequests += 1;
         const subTarget = parseGraphTarget(sub.url);
-        const reply = executeCall(
+        const applied = executeCall(
           deps,
           { method: sub.method, ...subTarget, body: sub.body, roles, wids, appId },
           true,
         );
+        const lost = lostSubAnswer(deps, sub.method, applied);
+        const reply =
+          lost === undefined
+            ? applied
+            : callFaultReply({ kind: 'server error', status: lost }, deps.context.now());
         deps.record({
           method: sub.method,
           path: `/v1.0${subTarget.rawPath}`,
           status: reply.status,
           viaBatch: true,
+          ...(lost === undefined ? {} : { answerLost: true }),
         });
         return reply;
       });
@@ -104,6 +110,21 @@ function executeCall(deps: GraphEndpointDeps, call: GraphCall, subRequest: boole
   return charged === undefined
     ? reply
     : { ...reply, headers: { ...reply.headers, ...charged.headers } };
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The fault plan's gateway status for a sub-request write that was applied (its own answer
+ * lost, graph-behaviour.md: Eventual consistency), or undefined when its answer goes out.
+ */
+function lostSubAnswer(
+  deps: GraphEndpointDeps,
+  method: string,
+  reply: GraphReply,
+): 503 | 504 | undefined {
+  if (!WRITE_METHODS.has(method) || reply.status >= 300) return undefined;
+  return deps.context.faults.decideLostSubAnswer();
 }
 
 function errorReply(error: unknown, now: number): GraphReply {

@@ -107,7 +107,8 @@ export interface GraphSandboxRequestRecord {
   /**
    * The write was applied, then its answer lost: `status` is what reached the client (0 for a
    * reset, or a gateway's 504). On a sub-request: its envelope's answer was lost, so the
-   * client never saw this sub-request's `status`.
+   * client never saw this sub-request's `status`; or its own sub-response was a gateway's
+   * 503 or 504 (`subRequestLostAnswerRate`), which `status` is.
    */
   answerLost?: boolean;
   /** The W3C `traceparent` the request came with (a `$batch` sub-request: its envelope's). */

@@ -183,4 +183,47 @@ describe('Graph fault plan', () => {
       ids.map((id) => ['account locked', id]),
     );
   });
+  it('$batch: a sub-request answer lost after apply is its own 503 or 504; refusals keep theirs', async () => {
+    const ids = [1, 2, 3, 4, 5, 6].map(
+      () => sandbox.addUser({ userPrincipalName: upn(nextName('ls')) }).id,
+    );
+    const refused = sandbox.addGroup({ displayName: nextName('Admins'), isAssignableToRole: true });
+    sandbox.setFaults({ seed: 12, subRequestLostAnswerRate: 1 });
+    const requests = [
+      ...ids.map((id, i) => ({
+        id: String(i + 1),
+        method: 'PATCH',
+        url: `/users/${id}`,
+        headers: { 'content-type': 'application/json' },
+        body: { accountEnabled: false },
+      })),
+      {
+        id: 'refused',
+        method: 'POST',
+        url: `/groups/${refused.id}/members/$ref`,
+        headers: { 'content-type': 'application/json' },
+        body: client.ref(ids[0]!),
+      },
+    ];
+    sandbox.clearRequests();
+    const answer = await client.call('POST', '/$batch', { requests });
+    expect(answer).toMatchObject({ status: 200 });
+    const statuses = answer.reset ? [] : (answer.body.responses ?? []).map((r) => r.status);
+    expect(statuses.slice(0, 6)).toContain(503);
+    expect(statuses.slice(0, 6)).toContain(504);
+    expect(statuses.slice(0, 6).every((s) => s === 503 || s === 504)).toBe(true);
+    // The refusal is an answer, not a lost one: nothing of it was applied.
+    expect(statuses[6]).toBe(403);
+    for (const id of ids) expect(sandbox.getUser(id)?.['accountEnabled']).toBe(false);
+    expect(sandbox.directMemberIds(refused.id)).toEqual([]);
+    expect(sandbox.faultCounts()['lost answer']).toBe(6);
+    const subs = sandbox.requests.filter((r) => r.viaBatch === true);
+    expect(subs.map((r) => [r.status, r.answerLost])).toEqual([
+      ...statuses.slice(0, 6).map((s) => [s, true]),
+      [403, undefined],
+    ]);
+    expect(sandbox.truthLog().map((e) => [e.change, e.userId])).toEqual(
+      ids.map((id) => ['account locked', id]),
+    );
+  });
 });
