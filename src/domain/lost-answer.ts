@@ -27,3 +27,57 @@ export function describeLostAnswer(error: SerializedError): string {
     ? `its answer was lost (${error.code})`
     : `answered ${error.status} (${error.code})`;
 }
+
+/**
+ * One change a membership write call sent and got no "done" for, as its error lists them
+ * (`details.failed`): refused by the target (an answer: nothing applied), or its answer lost
+ * (`maybeApplied`: only a read can tell). A call whose error lists them sent nothing else
+ * besides what `details.written` holds.
+ */
+export interface FailedMembershipWrite {
+  groupId: string;
+  change: 'added' | 'removed';
+  code: SerializedError['code'];
+  status?: number;
+  message: string;
+  maybeApplied: boolean;
+}
+
+/**
+ * The changes a failed membership write call lists (`details.failed`), or undefined when its
+ * error does not list them (a connector that says only how the whole call ended).
+ *
+ * @example
+ * failedMembershipWrites({ code: 'GRAPH_PERMISSION_MISSING', message: '...', retryable: false, details: { failed: [] } }); // []
+ */
+export function failedMembershipWrites(
+  error: SerializedError,
+): FailedMembershipWrite[] | undefined {
+  const failed = error.details?.failed;
+  if (!Array.isArray(failed)) return undefined;
+  const listed = failed.filter(isFailedMembershipWrite);
+  return listed.length === failed.length ? listed : undefined;
+}
+
+/** The error of one listed change whose answer was lost: what notices and the step say of it. */
+export function lostWriteError(write: FailedMembershipWrite): SerializedError {
+  return {
+    code: write.code,
+    message: write.message,
+    retryable: true,
+    ...(write.status === undefined ? {} : { status: write.status }),
+    object: write.groupId,
+  };
+}
+
+function isFailedMembershipWrite(value: unknown): value is FailedMembershipWrite {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  return (
+    typeof entry.groupId === 'string' &&
+    (entry.change === 'added' || entry.change === 'removed') &&
+    typeof entry.code === 'string' &&
+    typeof entry.message === 'string' &&
+    typeof entry.maybeApplied === 'boolean'
+  );
+}

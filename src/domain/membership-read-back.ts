@@ -137,9 +137,9 @@ export function* verify(
       );
       ledger.push(...again.answers);
       if (again.error !== undefined) {
+        lost ??= again.lost;
         // Refused: the read before it still showed what it showed.
         if (!mayHaveBeenApplied(again.error)) return withLost({ error: again.error, shown });
-        lost ??= again.error;
       }
     }
     const at = yield* now();

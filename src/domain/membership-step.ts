@@ -122,14 +122,16 @@ function* changeMemberships(
       : failed(error, changes, all, record);
   };
   // A write refused, or never sent, ends the step. One whose answer was lost may have been
-  // applied: the read-back tells (scim-interop.md: "answer lost after the write was applied").
-  if (written.error !== undefined && !mayHaveBeenApplied(written.error)) {
-    return finish(yield* now(), written.error);
-  }
+  // applied: the read-back tells (scim-interop.md: "answer lost after the write was applied"),
+  // and where others were refused it reads back only those, and the step fails by the refusal.
+  const refused =
+    written.error !== undefined && !mayHaveBeenApplied(written.error) ? written.error : undefined;
+  if (refused !== undefined && written.lost === undefined) return finish(yield* now(), refused);
 
   const verifyFrom = yield* now();
-  const verified = yield* verify(input, account, plan, ledger, groups);
-  const lost = written.error ?? verified.lost;
+  const scope = refused === undefined ? plan : onlyUnanswered(plan, ledger);
+  const verified = yield* verify(input, account, scope, ledger, groups);
+  const lost = written.lost ?? verified.lost;
   // Lost writes a read may show only because it lags the service's own last write.
   const stale = staleForLostWrites(
     ledger,
@@ -140,7 +142,7 @@ function* changeMemberships(
   if (lost !== undefined) notices.push(...lostAnswerNotices(lost, ledger, verified, names));
   if (lost !== undefined && stale.size > 0 && !('error' in verified)) {
     const answers = ledger.filter((a) => a.outcome !== 'unanswered' || !stale.has(a.groupId));
-    const outcome = finish(yield* now(), lostAndStale(lost, stale), answers);
+    const outcome = finish(yield* now(), refused ?? lostAndStale(lost, stale), answers);
     return withVerification(outcome, { ...verified, confirmed: false });
   }
   if ('error' in verified) {
@@ -156,9 +158,10 @@ function* changeMemberships(
     );
     const unproven = ledger.filter((a) => a.outcome === 'unanswered' && !answers.includes(a));
     const error =
-      lost === undefined || unproven.length === 0
+      refused ??
+      (lost === undefined || unproven.length === 0
         ? verified.error
-        : lostAndUnproven(lost, verified, unproven.length);
+        : lostAndUnproven(lost, verified, unproven.length));
     const outcome = finish(yield* now(), error, answers);
     return verified.read === undefined
       ? outcome
@@ -166,11 +169,23 @@ function* changeMemberships(
   }
   if (verified.reads > 1) notices.push(`verified after ${verified.reads} reads`);
   notices.push(...verified.notices);
-  const outcome = finish(yield* now());
+  const outcome = finish(yield* now(), refused);
   // No read back when every write's own answer confirmed it.
   return verified.reads === 0
     ? outcome
     : withVerification(outcome, { ...verified, confirmed: true });
+}
+
+/** The plan's read-back narrowed to the groups whose write answers were lost. */
+function onlyUnanswered(
+  plan: MembershipWritePlan,
+  ledger: readonly MembershipWriteAnswer[],
+): MembershipWritePlan {
+  const lost = new Set(ledger.filter((a) => a.outcome === 'unanswered').map((a) => a.groupId));
+  return {
+    ...plan,
+    expected: Object.fromEntries(Object.entries(plan.expected).filter(([id]) => lost.has(id))),
+  };
 }
 
 /**

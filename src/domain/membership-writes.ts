@@ -3,7 +3,7 @@ import { isEffectiveMembershipWrite } from './effective-change';
 import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
 import { intentKey } from './journal-entry';
-import { mayHaveBeenApplied } from './lost-answer';
+import { failedMembershipWrites, lostWriteError, mayHaveBeenApplied } from './lost-answer';
 import { chunk } from './chunk';
 import { now, parallel, wait, type Machine } from './step-machine';
 import { STEP_OPS } from './step-ops';
@@ -13,7 +13,10 @@ import { nextRereadDelay } from './visibility';
 
 export interface WriteResult {
   answers: MembershipWriteAnswer[];
+  /** Why the writes failed: a refusal where the target refused one, else a lost answer. */
   error?: SerializedError;
+  /** The first write whose answer was lost: it may have been applied (its changes `unanswered`). */
+  lost?: SerializedError;
 }
 
 /**
@@ -44,7 +47,7 @@ export function* writeMembershipChanges(
         names[answer.groupId] = answer.groupName;
       }
     }
-    if (result.error !== undefined) return { answers, error: result.error };
+    if (result.error !== undefined) return { ...result, answers };
     const unknown = result.answers.filter((answer) => answer.outcome === 'accountNotFound');
     if (unknown.length === 0) return { answers };
     if (!mayBeLag(context, sentAt)) {
@@ -89,21 +92,55 @@ function* writeOnce(
       ),
     }));
     const results = yield* parallel<MembershipWriteAnswer[]>(STEP_OPS.writeMemberships, inputs);
-    let error: SerializedError | undefined;
+    let refused: SerializedError | undefined;
+    let lost: SerializedError | undefined;
     for (const [index, result] of results.entries()) {
       if (result.ok) answers.push(...result.value);
       else {
         // A write call that failed in part says what it did write: journaled too.
         const written = partlyWritten(result.error);
         answers.push(...written);
-        // What it sent and got no answer for may be in place: the read-back tells.
-        if (mayHaveBeenApplied(result.error)) answers.push(...unanswered(inputs[index]!, written));
-        error ??= result.error;
+        // What it sent and got no answer for may be in place: the read-back tells. What the
+        // target refused is an answer: nothing of it was applied.
+        const maybe = maybeApplied(inputs[index]!, result.error, written);
+        answers.push(...maybe.answers);
+        lost ??= maybe.lost;
+        if (maybe.lost === undefined || !mayHaveBeenApplied(result.error)) refused ??= result.error;
       }
     }
-    if (error !== undefined) return { answers, error };
+    const error = refused ?? lost;
+    if (error !== undefined) return { answers, error, ...(lost === undefined ? {} : { lost }) };
   }
   return { answers };
+}
+
+/**
+ * The changes of one failed write call that may have been applied, as `unanswered` answers,
+ * and the error of the first of them. Where the call's error lists its failed changes, only
+ * those whose answer was lost; else, where the whole call may have been applied, every change
+ * no part of its answer covers.
+ */
+function maybeApplied(
+  input: { add: readonly string[]; remove: readonly string[]; names: Record<string, string> },
+  error: SerializedError,
+  written: readonly MembershipWriteAnswer[],
+): { answers: MembershipWriteAnswer[]; lost?: SerializedError } {
+  const failed = failedMembershipWrites(error);
+  if (failed === undefined) {
+    return mayHaveBeenApplied(error)
+      ? { answers: unanswered(input, written), lost: error }
+      : { answers: [] };
+  }
+  const lostWrites = failed.filter((write) => write.maybeApplied);
+  const answers = lostWrites.map((write) => ({
+    groupId: write.groupId,
+    groupName: input.names[write.groupId] ?? write.groupId,
+    change: write.change,
+    outcome: 'unanswered' as const,
+    maybeOurs: true,
+  }));
+  if (lostWrites.length === 0) return { answers };
+  return { answers, lost: mayHaveBeenApplied(error) ? error : lostWriteError(lostWrites[0]!) };
 }
 
 /**

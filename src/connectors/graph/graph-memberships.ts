@@ -1,5 +1,6 @@
 import type { TargetAccount } from '../../domain/account';
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
+import { mayHaveBeenApplied, type FailedMembershipWrite } from '../../domain/lost-answer';
 import { describeGroup } from '../../domain/group';
 import type { GroupLink } from '../../domain/nested-groups';
 import type { MembershipWriteOutcome } from '../../domain/target-answers';
@@ -75,6 +76,70 @@ export async function writeMemberships(
 ): Promise<MembershipWriteAnswer[]> {
   const ids = [...changes.remove, ...changes.add];
   if (ids.length === 0) return [];
+  const { groups, nameOf } = await nothingSentIfFails(
+    checkWritable(context, account, ids, names, writable),
+  );
+  const removals = changes.remove.map((id, index) =>
+    writeRequest(context, account, id, 'removed', `r${index}`),
+  );
+  const additions = changes.add.map((id, index) =>
+    writeRequest(context, account, id, 'added', `a${index}`),
+  );
+  const written: MembershipWriteAnswer[] = [];
+  const useBatch = ids.length > SINGLE_CALL_LIMIT;
+  for (const writes of [removals, additions]) {
+    if (writes.length === 0) continue;
+    let answers: Map<string, GraphAnswer & { maybeAppliedBefore?: boolean }>;
+    try {
+      answers = useBatch ? await sendAsBatch(context, writes) : await sendOneByOne(context, writes);
+    } catch (error) {
+      // The whole call failed: each of its writes as the call ended, none of the next phase.
+      if (!isProvisioningError(error)) throw error;
+      const maybe = mayHaveBeenApplied(error.toJSON());
+      throw withWritten(
+        writes.map((write) => ({ write, error, maybeApplied: maybe })),
+        written,
+      );
+    }
+    const failures: FailedWrite[] = [];
+    for (const write of writes) {
+      const answer = answers.get(write.request.id)!;
+      const outcome = writeOutcome(answer, write.change);
+      if (outcome !== undefined) {
+        written.push({
+          groupId: write.groupId,
+          groupName: nameOf(write.groupId),
+          change: write.change,
+          outcome,
+          maybeOurs: answer.maybeAppliedBefore === true,
+        });
+      } else {
+        const error = mapGraphError(
+          answer,
+          writeErrorContext(context, account, write, nameOf(write.groupId)),
+        );
+        // An earlier send of it may have been applied, whatever its last answer says.
+        const maybe = mayHaveBeenApplied(error.toJSON()) || answer.maybeAppliedBefore === true;
+        failures.push({ write, error, maybeApplied: maybe });
+      }
+    }
+    if (failures.length > 0) throw withWritten(failures, written);
+  }
+  await refuseMissingGroups(context, written, groups);
+  return written;
+}
+
+/**
+ * Every group the catalogue does not vouch for (`writable`) is read, and one whose members
+ * Graph will not write is refused before any write (`GROUP_NOT_WRITABLE`).
+ */
+async function checkWritable(
+  context: GraphContext,
+  account: TargetAccount,
+  ids: readonly string[],
+  names: Record<string, string>,
+  writable: readonly string[],
+): Promise<{ groups: ReadonlyMap<string, GraphObject>; nameOf: (id: string) => string }> {
   const vouched = new Set(writable);
   const unchecked = ids.filter((id) => !vouched.has(id));
   const groups =
@@ -110,41 +175,27 @@ export async function writeMemberships(
       },
     );
   }
-  const removals = changes.remove.map((id, index) =>
-    writeRequest(context, account, id, 'removed', `r${index}`),
-  );
-  const additions = changes.add.map((id, index) =>
-    writeRequest(context, account, id, 'added', `a${index}`),
-  );
-  const written: MembershipWriteAnswer[] = [];
-  const useBatch = ids.length > SINGLE_CALL_LIMIT;
-  for (const writes of [removals, additions]) {
-    if (writes.length === 0) continue;
-    const answers = useBatch
-      ? await sendAsBatch(context, writes)
-      : await sendOneByOne(context, writes);
-    const failures: ProvisioningError[] = [];
-    for (const write of writes) {
-      const answer = answers.get(write.request.id)!;
-      const outcome = writeOutcome(answer, write.change);
-      if (outcome !== undefined) {
-        written.push({
-          groupId: write.groupId,
-          groupName: nameOf(write.groupId),
-          change: write.change,
-          outcome,
-          maybeOurs: answer.maybeAppliedBefore === true,
-        });
-      } else {
-        failures.push(
-          mapGraphError(answer, writeErrorContext(context, account, write, nameOf(write.groupId))),
-        );
-      }
-    }
-    if (failures.length > 0) throw withWritten(failures, written);
+  return { groups, nameOf };
+}
+
+/**
+ * A failure before any write was sent says so (`details.failed` empty, nothing written): no
+ * change of the call can be in place because of it, however the call failed (a 503 reading
+ * the groups is no lost write).
+ */
+async function nothingSentIfFails<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (!isProvisioningError(error)) throw error;
+    throw new ProvisioningError(error.code, error.message, {
+      retryable: error.retryable,
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.object === undefined ? {} : { object: error.object }),
+      details: { ...error.details, written: [], failed: [] },
+      cause: error,
+    });
   }
-  await refuseMissingGroups(context, written, groups);
-  return written;
 }
 
 /**
@@ -164,8 +215,9 @@ async function refuseMissingGroups(
     await readGroupsById(context, unknown);
   } catch (error) {
     if (isProvisioningError(error) && error.code === 'GROUP_NOT_FOUND') {
+      const gone = written.filter((answer) => answer.outcome === 'accountNotFound');
       throw withWritten(
-        [error],
+        gone.map((write) => ({ write, error, maybeApplied: false })),
         written.filter((answer) => answer.outcome !== 'accountNotFound'),
       );
     }
@@ -268,22 +320,35 @@ function writeErrorContext(
   );
 }
 
-/** The first failure, carrying the answers to every write that got one: the journal must still get them. */
-function withWritten(
-  failures: ProvisioningError[],
-  written: MembershipWriteAnswer[],
-): ProvisioningError {
-  const first = failures[0]!;
+/** One write that got no "done": its error, and whether it may have been applied all the same. */
+interface FailedWrite {
+  write: Pick<PlannedWrite, 'groupId' | 'change'>;
+  error: ProvisioningError;
+  maybeApplied: boolean;
+}
+
+/**
+ * The failure of a write call, carrying the answers to every write that got one (the journal
+ * must still get them) and every failed write (`details.failed`: refused, or maybe applied,
+ * which only a read can tell). A refusal is an answer: the call fails by the first refusal,
+ * else by the first lost answer, so a 403 next to a 504 is never taken for an outage.
+ */
+function withWritten(failures: FailedWrite[], written: MembershipWriteAnswer[]): ProvisioningError {
+  const first = (failures.find((failure) => !failure.maybeApplied) ?? failures[0]!).error;
   const more = failures.length > 1 ? ` (and ${failures.length - 1} more failed write(s))` : '';
+  const failed: FailedMembershipWrite[] = failures.map(({ write, error, maybeApplied }) => ({
+    groupId: write.groupId,
+    change: write.change,
+    code: error.code,
+    ...(error.status === undefined ? {} : { status: error.status }),
+    message: error.message,
+    maybeApplied,
+  }));
   return new ProvisioningError(first.code, `${first.message}${more}`, {
     retryable: first.retryable,
     ...(first.status === undefined ? {} : { status: first.status }),
     ...(first.object === undefined ? {} : { object: first.object }),
-    details: {
-      ...first.details,
-      written,
-      failed: failures.map((failure) => ({ code: failure.code, object: failure.object })),
-    },
+    details: { ...first.details, written, failed },
     cause: first,
   });
 }
