@@ -2,8 +2,7 @@ import type { TargetAccount } from './account';
 import type { SerializedError } from './errors';
 import { compareMemberships, membershipMismatch } from './membership-comparison';
 import type { MembershipWritePlan } from './membership-plan';
-import { settledChanges, writeMembershipChanges } from './membership-writes';
-import { mayHaveBeenApplied } from './lost-answer';
+import { refusalOf, settledChanges, writeMembershipChanges } from './membership-writes';
 import { now, parallel, wait, type Machine } from './step-machine';
 import { STEP_OPS, type ReadMembershipsInput } from './step-ops';
 import { accountNotFound, type StepContext } from './step-context';
@@ -139,7 +138,7 @@ export function* verify(
       if (again.error !== undefined) {
         lost ??= again.lost;
         // Refused: the read before it still showed what it showed.
-        if (!mayHaveBeenApplied(again.error)) return withLost({ error: again.error, shown });
+        if (refusalOf(again) !== undefined) return withLost({ error: again.error, shown });
       }
     }
     const at = yield* now();

@@ -5,7 +5,6 @@ import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
 import { describeGroup, type GroupRef } from './group';
 import { resolveGroups } from './group-resolution';
-import { mayHaveBeenApplied } from './lost-answer';
 import {
   lostAndStale,
   lostAndUnproven,
@@ -19,7 +18,12 @@ import {
   type MembershipWritePlan,
 } from './membership-plan';
 import { readMemberships, verify, type ReadOutcome } from './membership-read-back';
-import { effectiveChanges, settledChanges, writeMembershipChanges } from './membership-writes';
+import {
+  effectiveChanges,
+  refusalOf,
+  settledChanges,
+  writeMembershipChanges,
+} from './membership-writes';
 import type { GroupSelector } from './provisioning-request';
 import { call, now, type IoResult, type Machine } from './step-machine';
 import { STEP_OPS } from './step-ops';
@@ -124,8 +128,7 @@ function* changeMemberships(
   // A write refused, or never sent, ends the step. One whose answer was lost may have been
   // applied: the read-back tells (scim-interop.md: "answer lost after the write was applied"),
   // and where others were refused it reads back only those, and the step fails by the refusal.
-  const refused =
-    written.error !== undefined && !mayHaveBeenApplied(written.error) ? written.error : undefined;
+  const refused = refusalOf(written);
   if (refused !== undefined && written.lost === undefined) return finish(yield* now(), refused);
 
   const verifyFrom = yield* now();

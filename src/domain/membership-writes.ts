@@ -20,6 +20,14 @@ export interface WriteResult {
 }
 
 /**
+ * Why the writes failed when it was not only a lost answer: a refusal, or a failure before
+ * anything was sent. Undefined when they did not fail, or failed only by lost answers.
+ */
+export function refusalOf(result: WriteResult): SerializedError | undefined {
+  return result.error !== undefined && result.error !== result.lost ? result.error : undefined;
+}
+
+/**
  * Writes membership changes: removals, then additions (spec: Membership write procedure,
  * steps 2 and 3), each chunk of at most `membershipWriteBatchSize` one operation. Changes the
  * target refused because it does not know the account yet are sent again on the timer while

@@ -232,6 +232,64 @@ describe('membership step: a write whose answer was lost', () => {
   });
 });
 
+describe('membership step: a write call that lists its failed writes', () => {
+  const refusal = {
+    code: 'GRAPH_PERMISSION_MISSING' as const,
+    message: 'connector "entra": POST ... answered 403 Authorization_RequestDenied',
+    retryable: false,
+    status: 403,
+    object: 'g-ops',
+  };
+
+  it('reads back only the writes whose answers were lost, and fails by the refusal', async () => {
+    const failed = [
+      {
+        groupId: 'g-ops',
+        change: 'added',
+        code: refusal.code,
+        status: 403,
+        message: 'no',
+        maybeApplied: false,
+      },
+      {
+        groupId: 'g-sales',
+        change: 'added',
+        code: 'TARGET_UNAVAILABLE',
+        status: 504,
+        message: 'lost',
+        maybeApplied: true,
+      },
+    ];
+    const io = membershipIo({
+      // The account is in Ops by someone else's hand; the read before lags and shows nothing.
+      readMemberships: reads([], ['g-sales', 'g-ops']),
+      writeMemberships: lost({ ...refusal, details: { written: [], failed } }),
+    });
+    const outcome = await grant('grant', [OPS, SALES], io);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'GRAPH_PERMISSION_MISSING' } });
+    expect(outcome.changes).toEqual([
+      { change: 'member added', groupId: 'g-sales', groupName: 'Sales' },
+    ]);
+    expect(io.callsOf('readMemberships').at(-1)?.input.groupIds).toEqual(['g-sales']);
+    expect(outcome.notices.join('\n')).toContain('answered 504 (TARGET_UNAVAILABLE)');
+  });
+
+  it('never reads back a call that failed before sending anything, however it failed', async () => {
+    const io = membershipIo({
+      readMemberships: reads([], ['g-sales']),
+      writeMemberships: lost({ ...GATEWAY, details: { written: [], failed: [] } }),
+    });
+    const outcome = await grant('grant', [SALES], io);
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { code: 'TARGET_UNAVAILABLE' },
+      changes: [],
+    });
+    expect(io.callsOf('readMemberships')).toHaveLength(1);
+    expect(outcome.record?.granted).toBeUndefined();
+  });
+});
+
 function account(action: AccountAction, io: ScriptedIo) {
   return driveAsync(
     accountStep({
