@@ -334,6 +334,9 @@ function* setPassword(input: AccountStepInput, account: TargetAccount): Machine<
 
 function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {
   let answer: DeleteAccountAnswer;
+  // A round whose delete may have been applied before its 404 (an answer lost) makes the
+  // account's absence this request's, whatever later rounds, sent for lag, answer.
+  let ours = false;
   for (let round = 0; ; round++) {
     const sentAt = yield* now();
     const deleted = yield* call<DeleteAccountAnswer>(STEP_OPS.deleteAccount, {
@@ -361,6 +364,7 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
       return settled;
     }
     answer = deleted.value;
+    ours ||= answer.maybeOurs;
     // A 404 to a delete sent while the account was new may be lag: it may not be visible
     // to writes yet (graph-behaviour.md).
     if (answer.outcome === 'deleted' || !mayBeLag(input, sentAt)) break;
@@ -371,7 +375,7 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
     removed: { targetId: account.id, at: iso(yield* now()) },
   };
   if (answer.outcome === 'absent') {
-    return answer.maybeOurs
+    return ours
       ? succeeded([{ change: 'account deleted' }], [], removed)
       : succeeded([], [`account "${input.accountId}" was already gone`], removed);
   }

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { directIo } from '../../../src/connectors/direct-io';
+import type { GraphConnector } from '../../../src/connectors/graph';
+import type { TargetAccount } from '../../../src/domain/account';
+import { accountStep, type AccountAction } from '../../../src/domain/account-step';
+import { newAccountHandle } from '../../../src/domain/step-context';
+import { driveAsync } from '../../../src/domain/step-machine';
+import type { StepOutcome } from '../../../src/domain/step-outcome';
+import { truthChanges, truthMark } from '../../support/journal-truth';
+import { createdAccount } from '../../support/membership-procedure';
+import { startHarness, type Harness } from './graph-harness';
+
+/**
+ * graph-behaviour.md, Eventual consistency: "Answers can be lost after the write was
+ * applied ... The retry then meets the change already in place (... 404 on delete ...)".
+ * Account steps on an account the service created moments ago, whose write answers are
+ * lost: what the step journals must be what the sandbox's truth log shows.
+ */
+
+let harness: Harness;
+let graph: GraphConnector;
+let serial = 0;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  graph = harness.connector();
+});
+
+afterAll(async () => {
+  await harness.close();
+});
+
+beforeEach(() => {
+  harness.sandbox.setFaults(undefined);
+  harness.sandbox.setReplicationDelay(0);
+});
+
+/** An account the service created just now, as its record says. */
+async function created(): Promise<{ account: TargetAccount; createdAt: string }> {
+  const accountId = `lostwrites${++serial}@contoso.example`;
+  const account = await createdAccount(graph, { accountId, displayName: `Lost ${serial}` });
+  return { account, createdAt: new Date(harness.clock.now()).toISOString() };
+}
+
+/** One account step through the step machine, with the service's record of the create. */
+function step(
+  action: Exclude<AccountAction, 'create' | 'setPassword'>,
+  account: TargetAccount,
+  createdAt: string,
+): Promise<StepOutcome> {
+  const handle = newAccountHandle();
+  handle.account = account;
+  handle.seen = true;
+  handle.seenAt = Date.parse(createdAt);
+  handle.record = {
+    connector: graph.name,
+    accountId: account.accountId,
+    targetId: account.id,
+    linkedAt: createdAt,
+    createdAt,
+    enabled: true,
+    enabledAt: createdAt,
+    assignedGroups: [],
+  };
+  return driveAsync(
+    accountStep({
+      requestId: `lost-writes-${serial}`,
+      step: 1,
+      connector: graph.name,
+      accountId: account.accountId,
+      capabilities: graph.capabilities,
+      handle,
+      action,
+      profile: { accountId: account.accountId },
+      lastPasswordUse: false,
+    }),
+    directIo(graph, harness.clock),
+  );
+}
+
+/** The step's effective changes (what the journal gets) as truth-log lines. */
+function journalOf(account: TargetAccount, outcome: StepOutcome): string[] {
+  return outcome.changes
+    .map((c) => [account.accountId.toLowerCase(), c.change, c.groupId ?? ''].join(' ').trim())
+    .sort();
+}
+
+describe('a delete of an account created moments ago, its answer lost after it was applied', () => {
+  it("is journaled as the service's delete, though every later 404 could be lag", async () => {
+    const { account, createdAt } = await created();
+    const since = truthMark(harness.sandbox.truthLog());
+    harness.sandbox.setFaults({ seed: 4, lostAnswerRate: 1 });
+    const outcome = await step('delete', account, createdAt);
+    expect(harness.sandbox.faultCounts()['lost answer']).toBe(1);
+    harness.sandbox.setFaults(undefined);
+
+    const truth = truthChanges(harness.sandbox.truthLog(), since);
+    expect(truth).toEqual([`${account.accountId} account deleted`]);
+    expect(harness.sandbox.getUser(account.id)).toBeUndefined();
+    expect(journalOf(account, outcome)).toEqual(truth);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.notices.join('\n')).not.toContain('already gone');
+  });
+});
