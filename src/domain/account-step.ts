@@ -194,23 +194,32 @@ function* updateAccount(input: AccountStepInput, account: TargetAccount): Machin
     account,
     changes,
   });
-  const effective = [{ change: 'account updated' as const }];
+  // A PATCH answers 204 whether it changed anything or not (graph-behaviour.md): where the
+  // read before shows every attribute as requested already, the write is no change.
+  const before = input.handle.seen ? compareProfile(changes, account.profile) : undefined;
+  const inPlace =
+    before !== undefined && before.differing.length === 0 && before.unreadable.length === 0;
+  const effective = inPlace ? [] : [{ change: 'account updated' as const }];
+  const already = inPlace ? ['already as requested, nothing changed'] : [];
   const updated = (seen: TargetAccount | null) =>
     seen !== null && compareProfile(changes, seen.profile).differing.length === 0;
   if (!written.ok) {
     return yield* afterFailedAccountWrite(input, account, written.error, updated, {
       what: `update of account "${input.accountId}"`,
       changes: effective,
-      notices: [],
+      notices: already,
     });
   }
   const back = yield* readBack(input, account, updated);
-  if ('error' in back) return failed(back.error, effective);
+  if ('error' in back) return failed(back.error, effective, already);
   const comparison = compareProfile(changes, back.seen?.profile);
   const notices =
     comparison.unreadable.length === 0
-      ? []
-      : [`not readable back from the target, so not verified: ${comparison.unreadable.join(', ')}`];
+      ? already
+      : [
+          ...already,
+          `not readable back from the target, so not verified: ${comparison.unreadable.join(', ')}`,
+        ];
   if (back.confirmed) return withVerification(succeeded(effective, notices), back);
   const detail =
     back.seen === null

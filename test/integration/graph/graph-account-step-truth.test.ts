@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { directIo } from '../../../src/connectors/direct-io';
 import type { GraphConnector } from '../../../src/connectors/graph';
-import type { TargetAccount } from '../../../src/domain/account';
+import type { AccountProfile, TargetAccount } from '../../../src/domain/account';
 import { accountStep, type AccountAction } from '../../../src/domain/account-step';
 import { newAccountHandle } from '../../../src/domain/step-context';
 import { driveAsync } from '../../../src/domain/step-machine';
@@ -11,10 +11,10 @@ import { createdAccount } from '../../support/membership-procedure';
 import { startHarness, type Harness } from './graph-harness';
 
 /**
- * graph-behaviour.md, Eventual consistency: "Answers can be lost after the write was
- * applied ... The retry then meets the change already in place (... 404 on delete ...)".
- * Account steps on an account the service created moments ago, whose write answers are
- * lost: what the step journals must be what the sandbox's truth log shows.
+ * Account steps judged by the sandbox's truth log: what a step journals must be what the
+ * target really changed (graph-behaviour.md: a PATCH answers 204 whether it changed anything
+ * or not; answers can be lost after the write was applied, and the retry then meets the
+ * change already in place, "404 on delete").
  */
 
 let harness: Harness;
@@ -47,6 +47,7 @@ function step(
   action: Exclude<AccountAction, 'create' | 'setPassword'>,
   account: TargetAccount,
   createdAt: string,
+  profile: AccountProfile = { accountId: account.accountId },
 ): Promise<StepOutcome> {
   const handle = newAccountHandle();
   handle.account = account;
@@ -71,7 +72,7 @@ function step(
       capabilities: graph.capabilities,
       handle,
       action,
-      profile: { accountId: account.accountId },
+      profile,
       lastPasswordUse: false,
     }),
     directIo(graph, harness.clock),
@@ -100,5 +101,37 @@ describe('a delete of an account created moments ago, its answer lost after it w
     expect(journalOf(account, outcome)).toEqual(truth);
     expect(outcome.ok).toBe(true);
     expect(outcome.notices.join('\n')).not.toContain('already gone');
+  });
+});
+
+describe('an update to the values the account has already', () => {
+  it('is written and verified, and journals no change', async () => {
+    const { account, createdAt } = await created();
+    const seen = await graph.readAccount(account);
+    expect(seen?.profile?.displayName).toBe(account.displayName);
+    const since = truthMark(harness.sandbox.truthLog());
+    const outcome = await step('update', seen!, createdAt, {
+      accountId: account.accountId,
+      displayName: account.displayName!,
+    });
+    const truth = truthChanges(harness.sandbox.truthLog(), since);
+    expect(truth).toEqual([]);
+    expect(outcome.ok).toBe(true);
+    expect(journalOf(account, outcome)).toEqual(truth);
+    expect(harness.sandbox.requests.some((r) => r.method === 'PATCH')).toBe(true);
+  });
+
+  it('a real change is journaled', async () => {
+    const { account, createdAt } = await created();
+    const seen = await graph.readAccount(account);
+    const since = truthMark(harness.sandbox.truthLog());
+    const outcome = await step('update', seen!, createdAt, {
+      accountId: account.accountId,
+      displayName: `${account.displayName!} Renamed`,
+    });
+    const truth = truthChanges(harness.sandbox.truthLog(), since);
+    expect(truth).toEqual([`${account.accountId} account updated`]);
+    expect(outcome.ok).toBe(true);
+    expect(journalOf(account, outcome)).toEqual(truth);
   });
 });
