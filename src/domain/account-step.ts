@@ -7,10 +7,10 @@ import { intentKey } from './journal-entry';
 import { describeLostAnswer, mayHaveBeenApplied } from './lost-answer';
 import { afterFailedAccountWrite } from './lost-account-write';
 import { describeReads, readBack, writePatiently } from './patient-io';
-import { changesOf, compareProfile, hasChanges } from './profile-read-back';
 import { call, now, wait, type Machine } from './step-machine';
 import { STEP_OPS, type AccountLookup } from './step-ops';
-import { accountNotFound, iso, mayBeLag, type StepContext } from './step-context';
+import { accountNotFound, iso, mayBeLag, notConfirmed, type StepContext } from './step-context';
+import { updateAccount } from './account-update';
 import { failed, succeeded, withVerification, type StepOutcome } from './step-outcome';
 import type { CreateAccountAnswer, DeleteAccountAnswer, SetEnabledAnswer } from './target-answers';
 import { delayWithin, nextRereadDelay } from './visibility';
@@ -186,62 +186,6 @@ function* findUntilShown(
   }
 }
 
-function* updateAccount(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {
-  const changes = changesOf(input.profile);
-  if (!hasChanges(changes)) return succeeded([], ['no attribute to update']);
-  const written = yield* writePatiently<null>(input, STEP_OPS.updateAccount, {
-    connector: input.connector,
-    account,
-    changes,
-  });
-  // A PATCH answers 204 whether it changed anything or not (graph-behaviour.md): where the
-  // read before shows every attribute as requested already, the write is no change.
-  const before = input.handle.seen ? compareProfile(changes, account.profile) : undefined;
-  const inPlace =
-    before !== undefined && before.differing.length === 0 && before.unreadable.length === 0;
-  const effective = inPlace ? [] : [{ change: 'account updated' as const }];
-  const already = inPlace ? ['already as requested, nothing changed'] : [];
-  const updated = (seen: TargetAccount | null) =>
-    seen !== null && compareProfile(changes, seen.profile).differing.length === 0;
-  if (!written.ok) {
-    return yield* afterFailedAccountWrite(input, account, written.error, updated, {
-      what: `update of account "${input.accountId}"`,
-      changes: effective,
-      notices: already,
-    });
-  }
-  const back = yield* readBack(input, account, updated);
-  if ('error' in back) return failed(back.error, effective, already);
-  const comparison = compareProfile(changes, back.seen?.profile);
-  const notices =
-    comparison.unreadable.length === 0
-      ? already
-      : [
-          ...already,
-          `not readable back from the target, so not verified: ${comparison.unreadable.join(', ')}`,
-        ];
-  if (back.confirmed) return withVerification(succeeded(effective, notices), back);
-  const detail =
-    back.seen === null
-      ? 'no read showed the account'
-      : `still read back with other values: ${comparison.differing.join(', ')}`;
-  return withVerification(
-    failed(
-      notConfirmed(
-        input,
-        `update of account "${input.accountId}" not confirmed: ${detail} after ${describeReads(back.reads, back.elapsedMs)}`,
-        {
-          differing: comparison.differing,
-          reads: back.reads,
-        },
-      ),
-      effective,
-      notices,
-    ),
-    back,
-  );
-}
-
 function* setEnabled(
   input: AccountStepInput,
   account: TargetAccount,
@@ -405,20 +349,6 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
     ),
     back,
   );
-}
-
-function notConfirmed(
-  input: StepContext,
-  message: string,
-  details: Record<string, unknown>,
-): SerializedError {
-  return {
-    code: 'ACCOUNT_STATE_NOT_CONFIRMED',
-    message: `connector "${input.connector}": ${message}`,
-    retryable: false,
-    object: input.accountId,
-    details,
-  };
 }
 
 /** The step also links the account it found without a record. */

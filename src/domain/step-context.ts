@@ -64,6 +64,21 @@ export function accountNotFound(context: StepContext, detail = ''): SerializedEr
   };
 }
 
+/** A write the target answered that no read-back confirmed within the window. */
+export function notConfirmed(
+  input: StepContext,
+  message: string,
+  details: Record<string, unknown>,
+): SerializedError {
+  return {
+    code: 'ACCOUNT_STATE_NOT_CONFIRMED',
+    message: `connector "${input.connector}": ${message}`,
+    retryable: false,
+    object: input.accountId,
+    details,
+  };
+}
+
 /** ISO form of an orchestration time. */
 export function iso(ms: number): string {
   return new Date(ms).toISOString();

@@ -3,7 +3,7 @@ import { directIo } from '../../../src/connectors/direct-io';
 import type { GraphConnector } from '../../../src/connectors/graph';
 import type { AccountProfile, TargetAccount } from '../../../src/domain/account';
 import { accountStep, type AccountAction } from '../../../src/domain/account-step';
-import { newAccountHandle } from '../../../src/domain/step-context';
+import { newAccountHandle, type AccountHandle } from '../../../src/domain/step-context';
 import { driveAsync } from '../../../src/domain/step-machine';
 import type { StepOutcome } from '../../../src/domain/step-outcome';
 import { truthChanges, truthMark } from '../../support/journal-truth';
@@ -42,13 +42,8 @@ async function created(): Promise<{ account: TargetAccount; createdAt: string }>
   return { account, createdAt: new Date(harness.clock.now()).toISOString() };
 }
 
-/** One account step through the step machine, with the service's record of the create. */
-function step(
-  action: Exclude<AccountAction, 'create' | 'setPassword'>,
-  account: TargetAccount,
-  createdAt: string,
-  profile: AccountProfile = { accountId: account.accountId },
-): Promise<StepOutcome> {
+/** What a request knows of an account it read, and that the service created at `createdAt`. */
+function handleFor(account: TargetAccount, createdAt: string): AccountHandle {
   const handle = newAccountHandle();
   handle.account = account;
   handle.seen = true;
@@ -63,6 +58,17 @@ function step(
     enabledAt: createdAt,
     assignedGroups: [],
   };
+  return handle;
+}
+
+/** One account step through the step machine, with the service's record of the create. */
+function step(
+  action: Exclude<AccountAction, 'create' | 'setPassword'>,
+  account: TargetAccount,
+  createdAt: string,
+  profile: AccountProfile = { accountId: account.accountId },
+  handle = handleFor(account, createdAt),
+): Promise<StepOutcome> {
   return driveAsync(
     accountStep({
       requestId: `lost-writes-${serial}`,
@@ -119,6 +125,39 @@ describe('an update to the values the account has already', () => {
     expect(outcome.ok).toBe(true);
     expect(journalOf(account, outcome)).toEqual(truth);
     expect(harness.sandbox.requests.some((r) => r.method === 'PATCH')).toBe(true);
+  });
+
+  it('two updates in one request: the second, back to the first values, is journaled too', async () => {
+    const { account, createdAt } = await created();
+    const seen = await graph.readAccount(account);
+    const since = truthMark(harness.sandbox.truthLog());
+    const handle = handleFor(seen!, createdAt);
+    const renamed = await step(
+      'update',
+      seen!,
+      createdAt,
+      {
+        accountId: account.accountId,
+        displayName: `${account.displayName!} Renamed`,
+      },
+      handle,
+    );
+    const back = await step(
+      'update',
+      seen!,
+      createdAt,
+      {
+        accountId: account.accountId,
+        displayName: account.displayName!,
+      },
+      handle,
+    );
+    const truth = truthChanges(harness.sandbox.truthLog(), since);
+    expect(truth).toEqual([
+      `${account.accountId} account updated`,
+      `${account.accountId} account updated`,
+    ]);
+    expect([...journalOf(account, renamed), ...journalOf(account, back)]).toEqual(truth);
   });
 
   it('a real change is journaled', async () => {

@@ -1,0 +1,77 @@
+import type { AccountProfile, TargetAccount } from './account';
+import { afterFailedAccountWrite } from './lost-account-write';
+import { describeReads, readBack, writePatiently } from './patient-io';
+import { changesOf, compareProfile, hasChanges } from './profile-read-back';
+import type { Machine } from './step-machine';
+import { STEP_OPS } from './step-ops';
+import { notConfirmed, type StepContext } from './step-context';
+import { failed, succeeded, withVerification, type StepOutcome } from './step-outcome';
+
+/**
+ * Spec: change an account. The write is sent whatever the read before showed (DESIGN
+ * invariant 9); it is an effective change unless that read showed every attribute as
+ * requested already; success is declared once a read back shows the values.
+ */
+export function* updateAccount(
+  input: StepContext & { profile: AccountProfile },
+  account: TargetAccount,
+): Machine<StepOutcome> {
+  const changes = changesOf(input.profile);
+  if (!hasChanges(changes)) return succeeded([], ['no attribute to update']);
+  const written = yield* writePatiently<null>(input, STEP_OPS.updateAccount, {
+    connector: input.connector,
+    account,
+    changes,
+  });
+  // A PATCH answers 204 whether it changed anything or not (graph-behaviour.md): where the
+  // read before shows every attribute as requested already, the write is no change.
+  const before = input.handle.seen ? compareProfile(changes, account.profile) : undefined;
+  const inPlace =
+    before !== undefined && before.differing.length === 0 && before.unreadable.length === 0;
+  const effective = inPlace ? [] : [{ change: 'account updated' as const }];
+  const already = inPlace ? ['already as requested, nothing changed'] : [];
+  const updated = (seen: TargetAccount | null) =>
+    seen !== null && compareProfile(changes, seen.profile).differing.length === 0;
+  // What a later update of this request weighs its own against: what this one wrote.
+  const wrote = { ...account, profile: { ...account.profile, ...changes } };
+  if (!written.ok) {
+    const settled = yield* afterFailedAccountWrite(input, account, written.error, updated, {
+      what: `update of account "${input.accountId}"`,
+      changes: effective,
+      notices: already,
+    });
+    if (settled.ok) input.handle.account = wrote;
+    return settled;
+  }
+  input.handle.account = wrote;
+  const back = yield* readBack(input, account, updated);
+  if ('error' in back) return failed(back.error, effective, already);
+  const comparison = compareProfile(changes, back.seen?.profile);
+  const notices =
+    comparison.unreadable.length === 0
+      ? already
+      : [
+          ...already,
+          `not readable back from the target, so not verified: ${comparison.unreadable.join(', ')}`,
+        ];
+  if (back.confirmed) return withVerification(succeeded(effective, notices), back);
+  const detail =
+    back.seen === null
+      ? 'no read showed the account'
+      : `still read back with other values: ${comparison.differing.join(', ')}`;
+  return withVerification(
+    failed(
+      notConfirmed(
+        input,
+        `update of account "${input.accountId}" not confirmed: ${detail} after ${describeReads(back.reads, back.elapsedMs)}`,
+        {
+          differing: comparison.differing,
+          reads: back.reads,
+        },
+      ),
+      effective,
+      notices,
+    ),
+    back,
+  );
+}
