@@ -18,6 +18,8 @@ export interface GraphAnswer {
   maxThrottleWaitMs?: number;
   /** The wait the answer's `Retry-After` asks for, as the transport read it. */
   retryAfterMs?: number;
+  /** An earlier attempt of the call may have been applied (a 503/504 or a reset after sending). */
+  maybeAppliedBefore?: boolean;
 }
 
 export interface GraphErrorContext {
@@ -101,6 +103,9 @@ export function mapGraphError(answer: GraphAnswer, context: GraphErrorContext): 
       ...(code === 'GRAPH_PERMISSION_MISSING' ? { permission } : {}),
       ...(retryAfter === undefined ? {} : { retryAfter }),
       ...(answer.status === 429 ? throttledDetails(answer) : {}),
+      // The last answer is a refusal or a 429, but an earlier attempt whose answer was lost
+      // may have been applied: only a read can tell (graph-behaviour.md, lost answers).
+      ...(answer.maybeAppliedBefore === true ? { maybeApplied: true } : {}),
     },
   });
 }

@@ -118,9 +118,7 @@ export async function writeMemberships(
           answer,
           writeErrorContext(context, account, write, nameOf(write.groupId)),
         );
-        // An earlier send of it may have been applied, whatever its last answer says.
-        const maybe = mayHaveBeenApplied(error.toJSON()) || answer.maybeAppliedBefore === true;
-        failures.push({ write, error, maybeApplied: maybe });
+        failures.push({ write, error, maybeApplied: mayHaveBeenApplied(error.toJSON()) });
       }
     }
     if (failures.length > 0) throw withWritten(failures, written);

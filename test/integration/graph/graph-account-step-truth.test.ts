@@ -5,6 +5,7 @@ import type { AccountProfile, TargetAccount } from '../../../src/domain/account'
 import { accountStep, type AccountAction } from '../../../src/domain/account-step';
 import { newAccountHandle, type AccountHandle } from '../../../src/domain/step-context';
 import { driveAsync } from '../../../src/domain/step-machine';
+import { STEP_OPS } from '../../../src/domain/step-ops';
 import type { StepOutcome } from '../../../src/domain/step-outcome';
 import { truthChanges, truthMark } from '../../support/journal-truth';
 import { createdAccount } from '../../support/membership-procedure';
@@ -68,7 +69,11 @@ function step(
   createdAt: string,
   profile: AccountProfile = { accountId: account.accountId },
   handle = handleFor(account, createdAt),
+  connector: GraphConnector = graph,
+  afterWrite?: () => void,
 ): Promise<StepOutcome> {
+  const io = directIo(connector, harness.clock);
+  const perform = io.perform.bind(io);
   return driveAsync(
     accountStep({
       requestId: `lost-writes-${serial}`,
@@ -81,7 +86,14 @@ function step(
       profile,
       lastPasswordUse: false,
     }),
-    directIo(graph, harness.clock),
+    {
+      ...io,
+      perform: async (op, input) => {
+        const result = await perform(op, input);
+        if (op !== STEP_OPS.readAccount && op !== STEP_OPS.findAccount) afterWrite?.();
+        return result;
+      },
+    },
   );
 }
 
@@ -172,5 +184,29 @@ describe('an update to the values the account has already', () => {
     expect(truth).toEqual([`${account.accountId} account updated`]);
     expect(outcome.ok).toBe(true);
     expect(journalOf(account, outcome)).toEqual(truth);
+  });
+});
+
+describe('a lock applied whose answer was lost, and whose retry Graph throttles past the wait allowed', () => {
+  it('is read back, and journaled once the read-back shows it', async () => {
+    const { account, createdAt } = await created();
+    // Waits of at most 1 s for throttling: the retry's 429 (Retry-After 5 s) is its last answer.
+    const patient = harness.connector({ maxThrottleWaitSeconds: 1 });
+    const since = truthMark(harness.sandbox.truthLog());
+    harness.sandbox.setFaults({ seed: 6, lostAnswerRate: 1 });
+    harness.sandbox.setThrottle({ limit: 1, windowMs: 60_000, retryAfterSeconds: 5 });
+    // The throttling ends, and answers come again, once the lock's answer is in.
+    const outcome = await step('lock', account, createdAt, undefined, undefined, patient, () => {
+      harness.sandbox.setThrottle(undefined);
+      harness.sandbox.setFaults(undefined);
+    });
+
+    const truth = truthChanges(harness.sandbox.truthLog(), since);
+    expect(truth).toEqual([`${account.accountId} account locked`]);
+    expect(harness.sandbox.getUser(account.id)?.['accountEnabled']).toBe(false);
+    expect(harness.sandbox.requests.some((r) => r.status === 429)).toBe(true);
+    expect(journalOf(account, outcome)).toEqual(truth);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.record?.enabled?.value).toBe(false);
   });
 });
