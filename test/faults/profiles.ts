@@ -7,6 +7,7 @@ const HOSTILE: FaultSuiteOptions['faults'] = {
   serverErrorRate: 0.04,
   resetRate: 0.02,
   lostAnswerRate: 0.06,
+  subRequestLostAnswerRate: 0.06,
   storms: { everyMs: 120_000, lengthMs: 4_000 },
 };
 
