@@ -4,6 +4,7 @@ import type { FaultSuiteOptions } from './fault-suite';
 const HOSTILE: FaultSuiteOptions['faults'] = {
   throttleRate: 0.04,
   retryAfterSeconds: [1, 3],
+  retryAfterOmittedRate: 0.25,
   serverErrorRate: 0.04,
   resetRate: 0.02,
   lostAnswerRate: 0.06,

@@ -8,7 +8,12 @@ import { seededStream } from './seeded-stream.js';
 
 /** What a call meets before anything is done. */
 export type CallFault =
-  | { kind: 'throttle' | 'storm'; retryAfterSeconds: number }
+  | {
+      kind: 'throttle' | 'storm';
+      retryAfterSeconds: number;
+      /** Graph answers this 429 without `Retry-After` (the plan's `retryAfterOmittedRate`). */
+      omitRetryAfter?: boolean;
+    }
   | { kind: 'server error'; status: 503 | 504 }
   | { kind: 'reset' };
 
@@ -39,6 +44,7 @@ export class FaultDecider {
   private calls = EMPTY_STREAM;
   private lost = EMPTY_STREAM;
   private lostSub = EMPTY_STREAM;
+  private bareThrottles = EMPTY_STREAM;
   private stormOrigin = 0;
   private tally = emptyCounts();
 
@@ -51,6 +57,8 @@ export class FaultDecider {
     this.lost = plan === undefined ? EMPTY_STREAM : seededStream(plan.seed, 'lost answers');
     this.lostSub =
       plan === undefined ? EMPTY_STREAM : seededStream(plan.seed, 'lost sub-request answers');
+    this.bareThrottles =
+      plan === undefined ? EMPTY_STREAM : seededStream(plan.seed, 'retry-after omitted');
     this.stormOrigin = this.now();
     this.tally = emptyCounts();
   }
@@ -64,6 +72,11 @@ export class FaultDecider {
     const retryDraw = this.calls();
     const fault = this.stormAnswer(scope) ?? pickFault(plan, scope, band, variant, retryDraw);
     if (fault !== undefined) this.count(fault.kind);
+    // Drawn from its own stream, only when asked for: other decisions stay as they were.
+    const omitRate = plan.retryAfterOmittedRate ?? 0;
+    if (fault?.kind === 'throttle' && omitRate > 0 && this.bareThrottles() < omitRate) {
+      return { ...fault, omitRetryAfter: true };
+    }
     return fault;
   }
 

@@ -12,6 +12,11 @@ export interface SandboxFaultPlan {
   throttleRate?: number;
   /** `Retry-After` drawn in this range of whole seconds on the sandbox clock (default `[1, 3]`). */
   retryAfterSeconds?: [number, number];
+  /**
+   * Graph: per 429 of `throttleRate`, the answer carries no `Retry-After` (graph-behaviour.md:
+   * "No header → exponential backoff with jitter"). The SCIM sandbox always sends one.
+   */
+  retryAfterOmittedRate?: number;
   /** Per call: 503 or 504 before doing anything (nothing applied). */
   serverErrorRate?: number;
   /** Per call: the socket is destroyed before doing anything (nothing applied). */
@@ -77,6 +82,7 @@ export function checkFaultPlan(plan: SandboxFaultPlan): SandboxFaultPlan {
   if (perCall > 1) throw invalid('throttleRate + serverErrorRate + resetRate must not exceed 1');
   checkRate('lostAnswerRate', plan.lostAnswerRate);
   checkRate('subRequestLostAnswerRate', plan.subRequestLostAnswerRate);
+  checkRate('retryAfterOmittedRate', plan.retryAfterOmittedRate);
   const [min, max] = plan.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
   if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < min) {
     throw invalid('retryAfterSeconds must be whole seconds [min, max] with 0 <= min <= max');

@@ -2,14 +2,23 @@ import type { CallFault } from '../faults/fault-decider.js';
 import { GraphRequestError, toGraphErrorReply } from './graph-error.js';
 import type { GraphReply } from './graph-error.js';
 
-/** 429 `TooManyRequests` with `Retry-After` in seconds (graph-behaviour.md: Errors and throttling). */
-export function throttledReply(retryAfterSeconds: number, nowMs: number): GraphReply {
+/**
+ * 429 `TooManyRequests` with `Retry-After` in seconds, or (`omitHeader`) without one, which
+ * Graph also sends (graph-behaviour.md: Errors and throttling).
+ */
+export function throttledReply(
+  retryAfterSeconds: number,
+  nowMs: number,
+  omitHeader = false,
+): GraphReply {
   return toGraphErrorReply(
     new GraphRequestError(
       429,
       'TooManyRequests',
-      `Your request is throttled temporarily. Please try after ${retryAfterSeconds} seconds.`,
-      { headers: { 'Retry-After': String(retryAfterSeconds) } },
+      omitHeader
+        ? 'Your request is throttled temporarily. Please try again later.'
+        : `Your request is throttled temporarily. Please try after ${retryAfterSeconds} seconds.`,
+      omitHeader ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } },
     ),
     nowMs,
   );
@@ -28,7 +37,9 @@ export function callFaultReply(
   fault: Exclude<CallFault, { kind: 'reset' }>,
   nowMs: number,
 ): GraphReply {
-  if (fault.kind !== 'server error') return throttledReply(fault.retryAfterSeconds, nowMs);
+  if (fault.kind !== 'server error') {
+    return throttledReply(fault.retryAfterSeconds, nowMs, fault.omitRetryAfter === true);
+  }
   if (fault.status === 504) return gatewayTimeoutReply(nowMs);
   return toGraphErrorReply(
     new GraphRequestError(

@@ -85,6 +85,24 @@ describe('Graph fault plan', () => {
     await second.close();
   });
 
+  it('throttle without Retry-After: a bare 429, nothing applied', async () => {
+    const id = sandbox.addUser({ userPrincipalName: upn(nextName('bare')) }).id;
+    sandbox.setFaults({ seed: 13, throttleRate: 1, retryAfterOmittedRate: 1 });
+    const lock = await client.call('PATCH', `/users/${id}`, { accountEnabled: false });
+    expect(lock).toMatchObject({ status: 429, retryAfter: null });
+    expect(sandbox.getUser(id)?.['accountEnabled']).toBe(true);
+    expect(sandbox.faultCounts().throttle).toBe(1);
+    // Half of them: some 429s carry the header, some do not.
+    sandbox.setFaults({ seed: 13, throttleRate: 1, retryAfterOmittedRate: 0.5 });
+    const headers: (string | null)[] = [];
+    for (let i = 0; i < 12; i++) {
+      const answer = await client.call('GET', '/users?$top=1');
+      headers.push(answer.reset ? 'reset' : answer.retryAfter);
+    }
+    expect(headers).toContain(null);
+    expect(headers.some((h) => h !== null)).toBe(true);
+  });
+
   it('server errors and resets come before anything is done', async () => {
     sandbox.setFaults({ seed: 6, serverErrorRate: 1 });
     const name = nextName('failing');
