@@ -73,6 +73,8 @@ export function readBatchResponses(
     throw new ProvisioningError(
       'TARGET_RESPONSE_INVALID',
       'POST /$batch answered without a "responses" list',
+      // Graph ran the envelope it accepted: any of its writes may have been applied.
+      { details: { maybeApplied: true } },
     );
   }
   const byId = new Map(requests.map((request) => [request.id, request]));
@@ -147,9 +149,12 @@ export async function sendBatch(
     const answered = new Set(answers.flat().map((response) => response.id));
     const unanswered = pending.filter((request) => !answered.has(request.id));
     if (unanswered.length > 0) {
+      // The envelope was accepted and run: a sub-request it did not answer may have been
+      // applied, so only a read can tell (as for a lost answer).
       throw new ProvisioningError(
         'TARGET_RESPONSE_INVALID',
         `POST ${http.root}/$batch answered no sub-response for ${unanswered.map((r) => `${r.method} ${r.url}`).join(', ')}`,
+        { details: { maybeApplied: true } },
       );
     }
     let pauseMs = 0;

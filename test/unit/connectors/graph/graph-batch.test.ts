@@ -280,7 +280,7 @@ describe('sendBatch', () => {
     expect(third.get('1')).toMatchObject({ status: 204, maybeAppliedBefore: true });
   });
 
-  it('refuses an answer that leaves a sub-request out', async () => {
+  it('refuses an answer that leaves a sub-request out, as one whose writes may have been applied', async () => {
     const transport = {
       send: async (): Promise<HttpResult> => ({
         status: 200,
@@ -302,6 +302,33 @@ describe('sendBatch', () => {
         { sleep: async () => undefined, now: () => 0, maxRetries: 0 },
         context,
       ),
-    ).rejects.toMatchObject({ code: 'TARGET_RESPONSE_INVALID' });
+    ).rejects.toMatchObject({ code: 'TARGET_RESPONSE_INVALID', details: { maybeApplied: true } });
+  });
+
+  it('takes an accepted envelope answered without sub-responses as one whose writes may have been applied', async () => {
+    const transport = {
+      send: async (): Promise<HttpResult> => ({
+        status: 200,
+        headers: {},
+        body: { error: 'gateway page' },
+        text: '',
+        describe: 'POST /$batch',
+        attempts: 1,
+        maybeAppliedBefore: false,
+        throttledWaitMs: 0,
+        throttledAnswers: 0,
+      }),
+    } as unknown as HttpTransport;
+    const http = new GraphHttp('https://graph.example', transport);
+    const sent = sendBatch(
+      http,
+      requests(2),
+      { sleep: async () => undefined, now: () => 0, maxRetries: 0 },
+      context,
+    );
+    await expect(sent).rejects.toMatchObject({
+      code: 'TARGET_RESPONSE_INVALID',
+      details: { maybeApplied: true },
+    });
   });
 });
