@@ -94,6 +94,11 @@ class GroupPatcher {
     private readonly quirks: ScimQuirks,
   ) {}
 
+  /** A member value as this server keeps it (quirk `memberValuesLowercased`). */
+  private kept(value: string): string {
+    return this.quirks.memberValuesLowercased === true ? value.toLowerCase() : value;
+  }
+
   /** The members at this point of the patch, as a list of its own. */
   private current(): ScimMember[] {
     this.state.members ??= [...this.stored, ...this.state.added.values()];
@@ -109,7 +114,7 @@ class GroupPatcher {
   }
 
   private addMembers(value: unknown): void {
-    const added = toMembers(value);
+    const added = toMembers(value).map((member) => ({ ...member, value: this.kept(member.value) }));
     checkMemberValues(added, this.store, this.quirks);
     // RFC 7644 §3.5.2.1: a value already present is not added again.
     for (const member of added) {
@@ -176,7 +181,8 @@ class GroupPatcher {
           "Member removal takes path 'members' with a value array on this server",
         );
       }
-      const value = valueEquals(filter);
+      const asked = valueEquals(filter);
+      const value = asked === undefined ? undefined : this.kept(asked);
       const targets =
         value === undefined
           ? matching(this.current(), filter, this.quirks)
@@ -211,7 +217,7 @@ class GroupPatcher {
       );
     }
     // Entra's default form: path 'members' with value [{ value }] (scim-interop.md).
-    const values = new Set(toMembers(op.value).map((m) => m.value));
+    const values = new Set(toMembers(op.value).map((m) => this.kept(m.value)));
     this.drop(this.current().filter((m) => values.has(m.value)));
   }
 

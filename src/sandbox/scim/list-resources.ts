@@ -58,7 +58,8 @@ export function listResources(
 ): ListResponseBody {
   const filterText = query.get('filter');
   let matches = all;
-  if (filterText !== null) {
+  // Quirk `ignoreFilters`: the filter is not even read.
+  if (filterText !== null && quirks.ignoreFilters !== true) {
     const filter = parseScimFilter(filterText);
     checkFilterSupport(filter, coreSchema, quirks);
     if (quirks.membersFilter === 'refused' && namesMembers(filter)) {

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { SCIMMY, SCIMMYRouters } from 'scimmy-routers';
 import { parseProjection, project } from './attribute-projection.js';
 import { patchGroup, readPatchOperations } from './group-patch.js';
 import { listResources } from './list-resources.js';
+import { echoPatch } from './patch-echo.js';
 import { queryOf } from './query-of.js';
 import type { SandboxState } from './sandbox-state.js';
 import { scimError } from './scim-error.js';
@@ -89,7 +91,11 @@ function list(kind: 'User' | 'Group', state: SandboxState): Handler {
         ? (group: ScimResource) => {
             const id = group.id;
             return typeof id === 'string'
-              ? (value: string) => state.store.hasMemberValue(id, value)
+              ? (value: string) =>
+                  state.store.hasMemberValue(
+                    id,
+                    state.quirks.memberValuesLowercased === true ? value.toLowerCase() : value,
+                  )
               : undefined;
           }
         : undefined;
@@ -98,16 +104,19 @@ function list(kind: 'User' | 'Group', state: SandboxState): Handler {
 }
 
 // Quirk `ignorePatchOps`: a well-formed PATCH on an existing resource answers 204 (or 200 with
-// the resource as it is: `ignoredPatchAnswersResource`) and changes nothing.
+// the resource as it is: `ignoredPatchAnswersResource`; or as the patch would have left it:
+// `ignoredPatchEchoesRequest`) and changes nothing.
 function ignoredPatch(kind: 'User' | 'Group', state: SandboxState): Handler {
   return (req, res) => {
     const id = idParam(req);
     const exists = kind === 'User' ? state.store.getUser(id) : state.store.getGroup(id);
     if (exists === undefined) throw scimError(404, null, `Resource ${id} not found`);
-    readPatchOperations(req.body);
-    if (state.quirks.ignoredPatchAnswersResource === true) {
+    const operations = readPatchOperations(req.body);
+    const { ignoredPatchAnswersResource, ignoredPatchEchoesRequest } = state.quirks;
+    if (ignoredPatchAnswersResource === true || ignoredPatchEchoesRequest === true) {
       const schema = kind === 'User' ? USER_SCHEMA : GROUP_SCHEMA;
-      res.json(project(exists, parseProjection(queryOf(req), schema.toLowerCase())));
+      const shown = ignoredPatchEchoesRequest === true ? echoPatch(exists, operations) : exists;
+      res.json(project(shown, parseProjection(queryOf(req), schema.toLowerCase())));
       return;
     }
     res.status(204).end();
@@ -265,6 +274,14 @@ export function scimRoutes(state: SandboxState): Router {
       res.json(project(patched, parseProjection(queryOf(req), GROUP_SCHEMA.toLowerCase())));
     }),
   );
+  router.delete('/Users/:id', (req, res, next) => {
+    // Quirk `ignoreDeletes`: answered as done, nothing deleted.
+    if (state.quirks.ignoreDeletes !== true || state.store.getUser(idParam(req)) === undefined) {
+      next();
+      return;
+    }
+    res.status(204).end();
+  });
   router.delete(['/Users/:id', '/Groups/:id'], (req, _res, next) => {
     if (state.quirks.deleteNotAllowed !== true) {
       next();
@@ -279,6 +296,25 @@ export function scimRoutes(state: SandboxState): Router {
         ? scimError(404, null, `Resource ${id} not found`)
         : scimError(405, null, 'Resources cannot be deleted on this server: set active to false'),
     );
+  });
+  router.post('/Users', (req, res, next) => {
+    if (state.quirks.createNotStored !== true) {
+      next();
+      return;
+    }
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (typeof body.userName !== 'string' || body.userName === '') {
+      next(scimError(400, 'invalidValue', "Required attribute 'userName' is missing"));
+      return;
+    }
+    const id = randomUUID();
+    const user: Record<string, unknown> = {
+      ...body,
+      id,
+      meta: { resourceType: 'User', location: `${state.endpoint}/Users/${id}` },
+    };
+    delete user.password;
+    res.status(201).json(user);
   });
   router.all('/Me', notImplemented);
   router.all('/Bulk', notImplemented);

@@ -34,6 +34,19 @@ export interface ScimQuirks {
   /** With `ignorePatchOps`: the ignored PATCH answers 200 with the resource as it is. */
   ignoredPatchAnswersResource?: boolean;
   /**
+   * With `ignorePatchOps`: the ignored PATCH answers 200 with the resource as the patch would
+   * have left it (`active` as asked, the member added or gone), while nothing is stored: an
+   * application that answers from the request and drops what it does not persist.
+   */
+  ignoredPatchEchoesRequest?: boolean;
+  /** DELETE on a user answers 204 and deletes nothing (a soft delete that never comes). */
+  ignoreDeletes?: boolean;
+  /**
+   * `filter` is silently ignored on `/Users` and `/Groups`: every resource comes back, paged
+   * as usual (with `maxCount`, the one asked for may be on a later page).
+   */
+  ignoreFilters?: boolean;
+  /**
    * Groups show at most this many `members` in any answer (groups too big to read whole);
    * the `members eq` filter still sees them all.
    */
@@ -50,6 +63,12 @@ export interface ScimQuirks {
   membersFilter?: 'refused' | 'ignored' | 'blind';
   /** Member values that are not an existing user's SCIM `id` are refused with 400 `invalidValue`. */
   memberValuesMustBeInternalIds?: boolean;
+  /**
+   * Member values are kept in lower case (as userNames are compared: RFC 7643 makes them
+   * case-insensitive), and the members filter and removals compare them so: a member added
+   * as `Ada.Lovelace` is listed as `ada.lovelace`.
+   */
+  memberValuesLowercased?: boolean;
   /** Which member-remove form is accepted; the other answers 400 (`invalidPath` / `invalidValue`). */
   memberRemoveStyle?: 'any' | 'pathFilter' | 'valueArray';
   /** `userName`/`displayName` filters compare exactly instead of case-insensitively. */
@@ -64,6 +83,11 @@ export interface ScimQuirks {
    * `notJson` with a body that does not parse.
    */
   createAnswer?: 'withoutId' | 'notJson';
+  /**
+   * `POST /Users` answers 201 with the user and a fresh `id`, and stores nothing (a create
+   * queued and later dropped by the application): no read ever finds it.
+   */
+  createNotStored?: boolean;
   /** Milliseconds added before every response. */
   latencyMs?: number;
   /**

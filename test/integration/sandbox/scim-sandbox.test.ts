@@ -332,6 +332,44 @@ describe('SCIM sandbox', () => {
       });
     });
 
+    it('ignoredPatchEchoesRequest answers 200 with the patch applied to the answer only', async () => {
+      await withQuirks({ ignorePatchOps: true, ignoredPatchEchoesRequest: true }, async () => {
+        const active = s.getUser(uid)?.active;
+        const flip = await patch(`/Users/${uid}`, {
+          op: 'replace',
+          path: 'active',
+          value: !active,
+        });
+        expect(flip).toMatchObject({ status: 200, body: { active: !active } });
+        expect(s.getUser(uid)?.active).toBe(active);
+        const add = await patch(`/Groups/${gid}`, {
+          op: 'add',
+          path: 'members',
+          value: [{ value: 'm3' }],
+        });
+        expect(add.body?.members).toEqual([{ value: 'm1' }, { value: 'm2' }, { value: 'm3' }]);
+        const remove = await patch(`/Groups/${gid}`, {
+          op: 'remove',
+          path: 'members[value eq "m1"]',
+        });
+        expect(remove.body?.members).toEqual([{ value: 'm2' }]);
+        expect(s.getGroup(gid)?.members).toEqual([{ value: 'm1' }, { value: 'm2' }]);
+      });
+    });
+
+    it('ignoreDeletes answers 204 and keeps the user; ignoreFilters answers every user', async () => {
+      const doomed = s.seedUsers([{ userName: 'kept.user' }])[0]!.id;
+      await withQuirks({ ignoreDeletes: true }, async () => {
+        expect((await call(`${s.endpoint}/Users/${doomed}`, 'DELETE')).status).toBe(204);
+        expect(s.getUser(doomed)).toBeDefined();
+      });
+      await withQuirks({ ignoreFilters: true, maxCount: 1 }, async () => {
+        const answer = await get(`/Users?${filter('userName eq "kept.user"')}`);
+        expect(answer.body).toMatchObject({ totalResults: s.listUsers().length, itemsPerPage: 1 });
+        expect(resources(answer)[0]?.userName).not.toBe('kept.user');
+      });
+    });
+
     it('omitMembers hides members while the members eq filter still answers', async () => {
       await withQuirks({ omitMembers: true }, async () => {
         expect((await get(`/Groups/${gid}`)).body).not.toHaveProperty('members');
