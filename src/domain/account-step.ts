@@ -1,6 +1,7 @@
 import type { AccountProfile, TargetAccount } from './account';
 import type { AccountRecordUpdate } from './account-record';
 import { resolveAccount } from './account-lookup';
+import { acknowledgedNotMade, readRefutes } from './account-write-verdicts';
 import { enabledChangeIsEffective } from './effective-change';
 import type { SerializedError } from './errors';
 import { intentKey } from './journal-entry';
@@ -237,7 +238,9 @@ function* setEnabled(
   }
   input.handle.account = { ...account, enabled };
   input.handle.seenAt = answeredAt;
-  // A write answer that carries the account's state is the target's own word.
+  // Kept for the histories of requests in flight at an upgrade, recorded when connector A
+  // still reported the state its PATCH answer showed: replayed as they ran. No connector
+  // reports it now: a server may answer from the request, not from what it stored.
   if (written.value.seen === enabled) return succeeded(changes, notices, update);
   const back = yield* readBack(input, account, (seen) => seen?.enabled === enabled);
   if ('error' in back) return failed(back.error, changes, notices, update);
@@ -246,24 +249,24 @@ function* setEnabled(
       notices.push(`confirmed after ${describeReads(back.reads, back.elapsedMs)}`);
     return withVerification(succeeded(changes, notices, update), back);
   }
+  const action = enabled ? 'unlock' : 'lock';
   const seen =
     back.seen === null
       ? 'no read showed the account'
       : `read back ${back.seen.enabled ? 'unlocked' : 'locked'}`;
-  return withVerification(
-    failed(
-      notConfirmed(
-        input,
-        `${enabled ? 'unlock' : 'lock'} of account "${input.accountId}" not confirmed: expected ${word}, ` +
-          `${seen} after ${describeReads(back.reads, back.elapsedMs)}`,
-        { expected: enabled, seen: back.seen?.enabled ?? null, reads: back.reads },
-      ),
-      changes,
-      notices,
-      update,
-    ),
-    back,
+  const error = notConfirmed(
+    input,
+    `${action} of account "${input.accountId}" not confirmed: expected ${word}, ` +
+      `${seen} after ${describeReads(back.reads, back.elapsedMs)}`,
+    { expected: enabled, seen: back.seen?.enabled ?? null, reads: back.reads },
   );
+  if (back.seen === null || !readRefutes(input)) {
+    return withVerification(failed(error, changes, notices, update), back);
+  }
+  // The read shows the account as it was: the target acknowledged a change it did not make,
+  // which is no evidence of one (DESIGN invariant 11): neither journaled nor recorded.
+  input.handle.account = back.seen;
+  return withVerification(failed(error, [], [acknowledgedNotMade(action, input)]), back);
 }
 
 function* setPassword(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {
@@ -336,19 +339,16 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
   const back = yield* readBack(input, account, (seen) => seen === null);
   if ('error' in back) return failed(back.error, effective, [], removed);
   if (back.confirmed) return withVerification(succeeded(effective, [], removed), back);
-  return withVerification(
-    failed(
-      notConfirmed(
-        input,
-        `delete of account "${input.accountId}" not confirmed: reads still show it after ${describeReads(back.reads, back.elapsedMs)}`,
-        { reads: back.reads },
-      ),
-      effective,
-      [],
-      removed,
-    ),
-    back,
+  const error = notConfirmed(
+    input,
+    `delete of account "${input.accountId}" not confirmed: reads still show it after ${describeReads(back.reads, back.elapsedMs)}`,
+    { reads: back.reads },
   );
+  if (!readRefutes(input)) return withVerification(failed(error, effective, [], removed), back);
+  // Still there: the target acknowledged a delete it did not make, which is no evidence of
+  // one (DESIGN invariant 11): neither journaled nor recorded.
+  input.handle.account = back.seen;
+  return withVerification(failed(error, [], [acknowledgedNotMade('delete', input)]), back);
 }
 
 /** The step also links the account it found without a record. */

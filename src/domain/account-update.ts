@@ -1,4 +1,5 @@
 import type { AccountProfile, TargetAccount } from './account';
+import { acknowledgedNotMade, readRefutes } from './account-write-verdicts';
 import { afterFailedAccountWrite } from './lost-account-write';
 import { describeReads, readBack, writePatiently } from './patient-io';
 import { changesOf, compareProfile, hasChanges } from './profile-read-back';
@@ -59,6 +60,9 @@ export function* updateAccount(
     back.seen === null
       ? 'no read showed the account'
       : `still read back with other values: ${comparison.differing.join(', ')}`;
+  // The read shows the account with none of the written values: the target acknowledged an
+  // update it did not make, which is no evidence of a change (DESIGN invariant 11).
+  const refuted = readRefutes(input) && back.seen !== null && comparison.shown.length === 0;
   return withVerification(
     failed(
       notConfirmed(
@@ -69,8 +73,8 @@ export function* updateAccount(
           reads: back.reads,
         },
       ),
-      effective,
-      notices,
+      refuted ? [] : effective,
+      refuted ? [...notices, acknowledgedNotMade('update', input)] : notices,
     ),
     back,
   );

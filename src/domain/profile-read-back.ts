@@ -20,6 +20,8 @@ export interface ProfileComparison {
   differing: string[];
   /** Attributes the target does not read back: the update cannot be checked for them. */
   unreadable: string[];
+  /** Attributes the read shows with the value written. */
+  shown: string[];
 }
 
 /**
@@ -27,7 +29,7 @@ export interface ProfileComparison {
  * e-mail addresses, case-insensitively (targets normalise them); values compare as text.
  *
  * @example
- * compareProfile({ displayName: 'Ada' }, { displayName: 'Ada L.' }); // { differing: ['displayName'], unreadable: [] }
+ * compareProfile({ displayName: 'Ada' }, { displayName: 'Ada L.' }); // { differing: ['displayName'], unreadable: [], shown: [] }
  */
 export function compareProfile(
   written: AccountChanges,
@@ -35,9 +37,11 @@ export function compareProfile(
 ): ProfileComparison {
   const differing: string[] = [];
   const unreadable: string[] = [];
+  const shown: string[] = [];
   const check = (name: string, want: SimpleValue, got: SimpleValue | undefined, fold = false) => {
     if (got === undefined) unreadable.push(name);
     else if (!sameValue(want, got, fold)) differing.push(name);
+    else shown.push(name);
   };
   if (written.displayName !== undefined) {
     check('displayName', written.displayName, seen?.displayName);
@@ -48,7 +52,7 @@ export function compareProfile(
   for (const [key, value] of Object.entries(written.attributes ?? {})) {
     check(`attributes.${key}`, value, seen?.attributes?.[key]);
   }
-  return { differing, unreadable };
+  return { differing, unreadable, shown };
 }
 
 function sameValue(want: SimpleValue, got: SimpleValue, fold: boolean): boolean {

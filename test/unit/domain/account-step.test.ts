@@ -218,11 +218,35 @@ describe('account step: lock and unlock (a read never cancels a write)', () => {
     expect(io.callsOf('readAccount').map((c) => (c.at - START) / 1000)).toEqual([
       0, 1, 3, 7, 12, 17, 22, 27, 30,
     ]);
-    // The write went out: it is journaled even though the step failed.
+    // A lagging target's read may still be behind: the write went out and is journaled.
     expect(outcome.changes).toEqual([{ change: 'account locked' }]);
   });
 
-  it('takes the state a write answer shows as confirmed without a read', async () => {
+  it('journals and records nothing where reads show writes at once and the read-back shows the lock not made', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      setAccountEnabled: () => ({}),
+      readAccount: () => ({ ...ADA, enabled: true }),
+    });
+    const outcome = await run('lock', io, CONSISTENT);
+    expect(outcome).toMatchObject({ ok: false, changes: [] });
+    expect(outcome.error?.code).toBe('ACCOUNT_STATE_NOT_CONFIRMED');
+    expect(outcome.record).toBeUndefined();
+    expect(outcome.notices).toEqual([expect.stringContaining('nothing journaled')]);
+  });
+
+  it('journals an acknowledged lock that no read shows the account for: nothing contradicts it', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      setAccountEnabled: () => ({}),
+      readAccount: () => null,
+    });
+    const outcome = await run('lock', io, CONSISTENT);
+    expect(outcome.error?.code).toBe('ACCOUNT_STATE_NOT_CONFIRMED');
+    expect(outcome.changes).toEqual([{ change: 'account locked' }]);
+  });
+
+  it('replays a recorded answer that showed the state as it ran: no read', async () => {
     const io = new ScriptedIo({
       findAccount: () => ({ account: ADA, record: null }),
       setAccountEnabled: () => ({ seen: false }),
@@ -290,6 +314,18 @@ describe('account step: delete', () => {
     expect(outcome.notices[0]).toContain('nothing to delete');
   });
 
+  it('journals and records nothing when reads still show the account the target said it deleted', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      deleteAccount: () => ({ outcome: 'deleted', maybeOurs: false }),
+      readAccount: () => ADA,
+    });
+    const outcome = await run('delete', io, CONSISTENT);
+    expect(outcome).toMatchObject({ ok: false, changes: [] });
+    expect(outcome.error?.code).toBe('ACCOUNT_STATE_NOT_CONFIRMED');
+    expect(outcome.record).toBeUndefined();
+  });
+
   it('confirms a delete only once a read no longer shows the account', async () => {
     const io = new ScriptedIo({
       findAccount: () => ({ account: ADA, record: record() }),
@@ -313,6 +349,36 @@ describe('account step: update', () => {
     expect(outcome.ok).toBe(false);
     expect(outcome.error?.code).toBe('ACCOUNT_STATE_NOT_CONFIRMED');
     expect(outcome.error?.message).toContain('displayName');
+    expect(outcome.changes).toEqual([{ change: 'account updated' }]);
+  });
+
+  it('journals nothing where reads show writes at once and no written value reads back', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      updateAccount: () => null,
+      readAccount: () => ({ ...ADA, profile: { displayName: 'Ada' } }),
+    });
+    const outcome = await run('update', io, CONSISTENT);
+    expect(outcome).toMatchObject({ ok: false, changes: [] });
+    expect(outcome.notices).toEqual([expect.stringContaining('nothing journaled')]);
+  });
+
+  it('journals an update the read-back shows in part', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      updateAccount: () => null,
+      readAccount: () => ({ ...ADA, profile: { displayName: 'Ada Lovelace', email: 'old@x' } }),
+    });
+    const outcome = await driveAsync(
+      accountStep({
+        ...stepContext(CONSISTENT),
+        action: 'update',
+        profile: { accountId: ADA.accountId, displayName: 'Ada Lovelace', email: 'ada@x' },
+        lastPasswordUse: false,
+      }),
+      io,
+    );
+    expect(outcome.error?.message).toContain('email');
     expect(outcome.changes).toEqual([{ change: 'account updated' }]);
   });
 
