@@ -38,8 +38,6 @@ export interface MembershipWriteAnswer {
    * `already` is then this request's own change.
    */
   maybeOurs: boolean;
-  /** The write's answer carried the group's members and showed the change (no read needed). */
-  confirmedByWrite?: boolean;
 }
 
 /** What a create answered. */
@@ -68,8 +66,11 @@ export interface DeleteAccountAnswer {
   maybeOurs: boolean;
 }
 
-/** What a lock or unlock answered: `confirmed` when the answer carried the account's state. */
+/** What a lock or unlock answered. */
 export interface SetEnabledAnswer {
-  /** The state the answer showed, when it showed one. */
+  /**
+   * The state the answer showed. No connector sets it any more (a server may answer from the
+   * request, not from what it stored); answers in histories recorded before still carry it.
+   */
   seen?: boolean;
 }

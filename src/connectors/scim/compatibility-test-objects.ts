@@ -11,14 +11,12 @@ const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 /**
  * How a write the procedure confirmed was seen, for a verdict's note (DESIGN invariant 11: it
- * names what was seen): read back, or shown by the write's own answer (a SCIM 200 that
- * carries the members or `active`), when no read was needed.
+ * names what was seen): the procedure reads every write back, never taking the write's own
+ * answer for it (a server may answer from the request, not from what it stored).
  */
 export function howSeen(outcome: StepOutcome | undefined): string {
   const reads = outcome?.verification?.reads ?? 0;
-  return reads > 0
-    ? `read back (${reads} read${reads === 1 ? '' : 's'})`
-    : "shown in the write's own answer";
+  return reads > 0 ? `read back (${reads} read${reads === 1 ? '' : 's'})` : 'not read back';
 }
 
 /** A step machine's failure as the error it carries, so an attempt records it as failed. */

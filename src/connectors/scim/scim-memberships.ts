@@ -92,7 +92,7 @@ export class ScimMemberships {
       const groupId = unconfirmed[index]!;
       names[groupId] ??= listed.name;
       const described = describeGroup({ id: groupId, displayName: listed.name });
-      if (listed.members?.includes(value) === true) missed ??= described;
+      if (listsMember(listed.members, value)) missed ??= described;
       else if (listed.members === undefined) {
         notices.push(
           `group ${described}: "not a member" rests on the members filter alone, which has not ` +
@@ -181,7 +181,7 @@ export class ScimMemberships {
   ): Promise<GroupMembership> {
     const value = this.memberValue(account);
     const { name, members } = await this.readGroupMembers(groupId, groupId);
-    if (members?.includes(value) === true) return { groupId, name, isMember: true };
+    if (listsMember(members, value)) return { groupId, name, isMember: true };
     const described = describeGroup({ id: groupId, displayName: name });
     if (members !== undefined) {
       return {
@@ -225,8 +225,9 @@ export class ScimMemberships {
 
   /**
    * One PATCH on the group's `members`, judged by its own answer (DESIGN invariant 9): 409
-   * on add and `noTarget` on remove say it was already so; 200 with the account among the
-   * members shows an add; 200/204 otherwise only acknowledge.
+   * on add and `noTarget` on remove say it was already so; 200/204 only acknowledge, even a
+   * 200 that lists the account among the members: some servers answer from the request, not
+   * from what they stored, so the step reads every write back.
    */
   private async writeOne(
     account: TargetAccount,
@@ -240,8 +241,8 @@ export class ScimMemberships {
         ? addMemberPatch(value)
         : removeMemberPatch(value, this.settings.memberRemoveStyle);
     const context = this.groupContext(groupId, groupName, account.accountId);
-    // Where the members filter checks memberships, the answer need not carry the members
-    // (a big group's would be megabytes): RFC 7644 §3.9 lets PATCH answers leave them out.
+    // The answer's members are never read; where the members filter checks memberships the
+    // server is asked to leave them out (a big group's would be megabytes; RFC 7644 §3.9).
     const lean = this.checks.known?.kind === 'filter' ? { excludedAttributes: 'members' } : {};
     const result = await this.http.send({
       method: 'PATCH',
@@ -256,18 +257,7 @@ export class ScimMemberships {
       return { ...answer, outcome: 'already' };
     }
     if (result.status === 409) return { ...answer, outcome: 'already' };
-    // A 200 that lists the account among the members shows the add. Absence shows nothing:
-    // servers cap the members they return (scim-interop.md: groups too big to read whole), so
-    // a removal is always read back (DESIGN invariant 11: no verdict from an absence).
-    const members =
-      result.status === 200 && change === 'added'
-        ? readMemberValues((result.body ?? {}) as Record<string, unknown>)
-        : undefined;
-    return {
-      ...answer,
-      outcome: 'acknowledged',
-      ...(members?.includes(value) === true ? { confirmedByWrite: true } : {}),
-    };
+    return { ...answer, outcome: 'acknowledged' };
   }
 
   private groupContext(groupId: string, name: string, accountId?: string): ScimErrorContext {
@@ -291,6 +281,16 @@ export function readMemberValues(group: Record<string, unknown>): string[] | und
     const value = (member as { value?: unknown } | null)?.value;
     return typeof value === 'string' ? [value] : [];
   });
+}
+
+/**
+ * Whether a member list holds `value`. Compared without case: servers keep member values as
+ * they keep userNames, which RFC 7643 compares case-insensitively (`Ada` may be listed as
+ * `ada`), and an exact comparison would miss a change the server made.
+ */
+function listsMember(members: readonly string[] | undefined, value: string): boolean {
+  const wanted = value.toLowerCase();
+  return members?.some((member) => member.toLowerCase() === wanted) === true;
 }
 
 /** The first failure, carrying the answers every other write got. */
