@@ -14,9 +14,10 @@ import type {
   StatusResult,
 } from '../connector';
 import { createAnswerFault, unusableCreateAnswer } from './create-answer';
-import { hasScimType, mapScimError } from './error-mapper';
+import { hasScimType, mapScimError, type ScimErrorContext } from './error-mapper';
 import { attributeFilter } from './filter';
-import { interpretListResponse } from './list-response';
+import { findFiltered } from './filtered-lookup';
+import { interpretListResponse, type ListPage } from './list-response';
 import { readAllPages } from './pager';
 import { activePatch, passwordPatch, patchOp } from './patch-op';
 import { ScimHttp, type ScimHttpOptions } from './scim-http';
@@ -28,7 +29,6 @@ import { scimUrl } from './scim-paths';
 import { checkScimStatus } from './scim-status';
 import {
   fromScimUser,
-  readBoolean,
   toReplaceOperations,
   toScimUser,
   withPrimaryEmailAdded,
@@ -89,24 +89,20 @@ export class ScimConnector implements Connector {
     for await (const resource of resources) yield fromScimUser(resource);
   }
 
-  /** Spec: Search account, `filter=userName eq "<account_id>"`; a 404 is no match. */
+  /**
+   * Spec: Search account, `filter=userName eq "<account_id>"`; a 404 is no match. A server
+   * that ignores the filter is read on, page by page ({@link findFiltered}).
+   */
   async findAccount(accountId: string): Promise<TargetAccount | undefined> {
-    const url = scimUrl(this.settings.baseUrl, 'Users', undefined, {
-      filter: attributeFilter('userName', 'eq', accountId),
-    });
-    const result = await this.http.send({
-      method: 'GET',
-      url,
-      accept: [200, 404],
-      context: this.accountContext(accountId),
-    });
-    if (result.status === 404) return undefined;
-    const page = interpretListResponse(result.body, result.describe);
-    // userName is caseExact=false (RFC 7643 §4.1.1); a server's filter may be looser still.
-    const match = page.resources.find(
+    const filter = attributeFilter('userName', 'eq', accountId);
+    const context = this.accountContext(accountId);
+    // userName is caseExact=false (RFC 7643 §4.1.1).
+    const match = await findFiltered(
+      (startIndex) => this.filteredPage('Users', filter, startIndex, context),
       (resource) =>
         typeof resource.userName === 'string' &&
         resource.userName.toLowerCase() === accountId.toLowerCase(),
+      `connector "${this.name}": account "${accountId}"`,
     );
     return match === undefined ? undefined : fromScimUser(match);
   }
@@ -125,8 +121,9 @@ export class ScimConnector implements Connector {
   /**
    * Spec: Create account. A 409 `uniqueness` adopts the existing account when its userName
    * is the account ID (invariant 4: an activity may run twice; scim-interop.md). A 2xx the
-   * account cannot be read from (no `id`, a body that does not parse) is `unconfirmed`: the
-   * step machine reads the account back by userName to tell (invariant 11).
+   * account cannot be read from (no `id`, a body that does not parse, an `id` that does not
+   * read back) is `unconfirmed`: the step machine reads the account back by userName to tell
+   * (invariant 11).
    */
   async createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountAnswer> {
     const context = this.accountContext(profile.accountId);
@@ -141,13 +138,17 @@ export class ScimConnector implements Connector {
     const maybeOurs = result.maybeAppliedBefore;
     if (result.status !== 409) {
       const fault = createAnswerFault(result);
-      if (fault !== undefined) {
-        return unusableCreateAnswer(result, fault, {
-          connector: this.name,
-          accountId: profile.accountId,
-        });
+      const unusable = (why: string) =>
+        unusableCreateAnswer(result, why, { connector: this.name, accountId: profile.accountId });
+      if (fault !== undefined) return unusable(fault);
+      const account = fromScimUser(result.body);
+      // A 201 is read back by its id: a server may answer a create it never stores, and
+      // SCIM reads show writes at once (DESIGN invariant 9). Not shown, the answer is
+      // unusable: the step machine reads by account ID, as for any such answer.
+      if ((await this.readAccount(account)) === undefined) {
+        return unusable(`answered with id ${account.id}, but a read by that id does not find it`);
       }
-      return { outcome: 'created', account: fromScimUser(result.body), maybeOurs };
+      return { outcome: 'created', account, maybeOurs };
     }
     const existing = await this.findAccount(profile.accountId);
     if (existing === undefined) throw mapScimError(result, context);
@@ -181,13 +182,13 @@ export class ScimConnector implements Connector {
   }
 
   /**
-   * Spec: Lock / unlock: PATCH on `active`. An answer with the resource shows the state the
-   * server holds now (200); a 204 shows nothing, and the step machine reads back.
+   * Spec: Lock / unlock: PATCH on `active`. The answer's `active` is not reported as the
+   * state the server holds: some servers answer from the request, not from what they stored
+   * (scim-interop.md), so the step machine reads every lock and unlock back.
    */
   async setEnabled(account: TargetAccount, enabled: boolean): Promise<SetEnabledAnswer> {
-    const result = await this.patchUser(account, activePatch(enabled));
-    const seen = readBoolean((result.body as Record<string, unknown> | undefined)?.active);
-    return seen === undefined ? {} : { seen };
+    await this.patchUser(account, activePatch(enabled));
+    return {};
   }
 
   /** Spec: Delete account; `absent` when the server answered 404 (invariant 4). */
@@ -229,10 +230,24 @@ export class ScimConnector implements Connector {
     }
   }
 
-  /** Spec: Find group for provisioning, `displayName eq`. */
+  /**
+   * Spec: Find group for provisioning, `displayName eq`. A server that ignores the filter is
+   * read on, page by page ({@link findFiltered}).
+   */
   async findGroup(displayName: string): Promise<GroupRef | undefined> {
-    const groups = await this.queryGroups(attributeFilter('displayName', 'eq', displayName));
-    return groups.find((group) => group.displayName.toLowerCase() === displayName.toLowerCase());
+    const filter = attributeFilter('displayName', 'eq', displayName);
+    const match = await findFiltered(
+      (startIndex) =>
+        this.filteredPage('Groups', filter, startIndex, this.groupContext(filter), {
+          count: String(this.settings.pageSize),
+          excludedAttributes: 'members',
+        }),
+      (resource) =>
+        typeof resource.displayName === 'string' &&
+        resource.displayName.toLowerCase() === displayName.toLowerCase(),
+      `connector "${this.name}": group "${displayName}"`,
+    );
+    return match === undefined ? undefined : toGroupRef(match);
   }
 
   /** Spec: Group search, operator `co`: the first page of matches. */
@@ -294,6 +309,28 @@ export class ScimConnector implements Connector {
     if (result.status === 404) return [];
     const page = interpretListResponse(result.body, result.describe);
     return page.resources.flatMap((resource) => toGroupRef(resource) ?? []);
+  }
+
+  /**
+   * One page of a filtered list (the first without paging parameters, as the spec's search
+   * sends it); a 404 is no match (scim-interop.md).
+   */
+  private async filteredPage(
+    resource: 'Users' | 'Groups',
+    filter: string,
+    startIndex: number | undefined,
+    context: ScimErrorContext,
+    query: Record<string, string> = {},
+  ): Promise<ListPage> {
+    const paging = startIndex === undefined ? {} : { startIndex, count: this.settings.pageSize };
+    const result = await this.http.send({
+      method: 'GET',
+      url: scimUrl(this.settings.baseUrl, resource, undefined, { filter, ...paging, ...query }),
+      accept: [200, 404],
+      context,
+    });
+    if (result.status === 404) return { resources: [] };
+    return interpretListResponse(result.body, result.describe);
   }
 
   private patchUser(account: TargetAccount, body: unknown, transientSecrets?: string[]) {

@@ -1,0 +1,38 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createdAccount, runAccountAction } from '../../support/membership-procedure';
+import { startScimTarget, type ScimTarget } from '../../support/scim-target';
+
+/**
+ * Connector A on servers whose write answers claim what they did not store (scim-interop.md:
+ * "PATCH answered 200 ... or 204 silently ignoring the op"): the connector reports no state
+ * from such an answer, so the step machine's read decides.
+ */
+
+let target: ScimTarget | undefined;
+afterEach(async () => {
+  await target?.close();
+  target = undefined;
+});
+
+describe('answers that claim what the server did not store', () => {
+  it('a create answered 201 with an id that does not read back is unconfirmed, not created', async () => {
+    const t = (target = await startScimTarget({ quirks: { createNotStored: true } }));
+    const answer = await t.connector.createAccount({ accountId: 'never.there' });
+    expect(answer).toMatchObject({
+      outcome: 'unconfirmed',
+      fault: expect.stringContaining('but a read by that id does not find it'),
+    });
+    expect(t.sandbox.listUsers()).toEqual([]);
+  });
+
+  it('a lock answered 200 with `active: false` reports no state, and the step reads it back', async () => {
+    const t = (target = await startScimTarget());
+    const account = await createdAccount(t.connector, { accountId: 'echoed.lock' });
+    t.sandbox.setQuirks({ ignorePatchOps: true, ignoredPatchEchoesRequest: true });
+    expect(await t.connector.setEnabled(account, false)).toEqual({});
+    const outcome = await runAccountAction(t.connector, account, 'lock');
+    expect(t.sandbox.getUser('echoed.lock')?.active).toBe(true);
+    expect(outcome).toMatchObject({ ok: false, changes: [] });
+    expect(outcome.error?.code).toBe('ACCOUNT_STATE_NOT_CONFIRMED');
+  });
+});
