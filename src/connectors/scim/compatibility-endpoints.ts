@@ -3,6 +3,7 @@ import type { Evidence } from '../../domain/compatibility-result';
 import { isProvisioningError } from '../../domain/errors';
 import type { HttpResult } from '../http/transport';
 import type { CompatibilitySession } from './compatibility-session';
+import { describeStrangers, strangers } from './compatibility-filter-control';
 import { attributeFilter } from './filter';
 import { scimUrl } from './scim-paths';
 
@@ -241,6 +242,20 @@ export async function locateEndpoints(
       `the Users endpoint answers under /scim/v2/: ${answered(located.answer)}`,
       located.evidence,
     );
+  }
+  if (located.kind === 'scim') {
+    // Entra's check is also a negative control: no account has the test account's name yet.
+    const found = strangers(located.answer.body, 'userName', 'eq', s.testAccount);
+    if (found.length > 0) {
+      s.check(
+        4,
+        'eq',
+        false,
+        `userName eq "${s.testAccount}" answered ${describeStrangers(found)} before the test ` +
+          `account existed: the server ignores the filter`,
+        located.evidence,
+      );
+    }
   }
   if (located.kind === 'refused') {
     judgeRefusal(s, located);

@@ -6,6 +6,7 @@ import type { GroupRef } from '../../domain/group';
 import { failedNote, refusal } from './compatibility-account';
 import { isScimBody } from './compatibility-endpoints';
 import type { CompatibilitySession, ProbeAnswer } from './compatibility-session';
+import { controlGroupEq, describeStrangers, strangers } from './compatibility-filter-control';
 import { createTestGroup } from './compatibility-test-objects';
 import { attributeFilter } from './filter';
 import { scimUrl } from './scim-paths';
@@ -188,12 +189,15 @@ async function tryUsersCo(
   const resources = (result.body as { Resources?: unknown } | undefined)?.Resources;
   if (result.status === 200 && Array.isArray(resources)) {
     const hit = resources.some((r) => (r as { id?: unknown } | null)?.id === account.id);
-    s.note(name, hit ? 'succeeded' : 'failed');
+    const found = strangers(result.body, 'userName', 'co', text);
+    const ignored =
+      found.length === 0 ? '' : `, and ${describeStrangers(found)}: the server ignores the filter`;
+    s.note(name, hit && found.length === 0 ? 'succeeded' : 'failed');
     s.check(
       4,
       'co',
-      hit,
-      `userName co "${text}" ${hit ? 'found' : 'did not find'} the test account`,
+      hit && found.length === 0,
+      `userName co "${text}" ${hit ? 'found' : 'did not find'} the test account${ignored}`,
       evidence,
     );
   } else {
@@ -222,9 +226,16 @@ async function tryCo(
     );
     if (search.value !== undefined) {
       const hit = search.value.some((g: GroupRef) => g.id === group.id);
-      const note = `displayName co "${text}" ${hit ? 'found' : 'did not find'} group "${group.displayName}"`;
-      s.check(4, 'co', hit, note, search.evidence);
-      s.observe('groupSearch', hit ? 'works' : 'will fail', note, 4);
+      // Finding the group is not enough: a server that ignores the filter answers every group.
+      const found = strangers({ Resources: search.value }, 'displayName', 'co', text);
+      const ignored =
+        found.length === 0
+          ? ''
+          : `, and ${describeStrangers(found)}: the server ignores the filter`;
+      const note = `displayName co "${text}" ${hit ? 'found' : 'did not find'} group "${group.displayName}"${ignored}`;
+      const holds = hit && found.length === 0;
+      s.check(4, 'co', holds, note, search.evidence);
+      s.observe('groupSearch', holds ? 'works' : 'will fail', note, 4);
     } else if (search.error !== undefined) {
       const note = failedNote('displayName co', search.error);
       s.check(4, 'co', refusal(search.error), note, search.evidence);
@@ -288,6 +299,7 @@ export async function findTestGroup(
 ): Promise<GroupFindings> {
   const { foundByName, ...found } = await pickGroup(s, groupName);
   if (found.group !== undefined && foundByName !== true) await tryGroupEq(s, found.group);
+  if (!found.noGroups) await controlGroupEq(s);
   await tryCo(s, found, account);
   return found;
 }

@@ -448,6 +448,64 @@ describe("the compatibility run on applications' built-in SCIM services, one mis
     expect(after).toEqual(before);
   });
 
+  it('PATCH answered with what was asked, nothing stored: no write is taken to fit on its answer alone', async () => {
+    const { report, truth } = await run({
+      sandbox: {
+        quirks: {
+          ...withLastLogon,
+          ignorePatchOps: true,
+          ignoredPatchEchoesRequest: true,
+          // Groups read whole: the PATCH answers list the members, the test account among them.
+          membersFilter: 'refused',
+        },
+      },
+      seed: (s) => {
+        seedUserWithLogon(s);
+        s.seedGroups([{ displayName: 'Compat Group', members: ['someone'] }]);
+      },
+    });
+    // The truth: no PATCH changed anything.
+    expect(
+      truth.filter((e) => e.change !== 'account created' && e.change !== 'account deleted'),
+    ).toEqual([]);
+    expect(report.points[4]?.outcome).toBe('does not fit');
+    expect(actions(report)['will fail']).toEqual(
+      expect.arrayContaining(['update', 'lock', 'grant']),
+    );
+    expect(actions(report).works).not.toEqual(expect.arrayContaining(['lock']));
+  });
+
+  it('filters silently ignored: point 4 does not fit and group search will fail, though lookups find what they ask', async () => {
+    const { report, text } = await run({
+      sandbox: { quirks: { ...withLastLogon, ignoreFilters: true } },
+      seed: (s) => {
+        seedUserWithLogon(s);
+        // Members filter ignored too: groups are read whole, and an empty one shows no list.
+        s.seedGroups([
+          { displayName: 'Compat Group', members: ['someone'] },
+          { displayName: 'Other' },
+        ]);
+      },
+    });
+    expect(report.points[3]?.outcome).toBe('does not fit');
+    expect(text).toContain('the server ignores the filter');
+    expect(actions(report)['will fail']).toContain('groupSearch');
+    // The service reads on past what the filter should have excluded: its actions still work.
+    expect(actions(report).works).toEqual(expect.arrayContaining(['create', 'grant', 'delete']));
+  });
+
+  it('a create answered 201 and never stored: create will fail, not "works"', async () => {
+    const { report, truth } = await run({
+      sandbox: { quirks: { ...withLastLogon, createNotStored: true } },
+      seed: seedGroups,
+    });
+    expect(truth.filter((e) => e.change === 'account created')).toEqual([]);
+    expect(actions(report)['will fail']).toContain('create');
+    expect(report.actions.find((a) => a.action === 'create')?.reason).toContain(
+      'but a read by that id does not find it',
+    );
+  });
+
   it('DELETE refused: delete will fail, and the cleanup names the account and group left behind', async () => {
     const { report, truth, after } = await run({
       sandbox: { quirks: { ...withLastLogon, deleteNotAllowed: true } },
