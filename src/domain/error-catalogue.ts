@@ -149,6 +149,16 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     status: 409,
     meaning: 'another request kept the account for longer than the lease wait',
   },
+  ACCOUNT_LEASE_ENDING: {
+    status: 409,
+    meaning:
+      "a write was not sent: too little was left of the request's lease on the account (a step outlasted it, under throttling or an outage); the request renews the lease and sends it then",
+  },
+  ACCOUNT_RECORD_TOO_LARGE: {
+    status: 507,
+    meaning:
+      "the service's record of the account would exceed Table Storage's 1 MiB per entity: the step's journal entries are written, the record is not updated; the operator must look at the account",
+  },
   CATALOGUE_CURSOR_EXPIRED: {
     status: 410,
     meaning:

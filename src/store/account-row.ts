@@ -16,18 +16,37 @@ export interface AccountRow {
   createdAt?: string;
   enabled?: boolean;
   enabledAt?: string;
-  /** JSON array of group ids. */
+  /**
+   * The account ID as first written (the key is its canonical form, see
+   * {@link accountRowKeys}); absent in rows written before, whose key is the ID itself.
+   */
+  accountId?: string;
+  /** JSON array of group ids (split over several properties when long: `splitJson`). */
   assignedGroups?: string;
   /** JSON object: group id -> { member, at }. */
   groupWrites?: string;
   /** JSON array of { id, at }: objects the service deleted for this account ID. */
   deletedTargetIds?: string;
+  /** The further parts of a long JSON column: `<column>Part1`, ..., and `<column>Parts`. */
+  [part: `${JsonColumn}Part${number}`]: string | undefined;
+  assignedGroupsParts?: number;
+  groupWritesParts?: number;
+  deletedTargetIdsParts?: number;
   leaseOwner?: string;
   /** Milliseconds since the epoch, from the caller's clock. */
   leaseExpiresAtMs?: number;
   /** The same instant, for people reading the table. */
   leaseExpiresAt?: string;
 }
+
+/** The record's columns that hold JSON, and may be split over several properties. */
+type JsonColumn = 'assignedGroups' | 'groupWrites' | 'deletedTargetIds';
+
+/**
+ * Table Storage holds at most 64 KiB in a string property, UTF-16: 32 Ki characters
+ * (Azurite refuses more too, PropertyValueTooLarge). A longer JSON column is split.
+ */
+export const MAX_PROPERTY_CHARS = 32 * 1024;
 
 export interface Lease {
   owner: string;
@@ -60,15 +79,15 @@ export function recordOfRow(
   if (row.targetId === undefined || row.linkedAt === undefined) return null;
   return {
     connector,
-    accountId,
+    accountId: row.accountId ?? accountId,
     targetId: row.targetId,
     linkedAt: row.linkedAt,
     ...(row.createdAt === undefined ? {} : { createdAt: row.createdAt }),
     ...(row.enabled === undefined ? {} : { enabled: row.enabled }),
     ...(row.enabledAt === undefined ? {} : { enabledAt: row.enabledAt }),
-    assignedGroups: readGroups(row.assignedGroups),
-    ...readGroupWrites(row.groupWrites),
-    ...readDeleted(row.deletedTargetIds),
+    assignedGroups: readGroups(joinJson(row, 'assignedGroups')),
+    ...readGroupWrites(joinJson(row, 'groupWrites')),
+    ...readDeleted(joinJson(row, 'deletedTargetIds')),
   };
 }
 
@@ -93,13 +112,12 @@ export function toAccountRow(record: AccountRecord | null, lease: Lease | undefi
           ...(record.createdAt === undefined ? {} : { createdAt: record.createdAt }),
           ...(record.enabled === undefined ? {} : { enabled: record.enabled }),
           ...(record.enabledAt === undefined ? {} : { enabledAt: record.enabledAt }),
-          assignedGroups: JSON.stringify(record.assignedGroups),
-          ...(record.groupWrites === undefined
-            ? {}
-            : { groupWrites: JSON.stringify(record.groupWrites) }),
+          accountId: record.accountId,
+          ...splitJson('assignedGroups', record.assignedGroups),
+          ...(record.groupWrites === undefined ? {} : splitJson('groupWrites', record.groupWrites)),
           ...(record.deletedTargetIds === undefined
             ? {}
-            : { deletedTargetIds: JSON.stringify(record.deletedTargetIds) }),
+            : splitJson('deletedTargetIds', record.deletedTargetIds)),
         }),
     ...(lease === undefined
       ? {}
@@ -109,6 +127,40 @@ export function toAccountRow(record: AccountRecord | null, lease: Lease | undefi
           leaseExpiresAt: lease.expiresAt,
         }),
   };
+}
+
+/**
+ * A JSON column as row properties: one when it fits a property, else `MAX_PROPERTY_CHARS`
+ * pieces (`column`, `columnPart1`, ...); their count in `columnParts` either way, so that a
+ * row merged over a longer earlier value ('Merge', `put`) reads only its own pieces.
+ */
+function splitJson(column: JsonColumn, value: unknown): Partial<AccountRow> {
+  const text = JSON.stringify(value);
+  if (text.length <= MAX_PROPERTY_CHARS) {
+    return { [column]: text, [`${column}Parts`]: 1 } as Partial<AccountRow>;
+  }
+  const row: Record<string, string | number> = {};
+  let start = 0;
+  let part = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + MAX_PROPERTY_CHARS);
+    // A piece never ends between the two halves of a surrogate pair (each piece stays valid UTF-16).
+    if (end < text.length && /[\ud800-\udbff]/.test(text.charAt(end - 1))) end -= 1;
+    row[part === 0 ? column : `${column}Part${part}`] = text.slice(start, end);
+    start = end;
+    part += 1;
+  }
+  row[`${column}Parts`] = part;
+  return row as Partial<AccountRow>;
+}
+
+/** A JSON column's text, from one property or from its pieces; undefined when a piece is missing. */
+function joinJson(row: AccountRow, column: JsonColumn): string | undefined {
+  const parts = row[`${column}Parts`];
+  if (typeof parts !== 'number' || parts <= 1) return row[column];
+  const pieces = [row[column]];
+  for (let part = 1; part < parts; part += 1) pieces.push(row[`${column}Part${part}`]);
+  return pieces.every((piece) => typeof piece === 'string') ? pieces.join('') : undefined;
 }
 
 function readGroups(text: string | undefined): string[] {
@@ -146,4 +198,26 @@ function parseJson(text: string | undefined): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Table Storage's limit on one entity, keys and properties together. */
+export const MAX_ENTITY_BYTES = 1024 * 1024;
+
+/**
+ * What an entity weighs against {@link MAX_ENTITY_BYTES}, by the formula of "Understanding
+ * the Table service data model" (Azurite does not enforce the limit, so the store does):
+ * 4 bytes, the keys in UTF-16, and each property's name in UTF-16 with 8 bytes more and
+ * its value (strings in UTF-16 with 4 bytes more; numbers and booleans 8).
+ */
+export function entityBytes(entity: Record<string, unknown>): number {
+  let bytes = 4;
+  for (const [name, value] of Object.entries(entity)) {
+    if (value === undefined) continue;
+    if (name === 'partitionKey' || name === 'rowKey') {
+      bytes += 2 * (typeof value === 'string' ? value.length : 0) + 2;
+      continue;
+    }
+    bytes += 8 + 2 * name.length + (typeof value === 'string' ? 2 * value.length + 4 : 8);
+  }
+  return bytes;
 }

@@ -1,10 +1,13 @@
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import { applyRecordUpdate, isLinked, type AccountRecord } from '../domain/account-record';
+import { ProvisioningError } from '../domain/errors';
 import {
   ACCOUNT_ROW_PREFIX,
   accountIdOfRow,
   accountRowKeys,
+  entityBytes,
   leaseOfRow,
+  MAX_ENTITY_BYTES,
   recordOfRow,
   toAccountRow,
   type AccountRow,
@@ -149,9 +152,19 @@ export class TableAccountState implements AccountStateStore {
     const late = rows.slice(early.length);
     if (commit.etag !== undefined && commit.stored !== undefined) {
       const next = this.nextRow(commit, commit.stored);
+      const update = next.action(keys, commit.etag);
+      if (!fits(update[1])) {
+        // The row cannot be written: the entries must not fall with it.
+        if (late.length > 0) {
+          await guardStorage('record journal entries', () =>
+            upsertInBatches(client, late, 'Replace'),
+          );
+        }
+        throw tooLarge(commit, update[1]);
+      }
       const actions: TransactionAction[] = [
         ...late.map((row): TransactionAction => ['upsert', row, 'Replace']),
-        next.action(keys, commit.etag),
+        update,
       ];
       try {
         const response = await submitTransaction(client, actions);
@@ -245,16 +258,17 @@ export class TableAccountState implements AccountStateStore {
       const lease = held?.owner === commit.owner && commit.release ? undefined : held;
       if (current === undefined) {
         if (record === null) return { record: null };
-        const created = await this.attempt('record a step', 409, () =>
-          client.createEntity({ ...keys, ...toAccountRow(record, undefined) }),
-        );
+        const entity = { ...keys, ...toAccountRow(record, undefined) };
+        // The journal entries are written already (commitStep): only the record is refused.
+        if (!fits(entity)) throw tooLarge(commit, entity);
+        const created = await this.attempt('record a step', 409, () => client.createEntity(entity));
         if (created !== false) return { record };
         continue;
       }
+      const entity = { ...keys, ...toAccountRow(record, lease) };
+      if (!fits(entity)) throw tooLarge(commit, entity);
       const written = await this.attempt('record a step', 412, () =>
-        client.updateEntity({ ...keys, ...toAccountRow(record, lease) }, 'Replace', {
-          etag: current.etag,
-        }),
+        client.updateEntity(entity, 'Replace', { etag: current.etag }),
       );
       if (written === false) continue;
       const ours = lease?.owner === commit.owner;
@@ -290,6 +304,22 @@ export class TableAccountState implements AccountStateStore {
       throw storageFailure(operation, error);
     }
   }
+}
+
+/** Whether Table Storage takes the entity (Azurite does not check the 1 MiB limit). */
+function fits(entity: Record<string, unknown>): boolean {
+  return entityBytes(entity) <= MAX_ENTITY_BYTES;
+}
+
+/** The error for a record too large to store: the commit's entries are written by then. */
+function tooLarge(commit: StepCommit, entity: Record<string, unknown>): ProvisioningError {
+  return new ProvisioningError(
+    'ACCOUNT_RECORD_TOO_LARGE',
+    `account "${commit.accountId}" on connector "${commit.connector}": its record would take ` +
+      `${entityBytes(entity)} bytes, more than Table Storage's ${MAX_ENTITY_BYTES} per entity; ` +
+      `the step's ${commit.entries.length} journal entries are written, the record is not updated`,
+    { object: commit.accountId },
+  );
 }
 
 /** The lease a commit keeps when it does not release it. */
