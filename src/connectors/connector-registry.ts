@@ -64,6 +64,22 @@ export class ConnectorRegistry {
     return observed;
   }
 
+  /**
+   * The named connector's canonical form of an account ID (`Connector.accountKey`): what the
+   * service keeps the account's lease and record under. The ID as it is for an unknown
+   * connector, or an ID the connector cannot take (no account can have it; the request
+   * fails on it in its first step).
+   */
+  accountKey(name: string, accountId: string): string {
+    const connector = this.build(name);
+    if (connector === undefined) return accountId;
+    try {
+      return connector.accountKey(accountId);
+    } catch {
+      return accountId;
+    }
+  }
+
   private build(name: string): Connector | undefined {
     const existing = this.built.get(name);
     if (existing !== undefined) return existing;

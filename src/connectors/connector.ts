@@ -89,6 +89,15 @@ export interface Connector {
    * for kinds paced to a quota (Graph); absent for the others.
    */
   quotaUtilization?(): number;
+  /**
+   * The account ID as the target tells accounts apart: IDs the target takes for one account
+   * give one key (SCIM: `userName` is case-insensitive, RFC 7643; Graph: a UPN is
+   * case-insensitive, and a bare name is completed with the UPN domain). The service keeps
+   * the account's lease and record under it, so that two requests for one account never
+   * write it at once (DESIGN invariant 7). No call to the target; REQUEST_INVALID for an ID
+   * the target cannot take.
+   */
+  accountKey(accountId: string): string;
   /** Every account on the target, page by page: memory does not grow with their number. */
   listAccounts(): AsyncIterable<TargetAccount>;
   /** Looks the account up by its account ID (a read: it may lag); undefined when absent. */

@@ -98,7 +98,9 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     catalogue: new CachedRoleCatalogue(
       new TableRoleCatalogue(tableClient(storage, TABLES.catalogue)),
     ),
-    accounts: new TableAccountState(tableClient(storage, TABLES.journal)),
+    accounts: new TableAccountState(tableClient(storage, TABLES.journal), (connector, accountId) =>
+      registry.accountKey(connector, accountId),
+    ),
     intents: new TableWriteIntents(tableClient(storage, TABLES.intents)),
     compatibility: new TableCompatibilityRuns(tableClient(storage, TABLES.compatibility)),
     requests: new TableRequestIndex(tableClient(storage, TABLES.requests)),

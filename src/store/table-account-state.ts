@@ -1,25 +1,28 @@
 import { odata, type TableClient, type TransactionAction } from '@azure/data-tables';
 import { applyRecordUpdate, isLinked, type AccountRecord } from '../domain/account-record';
-import { ProvisioningError } from '../domain/errors';
 import {
   ACCOUNT_ROW_PREFIX,
   accountIdOfRow,
   accountRowKeys,
-  entityBytes,
   leaseOfRow,
-  MAX_ENTITY_BYTES,
   recordOfRow,
   toAccountRow,
   type AccountRow,
   type Lease,
 } from './account-row';
 import type { AccountStateStore, CommittedStep, LeaseResult, StepCommit } from './account-state';
+import { fits, tooLarge } from './account-row-size';
 import { EnsuredTable } from './ensured-table';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
 import { encodeTableKey } from './table-key';
 import { upsertInBatches } from './table-batches';
 import { journalRowsOf } from './table-journal-store';
 import { submitTransaction } from './table-transaction';
+
+/** Maps an account ID to the key its row is kept under (the connector's canonical form). */
+export type AccountKeyOf = (connector: string, accountId: string) => string;
+
+type RowKeys = { partitionKey: string; rowKey: string };
 
 interface CurrentRow {
   row: AccountRow;
@@ -47,7 +50,15 @@ const ENTRIES_WITH_ROW = 99;
 export class TableAccountState implements AccountStateStore {
   private readonly table: EnsuredTable;
 
-  constructor(client: TableClient) {
+  /**
+   * `accountKey`: the connector's canonical form of an account ID (`Connector.accountKey`):
+   * the row of an account is kept under it, so IDs the target takes for one account share
+   * one lease and one record. Default: the ID as it is.
+   */
+  constructor(
+    client: TableClient,
+    private readonly accountKey: AccountKeyOf = (_connector, accountId) => accountId,
+  ) {
     this.table = new EnsuredTable(client);
   }
 
@@ -60,7 +71,8 @@ export class TableAccountState implements AccountStateStore {
     likelyNew = false,
   ): Promise<LeaseResult> {
     const client = await this.table.client();
-    const keys = accountRowKeys(connector, accountId);
+    const keys = this.keysOf(connector, accountId);
+    const legacy = this.legacyKeysOf(connector, accountId);
     const lease: Lease = {
       owner,
       expiresAtMs: nowMs + ttlMs,
@@ -76,13 +88,31 @@ export class TableAccountState implements AccountStateStore {
       this.attempt('take an account lease', 409, () =>
         client.createEntity({ ...keys, ...toAccountRow(null, lease) }),
       );
-    if (likelyNew) {
+    if (likelyNew && legacy === undefined) {
       const created = await insert();
       if (created !== false) return taken(created.etag, null);
     }
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const current = await this.read(client, keys);
       if (current === undefined) {
+        const old = legacy === undefined ? undefined : await this.read(client, legacy);
+        if (old !== undefined && legacy !== undefined) {
+          const held = leaseOfRow(old.row);
+          if (held !== undefined && held.owner !== owner && held.expiresAtMs > nowMs) {
+            return { acquired: false, holder: held.owner, expiresAt: held.expiresAt };
+          }
+          const moved = await this.moveUnder(
+            client,
+            legacy,
+            old,
+            keys,
+            connector,
+            accountId,
+            lease,
+          );
+          if (moved !== false) return taken(moved.etag, moved.record);
+          continue;
+        }
         const created = await insert();
         if (created !== false) return taken(created.etag, null);
         continue;
@@ -109,7 +139,7 @@ export class TableAccountState implements AccountStateStore {
     known?: { etag: string; stored: AccountRecord | null },
   ): Promise<void> {
     const client = await this.table.client();
-    const keys = accountRowKeys(connector, accountId);
+    const keys = this.keysOf(connector, accountId);
     let version = known;
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       if (version === undefined) {
@@ -142,7 +172,7 @@ export class TableAccountState implements AccountStateStore {
   async commitStep(commit: StepCommit): Promise<CommittedStep> {
     const client = await this.table.client();
     const { connector, accountId } = commit;
-    const keys = accountRowKeys(connector, accountId);
+    const keys = this.keysOf(connector, accountId);
     const rows = journalRowsOf(commit.entries);
     // Entries beyond one transaction go first, on their own (upserts: a retry repeats them harmlessly).
     const early = rows.slice(0, Math.max(0, rows.length - ENTRIES_WITH_ROW));
@@ -188,7 +218,10 @@ export class TableAccountState implements AccountStateStore {
 
   async get(connector: string, accountId: string): Promise<AccountRecord | undefined> {
     const client = await this.table.client();
-    const current = await this.read(client, accountRowKeys(connector, accountId));
+    const legacy = this.legacyKeysOf(connector, accountId);
+    const current =
+      (await this.read(client, this.keysOf(connector, accountId))) ??
+      (legacy === undefined ? undefined : await this.read(client, legacy));
     if (current === undefined) return undefined;
     return recordOfRow(connector, accountId, current.row) ?? undefined;
   }
@@ -219,7 +252,7 @@ export class TableAccountState implements AccountStateStore {
 
   async put(record: AccountRecord): Promise<void> {
     const client = await this.table.client();
-    const keys = accountRowKeys(record.connector, record.accountId);
+    const keys = this.keysOf(record.connector, record.accountId);
     await guardStorage('write an account record', () =>
       client.upsertEntity({ ...keys, ...toAccountRow(record, undefined) }, 'Merge'),
     );
@@ -249,7 +282,7 @@ export class TableAccountState implements AccountStateStore {
    */
   private async commitToCurrent(client: TableClient, commit: StepCommit): Promise<CommittedStep> {
     const { connector, accountId } = commit;
-    const keys = accountRowKeys(connector, accountId);
+    const keys = this.keysOf(connector, accountId);
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const current = await this.read(client, keys);
       const stored = current === undefined ? null : recordOfRow(connector, accountId, current.row);
@@ -275,6 +308,49 @@ export class TableAccountState implements AccountStateStore {
       return { record, ...(ours && written.etag !== undefined ? { etag: written.etag } : {}) };
     }
     throw storageFailure('record a step', { statusCode: 412 });
+  }
+
+  /** The keys of the account's row: under the connector's canonical form of the ID. */
+  private keysOf(connector: string, accountId: string): RowKeys {
+    return accountRowKeys(connector, this.accountKey(connector, accountId));
+  }
+
+  /**
+   * Where a row written before rows were keyed canonically lies: under the ID itself, when
+   * that differs from its canonical form (undefined when it does not: the row is there).
+   */
+  private legacyKeysOf(connector: string, accountId: string): RowKeys | undefined {
+    const raw = accountRowKeys(connector, accountId);
+    return raw.rowKey === this.keysOf(connector, accountId).rowKey ? undefined : raw;
+  }
+
+  /**
+   * Moves a row written under the raw ID to the canonical key, with the lease taken: the
+   * canonical row is created with its record (409: someone moved or created it first, the
+   * caller reads again), then the old row is deleted under its version (412 or 404: it was
+   * changed or removed since, by someone who holds no canonical lease; it is left).
+   */
+  private async moveUnder(
+    client: TableClient,
+    legacy: RowKeys,
+    old: CurrentRow,
+    keys: RowKeys,
+    connector: string,
+    accountId: string,
+    lease: Lease,
+  ): Promise<{ etag: string | undefined; record: AccountRecord | null } | false> {
+    const record = recordOfRow(connector, accountId, old.row);
+    const created = await this.attempt('take an account lease', 409, () =>
+      client.createEntity({ ...keys, ...toAccountRow(record, lease) }),
+    );
+    if (created === false) return false;
+    try {
+      await client.deleteEntity(legacy.partitionKey, legacy.rowKey, { etag: old.etag });
+    } catch (error) {
+      const status = storageStatus(error);
+      if (status !== 404 && status !== 412) throw storageFailure('move an account row', error);
+    }
+    return { etag: created.etag, record };
   }
 
   private async read(
@@ -304,22 +380,6 @@ export class TableAccountState implements AccountStateStore {
       throw storageFailure(operation, error);
     }
   }
-}
-
-/** Whether Table Storage takes the entity (Azurite does not check the 1 MiB limit). */
-function fits(entity: Record<string, unknown>): boolean {
-  return entityBytes(entity) <= MAX_ENTITY_BYTES;
-}
-
-/** The error for a record too large to store: the commit's entries are written by then. */
-function tooLarge(commit: StepCommit, entity: Record<string, unknown>): ProvisioningError {
-  return new ProvisioningError(
-    'ACCOUNT_RECORD_TOO_LARGE',
-    `account "${commit.accountId}" on connector "${commit.connector}": its record would take ` +
-      `${entityBytes(entity)} bytes, more than Table Storage's ${MAX_ENTITY_BYTES} per entity; ` +
-      `the step's ${commit.entries.length} journal entries are written, the record is not updated`,
-    { object: commit.accountId },
-  );
 }
 
 /** The lease a commit keeps when it does not release it. */

@@ -116,6 +116,8 @@ function memoryConnector(name: string, target: MemoryTarget): Connector {
       summary: 'in memory',
       findings: [{ name: 'memory', outcome: 'ok', detail: 'always there' }],
     }),
+    // The memory target tells account IDs apart exactly (byAccountId).
+    accountKey: (accountId) => accountId,
     async *listAccounts() {
       for (const account of target.accounts.values()) yield view(account);
     },

@@ -23,6 +23,7 @@ import { quotaUtilization, type QuotaBudget } from '../http/quota-budget';
 import { HttpTransport, transportOptionsOf } from '../http/transport';
 import { setEnabled } from './account-state';
 import * as accounts from './graph-accounts';
+import { toUserPrincipalName } from './graph-user-payload';
 import type { GraphContext } from './graph-context';
 import { graphGroupChanges } from './graph-group-changes';
 import { graphReconciliation } from './graph-reconciliation';
@@ -147,6 +148,11 @@ export class GraphConnector implements Connector {
 
   listAccounts(): AsyncIterable<TargetAccount> {
     return accounts.listAccounts(this.context);
+  }
+
+  /** The UPN the account ID stands for (a bare name completed), in lower case. */
+  accountKey(accountId: string): string {
+    return toUserPrincipalName(accountId, this.context.settings.upnDomain).toLowerCase();
   }
 
   findAccount(accountId: string): Promise<TargetAccount | undefined> {

@@ -89,6 +89,11 @@ export class ScimConnector implements Connector {
     for await (const resource of resources) yield fromScimUser(resource);
   }
 
+  /** The userName in lower case: it is caseExact=false (RFC 7643 §4.1.1), as findAccount reads it. */
+  accountKey(accountId: string): string {
+    return accountId.toLowerCase();
+  }
+
   /**
    * Spec: Search account, `filter=userName eq "<account_id>"`; a 404 is no match. A server
    * that ignores the filter is read on, page by page ({@link findFiltered}).
