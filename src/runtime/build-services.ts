@@ -57,6 +57,8 @@ export interface BuildServicesOptions {
   registry?: ConnectorRegistry;
   /** The clock connectors wait on (real time sped up in fault suites and benchmarks). */
   clock?: ConnectorDependencies['clock'];
+  /** The clock orchestrations run on, which leases are judged on (default the real one). */
+  now?: () => number;
   /**
    * The meter the service records on: the local host's own; default the global one, which
    * the Azure Monitor set-up provides in Azure (a no-op without it).
@@ -110,6 +112,7 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     driftEvents: new DriftEventQueue(queueClient(storage, DRIFT_EVENTS_QUEUE)),
     connectorStates: new TableConnectorStates(tableClient(storage, TABLES.connectorStates)),
     bulkQueue,
+    ...(options.now === undefined ? {} : { now: options.now }),
     logger,
     metrics: serviceMetrics,
   };

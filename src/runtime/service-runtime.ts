@@ -89,6 +89,8 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
       ...(options.meter === undefined ? {} : { meter: options.meter }),
       // Connectors wait on a sped-up clock with everything else; on the real or a virtual one, in real time.
       ...(flowing === undefined || flowing === REAL_CLOCK ? {} : { clock: flowing }),
+      // Leases are taken on the driver's clock: writes judge what is left of them on it too.
+      ...(clock === 'real' ? {} : { now: () => clock.now() }),
     });
     if (options.registry === undefined) closers.push(() => built.registry.close());
     const services =

@@ -42,6 +42,11 @@ export interface WorkflowServices {
   logger: Logger;
   /** The one meter's instruments (src/domain/metric-catalogue.ts). */
   metrics: ServiceMetrics;
+  /**
+   * The clock the orchestrations run on, which account leases are judged on (default the
+   * real one; the local host's driver clock in tests and demos).
+   */
+  now?: () => number;
 }
 
 /** The process's services, built on first use (tables are created then). */

@@ -14,6 +14,7 @@ import {
 } from './retry-policy';
 import { describeUrl, redactSecrets, redactValue } from './redact';
 import { parseRetryAfter } from './retry-after';
+import { refuseAfterSendDeadline } from './send-deadline';
 import type { QuotaBudget, QuotaCost } from './quota-budget';
 import { ThrottleGate } from './throttle-gate';
 
@@ -205,6 +206,8 @@ export class HttpTransport {
         this.stats.attempts++;
         const entered = now();
         const pass = await this.gate.enter(call.cost);
+        // A write under an account's lease is not sent too late ('quota': the limit learns nothing).
+        refuseAfterSendDeadline(() => pass.leave('quota'));
         // Waiting for a slot is the configured concurrency at work, until this call has been
         // throttled: from then on the slots are few because of the throttling. Waiting for
         // its share of the quota is pacing, not throttling.

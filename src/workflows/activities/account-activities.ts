@@ -20,6 +20,7 @@ import type {
   UpdateAccountInput,
 } from './activity-inputs';
 import { connectorOf } from './connector-of';
+import { underLease, type UnderLease } from './lease-deadline';
 
 /**
  * Account activities: one target call each (a lookup: the record and one or two reads).
@@ -64,62 +65,82 @@ export function accountActivities(services: ServicesProvider) {
       });
     },
 
-    async createAccount(input: CreateAccountInput): Promise<ActivityResult<CreateAccountAnswer>> {
-      return runActivity('createAccount', services, async (s) => {
-        const connector = connectorOf(s, input.connector);
-        const tried = await s.intents.claim(input.intentKey, input.intentDay);
-        const password =
-          input.passwordSecret === undefined
-            ? undefined
-            : await passwordOf(s, input.passwordSecret, tried && input.discardAfterUse === true);
-        const answer = await connector.createAccount(input.profile, password);
-        if (input.discardAfterUse === true && input.passwordSecret !== undefined) {
-          await s.secrets.delete(input.passwordSecret);
-        }
-        const maybeOurs = answer.maybeOurs || tried;
-        if (answer.outcome === 'adopted') {
-          // The account ID is taken, but a lagging read may show the object deleted before.
-          const stored =
-            input.stored === undefined
-              ? await s.accounts.get(input.connector, input.profile.accountId)
-              : input.stored;
-          if (wasDeleted(stored, answer.account.id)) return { outcome: 'exists', maybeOurs };
-        }
-        return { ...answer, maybeOurs };
-      });
-    },
-
-    async updateAccount(input: UpdateAccountInput): Promise<ActivityResult<null>> {
-      return runActivity('updateAccount', services, async (s) => {
-        await connectorOf(s, input.connector).updateAccount(input.account, input.changes);
-        return null;
-      });
-    },
-
-    async setAccountEnabled(input: SetEnabledInput): Promise<ActivityResult<SetEnabledAnswer>> {
-      return runActivity('setAccountEnabled', services, (s) =>
-        connectorOf(s, input.connector).setEnabled(input.account, input.enabled),
+    async createAccount(
+      input: CreateAccountInput & UnderLease,
+    ): Promise<ActivityResult<CreateAccountAnswer>> {
+      return runActivity('createAccount', services, (s) =>
+        underLease(s, input, input.profile.accountId, async () => {
+          const connector = connectorOf(s, input.connector);
+          const tried = await s.intents.claim(input.intentKey, input.intentDay);
+          const password =
+            input.passwordSecret === undefined
+              ? undefined
+              : await passwordOf(s, input.passwordSecret, tried && input.discardAfterUse === true);
+          const answer = await connector.createAccount(input.profile, password);
+          if (input.discardAfterUse === true && input.passwordSecret !== undefined) {
+            await s.secrets.delete(input.passwordSecret);
+          }
+          const maybeOurs = answer.maybeOurs || tried;
+          if (answer.outcome === 'adopted') {
+            // The account ID is taken, but a lagging read may show the object deleted before.
+            const stored =
+              input.stored === undefined
+                ? await s.accounts.get(input.connector, input.profile.accountId)
+                : input.stored;
+            if (wasDeleted(stored, answer.account.id)) return { outcome: 'exists', maybeOurs };
+          }
+          return { ...answer, maybeOurs };
+        }),
       );
     },
 
-    async setPassword(input: SetPasswordInput): Promise<ActivityResult<null>> {
-      return runActivity('setPassword', services, async (s) => {
-        const tried = await s.intents.claim(input.intentKey, input.intentDay);
-        const password = await passwordOf(s, input.passwordSecret, tried && input.discardAfterUse);
-        // An earlier run set the password and then deleted the secret: done.
-        if (password === undefined) return null;
-        await connectorOf(s, input.connector).setPassword(input.account, password);
-        if (input.discardAfterUse) await s.secrets.delete(input.passwordSecret);
-        return null;
-      });
+    async updateAccount(input: UpdateAccountInput & UnderLease): Promise<ActivityResult<null>> {
+      return runActivity('updateAccount', services, (s) =>
+        underLease(s, input, input.account.accountId, async () => {
+          await connectorOf(s, input.connector).updateAccount(input.account, input.changes);
+          return null;
+        }),
+      );
     },
 
-    async deleteAccount(input: DeleteAccountInput): Promise<ActivityResult<DeleteAccountAnswer>> {
-      return runActivity('deleteAccount', services, async (s) => {
-        const tried = await s.intents.claim(input.intentKey, input.intentDay);
-        const answer = await connectorOf(s, input.connector).deleteAccount(input.account);
-        return { ...answer, maybeOurs: answer.maybeOurs || tried };
-      });
+    async setAccountEnabled(
+      input: SetEnabledInput & UnderLease,
+    ): Promise<ActivityResult<SetEnabledAnswer>> {
+      return runActivity('setAccountEnabled', services, (s) =>
+        underLease(s, input, input.account.accountId, () =>
+          connectorOf(s, input.connector).setEnabled(input.account, input.enabled),
+        ),
+      );
+    },
+
+    async setPassword(input: SetPasswordInput & UnderLease): Promise<ActivityResult<null>> {
+      return runActivity('setPassword', services, (s) =>
+        underLease(s, input, input.account.accountId, async () => {
+          const tried = await s.intents.claim(input.intentKey, input.intentDay);
+          const password = await passwordOf(
+            s,
+            input.passwordSecret,
+            tried && input.discardAfterUse,
+          );
+          // An earlier run set the password and then deleted the secret: done.
+          if (password === undefined) return null;
+          await connectorOf(s, input.connector).setPassword(input.account, password);
+          if (input.discardAfterUse) await s.secrets.delete(input.passwordSecret);
+          return null;
+        }),
+      );
+    },
+
+    async deleteAccount(
+      input: DeleteAccountInput & UnderLease,
+    ): Promise<ActivityResult<DeleteAccountAnswer>> {
+      return runActivity('deleteAccount', services, (s) =>
+        underLease(s, input, input.account.accountId, async () => {
+          const tried = await s.intents.claim(input.intentKey, input.intentDay);
+          const answer = await connectorOf(s, input.connector).deleteAccount(input.account);
+          return { ...answer, maybeOurs: answer.maybeOurs || tried };
+        }),
+      );
     },
 
     /** Deletes a transient password secret; also run when a request ends before using it. */

@@ -13,6 +13,7 @@ import type {
   WriteMembershipsInput,
 } from './activity-inputs';
 import { connectorOf } from './connector-of';
+import { underLease, type UnderLease } from './lease-deadline';
 import { groupOf, rolesNamed } from './role-lookup';
 
 /** Membership activities: the steps of the spec's membership write procedure, one call each. */
@@ -72,18 +73,20 @@ export function membershipActivities(services: ServicesProvider) {
      * answer lost) counts an "already in place" as its own change (DESIGN invariant 1).
      */
     async writeMemberships(
-      input: WriteMembershipsInput,
+      input: WriteMembershipsInput & UnderLease,
     ): Promise<ActivityResult<MembershipWriteAnswer[]>> {
-      return runActivity('writeMemberships', services, async (s) => {
-        const tried = await s.intents.claim(input.intentKey, input.intentDay);
-        const answers = await connectorOf(s, input.connector).writeMemberships(
-          input.account,
-          { add: input.add, remove: input.remove },
-          input.names,
-          input.writable,
-        );
-        return answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }));
-      });
+      return runActivity('writeMemberships', services, (s) =>
+        underLease(s, input, input.account.accountId, async () => {
+          const tried = await s.intents.claim(input.intentKey, input.intentDay);
+          const answers = await connectorOf(s, input.connector).writeMemberships(
+            input.account,
+            { add: input.add, remove: input.remove },
+            input.names,
+            input.writable,
+          );
+          return answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }));
+        }),
+      );
     },
   };
 }

@@ -17,7 +17,8 @@ import { waitWhileQuarantined, type HoldSubject } from './quarantine-hold';
 
 /**
  * A lease outlives any one step (the re-read loop is at most 30 s); it is renewed before a
- * step once half of it has passed.
+ * step, and before a write, once half of it has passed. A write is not sent when less is
+ * left than one attempt may take (activities/lease-deadline.ts): it is renewed then too.
  */
 export const LEASE_TTL_MS = 5 * 60_000;
 /** How long a request waits for another request on the same account before it fails. */
@@ -90,14 +91,18 @@ export function* holdAccount(
   return { hold, roles };
 }
 
-/** Renews the lease once half of it has passed (a long request): an error when it was lost. */
+/**
+ * Renews the lease once half of it has passed (a long request), or now with `renew`: an
+ * error when it cannot be had again.
+ */
 export function* keepHold(
   context: OrchestrationContext,
   hold: AccountHold,
   waiting: HoldSubject,
+  renew = false,
 ): Step<{ error: SerializedError } | undefined> {
   const nowMs = context.df.currentUtcDateTime.getTime();
-  if (nowMs - hold.takenAt <= LEASE_TTL_MS / 2) return undefined;
+  if (!renew && nowMs - hold.takenAt <= LEASE_TTL_MS / 2) return undefined;
   hold.takenAt = nowMs;
   const renewed = yield* takeLease(context, hold, false, waiting);
   if ('error' in renewed) return renewed;
@@ -105,6 +110,21 @@ export function* keepHold(
   else hold.etag = renewed.etag;
   hold.stored = renewed.record ?? null;
   return undefined;
+}
+
+/**
+ * The lease as the request's writes need it (`WriteLease`): renewed as `keepHold` does (or
+ * now, with `renew`), and when it ends.
+ */
+export function writeLease(
+  context: OrchestrationContext,
+  hold: AccountHold,
+  waiting: HoldSubject,
+): (renew: boolean) => Step<number | { error: SerializedError }> {
+  return function* (renew) {
+    const lost = yield* keepHold(context, hold, waiting, renew);
+    return lost ?? hold.takenAt + LEASE_TTL_MS;
+  };
 }
 
 /** The lease as a quarantine hold last renewed it (the record is as the request left it). */

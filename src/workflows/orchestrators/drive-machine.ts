@@ -1,24 +1,35 @@
 import type { OrchestrationContext } from 'durable-functions';
 import type { Machine } from '../../domain/step-machine';
 import { callActivities, callActivity, waitFor, type Step } from './activity-calls';
+import { ACCOUNT_WRITES, callUnderLease, type WriteLease } from './lease-guarded-calls';
 
 /**
  * Drives a step machine of src/domain inside an orchestration: each operation is the
  * activity of the same name, each wait a durable timer, and the time the orchestration's
  * replay-safe clock. On replay the machine is fed the same answers from the history, so it
- * takes the same path (DESIGN invariant 10).
+ * takes the same path (DESIGN invariant 10). With `lease`, the writes of the account run
+ * under the request's lease (`callUnderLease`).
  */
-export function* driveMachine<T>(context: OrchestrationContext, machine: Machine<T>): Step<T> {
+export function* driveMachine<T>(
+  context: OrchestrationContext,
+  machine: Machine<T>,
+  lease?: WriteLease,
+): Step<T> {
   let next = machine.next();
   while (next.done !== true) {
     const request = next.value;
+    const underLease = lease !== undefined && 'op' in request && ACCOUNT_WRITES.has(request.op);
     let answer: unknown;
     switch (request.kind) {
       case 'call':
-        answer = yield* callActivity(context, request.op, request.input);
+        answer = underLease
+          ? (yield* callUnderLease(context, lease, request.op, [request.input], true))[0]
+          : yield* callActivity(context, request.op, request.input);
         break;
       case 'parallel':
-        answer = yield* callActivities(context, request.op, request.inputs);
+        answer = underLease
+          ? yield* callUnderLease(context, lease, request.op, request.inputs)
+          : yield* callActivities(context, request.op, request.inputs);
         break;
       case 'wait':
         yield* waitFor(context, request.ms);

@@ -27,6 +27,7 @@ import {
   LEASE_TTL_MS,
   releaseHold,
   renewedWhileHeld,
+  writeLease,
 } from './account-hold';
 import { callActivity, type Step } from './activity-calls';
 import { withIntentDay } from './dated-intents';
@@ -162,6 +163,7 @@ export function* provisioningRequestOrchestrator(
     let outcome = yield* driveMachine(
       context,
       withIntentDay(requestStep(request, index, handle, roles), request.intentDay),
+      writeLease(context, hold, waiting),
     );
     verifications[index] = outcome.verification;
     if (outcome.ok && index === lastUse) passwordDiscarded = true;

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { isProvisioningError } from '../../../../src/domain/errors';
+import {
+  refuseAfterSendDeadline,
+  withSendDeadline,
+} from '../../../../src/connectors/http/send-deadline';
+
+const subject = 'account "ada" on connector "hr"';
+
+async function failure(run: () => Promise<unknown>): Promise<unknown> {
+  return run().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+describe('the send deadline of a write under an account lease', () => {
+  it('refuses before anything starts once the deadline has passed, naming the account', async () => {
+    let ran = false;
+    const error = await failure(() =>
+      withSendDeadline({ notAfterMs: 1_000, now: () => 1_001, subject }, async () => {
+        ran = true;
+      }),
+    );
+    expect(ran).toBe(false);
+    expect(isProvisioningError(error) && error.code).toBe('ACCOUNT_LEASE_ENDING');
+    expect((error as Error).message).toContain(subject);
+  });
+
+  it('lets attempts start until the deadline, then refuses the next one after releasing it', async () => {
+    let now = 500;
+    const released: string[] = [];
+    const error = await failure(() =>
+      withSendDeadline({ notAfterMs: 1_000, now: () => now, subject }, async () => {
+        refuseAfterSendDeadline(() => released.push('first'));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        now = 1_000;
+        refuseAfterSendDeadline(() => released.push('second'));
+        now = 1_500;
+        refuseAfterSendDeadline(() => released.push('third'));
+      }),
+    );
+    expect(released).toEqual(['third']);
+    expect(isProvisioningError(error) && error.code).toBe('ACCOUNT_LEASE_ENDING');
+  });
+
+  it('holds no call outside a write to a deadline', () => {
+    expect(() => refuseAfterSendDeadline(() => undefined)).not.toThrow();
+  });
+});
