@@ -139,12 +139,20 @@ export class TableAccountState implements AccountStateStore {
     known?: { etag: string; stored: AccountRecord | null },
   ): Promise<void> {
     const client = await this.table.client();
-    const keys = this.keysOf(connector, accountId);
+    let keys = this.keysOf(connector, accountId);
     let version = known;
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       if (version === undefined) {
         const current = await this.read(client, keys);
-        if (current === undefined || leaseOfRow(current.row)?.owner !== owner) return;
+        if (current === undefined) {
+          // The lease may be on the row under the ID as given (taken before rows were keyed
+          // canonically).
+          const held = await this.heldRowKeys(client, connector, accountId);
+          if (held.rowKey === keys.rowKey) return;
+          keys = held;
+          continue;
+        }
+        if (leaseOfRow(current.row)?.owner !== owner) return;
         version = {
           etag: current.etag,
           stored: recordOfRow(connector, accountId, current.row),
@@ -162,8 +170,13 @@ export class TableAccountState implements AccountStateStore {
         return;
       } catch (error) {
         const status = storageStatus(error);
-        if (status === 404) return;
-        if (status !== 412) throw storageFailure('release an account lease', error);
+        if (status === 404) {
+          // No row under the canonical key: the lease may be on the row under the ID as
+          // given, taken before rows were keyed canonically.
+          const held = await this.heldRowKeys(client, connector, accountId);
+          if (held.rowKey === keys.rowKey) return;
+          keys = held;
+        } else if (status !== 412) throw storageFailure('release an account lease', error);
         version = undefined;
       }
     }
@@ -205,9 +218,11 @@ export class TableAccountState implements AccountStateStore {
           ...(next.released || etag === undefined ? {} : { etag }),
         };
       } catch (error) {
-        // 412: the row changed since (the lease expired and was taken): the entries are
-        // still written, and the update applied to the record as it is now.
-        if (storageStatus(error) !== 412) throw storageFailure('record a step', error);
+        // 412: the row changed since (the lease expired and was taken); 404: no row under
+        // the canonical key (a lease taken before rows were keyed canonically). The entries
+        // are still written, and the update applied to the record as it is now.
+        const status = storageStatus(error);
+        if (status !== 412 && status !== 404) throw storageFailure('record a step', error);
       }
     }
     if (late.length > 0) {
@@ -282,7 +297,7 @@ export class TableAccountState implements AccountStateStore {
    */
   private async commitToCurrent(client: TableClient, commit: StepCommit): Promise<CommittedStep> {
     const { connector, accountId } = commit;
-    const keys = this.keysOf(connector, accountId);
+    const keys = await this.heldRowKeys(client, connector, accountId);
     for (let round = 0; round < MAX_ROUNDS; round += 1) {
       const current = await this.read(client, keys);
       const stored = current === undefined ? null : recordOfRow(connector, accountId, current.row);
@@ -308,6 +323,24 @@ export class TableAccountState implements AccountStateStore {
       return { record, ...(ours && written.etag !== undefined ? { etag: written.etag } : {}) };
     }
     throw storageFailure('record a step', { statusCode: 412 });
+  }
+
+  /**
+   * The keys of the row a request's lease and record are on: the canonical key, unless only
+   * a row under the ID as given exists (a request that took its lease before rows were keyed
+   * canonically, still running: its commits and its release go where its lease is; the next
+   * lease taken moves the row). Asked only once a write under the canonical key missed.
+   */
+  private async heldRowKeys(
+    client: TableClient,
+    connector: string,
+    accountId: string,
+  ): Promise<RowKeys> {
+    const keys = this.keysOf(connector, accountId);
+    const legacy = this.legacyKeysOf(connector, accountId);
+    if (legacy === undefined) return keys;
+    if ((await this.read(client, keys)) !== undefined) return keys;
+    return (await this.read(client, legacy)) === undefined ? keys : legacy;
   }
 
   /** The keys of the account's row: under the connector's canonical form of the ID. */

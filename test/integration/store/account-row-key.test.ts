@@ -1,8 +1,10 @@
 import type { TableClient } from '@azure/data-tables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { journalEntryKey } from '../../../src/domain/journal-entry';
 import { accountRowKeys } from '../../../src/store/account-row';
 import { tableClient } from '../../../src/store/storage-clients';
 import { TableAccountState } from '../../../src/store/table-account-state';
+import { TableJournalStore } from '../../../src/store/table-journal-store';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
 
 /**
@@ -109,5 +111,42 @@ describe('TableAccountState: one row per account, whatever form of its ID a requ
     expect(later.acquired).toBe(true);
     expect(await rowExists('keys', 'hopper')).toBe(true);
     expect(await rowExists('keys', 'Hopper')).toBe(false);
+  });
+  it('writes the step of a request whose lease was taken under the ID as given, before this version', async () => {
+    // Taken by the earlier version: the row, its lease and the request's ETag under "Lovelace".
+    const held = await before.acquire('keys', 'Lovelace', 'req-inflight', NOW, TTL, true);
+    expect(held.acquired).toBe(true);
+    const committed = await accounts.commitStep({
+      connector: 'keys',
+      accountId: 'Lovelace',
+      owner: 'req-inflight',
+      leaseExpiresAtMs: NOW + TTL,
+      etag: held.etag!,
+      stored: null,
+      entries: [
+        {
+          key: journalEntryKey('req-inflight', 0, 'account created'),
+          connector: 'keys',
+          accountId: 'Lovelace',
+          requestId: 'req-inflight',
+          step: 0,
+          change: 'account created',
+          at: AT,
+        },
+      ],
+      update: { link: { targetId: 'u-lovelace', linkedAt: AT, createdAt: AT } },
+      release: false,
+    });
+    expect(committed.record).toMatchObject({ targetId: 'u-lovelace' });
+    const journal = await new TableJournalStore(client).query({
+      connector: 'keys',
+      accountId: 'Lovelace',
+    });
+    expect(journal.entries.map((entry) => entry.change)).toEqual(['account created']);
+    expect(await accounts.get('keys', 'Lovelace')).toMatchObject({ targetId: 'u-lovelace' });
+    // Its release frees the row it took; the next lease moves it under the canonical key.
+    await accounts.release('keys', 'Lovelace', 'req-inflight');
+    const again = await accounts.acquire('keys', 'Lovelace', 'req-next', NOW + 1_000, TTL);
+    expect(again).toMatchObject({ acquired: true, record: { targetId: 'u-lovelace' } });
   });
 });
