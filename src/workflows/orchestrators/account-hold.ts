@@ -17,8 +17,8 @@ import { waitWhileQuarantined, type HoldSubject } from './quarantine-hold';
 
 /**
  * A lease outlives any one step (the re-read loop is at most 30 s); it is renewed before a
- * step, and before a write, once half of it has passed. A write is not sent when less is
- * left than one attempt may take (activities/lease-deadline.ts): it is renewed then too.
+ * step once half of it has passed. A write is not sent when less is left than one attempt
+ * may take (activities/lease-deadline.ts): the lease is renewed then, and the write sent again.
  */
 export const LEASE_TTL_MS = 5 * 60_000;
 /** How long a request waits for another request on the same account before it fails. */
@@ -113,8 +113,10 @@ export function* keepHold(
 }
 
 /**
- * The lease as the request's writes need it (`WriteLease`): renewed as `keepHold` does (or
- * now, with `renew`), and when it ends.
+ * The lease as the request's writes need it (`WriteLease`): when it ends, renewed first only
+ * with `renew` (a write refused for its lease). A write is never preceded by a renewal of
+ * its own otherwise: a request that was running when this version was deployed replays the
+ * activities its history holds (the step's start renews as before).
  */
 export function writeLease(
   context: OrchestrationContext,
@@ -122,7 +124,8 @@ export function writeLease(
   waiting: HoldSubject,
 ): (renew: boolean) => Step<number | { error: SerializedError }> {
   return function* (renew) {
-    const lost = yield* keepHold(context, hold, waiting, renew);
+    if (!renew) return hold.takenAt + LEASE_TTL_MS;
+    const lost = yield* keepHold(context, hold, waiting, true);
     return lost ?? hold.takenAt + LEASE_TTL_MS;
   };
 }

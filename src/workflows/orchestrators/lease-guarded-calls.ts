@@ -15,9 +15,8 @@ export const ACCOUNT_WRITES: ReadonlySet<string> = new Set<string>([
 ]);
 
 /**
- * A request's lease as its writes need it: `lease` answers when it ends, renewed first when
- * too little is left by the orchestration's clock, or always with `renew` (a write found
- * too little left by its own); an error when it cannot be had.
+ * A request's lease as its writes need it: when it ends, renewed first with `renew` (a write
+ * found too little left by its own clock); an error when it cannot be had again.
  */
 export type WriteLease = (renew: boolean) => Step<number | { error: SerializedError }>;
 

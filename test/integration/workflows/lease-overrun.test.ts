@@ -146,11 +146,18 @@ describe('a step that outlasts its account lease (DESIGN invariant 7)', () => {
     const adds = memberAdds(accountId, supportId);
     expect(adds).toHaveLength(1);
     expect(adds[0]!.at).toBeGreaterThanOrEqual(other.taken.untilMs!);
-    // The write was scheduled only after the lease was the request's again.
-    const [write] = requestActivityCalls(bench, 'overrun.read-1', ACTIVITIES.writeMemberships);
-    const [read] = requestActivityCalls(bench, 'overrun.read-1', ACTIVITIES.readMemberships);
+    // The write was refused for its lease, then sent again only once the lease was the
+    // request's again: no renewal is scheduled before a write otherwise, so a request running
+    // when this version was deployed replays the activities its history holds.
+    const writes = requestActivityCalls(bench, 'overrun.read-1', ACTIVITIES.writeMemberships);
+    expect(writes).toHaveLength(2);
+    expect(writes[0]!.result).toMatchObject({
+      ok: false,
+      error: { code: 'ACCOUNT_LEASE_ENDING' },
+    });
     const renewals = leaseCalls(bench, 'overrun.read-1').filter(
-      (call) => call.scheduledAt >= read!.answeredAt! && call.scheduledAt <= write!.scheduledAt,
+      (call) =>
+        call.scheduledAt >= writes[0]!.answeredAt! && call.scheduledAt <= writes[1]!.scheduledAt,
     );
     expect(renewals.at(-1)?.result).toMatchObject({ ok: true, value: { acquired: true } });
   });
