@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { intentDayOf } from '../domain/write-intent-retention';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { isProvisioningError, type SerializedError } from '../domain/errors';
-import type { ProvisioningRequest } from '../domain/provisioning-request';
+import { REQUEST_REVISION, type ProvisioningRequest } from '../domain/provisioning-request';
 import { requestContextOf } from '../domain/request-context';
 import { ORCHESTRATIONS, requestInstanceId } from '../workflows/names';
 import type { OrchestrationClient } from '../workflows/orchestration-client';
@@ -110,6 +110,7 @@ async function submit(
     source: context.source,
     receivedAt: context.now.toISOString(),
     intentDay: intentDayOf(context.now.toISOString()),
+    revision: REQUEST_REVISION,
     ...(notices.length === 0 ? {} : { notices }),
   };
   let started: 'started' | 'exists';

@@ -50,8 +50,26 @@ export interface ProvisioningRequest extends RequestContext {
    * day: its intents stay where its earlier runs recorded them.
    */
   intentDay?: string;
+  /**
+   * The revision of the request's orchestration it was accepted under ({@link REQUEST_REVISION}):
+   * absent before revision 2. Where a later revision schedules other activities or timers at a
+   * point of the request, it asks this, so that a request running when it is deployed replays
+   * the history it has (DESIGN invariant 10).
+   */
+  revision?: number;
   /** What the operator should know when the request was accepted (a credential expiring soon). */
   notices?: string[];
+}
+
+/**
+ * The orchestration's revision for requests accepted now. 2: a step that meets throttling
+ * past its in-place wait holds the request (DESIGN invariant 8) instead of failing it.
+ */
+export const REQUEST_REVISION = 2;
+
+/** Whether a request was accepted under `revision` or a later one. */
+export function acceptedSince(request: ProvisioningRequest, revision: number): boolean {
+  return (request.revision ?? 1) >= revision;
 }
 
 export function isMembershipAction(

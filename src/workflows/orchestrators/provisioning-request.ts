@@ -13,7 +13,7 @@ import {
 } from '../../domain/request-report';
 import { requestContextOf } from '../../domain/request-context';
 import { requestMeasures } from '../../domain/request-measures';
-import { isMembershipAction } from '../../domain/provisioning-request';
+import { acceptedSince, isMembershipAction } from '../../domain/provisioning-request';
 import { lastPasswordUse, requestStep } from '../../domain/request-step';
 import { newAccountHandle } from '../../domain/step-context';
 import type { StepOutcome, VerificationMeasure } from '../../domain/step-outcome';
@@ -109,6 +109,7 @@ export function* provisioningRequestOrchestrator(
     heldMs: 0,
     notices: [],
     throttled: { holds: 0, waitedMs: 0 },
+    holdsThrottling: acceptedSince(request, 2),
     show: (held) => {
       if (held === undefined) delete report.hold;
       else report.hold = held;

@@ -36,6 +36,11 @@ export interface HoldSubject {
   notices: string[];
   /** The request's throttling holds so far: they add up against the connector's limit. */
   throttled: ThrottleHolds;
+  /**
+   * Whether throttling holds the request (a request accepted before they existed fails on
+   * it, as it did, so that its history replays: `acceptedSince`).
+   */
+  holdsThrottling: boolean;
   /** Shows the hold in the request's report while it lasts (undefined: it is over). */
   show(hold: RequestHold | undefined): void;
 }
@@ -64,7 +69,7 @@ export function* holdAfterFailure(
   failure: SerializedError | undefined,
 ): Step<HoldOutcome> {
   const throttling = stepThrottling(failure);
-  if (throttling !== undefined && failure !== undefined) {
+  if (throttling !== undefined && failure !== undefined && subject.holdsThrottling) {
     return yield* waitOutThrottling(context, subject, failure, throttling);
   }
   if (targetFailureMarkOf(failure) === undefined) return { held: false };

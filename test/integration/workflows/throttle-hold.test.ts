@@ -1,9 +1,15 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RequestHold, RequestReport } from '../../../src/domain/request-report';
-import { requestInstanceId } from '../../../src/workflows/names';
+import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import { until } from '../../support/poll-until';
 import { truthCounts } from '../../support/quarantine-watch';
-import { GRAPH, SCIM, importCatalogue, useServiceBench } from '../../support/service-bench';
+import {
+  GRAPH,
+  SCIM,
+  importCatalogue,
+  requestActivityCalls,
+  useServiceBench,
+} from '../../support/service-bench';
 
 /*
  * DESIGN invariant 8: a throttling storm slows the service down; it does not fail requests.
@@ -177,5 +183,33 @@ describe('a throttling storm longer than a request may wait', () => {
     ).toHaveLength(2);
     expect(scim.truthLog().length).toBe(truthFrom);
     expect(await bench.journal(SCIM, 'storm.endless')).toEqual([]);
+  }, 90_000);
+});
+
+describe('a request accepted before throttling held requests (running at the upgrade)', () => {
+  it('fails on throttling as it did, scheduling no hold its history lacks', async () => {
+    const { graph } = bench.sandboxes;
+    const truthFrom = graph.truthLog().length;
+    graph.setFaults({ seed: 8, storms: { everyMs: 300_000, lengthMs: 300_000 } });
+    // Its input as the earlier version started it: no revision.
+    const { driver } = bench.runtime;
+    const startNew = driver.startNew.bind(driver);
+    vi.spyOn(driver, 'startNew').mockImplementation((name, instanceId, input) => {
+      const earlier = { ...(input as Record<string, unknown>) };
+      delete earlier.revision;
+      return startNew(name, instanceId, earlier);
+    });
+    const report = await bench.run({
+      requestId: 'throttle-graph-earlier',
+      connector: GRAPH,
+      account: { accountId: 'storm.earlier@contoso.example', displayName: 'Storm Earlier' },
+      actions: [{ type: 'create' }],
+    });
+    expect(report.status).toBe('failed');
+    expect(report.steps[0]?.error?.code).toBe('TARGET_THROTTLED');
+    expect(requestActivityCalls(bench, 'throttle-graph-earlier', ACTIVITIES.throttleHold)).toEqual(
+      [],
+    );
+    expect(graph.truthLog().length).toBe(truthFrom);
   }, 90_000);
 });
