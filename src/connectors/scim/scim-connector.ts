@@ -148,9 +148,18 @@ export class ScimConnector implements Connector {
       if (fault !== undefined) return unusable(fault);
       const account = fromScimUser(result.body);
       // A 201 is read back by its id: a server may answer a create it never stores, and
-      // SCIM reads show writes at once (DESIGN invariant 9). Not shown, the answer is
-      // unusable: the step machine reads by account ID, as for any such answer.
-      if ((await this.readAccount(account)) === undefined) {
+      // SCIM reads show writes at once (DESIGN invariant 9). Not shown, or not readable (a
+      // 429, a refusal: the create was answered all the same), the answer is unusable: the
+      // step machine reads by account ID, as for any such answer.
+      let shown: TargetAccount | undefined;
+      try {
+        shown = await this.readAccount(account);
+      } catch (error) {
+        return unusable(
+          `answered with id ${account.id}, but reading it back failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      if (shown === undefined) {
         return unusable(`answered with id ${account.id}, but a read by that id does not find it`);
       }
       return { outcome: 'created', account, maybeOurs };

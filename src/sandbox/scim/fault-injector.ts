@@ -5,12 +5,18 @@ interface Burst {
   remaining: number;
   /** Writes only (POST, PUT, PATCH, DELETE), once this many more writes have passed. */
   writesAfter?: number;
+  /** Reads only (GET), once this many more writes have passed. */
+  readsAfterWrites?: number;
 }
 
-/** Which requests a throttling burst answers: every one (default), or writes only after some. */
+/**
+ * Which requests a throttling burst answers: every one (default), writes only, or reads only
+ * (the read a client makes right after its write, say), in either case after some writes.
+ */
 export interface ThrottleScope {
   writesOnly?: boolean;
-  /** With `writesOnly`: this many writes pass first. */
+  readsOnly?: boolean;
+  /** With `writesOnly` or `readsOnly`: this many writes pass first. */
   afterWrites?: number;
 }
 
@@ -24,7 +30,8 @@ export class FaultInjector {
   throttle(count: number, retryAfter: string, scope: ThrottleScope = {}): void {
     if (count <= 0) return;
     const writes = scope.writesOnly === true ? { writesAfter: scope.afterWrites ?? 0 } : {};
-    this.bursts.push({ fault: { status: 429, retryAfter }, remaining: count, ...writes });
+    const reads = scope.readsOnly === true ? { readsAfterWrites: scope.afterWrites ?? 0 } : {};
+    this.bursts.push({ fault: { status: 429, retryAfter }, remaining: count, ...writes, ...reads });
   }
 
   /** The next `count` requests answer `status`. */
@@ -47,6 +54,13 @@ export class FaultInjector {
         burst.writesAfter -= 1;
         return undefined;
       }
+    }
+    if (burst.readsAfterWrites !== undefined) {
+      if (WRITES.has(method)) {
+        if (burst.readsAfterWrites > 0) burst.readsAfterWrites -= 1;
+        return undefined;
+      }
+      if (burst.readsAfterWrites > 0) return undefined;
     }
     burst.remaining -= 1;
     if (burst.remaining <= 0) this.bursts.shift();

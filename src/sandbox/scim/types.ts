@@ -192,7 +192,8 @@ export interface ScimSandbox {
   setAuth(auth: ScimSandboxAuth): void;
   /**
    * The next `count` requests answer 429 with this `Retry-After` (seconds or HTTP-date);
-   * `scope.writesOnly`: the next writes, once `scope.afterWrites` writes have passed.
+   * `scope.writesOnly`: the next writes, once `scope.afterWrites` writes have passed;
+   * `scope.readsOnly`: the next reads, once `scope.afterWrites` writes have passed.
    */
   injectThrottle(count: number, retryAfter: string, scope?: ThrottleScope): void;
   /** The next `count` requests answer this status with a SCIM error body. */

@@ -25,6 +25,19 @@ describe('answers that claim what the server did not store', () => {
     expect(t.sandbox.listUsers()).toEqual([]);
   });
 
+  it('a create answered 201 whose read back is refused is unconfirmed, not failed: it may have been made', async () => {
+    const t = (target = await startScimTarget());
+    // The read right after the POST answers 429 for longer than a call waits.
+    t.sandbox.injectThrottle(1, '600', { readsOnly: true, afterWrites: 1 });
+    const answer = await t.connector.createAccount({ accountId: 'made.unread' });
+    expect(answer).toMatchObject({
+      outcome: 'unconfirmed',
+      maybeOurs: true,
+      fault: expect.stringContaining('but reading it back failed'),
+    });
+    expect(t.sandbox.getUser('made.unread')).toBeDefined();
+  });
+
   it('a lock answered 200 with `active: false` reports no state, and the step reads it back', async () => {
     const t = (target = await startScimTarget());
     const account = await createdAccount(t.connector, { accountId: 'echoed.lock' });
