@@ -16,6 +16,11 @@ export interface AccountRecord {
   /** The enabled state the service last set (created enabled, locked, unlocked), and when. */
   enabled?: boolean;
   enabledAt?: string;
+  /**
+   * When the service last wrote the account's attributes (an update): until the visibility
+   * window has passed, a read showing them as an update asks may be a replica from before.
+   */
+  profileAt?: string;
   /** Direct groups the service has granted and not revoked since (`setMemberships` sets them). */
   assignedGroups: string[];
   /**
@@ -38,6 +43,8 @@ export interface AccountRecordUpdate {
   /** Link (or re-link) the account ID to this target id at `linkedAt`. */
   link?: { targetId: string; linkedAt: string; createdAt?: string };
   enabled?: { value: boolean; at: string };
+  /** The service wrote the account's attributes at this time. */
+  profileAt?: string;
   /** Groups granted (added to the assigned set) and revoked (removed from it), at `groupsAt`. */
   granted?: string[];
   revoked?: string[];
@@ -77,6 +84,7 @@ export function applyRecordUpdate(
     if (relinked) {
       delete next.enabled;
       delete next.enabledAt;
+      delete next.profileAt;
       if (update.link.createdAt === undefined) delete next.createdAt;
     }
   }
@@ -90,6 +98,7 @@ export function applyRecordUpdate(
     ...(update.enabled === undefined
       ? {}
       : { enabled: update.enabled.value, enabledAt: update.enabled.at }),
+    ...(update.profileAt === undefined ? {} : { profileAt: update.profileAt }),
     assignedGroups: [...assigned].sort(),
     ...groupWritesAfter(next.groupWrites, update),
   };
@@ -164,6 +173,7 @@ export function isEmptyRecordUpdate(update: AccountRecordUpdate): boolean {
   return (
     update.link === undefined &&
     update.enabled === undefined &&
+    update.profileAt === undefined &&
     (update.granted ?? []).length === 0 &&
     (update.revoked ?? []).length === 0 &&
     update.removed === undefined

@@ -107,7 +107,13 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
       const shown = yield* findUntilShown(input, answeredAt, true);
       if ('error' in shown || shown.account === null) {
         const readError = 'error' in shown ? shown.error : undefined;
-        return failed(answer.error, [], [notShownAfter(input, answer.fault, readError)]);
+        // A read that failed fails the step with its own error: a refused credential or a
+        // throttled target holds the request, and the create's next run settles it.
+        return failed(
+          readError ?? answer.error,
+          [],
+          [notShownAfter(input, answer.fault, readError)],
+        );
       }
       account = shown.account;
       notices.push(

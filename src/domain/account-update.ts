@@ -3,9 +3,10 @@ import { acknowledgedNotMade, readRefutes } from './account-write-verdicts';
 import { afterFailedAccountWrite } from './lost-account-write';
 import { describeReads, readBack, writePatiently } from './patient-io';
 import { changesOf, compareProfile, hasChanges } from './profile-read-back';
-import type { Machine } from './step-machine';
+import type { AccountRecordUpdate } from './account-record';
+import { now, type Machine } from './step-machine';
 import { STEP_OPS } from './step-ops';
-import { notConfirmed, type StepContext } from './step-context';
+import { iso, notConfirmed, type StepContext } from './step-context';
 import { failed, succeeded, withVerification, type StepOutcome } from './step-outcome';
 
 /**
@@ -24,11 +25,18 @@ export function* updateAccount(
     account,
     changes,
   });
+  // Recorded as of the write's answer (a lost one included: it may have been applied).
+  const record: AccountRecordUpdate = { profileAt: iso(yield* now()) };
   // A PATCH answers 204 whether it changed anything or not (graph-behaviour.md): where the
-  // read before shows every attribute as requested already, the write is no change.
+  // read before shows every attribute as requested already, the write is no change, unless
+  // that read may be a replica from before the service's own last update of the account
+  // (DESIGN invariant 9: the read together with the service's record).
   const before = input.handle.seen ? compareProfile(changes, account.profile) : undefined;
   const inPlace =
-    before !== undefined && before.differing.length === 0 && before.unreadable.length === 0;
+    before !== undefined &&
+    before.differing.length === 0 &&
+    before.unreadable.length === 0 &&
+    !mayShowBeforeOwnUpdate(input);
   const effective = inPlace ? [] : [{ change: 'account updated' as const }];
   const already = inPlace ? ['already as requested, nothing changed'] : [];
   const updated = (seen: TargetAccount | null) =>
@@ -40,13 +48,14 @@ export function* updateAccount(
       what: `update of account "${input.accountId}"`,
       changes: effective,
       notices: already,
+      record,
     });
     if (settled.ok) input.handle.account = wrote;
     return settled;
   }
   input.handle.account = wrote;
   const back = yield* readBack(input, account, updated);
-  if ('error' in back) return failed(back.error, effective, already);
+  if ('error' in back) return failed(back.error, effective, already, record);
   const comparison = compareProfile(changes, back.seen?.profile);
   const notices =
     comparison.unreadable.length === 0
@@ -55,7 +64,7 @@ export function* updateAccount(
           ...already,
           `not readable back from the target, so not verified: ${comparison.unreadable.join(', ')}`,
         ];
-  if (back.confirmed) return withVerification(succeeded(effective, notices), back);
+  if (back.confirmed) return withVerification(succeeded(effective, notices, record), back);
   const detail =
     back.seen === null
       ? 'no read showed the account'
@@ -75,7 +84,21 @@ export function* updateAccount(
       ),
       refuted ? [] : effective,
       refuted ? [...notices, acknowledgedNotMade('update', input)] : notices,
+      record,
     ),
     back,
   );
+}
+
+/**
+ * Whether the read before the update was made within the visibility window after the
+ * service's own last update of the account's attributes: a lagging replica may then show
+ * the values from before that update, which may be what this one asks for again.
+ */
+function mayShowBeforeOwnUpdate(input: StepContext): boolean {
+  const last = input.handle.record?.profileAt;
+  const window = input.capabilities.visibilityWindowMs;
+  if (last === undefined || window === 0) return false;
+  const seenAt = input.handle.seenAt;
+  return seenAt === undefined || seenAt - Date.parse(last) < window;
 }

@@ -16,6 +16,7 @@ export interface AccountRow {
   createdAt?: string;
   enabled?: boolean;
   enabledAt?: string;
+  profileAt?: string;
   /**
    * The account ID as first written (the key is its canonical form, see
    * {@link accountRowKeys}); absent in rows written before, whose key is the ID itself.
@@ -85,6 +86,7 @@ export function recordOfRow(
     ...(row.createdAt === undefined ? {} : { createdAt: row.createdAt }),
     ...(row.enabled === undefined ? {} : { enabled: row.enabled }),
     ...(row.enabledAt === undefined ? {} : { enabledAt: row.enabledAt }),
+    ...(row.profileAt === undefined ? {} : { profileAt: row.profileAt }),
     assignedGroups: readGroups(joinJson(row, 'assignedGroups')),
     ...readGroupWrites(joinJson(row, 'groupWrites')),
     ...readDeleted(joinJson(row, 'deletedTargetIds')),
@@ -112,6 +114,7 @@ export function toAccountRow(record: AccountRecord | null, lease: Lease | undefi
           ...(record.createdAt === undefined ? {} : { createdAt: record.createdAt }),
           ...(record.enabled === undefined ? {} : { enabled: record.enabled }),
           ...(record.enabledAt === undefined ? {} : { enabledAt: record.enabledAt }),
+          ...(record.profileAt === undefined ? {} : { profileAt: record.profileAt }),
           accountId: record.accountId,
           ...splitJson('assignedGroups', record.assignedGroups),
           ...(record.groupWrites === undefined ? {} : splitJson('groupWrites', record.groupWrites)),

@@ -161,13 +161,14 @@ describe('account step: create with an unusable answer (issue 12, item 5)', () =
     }
   });
 
-  it('says it could not tell when the read itself fails, and keeps the original error', async () => {
+  it("says it could not tell when the read itself fails, and fails with the read's error, which a hold may settle", async () => {
     const io = new ScriptedIo({
       createAccount: () => unconfirmed,
       findAccount: () => failure('TARGET_UNAVAILABLE'),
     });
     const outcome = await run('create', io, CONSISTENT);
-    expect(outcome.error).toEqual(unconfirmed.error);
+    expect(outcome.error?.code).toBe('TARGET_UNAVAILABLE');
+    expect(outcome.changes).toEqual([]);
     expect(outcome.notices[0]).toContain('could not tell whether it was created');
   });
 });
@@ -393,6 +394,39 @@ describe('account step: update', () => {
     });
     const outcome = await run('update', io);
     expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account updated' }] });
+  });
+
+  it("journals an update a lagging read shows as in place seconds after the service's own update", async () => {
+    // The service changed the name 5 s ago; a replica may still show the name from before,
+    // which is what this update asks for again.
+    const shown = { ...ADA, profile: { displayName: 'Ada Lovelace' } };
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: shown,
+        record: record({ profileAt: new Date(START - 5_000).toISOString() }),
+      }),
+      updateAccount: () => null,
+      readAccount: () => shown,
+    });
+    const outcome = await run('update', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account updated' }] });
+    expect(outcome.record?.profileAt).toBe(new Date(START).toISOString());
+  });
+
+  it("journals no change when the read before shows the values and the service's last update is older than the window", async () => {
+    const shown = { ...ADA, profile: { displayName: 'Ada Lovelace' } };
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: shown,
+        record: record({ profileAt: new Date(START - 60_000).toISOString() }),
+      }),
+      updateAccount: () => null,
+      readAccount: () => shown,
+    });
+    const outcome = await run('update', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [] });
+    expect(outcome.notices).toContain('already as requested, nothing changed');
+    expect(io.callsOf('updateAccount')).toHaveLength(1);
   });
 
   it('links an account found without a record', async () => {
