@@ -280,12 +280,13 @@ describe('sendBatch', () => {
     expect(third.get('1')).toMatchObject({ status: 204, maybeAppliedBefore: true });
   });
 
-  it('refuses an answer that leaves a sub-request out, as one whose writes may have been applied', async () => {
+  /** One $batch sent to a Graph that answers 200 with `body`. */
+  function sendAnswered(body: unknown) {
     const transport = {
       send: async (): Promise<HttpResult> => ({
         status: 200,
         headers: {},
-        body: { responses: [{ id: '0', status: 204 }] },
+        body,
         text: '',
         describe: 'POST /$batch',
         attempts: 1,
@@ -294,39 +295,23 @@ describe('sendBatch', () => {
         throttledAnswers: 0,
       }),
     } as unknown as HttpTransport;
-    const http = new GraphHttp('https://graph.example', transport);
-    await expect(
-      sendBatch(
-        http,
-        requests(2),
-        { sleep: async () => undefined, now: () => 0, maxRetries: 0 },
-        context,
-      ),
-    ).rejects.toMatchObject({ code: 'TARGET_RESPONSE_INVALID', details: { maybeApplied: true } });
-  });
-
-  it('takes an accepted envelope answered without sub-responses as one whose writes may have been applied', async () => {
-    const transport = {
-      send: async (): Promise<HttpResult> => ({
-        status: 200,
-        headers: {},
-        body: { error: 'gateway page' },
-        text: '',
-        describe: 'POST /$batch',
-        attempts: 1,
-        maybeAppliedBefore: false,
-        throttledWaitMs: 0,
-        throttledAnswers: 0,
-      }),
-    } as unknown as HttpTransport;
-    const http = new GraphHttp('https://graph.example', transport);
-    const sent = sendBatch(
-      http,
+    return sendBatch(
+      new GraphHttp('https://graph.example', transport),
       requests(2),
       { sleep: async () => undefined, now: () => 0, maxRetries: 0 },
       context,
     );
-    await expect(sent).rejects.toMatchObject({
+  }
+
+  it('refuses an answer that leaves a sub-request out, as one whose writes may have been applied', async () => {
+    await expect(sendAnswered({ responses: [{ id: '0', status: 204 }] })).rejects.toMatchObject({
+      code: 'TARGET_RESPONSE_INVALID',
+      details: { maybeApplied: true },
+    });
+  });
+
+  it('takes an accepted envelope answered without sub-responses as one whose writes may have been applied', async () => {
+    await expect(sendAnswered({ error: 'gateway page' })).rejects.toMatchObject({
       code: 'TARGET_RESPONSE_INVALID',
       details: { maybeApplied: true },
     });
