@@ -329,7 +329,9 @@ export class TableAccountState implements AccountStateStore {
    * The keys of the row a request's lease and record are on: the canonical key, unless only
    * a row under the ID as given exists (a request that took its lease before rows were keyed
    * canonically, still running: its commits and its release go where its lease is; the next
-   * lease taken moves the row). Asked only once a write under the canonical key missed.
+   * lease taken moves the row). Asked only off the usual path: once a write or a read under
+   * the canonical key missed, or a commit has no version of the row to write to; for an ID
+   * already in canonical form, without a read.
    */
   private async heldRowKeys(
     client: TableClient,
