@@ -1,10 +1,11 @@
 import type { TargetAccount } from '../../domain/account';
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
-import { mayHaveBeenApplied, type FailedMembershipWrite } from '../../domain/lost-answer';
+import { mayHaveBeenApplied } from '../../domain/lost-answer';
 import { describeGroup } from '../../domain/group';
 import type { GroupLink } from '../../domain/nested-groups';
 import type { MembershipWriteOutcome } from '../../domain/target-answers';
 import type { MembershipRead, MembershipWriteAnswer } from '../connector';
+import { failedWriteCall, type FailedWrite } from '../failed-writes';
 import { sendBatch, type BatchRequest } from './graph-batch';
 import { accountErrorContext, errorContext, type GraphContext } from './graph-context';
 import { mapGraphError, readGraphError, type GraphAnswer } from './graph-error-mapper';
@@ -96,7 +97,7 @@ export async function writeMemberships(
       // The whole call failed: each of its writes as the call ended, none of the next phase.
       if (!isProvisioningError(error)) throw error;
       const maybe = mayHaveBeenApplied(error.toJSON());
-      throw withWritten(
+      throw failedWriteCall(
         writes.map((write) => ({ write, error, maybeApplied: maybe })),
         written,
       );
@@ -121,7 +122,7 @@ export async function writeMemberships(
         failures.push({ write, error, maybeApplied: mayHaveBeenApplied(error.toJSON()) });
       }
     }
-    if (failures.length > 0) throw withWritten(failures, written);
+    if (failures.length > 0) throw failedWriteCall(failures, written);
   }
   await refuseMissingGroups(context, written, groups);
   return written;
@@ -214,7 +215,7 @@ async function refuseMissingGroups(
   } catch (error) {
     if (isProvisioningError(error) && error.code === 'GROUP_NOT_FOUND') {
       const gone = written.filter((answer) => answer.outcome === 'accountNotFound');
-      throw withWritten(
+      throw failedWriteCall(
         gone.map((write) => ({ write, error, maybeApplied: false })),
         written.filter((answer) => answer.outcome !== 'accountNotFound'),
       );
@@ -316,37 +317,4 @@ function writeErrorContext(
     write.groupId,
     'GROUP_NOT_FOUND',
   );
-}
-
-/** One write that got no "done": its error, and whether it may have been applied all the same. */
-interface FailedWrite {
-  write: Pick<PlannedWrite, 'groupId' | 'change'>;
-  error: ProvisioningError;
-  maybeApplied: boolean;
-}
-
-/**
- * The failure of a write call, carrying the answers to every write that got one (the journal
- * must still get them) and every failed write (`details.failed`: refused, or maybe applied,
- * which only a read can tell). A refusal is an answer: the call fails by the first refusal,
- * else by the first lost answer, so a 403 next to a 504 is never taken for an outage.
- */
-function withWritten(failures: FailedWrite[], written: MembershipWriteAnswer[]): ProvisioningError {
-  const first = (failures.find((failure) => !failure.maybeApplied) ?? failures[0]!).error;
-  const more = failures.length > 1 ? ` (and ${failures.length - 1} more failed write(s))` : '';
-  const failed: FailedMembershipWrite[] = failures.map(({ write, error, maybeApplied }) => ({
-    groupId: write.groupId,
-    change: write.change,
-    code: error.code,
-    ...(error.status === undefined ? {} : { status: error.status }),
-    message: error.message,
-    maybeApplied,
-  }));
-  return new ProvisioningError(first.code, `${first.message}${more}`, {
-    retryable: first.retryable,
-    ...(first.status === undefined ? {} : { status: first.status }),
-    ...(first.object === undefined ? {} : { object: first.object }),
-    details: { ...first.details, written, failed },
-    cause: first,
-  });
 }

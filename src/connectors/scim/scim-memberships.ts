@@ -3,7 +3,9 @@ import type { TargetAccount } from '../../domain/account';
 import { ProvisioningError, isProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
 import { silentLogger, type Logger } from '../../domain/logger';
+import { mayHaveBeenApplied } from '../../domain/lost-answer';
 import type { MembershipRead, MembershipWriteAnswer } from '../connector';
+import { failedWriteCall, type FailedWrite } from '../failed-writes';
 import { mapScimError, readScimType, type ScimErrorContext } from './error-mapper';
 import { addMemberPatch, removeMemberPatch } from './patch-op';
 import type { ScimHttp } from './scim-http';
@@ -141,8 +143,9 @@ export class ScimMemberships {
 
   /**
    * Removals first, then additions (spec: Membership write procedure, steps 2 and 3), one
-   * PATCH per group. A failure after other writes got their answers carries those answers
-   * (`details.written`): the journal must still get what was written.
+   * PATCH per group. A failure carries the answers the other writes got (`details.written`:
+   * the journal must still get what was written) and each failed write, refused or maybe
+   * applied (`details.failed`, failed-writes.ts): only the lost ones are read back.
    */
   async write(
     account: TargetAccount,
@@ -157,12 +160,24 @@ export class ScimMemberships {
       const results = await Promise.allSettled(
         ids.map((id) => this.writeOne(account, id, names[id] ?? id, change)),
       );
-      const failures: unknown[] = [];
-      for (const result of results) {
-        if (result.status === 'fulfilled') written.push(result.value);
-        else failures.push(result.reason);
+      const failures: FailedWrite[] = [];
+      for (const [index, result] of results.entries()) {
+        if (result.status === 'fulfilled') {
+          written.push(result.value);
+          continue;
+        }
+        // Not the target's answer (a bug, an abort): the call ends as it did.
+        if (!isProvisioningError(result.reason)) throw result.reason;
+        const error = result.reason;
+        failures.push({
+          write: { groupId: ids[index]!, change },
+          error,
+          maybeApplied: mayHaveBeenApplied(error.toJSON()),
+        });
       }
-      if (failures.length > 0) throw withWritten(failures[0], written);
+      // Each failed write says whether it was refused or may have been applied; the removals
+      // that failed keep the additions from being sent.
+      if (failures.length > 0) throw failedWriteCall(failures, written);
     }
     return written;
   }
@@ -291,16 +306,4 @@ export function readMemberValues(group: Record<string, unknown>): string[] | und
 function listsMember(members: readonly string[] | undefined, value: string): boolean {
   const wanted = value.toLowerCase();
   return members?.some((member) => member.toLowerCase() === wanted) === true;
-}
-
-/** The first failure, carrying the answers every other write got. */
-function withWritten(failure: unknown, written: MembershipWriteAnswer[]): unknown {
-  if (!isProvisioningError(failure)) return failure;
-  return new ProvisioningError(failure.code, failure.message, {
-    retryable: failure.retryable,
-    ...(failure.status === undefined ? {} : { status: failure.status }),
-    ...(failure.object === undefined ? {} : { object: failure.object }),
-    details: { ...failure.details, written },
-    cause: failure,
-  });
 }

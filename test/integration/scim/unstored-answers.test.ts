@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { failedMembershipWrites } from '../../../src/domain/lost-answer';
 import { createdAccount, runAccountAction } from '../../support/membership-procedure';
 import { startScimTarget, type ScimTarget } from '../../support/scim-target';
 
@@ -47,5 +48,32 @@ describe('answers that claim what the server did not store', () => {
     expect(t.sandbox.getUser('echoed.lock')?.active).toBe(true);
     expect(outcome).toMatchObject({ ok: false, changes: [] });
     expect(outcome.error?.code).toBe('ACCOUNT_STATE_NOT_CONFIRMED');
+  });
+});
+
+describe('a membership write call that failed in part', () => {
+  it('lists each failed write, refused or not, beside the answers the others got', async () => {
+    const t = (target = await startScimTarget({ quirks: { memberValuesMustBeInternalIds: true } }));
+    const [team, ops] = t.sandbox.seedGroups([{ displayName: 'Team' }, { displayName: 'Ops' }]);
+    const account = await createdAccount(t.connector, { accountId: 'part.refused' });
+    // A member value that is no user's id: each PATCH is refused with 400 invalidValue.
+    const stranger = { ...account, id: 'no-such-user' };
+    const failure = await t.connector
+      .writeMemberships(stranger, { add: [team!.id, ops!.id], remove: [] }, {})
+      .then(
+        () => undefined,
+        (error: unknown) => error as { toJSON(): Parameters<typeof failedMembershipWrites>[0] },
+      );
+    expect(failure).toBeDefined();
+    const failed = failedMembershipWrites(failure!.toJSON());
+    expect(
+      failed?.map((write) => [write.groupId, write.change, write.maybeApplied]).sort(),
+    ).toEqual(
+      [
+        [ops!.id, 'added', false],
+        [team!.id, 'added', false],
+      ].sort(),
+    );
+    expect(t.sandbox.truthLog().filter((event) => event.change === 'member added')).toEqual([]);
   });
 });
