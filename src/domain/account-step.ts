@@ -275,6 +275,10 @@ function* setEnabled(
   return withVerification(failed(error, [], [acknowledgedNotMade(action, input)]), back);
 }
 
+/** What a set password's success rests on. */
+export const PASSWORD_NOT_READABLE =
+  'the target accepted the password; a password cannot be read back, so this rests on its answer alone';
+
 function* setPassword(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {
   if (input.passwordSecret === undefined) {
     return failed({
@@ -291,7 +295,11 @@ function* setPassword(input: AccountStepInput, account: TargetAccount): Machine<
     discardAfterUse: input.lastPasswordUse,
     intentKey: intentKey(input.requestId, input.step, STEP_OPS.setPassword),
   });
-  return written.ok ? succeeded([{ change: 'password set' }]) : failed(written.error);
+  // No read can show a password: the verdict rests on the target's own answer, and says so
+  // (DESIGN invariant 11).
+  return written.ok
+    ? succeeded([{ change: 'password set' }], [PASSWORD_NOT_READABLE])
+    : failed(written.error);
 }
 
 function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { accountStep, type AccountAction } from '../../../src/domain/account-step';
+import {
+  accountStep,
+  PASSWORD_NOT_READABLE,
+  type AccountAction,
+} from '../../../src/domain/account-step';
 import { driveAsync } from '../../../src/domain/step-machine';
 import {
   CONSISTENT,
@@ -437,5 +441,27 @@ describe('account step: update', () => {
     });
     const outcome = await run('update', io);
     expect(outcome.record?.link?.targetId).toBe('u-1');
+  });
+});
+
+describe('account step: set password', () => {
+  it('journals the password set, and says the success rests on the answer alone', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      setPassword: () => null,
+    });
+    const outcome = await driveAsync(
+      accountStep({
+        ...stepContext(LAGGING),
+        action: 'setPassword',
+        profile: { accountId: ADA.accountId },
+        passwordSecret: 'pw-req-1',
+        lastPasswordUse: true,
+      }),
+      io,
+    );
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'password set' }] });
+    expect(outcome.notices).toEqual([PASSWORD_NOT_READABLE]);
+    expect(io.callsOf('readAccount')).toEqual([]);
   });
 });
