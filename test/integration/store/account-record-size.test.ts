@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { TableClient } from '@azure/data-tables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { journalEntryKey, type JournalEntry } from '../../../src/domain/journal-entry';
 import { isProvisioningError } from '../../../src/domain/errors';
 import { accountRowKeys, MAX_PROPERTY_CHARS } from '../../../src/store/account-row';
 import { tableClient } from '../../../src/store/storage-clients';
 import { TableAccountState } from '../../../src/store/table-account-state';
 import { TableJournalStore } from '../../../src/store/table-journal-store';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
+import { grantedEntries } from '../../support/granted-entries';
 
 /**
  * An account with many groups: Table Storage holds 64 KiB in a string property (Azurite
@@ -32,19 +32,8 @@ const TTL = 60_000;
 const AT = '2026-06-01T12:00:05.000Z';
 const groupIds = (count: number) => Array.from({ length: count }, () => randomUUID());
 
-function entries(connector: string, accountId: string, step: number, groups: string[]) {
-  return groups.map((groupId): JournalEntry => ({
-    key: journalEntryKey(`req-${accountId}`, step, 'member added', groupId),
-    connector,
-    accountId,
-    requestId: `req-${accountId}`,
-    step,
-    change: 'member added',
-    groupId,
-    groupName: `Group ${groupId}`,
-    at: AT,
-  }));
-}
+const entries = (connector: string, accountId: string, step: number, groups: string[]) =>
+  grantedEntries(connector, accountId, step, groups, AT);
 
 /** Takes the lease and links the account: the state a membership step commits onto. */
 async function linked(connector: string, accountId: string) {

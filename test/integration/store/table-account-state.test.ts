@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountRecord } from '../../../src/domain/account-record';
-import { journalEntryKey, type JournalEntry } from '../../../src/domain/journal-entry';
 import { tableClient } from '../../../src/store/storage-clients';
 import { TableAccountState } from '../../../src/store/table-account-state';
 import { TableJournalStore } from '../../../src/store/table-journal-store';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
+import { grantedEntries } from '../../support/granted-entries';
 
 let storage: TestStorage;
 let accounts: TableAccountState;
@@ -22,19 +22,8 @@ const NOW = Date.parse('2025-06-01T12:00:00.000Z');
 const TTL = 60_000;
 const AT = '2025-06-01T12:00:05.000Z';
 
-function entries(connector: string, accountId: string, step: number, groups: string[]) {
-  return groups.map((groupId): JournalEntry => ({
-    key: journalEntryKey(`req-${accountId}`, step, 'member added', groupId),
-    connector,
-    accountId,
-    requestId: `req-${accountId}`,
-    step,
-    change: 'member added',
-    groupId,
-    groupName: `Group ${groupId}`,
-    at: AT,
-  }));
-}
+const entries = (connector: string, accountId: string, step: number, groups: string[]) =>
+  grantedEntries(connector, accountId, step, groups, AT);
 
 describe('TableAccountState: the lease (DESIGN invariant 7)', () => {
   it('lets exactly one of ten concurrent owners take a free lease', async () => {
