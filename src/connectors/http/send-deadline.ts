@@ -38,20 +38,25 @@ export async function withSendDeadline<T>(
  * Before an attempt: throws ACCOUNT_LEASE_ENDING when the call runs under a deadline that
  * has passed, after `release` (what the attempt holds, such as its gate slot).
  */
-export function refuseAfterSendDeadline(release: () => void): void {
+export function refuseAfterSendDeadline(release: () => void, maybeApplied = false): void {
   const deadline = current.getStore();
   if (deadline === undefined || deadline.now() <= deadline.notAfterMs) return;
   release();
-  refuseIfPassed(deadline);
+  refuseIfPassed(deadline, maybeApplied);
 }
 
-function refuseIfPassed(deadline: SendDeadline): void {
+/**
+ * Throws ACCOUNT_LEASE_ENDING once the deadline has passed; `maybeApplied`: an earlier
+ * attempt of the call may have been applied (its answer lost), which a refusal of the next
+ * one does not undo: only a read can tell.
+ */
+function refuseIfPassed(deadline: SendDeadline, maybeApplied = false): void {
   const late = deadline.now() - deadline.notAfterMs;
   if (late <= 0) return;
   throw new ProvisioningError(
     'ACCOUNT_LEASE_ENDING',
     `${deadline.subject}: a write was not sent, too little of the request's lease was left ` +
       `(${Math.ceil(late / 1000)} s past the last moment to send); the request renews the lease first`,
-    { details: { lateMs: late } },
+    { details: { lateMs: late, ...(maybeApplied ? { maybeApplied: true } : {}) } },
   );
 }

@@ -207,7 +207,7 @@ export class HttpTransport {
         const entered = now();
         const pass = await this.gate.enter(call.cost);
         // A write under an account's lease is not sent too late ('quota': the limit learns nothing).
-        refuseAfterSendDeadline(() => pass.leave('quota'));
+        refuseAfterSendDeadline(() => pass.leave('quota'), progress.maybeApplied);
         // Waiting for a slot is the configured concurrency at work, until this call has been
         // throttled: from then on the slots are few because of the throttling. Waiting for
         // its share of the quota is pacing, not throttling.

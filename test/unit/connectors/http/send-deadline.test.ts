@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isProvisioningError } from '../../../../src/domain/errors';
+import { mayHaveBeenApplied } from '../../../../src/domain/lost-answer';
 import {
   refuseAfterSendDeadline,
   withSendDeadline,
@@ -42,6 +43,19 @@ describe('the send deadline of a write under an account lease', () => {
     );
     expect(released).toEqual(['third']);
     expect(isProvisioningError(error) && error.code).toBe('ACCOUNT_LEASE_ENDING');
+  });
+
+  it('refuses a retry as possibly applied when an earlier attempt may have been', async () => {
+    let now = 500;
+    const error = await failure(() =>
+      withSendDeadline({ notAfterMs: 1_000, now: () => now, subject }, async () => {
+        refuseAfterSendDeadline(() => undefined);
+        // The first attempt's answer was lost; the retry comes too late.
+        now = 1_500;
+        refuseAfterSendDeadline(() => undefined, true);
+      }),
+    );
+    expect(isProvisioningError(error) && mayHaveBeenApplied(error.toJSON())).toBe(true);
   });
 
   it('holds no call outside a write to a deadline', () => {
