@@ -38,6 +38,12 @@ export interface MembershipWriteAnswer {
    * `already` is then this request's own change.
    */
   maybeOurs: boolean;
+  /**
+   * Only in answers recorded before every write was read back: the answer listed the
+   * change, and that version read the group back no more. A request running when the
+   * version that reads every write back was deployed replays as it ran (invariant 10).
+   */
+  confirmedByWrite?: boolean;
 }
 
 /** What a create answered. */

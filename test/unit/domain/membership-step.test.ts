@@ -182,6 +182,22 @@ describe('membership step: a read never cancels a write (DESIGN invariant 9)', (
   });
 });
 
+describe('membership step: a history recorded before every write was read back', () => {
+  it('reads back no group whose recorded answer confirmed it, as that version did', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      lookUpRoles: catalogue,
+      readMemberships: reads([]),
+      writeMemberships: (input: OpInput) =>
+        answers('acknowledged')(input).map((answer) => ({ ...answer, confirmedByWrite: true })),
+    });
+    const outcome = await run('grant', [SALES], io, CONSISTENT);
+    // The read before the write only: the replay schedules the reads its history holds.
+    expect(io.callsOf('readMemberships')).toHaveLength(1);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'member added' }] });
+  });
+});
+
 describe('membership step: lag is judged by when a write was sent', () => {
   it('sends a grant again when its 404 came late (the call waited out a storm) but it was sent within the window', async () => {
     const created = record({ createdAt: new Date(START - 1_000).toISOString() });
