@@ -1,6 +1,7 @@
 import type { ScimConnectorSettings } from './scim-settings';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import type { GroupRef } from '../../domain/group';
+import { isProvisioningError } from '../../domain/errors';
 import { readScimLastLogon } from '../../domain/last-logon';
 import type {
   Connector,
@@ -155,8 +156,10 @@ export class ScimConnector implements Connector {
       try {
         shown = await this.readAccount(account);
       } catch (error) {
+        // Only the connector's own errors (their messages redacted): anything else is a bug.
+        if (!isProvisioningError(error)) throw error;
         return unusable(
-          `answered with id ${account.id}, but reading it back failed: ${error instanceof Error ? error.message : String(error)}`,
+          `answered with id ${account.id}, but reading it back failed: ${error.message}`,
         );
       }
       if (shown === undefined) {
