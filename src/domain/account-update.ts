@@ -25,8 +25,6 @@ export function* updateAccount(
     account,
     changes,
   });
-  // Recorded as of the write's answer (a lost one included: it may have been applied).
-  const record: AccountRecordUpdate = { profileAt: iso(yield* now()) };
   // A PATCH answers 204 whether it changed anything or not (graph-behaviour.md): where the
   // read before shows every attribute as requested already, the write is no change, unless
   // that read may be a replica from before the service's own last update of the account
@@ -37,6 +35,12 @@ export function* updateAccount(
     before.differing.length === 0 &&
     before.unreadable.length === 0 &&
     !mayShowBeforeOwnUpdate(input);
+  // Recorded as of the write's answer (a lost one included: it may have been applied); an
+  // update the read before showed in place changed nothing a later read could lag behind.
+  const answeredAt = yield* now();
+  const record: AccountRecordUpdate | undefined = inPlace
+    ? undefined
+    : { profileAt: iso(answeredAt) };
   const effective = inPlace ? [] : [{ change: 'account updated' as const }];
   const already = inPlace ? ['already as requested, nothing changed'] : [];
   const updated = (seen: TargetAccount | null) =>
