@@ -16,16 +16,20 @@ export function mayHaveBeenApplied(error: SerializedError): boolean {
 }
 
 /**
- * How a write's answer was lost, for notices: "its answer was lost (TARGET_UNREACHABLE)" or
- * "answered 504 (TARGET_UNAVAILABLE)".
+ * How a write's answer was lost, for notices: "its answer was lost (TARGET_UNREACHABLE)",
+ * "answered 504 (TARGET_UNAVAILABLE)", or "answered 429 (TARGET_THROTTLED) after an earlier
+ * attempt's answer was lost".
  *
  * @example
  * describeLostAnswer({ code: 'TARGET_UNAVAILABLE', message: '...', retryable: true, status: 504 }); // 'answered 504 (TARGET_UNAVAILABLE)'
  */
 export function describeLostAnswer(error: SerializedError): string {
-  return error.status === undefined
-    ? `its answer was lost (${error.code})`
-    : `answered ${error.status} (${error.code})`;
+  if (error.status === undefined) return `its answer was lost (${error.code})`;
+  const answered = `answered ${error.status} (${error.code})`;
+  // A refusal or a 429 that came after an attempt whose answer was lost: that one may have been applied.
+  return error.status < 500 && error.details?.maybeApplied === true
+    ? `${answered} after an earlier attempt's answer was lost`
+    : answered;
 }
 
 /**

@@ -64,6 +64,10 @@ export function mapScimError(result: HttpResult, context: ScimErrorContext): Pro
   const details = {
     ...(scimType === undefined ? {} : { scimType }),
     ...(result.status === 429 ? throttledDetails(result) : {}),
+    // The last answer is a refusal or a 429, but an earlier attempt whose answer was lost
+    // (a reset, a gateway's 503 or 504) may have been applied: only a read can tell
+    // (scim-interop.md, answers lost after the write was applied).
+    ...(result.maybeAppliedBefore ? { maybeApplied: true } : {}),
   };
   return new ProvisioningError(code, message, {
     retryable,

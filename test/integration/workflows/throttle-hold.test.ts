@@ -213,3 +213,41 @@ describe('a request accepted before throttling held requests (running at the upg
     expect(graph.truthLog().length).toBe(truthFrom);
   }, 90_000);
 });
+
+describe('a SCIM write applied whose answer was lost, then whose retry was throttled past the wait', () => {
+  it('reads the write back and journals it, instead of taking the 429 for a refusal', async () => {
+    const { scim } = bench.sandboxes;
+    const accountId = 'lost.then.throttled';
+    const created = await bench.run({
+      requestId: 'lost-throttled-create',
+      connector: SCIM,
+      account: { accountId, displayName: 'Lost Then Throttled' },
+      actions: [{ type: 'create' }],
+    });
+    expect(created.status).toBe('succeeded');
+    const truthFrom = scim.truthLog().length;
+    // The grant's PATCH is applied and its answer lost (a reset or a gateway's 504); the
+    // transport sends it again, and that attempt is answered 429 "wait 100 s", more than a
+    // call waits in place.
+    scim.setFaults({ seed: 5, lostAnswerRate: 1 });
+    scim.injectThrottle(1, '100', { writesOnly: true, afterWrites: 1 });
+    const requestId = await bench.submit({
+      requestId: 'lost-throttled-grant',
+      connector: SCIM,
+      account: { accountId },
+      actions: [{ type: 'grant', groups: ['Sales'] }],
+    });
+    const report = await bench.finish(requestId, 60_000);
+    scim.setFaults(undefined);
+    // The target's truth: the service's PATCH added the member, once.
+    const events = scim.truthLog().slice(truthFrom);
+    expect(events.map((event) => event.change)).toEqual(['member added']);
+    expect(scim.groupIdsOf(accountId)).toEqual([bench.sandboxes.scimGroups.Sales!]);
+    // The journal holds that change as the request's, and the request says it was made.
+    expect(await journalOf(SCIM, accountId, requestId)).toEqual(['0 member added Sales']);
+    expect(report.status).toBe('succeeded');
+    expect(report.steps[0]?.notices.join('\n')).toContain(
+      "answered 429 (TARGET_THROTTLED) after an earlier attempt's answer was lost; the read-back shows it in place: added Sales",
+    );
+  }, 90_000);
+});

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { accountStep, type AccountAction } from '../../../src/domain/account-step';
 import type { SerializedError } from '../../../src/domain/errors';
 import type { GroupRef } from '../../../src/domain/group';
-import { mayHaveBeenApplied } from '../../../src/domain/lost-answer';
+import { describeLostAnswer, mayHaveBeenApplied } from '../../../src/domain/lost-answer';
 import { membershipStep } from '../../../src/domain/membership-step';
 import type { MembershipAction } from '../../../src/domain/membership-plan';
 import { driveAsync, type IoResult } from '../../../src/domain/step-machine';
@@ -98,6 +98,13 @@ describe('which failed writes may have been applied', () => {
       status: 429,
     };
     expect(mayHaveBeenApplied(throttled)).toBe(false);
+    // ... unless an attempt before it was answered 503/504 or reset: that one may have been applied.
+    const afterLost = { ...throttled, details: { maybeApplied: true } };
+    expect(mayHaveBeenApplied(afterLost)).toBe(true);
+    expect(describeLostAnswer(afterLost)).toBe(
+      "answered 429 (TARGET_THROTTLED) after an earlier attempt's answer was lost",
+    );
+    expect(describeLostAnswer(GATEWAY)).toMatch(/^answered 50\d \(TARGET_UNAVAILABLE\)$/);
   });
 });
 

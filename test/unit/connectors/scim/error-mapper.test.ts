@@ -65,6 +65,12 @@ describe('mapScimError', () => {
     });
   });
 
+  it('says a refusal or 429 may come after an attempt that was applied, its answer lost', () => {
+    const afterLost = { ...answer(429), maybeAppliedBefore: true };
+    expect(mapScimError(afterLost, context).details?.maybeApplied).toBe(true);
+    expect(mapScimError(answer(429), context).details?.maybeApplied).toBeUndefined();
+  });
+
   it('maps 405/501 on PATCH to SCIM_PATCH_UNSUPPORTED', () => {
     expect(
       mapScimError(answer(501, undefined, 'PATCH https://a/scim/v2/Users/1'), context).code,
