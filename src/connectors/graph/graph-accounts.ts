@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
-import { ProvisioningError } from '../../domain/errors';
 import type { CreateAccountAnswer, DeleteAccountAnswer } from '../connector';
+import { unusableCreateAnswer } from '../unusable-create-answer';
 import { accountWriteError } from './account-write-error';
 import {
   accountErrorContext,
@@ -107,14 +107,17 @@ export async function createAccount(
   );
   if (result.status === 201 || result.status === 200) {
     const account = isRecord(result.body) ? toTargetAccount(result.body) : undefined;
+    // Graph made the user, but its answer (a proxy's page, a cut body) does not say which:
+    // only a read can tell whether the account is there (DESIGN invariant 11).
     if (account === undefined) {
-      throw new ProvisioningError(
-        'TARGET_RESPONSE_INVALID',
-        `${result.describe} answered without a user`,
-        {
-          object: upn,
-        },
-      );
+      const fault =
+        result.body === undefined && result.text.trim() !== ''
+          ? `answered ${result.status} with a body that is not JSON`
+          : `answered ${result.status} without a user`;
+      return unusableCreateAnswer(result, fault, {
+        connector: context.settings.name,
+        accountId: upn,
+      });
     }
     return { outcome: 'created', account, maybeOurs: result.maybeAppliedBefore };
   }

@@ -14,7 +14,8 @@ import type {
   SetEnabledAnswer,
   StatusResult,
 } from '../connector';
-import { createAnswerFault, unusableCreateAnswer } from './create-answer';
+import { unusableCreateAnswer } from '../unusable-create-answer';
+import { createAnswerFault } from './create-answer';
 import { hasScimType, mapScimError, type ScimErrorContext } from './error-mapper';
 import { attributeFilter } from './filter';
 import { findFiltered } from './filtered-lookup';
