@@ -16,6 +16,42 @@ export function mayHaveBeenApplied(error: SerializedError): boolean {
 }
 
 /**
+ * Whether an account write that failed certainly left the target as it was: refused (4xx,
+ * 429) or never sent, with no attempt before it that may have been applied. Only then may
+ * the write's intent be withdrawn (DESIGN invariant 1): a later run of the same write (after
+ * a throttling hold, a quarantine, a retry) must not take a change made meanwhile by someone
+ * else for its own.
+ *
+ * @example
+ * accountWriteChangedNothing({ code: 'TARGET_THROTTLED', message: '...', retryable: false, status: 429 }); // true
+ */
+export function accountWriteChangedNothing(error: SerializedError): boolean {
+  return !mayHaveBeenApplied(error) && !answeredAny(error);
+}
+
+/**
+ * Whether a membership write call that failed certainly changed nothing: its error lists
+ * every write it sent (`details.failed`), each one refused, and none answered done
+ * (`details.written`). An error that does not list them (a read after the writes failed,
+ * say) may hide an applied write: not certain.
+ *
+ * @example
+ * membershipCallChangedNothing({ code: 'TARGET_THROTTLED', message: '...', retryable: false, details: { written: [], failed: [] } }); // true
+ */
+export function membershipCallChangedNothing(error: SerializedError): boolean {
+  const failed = failedMembershipWrites(error);
+  return (
+    failed !== undefined && failed.every((write) => !write.maybeApplied) && !answeredAny(error)
+  );
+}
+
+/** Whether a failed call's error carries answers to writes it made (`details.written`). */
+function answeredAny(error: SerializedError): boolean {
+  const written = error.details?.written;
+  return Array.isArray(written) && written.length > 0;
+}
+
+/**
  * How a write's answer was lost, for notices: "its answer was lost (TARGET_UNREACHABLE)",
  * "answered 504 (TARGET_UNAVAILABLE)", or "answered 429 (TARGET_THROTTLED) after an earlier
  * attempt's answer was lost".

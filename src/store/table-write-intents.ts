@@ -31,14 +31,22 @@ export class TableWriteIntents implements WriteIntentStore {
 
   async claim(key: string, day?: string): Promise<boolean> {
     const client = await this.table.client();
-    const spread = key.slice(0, 2);
-    const partitionKey = day === undefined ? spread : `${DAY}${day}~${spread}`;
+    const partitionKey = partitionOf(key, day);
     try {
       await client.createEntity({ partitionKey, rowKey: key });
       return false;
     } catch (error) {
       if (storageStatus(error) === 409) return true;
       throw storageFailure('record a write intent', error);
+    }
+  }
+
+  async withdraw(key: string, day?: string): Promise<void> {
+    const client = await this.table.client();
+    try {
+      await client.deleteEntity(partitionOf(key, day), key);
+    } catch (error) {
+      if (storageStatus(error) !== 404) throw storageFailure('withdraw a write intent', error);
     }
   }
 
@@ -66,6 +74,12 @@ export class TableWriteIntents implements WriteIntentStore {
     }
     return deleted;
   }
+}
+
+/** The partition of an intent: its request's day, or (kept before days) its key's first two characters. */
+function partitionOf(key: string, day: string | undefined): string {
+  const spread = key.slice(0, 2);
+  return day === undefined ? spread : `${DAY}${day}~${spread}`;
 }
 
 /**

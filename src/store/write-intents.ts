@@ -12,6 +12,11 @@ export interface WriteIntentStore {
    */
   claim(key: string, day?: string): Promise<boolean>;
   /**
+   * Withdraws an intent this run claimed, its write refused or never sent: a later run of
+   * the write claims it anew. An intent already gone is no error.
+   */
+  withdraw(key: string, day?: string): Promise<void>;
+  /**
    * Deletes the intents of requests received before `beforeDay` (`YYYY-MM-DD`), and those
    * kept without a day that were last written before it. Answers how many were deleted.
    */

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import type { CreateAccountAnswer, DeleteAccountAnswer } from '../connector';
+import { readAfterWrite } from '../read-after-write';
 import { unusableCreateAnswer } from '../unusable-create-answer';
 import { accountWriteError } from './account-write-error';
 import {
@@ -123,8 +124,8 @@ export async function createAccount(
   }
   const error = readGraphError(result.body);
   if (result.status === 400 && error.detailCodes.includes('ObjectConflict')) {
-    const existing = await findAccount(context, upn);
     const maybeOurs = result.maybeAppliedBefore;
+    const existing = await readAfterWrite(maybeOurs, () => findAccount(context, upn));
     context.logger.info('account exists already', {
       connector: context.settings.name,
       accountId: upn,

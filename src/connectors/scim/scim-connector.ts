@@ -14,6 +14,7 @@ import type {
   SetEnabledAnswer,
   StatusResult,
 } from '../connector';
+import { readAfterWrite } from '../read-after-write';
 import { unusableCreateAnswer } from '../unusable-create-answer';
 import { createAnswerFault } from './create-answer';
 import { hasScimType, mapScimError, type ScimErrorContext } from './error-mapper';
@@ -168,7 +169,7 @@ export class ScimConnector implements Connector {
       }
       return { outcome: 'created', account, maybeOurs };
     }
-    const existing = await this.findAccount(profile.accountId);
+    const existing = await readAfterWrite(maybeOurs, () => this.findAccount(profile.accountId));
     if (existing === undefined) throw mapScimError(result, context);
     return { outcome: 'adopted', account: existing, maybeOurs };
   }

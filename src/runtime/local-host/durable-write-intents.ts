@@ -19,6 +19,11 @@ export class DurableWriteIntents implements WriteIntentStore {
     return claimedBefore;
   }
 
+  /** Not flushed: a withdrawal lost in a crash leaves the claim, which errs on the safe side. */
+  withdraw(key: string, day?: string): Promise<void> {
+    return this.intents.withdraw(key, day);
+  }
+
   purge(beforeDay: string): Promise<number> {
     return this.intents.purge(beforeDay);
   }

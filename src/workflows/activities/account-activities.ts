@@ -1,6 +1,7 @@
 import type { TargetAccount } from '../../domain/account';
 import { isLinked, wasDeleted } from '../../domain/account-record';
 import { isProvisioningError } from '../../domain/errors';
+import { accountWriteChangedNothing } from '../../domain/lost-answer';
 import type {
   CreateAccountAnswer,
   DeleteAccountAnswer,
@@ -19,6 +20,7 @@ import type {
   SetPasswordInput,
   UpdateAccountInput,
 } from './activity-inputs';
+import { underIntent } from './claimed-intent';
 import { connectorOf } from './connector-of';
 import { underLease, type UnderLease } from './lease-deadline';
 
@@ -69,28 +71,33 @@ export function accountActivities(services: ServicesProvider) {
       input: CreateAccountInput & UnderLease,
     ): Promise<ActivityResult<CreateAccountAnswer>> {
       return runActivity('createAccount', services, (s) =>
-        underLease(s, input, input.profile.accountId, async () => {
-          const connector = connectorOf(s, input.connector);
-          const tried = await s.intents.claim(input.intentKey, input.intentDay);
-          const password =
-            input.passwordSecret === undefined
-              ? undefined
-              : await passwordOf(s, input.passwordSecret, tried && input.discardAfterUse === true);
-          const answer = await connector.createAccount(input.profile, password);
-          if (input.discardAfterUse === true && input.passwordSecret !== undefined) {
-            await s.secrets.delete(input.passwordSecret);
-          }
-          const maybeOurs = answer.maybeOurs || tried;
-          if (answer.outcome === 'adopted') {
-            // The account ID is taken, but a lagging read may show the object deleted before.
-            const stored =
-              input.stored === undefined
-                ? await s.accounts.get(input.connector, input.profile.accountId)
-                : input.stored;
-            if (wasDeleted(stored, answer.account.id)) return { outcome: 'exists', maybeOurs };
-          }
-          return { ...answer, maybeOurs };
-        }),
+        underLease(s, input, input.profile.accountId, () =>
+          underIntent(s, input, accountWriteChangedNothing, async (tried) => {
+            const connector = connectorOf(s, input.connector);
+            const password =
+              input.passwordSecret === undefined
+                ? undefined
+                : await passwordOf(
+                    s,
+                    input.passwordSecret,
+                    tried && input.discardAfterUse === true,
+                  );
+            const answer = await connector.createAccount(input.profile, password);
+            if (input.discardAfterUse === true && input.passwordSecret !== undefined) {
+              await s.secrets.delete(input.passwordSecret);
+            }
+            const maybeOurs = answer.maybeOurs || tried;
+            if (answer.outcome === 'adopted') {
+              // The account ID is taken, but a lagging read may show the object deleted before.
+              const stored =
+                input.stored === undefined
+                  ? await s.accounts.get(input.connector, input.profile.accountId)
+                  : input.stored;
+              if (wasDeleted(stored, answer.account.id)) return { outcome: 'exists', maybeOurs };
+            }
+            return { ...answer, maybeOurs };
+          }),
+        ),
       );
     },
 
@@ -115,19 +122,20 @@ export function accountActivities(services: ServicesProvider) {
 
     async setPassword(input: SetPasswordInput & UnderLease): Promise<ActivityResult<null>> {
       return runActivity('setPassword', services, (s) =>
-        underLease(s, input, input.account.accountId, async () => {
-          const tried = await s.intents.claim(input.intentKey, input.intentDay);
-          const password = await passwordOf(
-            s,
-            input.passwordSecret,
-            tried && input.discardAfterUse,
-          );
-          // An earlier run set the password and then deleted the secret: done.
-          if (password === undefined) return null;
-          await connectorOf(s, input.connector).setPassword(input.account, password);
-          if (input.discardAfterUse) await s.secrets.delete(input.passwordSecret);
-          return null;
-        }),
+        underLease(s, input, input.account.accountId, () =>
+          underIntent(s, input, accountWriteChangedNothing, async (tried) => {
+            const password = await passwordOf(
+              s,
+              input.passwordSecret,
+              tried && input.discardAfterUse,
+            );
+            // An earlier run set the password and then deleted the secret: done.
+            if (password === undefined) return null;
+            await connectorOf(s, input.connector).setPassword(input.account, password);
+            if (input.discardAfterUse) await s.secrets.delete(input.passwordSecret);
+            return null;
+          }),
+        ),
       );
     },
 
@@ -135,11 +143,12 @@ export function accountActivities(services: ServicesProvider) {
       input: DeleteAccountInput & UnderLease,
     ): Promise<ActivityResult<DeleteAccountAnswer>> {
       return runActivity('deleteAccount', services, (s) =>
-        underLease(s, input, input.account.accountId, async () => {
-          const tried = await s.intents.claim(input.intentKey, input.intentDay);
-          const answer = await connectorOf(s, input.connector).deleteAccount(input.account);
-          return { ...answer, maybeOurs: answer.maybeOurs || tried };
-        }),
+        underLease(s, input, input.account.accountId, () =>
+          underIntent(s, input, accountWriteChangedNothing, async (tried) => {
+            const answer = await connectorOf(s, input.connector).deleteAccount(input.account);
+            return { ...answer, maybeOurs: answer.maybeOurs || tried };
+          }),
+        ),
       );
     },
 

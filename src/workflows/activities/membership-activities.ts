@@ -1,5 +1,6 @@
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
+import { membershipCallChangedNothing } from '../../domain/lost-answer';
 import { describeSelector } from '../../domain/provisioning-request';
 import type { MembershipRead, MembershipWriteAnswer } from '../../domain/target-answers';
 import type { ActivityResult } from '../activity-result';
@@ -12,6 +13,7 @@ import type {
   ResolveGroupInput,
   WriteMembershipsInput,
 } from './activity-inputs';
+import { underIntent } from './claimed-intent';
 import { connectorOf } from './connector-of';
 import { underLease, type UnderLease } from './lease-deadline';
 import { groupOf, rolesNamed } from './role-lookup';
@@ -76,16 +78,17 @@ export function membershipActivities(services: ServicesProvider) {
       input: WriteMembershipsInput & UnderLease,
     ): Promise<ActivityResult<MembershipWriteAnswer[]>> {
       return runActivity('writeMemberships', services, (s) =>
-        underLease(s, input, input.account.accountId, async () => {
-          const tried = await s.intents.claim(input.intentKey, input.intentDay);
-          const answers = await connectorOf(s, input.connector).writeMemberships(
-            input.account,
-            { add: input.add, remove: input.remove },
-            input.names,
-            input.writable,
-          );
-          return answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }));
-        }),
+        underLease(s, input, input.account.accountId, () =>
+          underIntent(s, input, membershipCallChangedNothing, async (tried) => {
+            const answers = await connectorOf(s, input.connector).writeMemberships(
+              input.account,
+              { add: input.add, remove: input.remove },
+              input.names,
+              input.writable,
+            );
+            return answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }));
+          }),
+        ),
       );
     },
   };

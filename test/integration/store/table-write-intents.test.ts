@@ -37,6 +37,19 @@ describe('TableWriteIntents', () => {
     expect(answers.filter((existed) => !existed)).toHaveLength(1);
   });
 
+  it('withdraws a claim, with or without a day, so that the next run claims it anew', async () => {
+    await intents.claim('d1d1d1', '2026-11-24');
+    await intents.claim('d2d2d2');
+    await intents.withdraw('d1d1d1', '2026-11-24');
+    await intents.withdraw('d2d2d2');
+    expect(await rows()).not.toContain('on-2026-11-24~d1/d1d1d1');
+    expect(await rows()).not.toContain('d2/d2d2d2');
+    expect(await intents.claim('d1d1d1', '2026-11-24')).toBe(false);
+    expect(await intents.claim('d2d2d2')).toBe(false);
+    // One gone already (another run withdrew it, or the purge): no error.
+    await intents.withdraw('d3d3d3', '2026-11-24');
+  });
+
   it('keeps a claim without a day where claims were kept before days: found there again', async () => {
     expect(await intents.claim('0badc0de')).toBe(false);
     expect(await intents.claim('0badc0de')).toBe(true);

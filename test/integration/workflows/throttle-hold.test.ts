@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RequestHold, RequestReport } from '../../../src/domain/request-report';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
+import { graphTestClient } from '../sandbox/graph-test-client';
 import { until } from '../../support/poll-until';
 import { truthCounts } from '../../support/quarantine-watch';
 import {
@@ -35,6 +36,8 @@ afterEach(() => {
   bench.sandboxes.scim.clearInjected();
   bench.sandboxes.scim.setFaults(undefined);
   bench.sandboxes.graph.setFaults(undefined);
+  bench.sandboxes.graph.setQuota(undefined);
+  bench.sandboxes.graph.setReplicationDelay(0);
   vi.restoreAllMocks();
 });
 
@@ -249,5 +252,45 @@ describe('a SCIM write applied whose answer was lost, then whose retry was throt
     expect(report.steps[0]?.notices.join('\n')).toContain(
       "answered 429 (TARGET_THROTTLED) after an earlier attempt's answer was lost; the read-back shows it in place: added Sales",
     );
+  }, 90_000);
+});
+
+describe('a Graph grant throttled past its wait, whose member an admin adds during the hold', () => {
+  it("does not journal the admin's change as the request's when it runs the grant again", async () => {
+    const { graph, graphGroups, handChanges } = bench.sandboxes;
+    const accountId = 'hold.credit@contoso.example';
+    // An account the directory has had for long: reads show it whatever their lag.
+    const userId = graph.addUser({ userPrincipalName: accountId, displayName: 'Hold Credit' }).id;
+    const sales = graphGroups.Sales!;
+    const truthFrom = graph.truthLog().length;
+    // Entra's write quota is spent: the grant's write is answered 429 "wait 60 s", more than
+    // a call waits in place, so the request holds and runs the step again.
+    graph.setQuota({ writes: 1, writeWindowMs: 60_000, startEmpty: true });
+    const requestId = await bench.submit({
+      requestId: 'hold-credit-grant',
+      connector: GRAPH,
+      account: { accountId },
+      actions: [{ type: 'grant', groups: ['Sales'] }],
+    });
+    await untilHeld(requestId);
+    graph.setQuota(undefined);
+    // Meanwhile an admin adds the account to Sales in the admin center; reads lag that write
+    // for longer than the test (graph-behaviour.md: reads can be older than the truth).
+    graph.setReplicationDelay(3_600_000);
+    const portal = await graphTestClient(graph, handChanges.graphPortal);
+    const added = await portal.call('POST', `/groups/${sales}/members/$ref`, portal.ref(userId));
+    expect(added).toMatchObject({ reset: false, status: 204 });
+    await portal.close();
+    const report = await bench.finish(requestId, 60_000);
+    // The truth: one add, the admin's; the service's own write found it in place.
+    const adds = graph
+      .truthLog()
+      .slice(truthFrom)
+      .filter((event) => event.change === 'member added');
+    expect(adds).toHaveLength(1);
+    expect(graph.directMemberIds(sales)).toContain(userId);
+    expect(await journalOf(GRAPH, accountId, requestId)).toEqual([]);
+    // (The step may still fail: reads lagging an hour never show the member it found in place.)
+    expect(report.steps[0]?.changes).toEqual([]);
   }, 90_000);
 });

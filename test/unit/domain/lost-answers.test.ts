@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { accountStep, type AccountAction } from '../../../src/domain/account-step';
 import type { SerializedError } from '../../../src/domain/errors';
 import type { GroupRef } from '../../../src/domain/group';
-import { describeLostAnswer, mayHaveBeenApplied } from '../../../src/domain/lost-answer';
+import {
+  accountWriteChangedNothing,
+  describeLostAnswer,
+  mayHaveBeenApplied,
+  membershipCallChangedNothing,
+} from '../../../src/domain/lost-answer';
 import { membershipStep } from '../../../src/domain/membership-step';
 import type { MembershipAction } from '../../../src/domain/membership-plan';
 import { driveAsync, type IoResult } from '../../../src/domain/step-machine';
@@ -105,6 +110,42 @@ describe('which failed writes may have been applied', () => {
       "answered 429 (TARGET_THROTTLED) after an earlier attempt's answer was lost",
     );
     expect(describeLostAnswer(GATEWAY)).toMatch(/^answered 50\d \(TARGET_UNAVAILABLE\)$/);
+  });
+});
+
+describe('which failed writes certainly changed nothing (their intent may be withdrawn)', () => {
+  const throttled: SerializedError = {
+    code: 'TARGET_THROTTLED',
+    message: 'x',
+    retryable: false,
+    status: 429,
+  };
+  const refusal = { groupId: 'g1', change: 'added', code: 'TARGET_THROTTLED', message: 'x' };
+
+  it('an account write refused or throttled did; one after a lost answer, or lost, may not have', () => {
+    expect(accountWriteChangedNothing(throttled)).toBe(true);
+    expect(accountWriteChangedNothing({ ...throttled, details: { maybeApplied: true } })).toBe(
+      false,
+    );
+    expect(accountWriteChangedNothing(GATEWAY)).toBe(false);
+    expect(accountWriteChangedNothing(RESET)).toBe(false);
+  });
+
+  it('a membership call only when its error lists every write, each refused, none answered', () => {
+    const listed = (failed: unknown[], written: unknown[] = []) => ({
+      ...throttled,
+      details: { failed, written },
+    });
+    expect(membershipCallChangedNothing(listed([{ ...refusal, maybeApplied: false }]))).toBe(true);
+    // Nothing sent at all (the groups could not be read first).
+    expect(membershipCallChangedNothing(listed([]))).toBe(true);
+    expect(membershipCallChangedNothing(listed([{ ...refusal, maybeApplied: true }]))).toBe(false);
+    const done = { groupId: 'g2', change: 'added', outcome: 'applied' };
+    expect(
+      membershipCallChangedNothing(listed([{ ...refusal, maybeApplied: false }], [done])),
+    ).toBe(false);
+    // An error that lists nothing (a read after the writes failed) may hide an applied write.
+    expect(membershipCallChangedNothing(throttled)).toBe(false);
   });
 });
 

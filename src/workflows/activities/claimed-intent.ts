@@ -1,0 +1,33 @@
+import { isProvisioningError, type SerializedError } from '../../domain/errors';
+import type { IntentInput } from '../../domain/step-ops';
+import type { WorkflowServices } from '../workflow-services';
+
+/**
+ * Claims a write's intent, then runs the write (DESIGN invariant 1): `write` is told whether
+ * an earlier run claimed it (`tried`: an "already in place" may be that run's change). A claim
+ * this run made is withdrawn when the write failed and `changedNothing` says its error proves
+ * nothing was applied (refused, throttled, never sent), so that the write's next run, after a
+ * throttling hold, a quarantine or a retry, does not take a change someone else made meanwhile
+ * for its own. A withdrawal that fails leaves the claim, as before there were withdrawals.
+ */
+export async function underIntent<T>(
+  s: WorkflowServices,
+  input: IntentInput,
+  changedNothing: (error: SerializedError) => boolean,
+  write: (tried: boolean) => Promise<T>,
+): Promise<T> {
+  const tried = await s.intents.claim(input.intentKey, input.intentDay);
+  try {
+    return await write(tried);
+  } catch (error) {
+    if (!tried && isProvisioningError(error) && changedNothing(error.toJSON())) {
+      try {
+        await s.intents.withdraw(input.intentKey, input.intentDay);
+      } catch (failure) {
+        const code = isProvisioningError(failure) ? failure.code : 'unexpected';
+        s.logger.warn('a write intent could not be withdrawn; it stays claimed', { code });
+      }
+    }
+    throw error;
+  }
+}
