@@ -1,4 +1,5 @@
 import { SERVICE_ACTIONS } from '../domain/compatibility-result';
+import { JOURNAL_CHANGES } from '../domain/journal-entry';
 
 const setting = {
   type: 'object',
@@ -109,5 +110,22 @@ export const compatibilityResultSchema = {
       },
     },
     judgedSettings: { type: 'object', additionalProperties: { type: 'string' } },
+    changes: {
+      type: 'array',
+      description:
+        'The effective changes the run made on the target (its test account), in order; the journal records them under the run\'s job id (requestedBy "compatibility run")',
+      items: {
+        type: 'object',
+        required: ['step', 'accountId', 'change', 'at'],
+        properties: {
+          step: { type: 'integer' },
+          accountId: { type: 'string' },
+          change: { enum: [...JOURNAL_CHANGES] },
+          groupId: { type: 'string' },
+          groupName: { type: 'string' },
+          at: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
   },
 };

@@ -415,6 +415,14 @@ export interface CompatibilityReport {
   actions?: ActionVerdict[];
   judgedSettings?: Record<string, string>;
   evidenceDropped?: boolean;
+  /** The effective changes the run made on the target (journaled under its job). */
+  changes?: Array<{
+    step: number;
+    accountId: string;
+    change: string;
+    groupName?: string;
+    at: string;
+  }>;
   [more: string]: unknown;
 }
 

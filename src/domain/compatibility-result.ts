@@ -1,3 +1,4 @@
+import type { EffectiveChange } from './journal-entry';
 import { ACTION_TYPES } from './provisioning-request';
 
 /**
@@ -92,6 +93,18 @@ export interface ActionVerdict {
 }
 
 /** The result of one compatibility run: kept per connector, the last run replacing the one before. */
+/**
+ * One effective change a compatibility run made on the target (its test account's), as the
+ * change journal records it under the run's job (spec: the journal of effective changes).
+ */
+export interface CompatibilityChange extends EffectiveChange {
+  /** The run's own count of its steps: the journal entry's step. */
+  step: number;
+  accountId: string;
+  /** When the step that made it ended (ISO 8601). */
+  at: string;
+}
+
 export interface CompatibilityResult {
   connector: string;
   /** When the run ended (ISO 8601). */
@@ -108,6 +121,8 @@ export interface CompatibilityResult {
   judgedSettings: Record<string, string>;
   /** Set when the kept result had to leave out its evidence (too big to keep whole). */
   evidenceDropped?: boolean;
+  /** The effective changes the run made on the target; absent in results kept before. */
+  changes?: CompatibilityChange[];
 }
 
 /** `memberValue: scimId`, as an operator writes it. */

@@ -82,6 +82,8 @@ export async function createTestAccount(
   } else {
     account = answer.account;
   }
+  // The run's own create (a new account ID; or adopted after its own answer was lost).
+  if (answer.outcome !== 'adopted' || answer.maybeOurs) s.made([{ change: 'account created' }]);
   s.check(
     1,
     'endpoints',
@@ -153,7 +155,7 @@ async function tryUpdate(s: CompatibilitySession, account: TargetAccount): Promi
     `PATCH replace of displayName and the e-mail (emailUpdateStyle: ${style})`;
   const update = await s.attempt(
     `change the display name and e-mail (emailUpdateStyle: ${configured})`,
-    () => changeAccount(s.connector, account, 'update', changes),
+    () => changeAccount(s, s.connector, account, 'update', changes),
   );
   if (update.error === undefined) {
     const note = `${what(configured)} was applied and ${howSeen(update.value)}`;
@@ -170,7 +172,13 @@ async function tryUpdate(s: CompatibilitySession, account: TargetAccount): Promi
   const retry = await s.attempt(
     'change the display name and e-mail (emailUpdateStyle: wholeList)',
     () =>
-      changeAccount(s.connectorWith({ emailUpdateStyle: 'wholeList' }), account, 'update', changes),
+      changeAccount(
+        s,
+        s.connectorWith({ emailUpdateStyle: 'wholeList' }),
+        account,
+        'update',
+        changes,
+      ),
   );
   if (retry.error !== undefined) {
     const failed = `${what('wholeList')} failed too: ${retry.error.message}`;
@@ -208,6 +216,8 @@ export async function tryUserPatches(
   const pw = await s.attempt('set a password (PATCH password)', () =>
     s.connector.setPassword(account, password),
   );
+  // Answered 2xx: the journal records it, as for a request (the answer is all there is).
+  if (pw.error === undefined) s.made([{ change: 'password set' }]);
   if (pw.error === undefined && declaredNot) {
     // Invariant 11: the answer and the declaration conflict, and a password cannot be read
     // back; servers that declare it unsupported answer 2xx and ignore it (scim-interop.md).
@@ -241,12 +251,16 @@ export async function tryUserPatches(
     );
   }
 
+  // The account as the procedure last left it: the unlock's step starts from the lock's state,
+  // as a request's step starts from a read (it tells an effective change by it).
+  let current = account;
   for (const action of ['lock', 'unlock'] as const) {
     const word = action === 'lock' ? 'false' : 'true';
     const done = await s.attempt(`${action} the test account (PATCH active ${word})`, () =>
-      changeAccount(s.connector, account, action),
+      changeAccount(s, s.connector, current, action),
     );
     if (done.error === undefined) {
+      current = { ...current, enabled: action === 'unlock' };
       const note = `PATCH active ${word} ${action}ed the account, ${howSeen(done.value)}`;
       s.check(5, 'active', true, note, done.evidence);
       s.observe(action, 'works', note, 5);

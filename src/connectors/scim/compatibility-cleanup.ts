@@ -54,7 +54,7 @@ async function removeAccount(
     return undefined;
   }
   const deleted = await s.attempt('delete the test account', () =>
-    changeAccount(s.connector, account, 'delete'),
+    changeAccount(s, s.connector, account, 'delete'),
   );
   if (deleted.error === undefined) {
     s.observe(

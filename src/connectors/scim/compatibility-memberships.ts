@@ -40,7 +40,7 @@ async function grant(
   const configured = s.settings.memberValue;
   const done = await s.attempt(
     `grant group "${group.displayName}" (memberValue: ${configured})`,
-    () => changeMembership(s.connector, account, 'grant', group.id),
+    () => changeMembership(s, s.connector, account, 'grant', group.id),
   );
   if (done.error === undefined) {
     s.check(
@@ -110,7 +110,7 @@ async function grant(
   const other: MemberValue = configured === 'accountId' ? 'scimId' : 'accountId';
   const setting = { setting: 'memberValue', value: other };
   const retry = await s.attempt(`grant group "${group.displayName}" (memberValue: ${other})`, () =>
-    changeMembership(s.connectorWith({ memberValue: other }), account, 'grant', group.id),
+    changeMembership(s, s.connectorWith({ memberValue: other }), account, 'grant', group.id),
   );
   if (retry.error !== undefined) {
     s.check(
@@ -169,7 +169,7 @@ async function revoke(
   const configured = s.settings.memberRemoveStyle;
   const done = await s.attempt(
     `revoke group "${group.displayName}" (memberRemoveStyle: ${configured})`,
-    () => changeMembership(s.connector, account, 'revoke', group.id),
+    () => changeMembership(s, s.connector, account, 'revoke', group.id),
   );
   if (done.error === undefined) {
     const note = `PATCH remove (${configured}) was applied and ${howSeen(done.value)}`;
@@ -197,7 +197,13 @@ async function revoke(
   const retry = await s.attempt(
     `revoke group "${group.displayName}" (memberRemoveStyle: ${other})`,
     () =>
-      changeMembership(s.connectorWith({ memberRemoveStyle: other }), account, 'revoke', group.id),
+      changeMembership(
+        s,
+        s.connectorWith({ memberRemoveStyle: other }),
+        account,
+        'revoke',
+        group.id,
+      ),
   );
   if (retry.error !== undefined) {
     s.check(

@@ -111,7 +111,7 @@ export async function runScimCompatibility(
   secrets: SecretStore,
   options: CompatibilityOptions = {},
 ): Promise<CompatibilityReport> {
-  const s = new CompatibilitySession(settings, secrets, options.logger);
+  const s = new CompatibilitySession(settings, secrets, options.logger, options.now);
   const made: Made = { accountMayExist: false, membershipMayRemain: false };
   let cleanup: Cleanup;
   try {
@@ -152,6 +152,7 @@ export async function runScimCompatibility(
     ...(made.declared === undefined ? {} : { declared: made.declared }),
     ...(made.groups?.group === undefined ? {} : { group: made.groups.group }),
     steps: s.steps,
+    changes: s.changes,
     cleanup: cleanup.summary,
     leftBehind: cleanup.leftBehind,
     fits: verdict === 'fits',

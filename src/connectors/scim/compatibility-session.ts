@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ScimConnectorSettings } from './scim-settings';
 import type {
   ActionOutcome,
+  CompatibilityChange,
   CompatibilityCheck,
   Evidence,
   ServiceAction,
@@ -9,6 +10,7 @@ import type {
   SuggestedSetting,
 } from '../../domain/compatibility-result';
 import { isProvisioningError, type SerializedError } from '../../domain/errors';
+import type { EffectiveChange } from '../../domain/journal-entry';
 import type { Logger } from '../../domain/logger';
 import type { SecretStore } from '../../secrets/secret-store';
 import type { HttpMethod, HttpResult } from '../http/transport';
@@ -55,6 +57,9 @@ export class CompatibilitySession {
     ServiceAction,
     { outcome: ActionOutcome; reason: string; point?: number }
   >();
+  /** The effective changes the run made on the target, in order: the journal gets them. */
+  readonly changes: CompatibilityChange[] = [];
+  private changeSteps = 0;
   /** Why the run could not go on past the endpoints (nothing found, credentials refused...). */
   stopped?: string;
   /** GET /Groups answered 404: the server has no groups. */
@@ -69,6 +74,7 @@ export class CompatibilitySession {
     readonly configured: ScimConnectorSettings,
     private readonly secrets: SecretStore,
     private readonly logger?: Logger,
+    private readonly now: () => Date = () => new Date(),
   ) {
     this.settings = configured;
     this.connector = this.build(configured);
@@ -116,6 +122,18 @@ export class CompatibilitySession {
       return { result, evidence: this.bucket };
     } finally {
       this.bucket = [];
+    }
+  }
+
+  /**
+   * Records what one write step of the run changed on the test account, as the step's own
+   * answers decided (DESIGN invariant 9), failed steps too: each step is one journal step.
+   */
+  made(changes: readonly EffectiveChange[]): void {
+    const step = this.changeSteps++;
+    const at = this.now().toISOString();
+    for (const change of changes) {
+      this.changes.push({ ...change, step, accountId: this.testAccount, at });
     }
   }
 

@@ -1,6 +1,7 @@
 import type { AccountProfile, TargetAccount } from '../../domain/account';
 import type { AccountAction } from '../../domain/account-step';
 import { ProvisioningError } from '../../domain/errors';
+import type { EffectiveChange } from '../../domain/journal-entry';
 import type { MembershipAction } from '../../domain/membership-plan';
 import type { StepOutcome } from '../../domain/step-outcome';
 import { runAccountStep, runMembershipStep } from '../direct-io';
@@ -8,6 +9,11 @@ import type { ScimConnector } from './scim-connector';
 import { scimUrl } from './scim-paths';
 
 const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+
+/** Where a write step's effective changes go: the run's session, for the journal. */
+export interface ChangeLog {
+  made(changes: readonly EffectiveChange[]): void;
+}
 
 /**
  * How a write the procedure confirmed was seen, for a verdict's note (DESIGN invariant 11: it
@@ -38,12 +44,15 @@ function throwIfFailed(outcome: StepOutcome): StepOutcome {
  * machine production runs: read before, write, read back), directly on the connector.
  */
 export async function changeMembership(
+  s: ChangeLog,
   connector: ScimConnector,
   account: TargetAccount,
   action: Extract<MembershipAction, 'grant' | 'revoke'>,
   groupId: string,
 ): Promise<StepOutcome> {
-  return throwIfFailed(await runMembershipStep(connector, account, action, [groupId]));
+  const outcome = await runMembershipStep(connector, account, action, [groupId]);
+  s.made(outcome.changes);
+  return throwIfFailed(outcome);
 }
 
 /**
@@ -51,13 +60,16 @@ export async function changeMembership(
  * an update writes `changes`.
  */
 export async function changeAccount(
+  s: ChangeLog,
   connector: ScimConnector,
   account: TargetAccount,
   action: Exclude<AccountAction, 'create' | 'setPassword'>,
   changes: Omit<AccountProfile, 'accountId'> = {},
 ): Promise<StepOutcome> {
   const profile = { ...changes, accountId: account.accountId };
-  return throwIfFailed(await runAccountStep(connector, account, action, undefined, profile));
+  const outcome = await runAccountStep(connector, account, action, undefined, profile);
+  s.made(outcome.changes);
+  return throwIfFailed(outcome);
 }
 
 function groupContext(connector: ScimConnector, displayName: string) {

@@ -1,5 +1,6 @@
 import type { CompatibilityReport } from '../../connectors/scim/compatibility-report';
 import type { AccountRecord } from '../../domain/account-record';
+import { compatibilityJournalEntries } from '../../domain/compatibility-journal';
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
 import type { LeaseResult } from '../../store/account-state';
 import type { ImportState } from '../../store/connector-states';
@@ -152,6 +153,7 @@ export function serviceActivities(services: ServicesProvider) {
           ...(input.groupName === undefined ? {} : { groupName: input.groupName }),
         });
         await s.compatibility.keep(report);
+        await journalRunChanges(s, report);
         s.logger.info(`compatibility run of connector ${input.connector}: ${report.verdict}`, {
           connector: input.connector,
           ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
@@ -160,6 +162,26 @@ export function serviceActivities(services: ServicesProvider) {
       });
     },
   };
+}
+
+/**
+ * Journals the changes the run made on the target. Not retried as a whole when that fails:
+ * a second run would make changes of its own; the error names the report that lists them.
+ */
+async function journalRunChanges(s: WorkflowServices, report: CompatibilityReport): Promise<void> {
+  const entries = compatibilityJournalEntries(report);
+  if (entries.length === 0) return;
+  try {
+    await s.journal.record(entries);
+  } catch (error) {
+    if (!isProvisioningError(error)) throw error;
+    throw new ProvisioningError(
+      error.code,
+      `the compatibility run of connector "${report.connector}" made ${entries.length} change(s) ` +
+        `on the target (its kept result lists them), but journaling them failed: ${error.message}`,
+      { retryable: false, object: report.connector, cause: error },
+    );
+  }
 }
 
 /**

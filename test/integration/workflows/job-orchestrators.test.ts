@@ -147,6 +147,20 @@ describe('compatibility run job', () => {
     expect(changes).toContain('account created');
     expect(changes.at(-1)).toBe('account deleted');
     expect(bench.sandboxes.scim.getUser(run.testAccount)).toBeUndefined();
+    // Every change the run made on the server is in the journal, once, under the job: the
+    // test account's membership of a group of the catalogue too.
+    const truth = bench.sandboxes.scim
+      .truthLog()
+      .filter((event) => event.accountId === run.testAccount)
+      .map((event) => `${event.change} ${event.groupId ?? ''}`.trim());
+    expect(truth).toContain(`member added ${run.group?.id}`);
+    const journal = await bench.journal(SCIM, run.testAccount);
+    expect(journal.map((entry) => `${entry.change} ${entry.groupId ?? ''}`.trim()).sort()).toEqual(
+      [...truth].sort(),
+    );
+    expect(journal.every((entry) => entry.requestId === 'compat-scim')).toBe(true);
+    expect(journal[0]).toMatchObject({ requestedBy: 'compatibility run' });
+    expect(run.changes?.length).toBe(journal.length);
     const status = await bench.runtime.driver.getStatus(jobInstanceId('compat-scim'));
     expect(status?.customStatus).toMatchObject({ status: 'succeeded' });
     expect(status?.customStatus).not.toHaveProperty('result');
