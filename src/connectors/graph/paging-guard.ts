@@ -20,9 +20,9 @@ export const EMPTY_PAGES_IN_A_ROW_LIMIT = 100;
  */
 export class PagingGuard {
   private readonly followed = new Set<string>();
-  private emptyInARow = 0;
-
   private readonly subject: string;
+  private pages = 0;
+  private emptyInARow = 0;
 
   constructor(
     private readonly read: Pick<GraphErrorContext, 'connector' | 'subject' | 'object'>,
@@ -34,8 +34,8 @@ export class PagingGuard {
 
   /** Checks the page just read (its item count) and the link it gives to the next one. */
   follow(items: number, nextLink: string): void {
+    const pages = ++this.pages;
     this.emptyInARow = items === 0 ? this.emptyInARow + 1 : 0;
-    const pages = this.followed.size;
     if (this.followed.has(nextLink)) {
       throw new ProvisioningError(
         'TARGET_RESPONSE_INVALID',
