@@ -33,6 +33,45 @@ afterAll(async () => {
   await server.close();
 });
 
+/**
+ * Two membership removals sent through a real transport on a virtual clock, with
+ * `maxRetries` for both the transport and the batch's 503/504 rounds.
+ */
+async function sendTwoRemovals(maxRetries: number) {
+  let clock = 0;
+  const now = () => clock;
+  const sleep = async (ms: number) => {
+    clock += ms;
+  };
+  const transport = new HttpTransport({
+    target: 'entra',
+    timeoutMs: 2_000,
+    maxRetries,
+    concurrency: 4,
+    now,
+    sleep,
+  });
+  const http = new GraphHttp(server.url, transport);
+  const answers = await sendBatch(
+    http,
+    ['0', '1'].map((id) => ({
+      id,
+      method: 'DELETE' as const,
+      url: `/groups/g/members/u${id}/$ref`,
+    })),
+    { sleep, now, maxRetries },
+    {
+      connector: 'entra',
+      task: 'writeMemberships',
+      subject: 'writes',
+      object: 'g',
+      notFound: 'GROUP_NOT_FOUND',
+    },
+  );
+  await transport.close();
+  return { answers, gate: transport.gate.stats };
+}
+
 describe('sendBatch through the transport', () => {
   it('a sub-response 429 pauses every caller of the target and lowers its concurrency, then is re-sent', async () => {
     // The first $batch answer throttles one sub-request; later ones apply everything.
@@ -40,37 +79,7 @@ describe('sendBatch through the transport', () => {
       round === 1 && id === '1'
         ? { status: 429, headers: { 'Retry-After': '3' }, body: {} }
         : undefined;
-    let clock = 0;
-    const now = () => clock;
-    const sleep = async (ms: number) => {
-      clock += ms;
-    };
-    const transport = new HttpTransport({
-      target: 'entra',
-      timeoutMs: 2_000,
-      maxRetries: 2,
-      concurrency: 4,
-      now,
-      sleep,
-    });
-    const http = new GraphHttp(server.url, transport);
-    const answers = await sendBatch(
-      http,
-      ['0', '1'].map((id) => ({
-        id,
-        method: 'DELETE' as const,
-        url: `/groups/g/members/u${id}/$ref`,
-      })),
-      { sleep, now, maxRetries: 2 },
-      {
-        connector: 'entra',
-        task: 'writeMemberships',
-        subject: 'writes',
-        object: 'g',
-        notFound: 'GROUP_NOT_FOUND',
-      },
-    );
-    await transport.close();
+    const { answers, gate } = await sendTwoRemovals(2);
     expect(rounds).toBe(2);
     expect(answers.get('0')).toMatchObject({
       status: 204,
@@ -83,7 +92,7 @@ describe('sendBatch through the transport', () => {
       throttledWaitMs: 3_000,
       maybeAppliedBefore: false,
     });
-    expect(transport.gate.stats).toMatchObject({
+    expect(gate).toMatchObject({
       limit: 2,
       pausedUntil: 3_000,
       throttleWaitMs: 3_000,
@@ -99,39 +108,8 @@ describe('sendBatch through the transport', () => {
             body: { error: { code: 'serviceNotAvailable', message: 'Retry later.' } },
           }
         : undefined;
-    let clock = 0;
-    const now = () => clock;
-    const sleep = async (ms: number) => {
-      clock += ms;
-    };
-    const transport = new HttpTransport({
-      target: 'entra',
-      timeoutMs: 2_000,
-      maxRetries: 0,
-      concurrency: 4,
-      now,
-      sleep,
-    });
-    const http = new GraphHttp(server.url, transport);
-    const answers = await sendBatch(
-      http,
-      ['0', '1'].map((id) => ({
-        id,
-        method: 'POST' as const,
-        url: `/groups/g/members/$ref`,
-        body: { '@odata.id': `https://graph.example/v1.0/directoryObjects/u${id}` },
-      })),
-      // No retry of a failure is allowed: only the throttle budget lets the 503 be re-sent.
-      { sleep, now, maxRetries: 0 },
-      {
-        connector: 'entra',
-        task: 'writeMemberships',
-        subject: 'writes',
-        object: 'g',
-        notFound: 'GROUP_NOT_FOUND',
-      },
-    );
-    await transport.close();
+    // No retry of a failure is allowed: only the throttle budget lets the 503 be re-sent.
+    const { answers, gate } = await sendTwoRemovals(0);
     expect(rounds).toBe(2);
     expect(answers.get('1')).toMatchObject({
       status: 204,
@@ -139,6 +117,6 @@ describe('sendBatch through the transport', () => {
       // A gateway's 503 may come after the directory committed the change.
       maybeAppliedBefore: true,
     });
-    expect(transport.gate.stats).toMatchObject({ pausedUntil: 4_000, throttleWaitMs: 4_000 });
+    expect(gate).toMatchObject({ pausedUntil: 4_000, throttleWaitMs: 4_000 });
   });
 });
