@@ -3,6 +3,7 @@ import { ProvisioningError } from '../../domain/errors';
 import { parseRetryAfter } from '../http/retry-after';
 import {
   failedWait,
+  isThrottled,
   startProgress,
   throttledWait,
   throttledWaitOf,
@@ -164,21 +165,23 @@ export async function sendBatch(
     let throttledAnswers = 0;
     const throttled: BatchRequest[] = [];
     const failed: BatchRequest[] = [];
-    for (const response of answers.flat()) {
+    for (const answer of answers.flat()) {
+      // The one reading of this sub-response's Retry-After: the quota, the retry rule and
+      // the caller's message all take it from here.
+      const hinted = parseRetryAfter(answer.headers['retry-after'], options.now());
+      const response = hinted === undefined ? answer : { ...answer, retryAfterMs: hinted };
       const ofQuota = http.learn(response, byId.get(response.id)!);
-      if (response.status === 429 && !ofQuota) pauseAll = true;
+      // graph-behaviour.md: a 429, or a 503 that says how long to wait, is Graph throttling
+      // the app: every caller pauses, and it is waited out on the throttle budget, not on
+      // maxRetries. A 503 (either kind) may come after the directory committed the change.
+      const throttling = isThrottled(response.status, hinted);
+      if (throttling && !ofQuota) pauseAll = true;
       const sub = progress.get(response.id)!;
       const maybeAppliedBefore = sub.maybeApplied;
-      const hinted = parseRetryAfter(response.headers['retry-after'], options.now());
-      if (response.status === 429) throttledAnswers++;
-      // Only a 429 pauses every caller: a 503/504 is re-sent within maxRetries.
-      const wait =
-        response.status === 429
-          ? throttledWait(response.status, hinted, 0, sub, limits)
-          : failedWait(response.status, hinted, sub, limits);
-      // graph-behaviour.md: a 503 may come after the directory committed the change, and a
-      // sub-response does not say which gateway answered it, Retry-After or not.
-      if (wait !== undefined && response.status === 503) sub.maybeApplied = true;
+      if (throttling) throttledAnswers++;
+      const wait = throttling
+        ? throttledWait(response.status, hinted, 0, sub, limits)
+        : failedWait(response.status, hinted, sub, limits);
       // A sub-request re-sent gets this entry replaced by its next answer.
       results.set(response.id, {
         ...response,
@@ -188,7 +191,7 @@ export async function sendBatch(
         maxThrottleWaitMs,
       });
       if (wait === undefined) continue;
-      if (response.status === 429) {
+      if (throttling) {
         throttled.push(byId.get(response.id)!);
         pauseMs = Math.max(pauseMs, wait);
       } else {
@@ -206,19 +209,20 @@ export async function sendBatch(
 }
 
 /**
- * A `$batch` answer some of whose sub-responses are 429 other than the quota's (which its
- * bucket accounts for): the gate counts it as throttled.
+ * A `$batch` answer some of whose sub-responses are throttling (a 429 other than the quota's,
+ * which its bucket accounts for, or a 503 with Retry-After): the gate counts it as throttled.
  */
 function hasThrottledPart(result: { body: unknown }): boolean {
   return (
     isRecord(result.body) &&
     Array.isArray(result.body.responses) &&
-    result.body.responses.some(
-      (response) =>
-        isRecord(response) &&
-        response.status === 429 &&
-        quotaNamed(lowerCased(response.headers)) === undefined,
-    )
+    result.body.responses.some((response) => {
+      if (!isRecord(response) || typeof response.status !== 'number') return false;
+      const headers = lowerCased(response.headers);
+      // Whether it says how long to wait: the clock does not matter to that.
+      const throttling = isThrottled(response.status, parseRetryAfter(headers['retry-after'], 0));
+      return throttling && (response.status !== 429 || quotaNamed(headers) === undefined);
+    })
   );
 }
 

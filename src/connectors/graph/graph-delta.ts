@@ -3,6 +3,7 @@ import type { GraphContext } from './graph-context';
 import { mapGraphError, readGraphError, type GraphErrorContext } from './graph-error-mapper';
 import type { GraphCall } from './graph-http';
 import { isRecord, type GraphObject } from './graph-objects';
+import { PagingGuard } from './paging-guard';
 
 /**
  * Graph's answers for a delta link it no longer knows: 400 `syncStateNotFound` for identity
@@ -35,6 +36,7 @@ export async function* deltaRoundPages(
     // Settings changed since the link was saved: it must never carry the token elsewhere.
     throw deltaLinkExpired(context, job, `the saved delta link is not one of ${context.http.root}`);
   }
+  const guard = new PagingGuard(errors, context.http.url(start.path, start.query));
   let next: GraphCall = start;
   for (;;) {
     const result = await context.http.send(next);
@@ -53,6 +55,7 @@ export async function* deltaRoundPages(
       return;
     }
     yield { value: page.value };
+    guard.follow(page.value.length, page.nextLink);
     next = { method: 'GET', path: page.nextLink };
   }
 }

@@ -1,4 +1,4 @@
-import { ProvisioningError } from '../../domain/errors';
+import { isProvisioningError, ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { sendBatch, type BatchRequest, type BatchResponse } from './graph-batch';
 import { groupErrorContext, errorContext, noSuchGroupId, type GraphContext } from './graph-context';
@@ -110,27 +110,62 @@ export async function readGroupsById(
   const malformed = ids.find((id) => !isObjectId(id));
   if (malformed !== undefined) throw noSuchGroupId(context, malformed);
   const found = new Map<string, GraphObject>();
-  const notFound = (id: string) => groupErrorContext(context, id);
-  if (ids.length <= SINGLE_CALL_LIMIT) {
-    await Promise.all(
-      ids.map(async (id) => {
-        const result = await context.http.expect(
-          { method: 'GET', path: `/groups/${segment(id)}`, query: { $select: GROUP_SELECT } },
-          [200],
-          notFound(id),
-        );
-        if (isRecord(result.body)) found.set(id, result.body);
-      }),
-    );
-    return found;
-  }
-  for (const { id, response } of await batchReadGroups(context, ids, notFound('$batch'))) {
-    if (response?.status !== 200 || !isRecord(response.body)) {
-      throw groupReadFailure(response, id, notFound(id));
-    }
-    found.set(id, response.body);
+  for (const [id, group] of await probeGroupsById(context, ids)) {
+    if (group instanceof ProvisioningError) throw group;
+    found.set(id, group);
   }
   return found;
+}
+
+/**
+ * Each group's own answer to a read by id, in the order asked: the group, or the error of its
+ * read (`GROUP_NOT_FOUND` when it does not exist, whatever else when the read could not
+ * tell). Throws only when a `$batch` envelope as a whole fails: then no group was answered.
+ */
+export async function probeGroupsById(
+  context: GraphContext,
+  ids: readonly string[],
+): Promise<Map<string, GraphObject | ProvisioningError>> {
+  const answers = new Map<string, GraphObject | ProvisioningError>();
+  const valid = ids.filter((id) => isObjectId(id));
+  if (valid.length <= SINGLE_CALL_LIMIT) {
+    await Promise.all(valid.map(async (id) => answers.set(id, await readOneGroup(context, id))));
+  } else {
+    const notFound = (id: string) => groupErrorContext(context, id);
+    for (const { id, response } of await batchReadGroups(context, valid, notFound('$batch'))) {
+      answers.set(
+        id,
+        response?.status === 200 && isRecord(response.body)
+          ? response.body
+          : groupReadFailure(response, id, notFound(id)),
+      );
+    }
+  }
+  return new Map(
+    ids.map((id) => [id, isObjectId(id) ? answers.get(id)! : noSuchGroupId(context, id)]),
+  );
+}
+
+async function readOneGroup(
+  context: GraphContext,
+  id: string,
+): Promise<GraphObject | ProvisioningError> {
+  try {
+    const result = await context.http.expect(
+      { method: 'GET', path: `/groups/${segment(id)}`, query: { $select: GROUP_SELECT } },
+      [200],
+      groupErrorContext(context, id),
+    );
+    if (isRecord(result.body)) return result.body;
+    return new ProvisioningError(
+      'TARGET_RESPONSE_INVALID',
+      `connector "${context.settings.name}": ${result.describe} answered 200 without a group`,
+      { object: id },
+    );
+  } catch (error) {
+    if (isProvisioningError(error)) return error;
+    throw error;
+  }
 }
 
 /**
@@ -156,7 +191,7 @@ export function groupReadFailure(
   response: BatchResponse | undefined,
   id: string,
   context: GraphErrorContext,
-): Error {
+): ProvisioningError {
   return mapGraphError(
     response ?? { status: 0, headers: {}, body: undefined, describe: `GET /groups/${id}` },
     context,

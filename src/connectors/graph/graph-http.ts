@@ -4,6 +4,7 @@ import type { HttpMethod, HttpResult, HttpTransport } from '../http/transport';
 import { mapGraphError, type GraphErrorContext } from './graph-error-mapper';
 import { isRecord, type GraphObject } from './graph-objects';
 import { graphCallCost } from './graph-quota';
+import { PagingGuard } from './paging-guard';
 import { graphQuery, type GraphQuery } from './graph-urls';
 
 /** One Graph v1.0 call, relative to `{graph_endpoint}/v1.0`, or an absolute nextLink. */
@@ -100,14 +101,17 @@ export class GraphHttp {
   /**
    * Every page of a list (spec: Connector B rule 2): `@odata.nextLink` followed verbatim
    * until absent (graph-behaviour.md). Pages are yielded as they come: memory does not
-   * grow with the list.
+   * grow with the list. A link that repeats, or empty pages that keep linking on, end the
+   * read with an error (PagingGuard) rather than loop forever.
    */
   async *pages(call: GraphCall, context: GraphErrorContext): AsyncGenerator<GraphObject[]> {
+    const guard = new PagingGuard(context, this.url(call.path, call.query));
     let next: GraphCall | undefined = call;
     while (next !== undefined) {
       const result = await this.expect(next, [200], context);
       const page = readPage(result.body, result.describe);
       yield page.value;
+      if (page.nextLink !== undefined) guard.follow(page.value.length, page.nextLink);
       next = page.nextLink === undefined ? undefined : { method: 'GET', path: page.nextLink };
     }
   }

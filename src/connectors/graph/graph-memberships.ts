@@ -18,6 +18,7 @@ import {
 import { isGroupObject, toGroupLink, type GraphObject } from './graph-objects';
 import { directoryObjectRef, segment } from './graph-urls';
 import { notWritableReason } from './group-writability';
+import { refuseMissingGroups } from './missing-groups';
 
 /**
  * Spec: Membership write procedure, steps 1 and 4: every direct group of the account,
@@ -124,7 +125,7 @@ export async function writeMemberships(
     }
     if (failures.length > 0) throw failedWriteCall(failures, written);
   }
-  await refuseMissingGroups(context, written, groups);
+  await refuseMissingGroups(context, account, written, groups);
   return written;
 }
 
@@ -194,33 +195,6 @@ async function nothingSentIfFails<T>(work: Promise<T>): Promise<T> {
       details: { ...error.details, written: [], failed: [] },
       cause: error,
     });
-  }
-}
-
-/**
- * A 404 to an add names a member Graph does not know, or a group that is gone (one the
- * catalogue vouched for, not read before): a read of the group tells which.
- */
-async function refuseMissingGroups(
-  context: GraphContext,
-  written: MembershipWriteAnswer[],
-  read: ReadonlyMap<string, GraphObject>,
-): Promise<void> {
-  const unknown = written
-    .filter((answer) => answer.outcome === 'accountNotFound' && !read.has(answer.groupId))
-    .map((answer) => answer.groupId);
-  if (unknown.length === 0) return;
-  try {
-    await readGroupsById(context, unknown);
-  } catch (error) {
-    if (isProvisioningError(error) && error.code === 'GROUP_NOT_FOUND') {
-      const gone = written.filter((answer) => answer.outcome === 'accountNotFound');
-      throw failedWriteCall(
-        gone.map((write) => ({ write, error, maybeApplied: false })),
-        written.filter((answer) => answer.outcome !== 'accountNotFound'),
-      );
-    }
-    throw error;
   }
 }
 

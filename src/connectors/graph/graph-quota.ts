@@ -96,8 +96,7 @@ export class GraphQuota implements QuotaBudget {
     const writes = this.buckets.get('writes')!;
     const units = this.buckets.get('units')!;
     if (answer.status === 429) {
-      const retryAfter = Number(headers['retry-after']);
-      const waitMs = Number.isFinite(retryAfter) ? retryAfter * 1000 : 0;
+      const waitMs = answer.retryAfterMs ?? 0;
       const named = quotaNamed(headers);
       for (const bucket of named ?? Object.keys(cost).filter((name) => (cost[name] ?? 0) > 0)) {
         (bucket === 'writes' ? writes : units).emptyUntil(now + waitMs, now);

@@ -14,6 +14,7 @@ import { batchOptions } from './graph-groups';
 import { readPage } from './graph-http';
 import { odataString, segment } from './graph-urls';
 import { toUserPrincipalName } from './graph-user-payload';
+import { PagingGuard } from './paging-guard';
 
 /** Graph's group delta: at most 50 ids in `$filter=id eq ... or ...`. */
 const MAX_FILTERED_GROUPS = 50;
@@ -221,6 +222,8 @@ async function directGroups(
   first: BatchResponse,
 ): Promise<Set<string> | undefined> {
   const groups = new Set<string>();
+  const errors = errorContext(context, 'readAccountGroups', first.describe, context.settings.name);
+  const guard = new PagingGuard(errors);
   let page = readPage(first.body, first.describe);
   for (;;) {
     for (const object of page.value) {
@@ -229,11 +232,8 @@ async function directGroups(
     }
     if (page.nextLink === undefined) return groups;
     try {
-      const next = await context.http.expect(
-        { method: 'GET', path: page.nextLink },
-        [200],
-        errorContext(context, 'readAccountGroups', first.describe, context.settings.name),
-      );
+      guard.follow(page.value.length, page.nextLink);
+      const next = await context.http.expect({ method: 'GET', path: page.nextLink }, [200], errors);
       page = readPage(next.body, next.describe);
     } catch (error) {
       if (isProvisioningError(error)) return undefined;

@@ -12,12 +12,29 @@ import { readString, type GraphObject } from './graph-objects';
 export const USER_SELECT = 'id,userPrincipalName,displayName,accountEnabled';
 
 /**
- * Spec: Account attributes sent to the directory on create: the properties the connector
- * sets itself; a Mapping that names one is refused at start-up.
+ * The properties the connector sets itself; a Mapping that names one is refused at start-up,
+ * because the connector's value would silently win over it on create (`toGraphUser` spreads
+ * the Mapping first). Spec: Account attributes sent to the directory on create: the table
+ * (userPrincipalName, mailNickname, accountEnabled, passwordProfile) is the connector's.
+ * displayName, givenName and surname are not in that table, but the request carries them as
+ * its own fields (display name, given and family name) and the connector writes them on
+ * create and update, as connector A does for displayName and name: a Mapping onto them would
+ * be a second source for one property. Every other simple property (`department`, `jobTitle`,
+ * `mail`, `employeeId`, ...) is a "further attribute" the Mapping may set.
  */
 export const GRAPH_MANAGED_PROPERTIES: ManagedAttributes = {
-  names: ['id', 'userPrincipalName', 'mailNickname', 'accountEnabled', 'passwordProfile'],
-  reason: 'spec: userPrincipalName is the account ID; the create table is sent by the connector',
+  names: [
+    'id',
+    'userPrincipalName',
+    'mailNickname',
+    'accountEnabled',
+    'passwordProfile',
+    'displayName',
+    'givenName',
+    'surname',
+  ],
+  reason:
+    "spec: userPrincipalName is the account ID and the create table is sent by the connector; displayName, givenName and surname come from the request's displayName, givenName and familyName",
 };
 
 /** Exchange alias rules: ASCII atext and dots, at most 64 characters. */

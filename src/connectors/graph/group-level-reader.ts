@@ -7,6 +7,7 @@ import { mapGraphError } from './graph-error-mapper';
 import { readPage } from './graph-http';
 import { isGroupObject, toGroupLink, type GraphObject } from './graph-objects';
 import { segment } from './graph-urls';
+import { PagingGuard } from './paging-guard';
 import { batchOptions, SINGLE_CALL_LIMIT } from './graph-groups';
 
 /** A group's read: its neighbours that are groups, and how many objects of every kind it read. */
@@ -95,10 +96,13 @@ export async function readLevel(
         return;
       }
       const objects = [...first.value];
+      const guard = new PagingGuard(errors(id));
+      let last = first.value.length;
       let next = first.nextLink;
       let chain = 0;
       while (next !== undefined) {
         const link = next;
+        guard.follow(last, link);
         const page = await branch(() => firstPage(context, link, id));
         chain++;
         if ('unreadable' in page) {
@@ -107,6 +111,7 @@ export async function readLevel(
           return;
         }
         objects.push(...page.value);
+        last = page.value.length;
         next = page.nextLink;
       }
       longestChain = Math.max(longestChain, chain);

@@ -23,7 +23,10 @@ export interface AttemptWatch {
 export interface CallObserver {
   /** An attempt is about to be sent (its credentials are ready): retries are attempts too. */
   attempt(call: { method: string; url: URL }): AttemptWatch;
-  /** Throttling answers inside one answer: the 429 sub-responses of a Graph `$batch`. */
+  /**
+   * Throttling answers inside one answer: the 429 (and 503 with Retry-After) sub-responses
+   * of a Graph `$batch`.
+   */
   throttledInside(answers: number): void;
   /** A call is done: the time it waited in all because its target throttled (0: none). */
   callEnded(throttledWaitMs: number): void;

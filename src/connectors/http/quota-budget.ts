@@ -8,6 +8,8 @@ export interface QuotaAnswer {
   status: number;
   /** Lower-cased names. */
   headers: Record<string, string>;
+  /** The wait its `Retry-After` asks for, as read once where the answer came in (parseRetryAfter). */
+  retryAfterMs?: number;
 }
 
 /**

@@ -1,15 +1,11 @@
-import { parseRetryAfter } from './retry-after';
-
 /** What a TARGET_THROTTLED message needs to know of the call whose 429 became its answer. */
 export interface ThrottledCall {
   throttledWaitMs?: number;
   throttledAnswers?: number;
   /** The wait the call was allowed; unknown when the answer did not come through a transport. */
   maxThrottleWaitMs?: number;
-  /** The wait the last 429's `Retry-After` asked for, as the transport read it. */
+  /** The wait the last 429's `Retry-After` asked for, as the transport (or `$batch`) read it. */
   retryAfterMs?: number;
-  /** The answer's headers: a `$batch` sub-response's `Retry-After` comes with no transport. */
-  headers?: Record<string, string>;
 }
 
 /**
@@ -44,19 +40,10 @@ export function throttledDetails(call: ThrottledCall): {
   throttledAnswers: number;
   retryAfterMs?: number;
 } {
-  const retryAfterMs = retryAfterOf(call);
+  const { retryAfterMs } = call;
   return {
     throttledWaitMs: call.throttledWaitMs ?? 0,
     throttledAnswers: Math.max(1, call.throttledAnswers ?? 1),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   };
-}
-
-function retryAfterOf(call: ThrottledCall): number | undefined {
-  if (call.retryAfterMs !== undefined) return call.retryAfterMs;
-  const value = call.headers?.['retry-after'];
-  // Without the transport's clock only delay-seconds can be read (what Graph's sub-responses say).
-  return value !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(value)
-    ? parseRetryAfter(value, 0)
-    : undefined;
 }

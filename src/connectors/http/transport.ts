@@ -57,7 +57,7 @@ export interface HttpResult {
   throttledAnswers: number;
   /** The throttle wait this call was allowed (`TransportOptions.maxThrottleWaitMs`): for messages. */
   maxThrottleWaitMs?: number;
-  /** The wait the answer's `Retry-After` asks for, read on the transport's clock. */
+  /** The wait the answer's `Retry-After` asks for, read once, on the transport's clock when it came. */
   retryAfterMs?: number;
   /** The raw text, redacted of every known secret. */
   text: string;
@@ -223,7 +223,7 @@ export class HttpTransport {
         }
         const ofQuota =
           call.cost !== undefined && this.options.budget?.learn(result, call.cost, now()) === true;
-        const hinted = parseRetryAfter(result.headers['retry-after'], now());
+        const hinted = result.retryAfterMs;
         const throttled = isThrottled(result.status, hinted);
         pass.leave(
           ofQuota
@@ -295,10 +295,8 @@ export class HttpTransport {
   }
 
   private finish(result: HttpResult, progress: CallProgress): HttpResult {
-    const retryAfterMs = parseRetryAfter(result.headers['retry-after'], this.options.now());
     return {
       ...result,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       maybeAppliedBefore: progress.maybeApplied,
       throttledWaitMs: throttledWaitOf(progress),
       throttledAnswers: progress.throttledAnswers,
@@ -399,12 +397,12 @@ export class HttpTransport {
       if (value !== undefined)
         responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
     }
+    // The one reading of the answer's Retry-After, on the clock of its arrival: the retry
+    // rule, the telemetry and the caller's message all take it from here.
+    const retryAfterMs = parseRetryAfter(responseHeaders['retry-after'], this.options.now());
     watch?.end({
       status: response.statusCode,
-      throttled: isThrottled(
-        response.statusCode,
-        parseRetryAfter(responseHeaders['retry-after'], this.options.now()),
-      ),
+      throttled: isThrottled(response.statusCode, retryAfterMs),
     });
     const text = this.redact(raw);
     this.options.observer?.({
@@ -425,6 +423,7 @@ export class HttpTransport {
       text,
       describe,
       attempts,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
       maybeAppliedBefore: false,
       throttledWaitMs: 0,
       throttledAnswers: 0,

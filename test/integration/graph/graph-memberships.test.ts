@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TargetAccount } from '../../../src/domain/account';
 import type { GraphConnector } from '../../../src/connectors/graph';
-import { ADMIN, requestLines, runMembership, startHarness, type Harness } from './graph-harness';
+import {
+  ADMIN,
+  failureOf,
+  requestLines,
+  runMembership,
+  startHarness,
+  type Harness,
+} from './graph-harness';
 
 /** Reads everything, writes accounts, but may not write memberships. */
 const READ_ONLY = {
@@ -168,6 +175,58 @@ describe('membership write procedure (the step machine, directly on the connecto
     await expect(
       graph.writeMemberships(account, { add: [gone], remove: [] }, {}, [gone]),
     ).rejects.toMatchObject({ code: 'GROUP_NOT_FOUND', object: gone });
+  });
+
+  it('a missing account: a gone group is GROUP_NOT_FOUND, a group that is there is ACCOUNT_NOT_FOUND, nothing written', async () => {
+    const { free } = await seed(0, 1);
+    const there = free[0]!;
+    const gone = harness.sandbox.addGroup({ displayName: `Gone ${userCount}` }).id;
+    harness.sandbox.deleteGroup(gone);
+    const ghost: TargetAccount = {
+      id: '00000000-0000-4000-8000-0000000000a1',
+      accountId: 'ghost@contoso.example',
+      enabled: true,
+    };
+    harness.sandbox.clearTruthLog();
+    const error = await failureOf(
+      graph.writeMemberships(ghost, { add: [there, gone], remove: [] }, {}, [there, gone]),
+    );
+    expect(error).toMatchObject({ code: 'GROUP_NOT_FOUND', object: gone });
+    expect(error.details?.written).toEqual([]);
+    expect(error.details?.failed).toEqual([
+      expect.objectContaining({ groupId: gone, code: 'GROUP_NOT_FOUND', maybeApplied: false }),
+      expect.objectContaining({ groupId: there, code: 'ACCOUNT_NOT_FOUND', maybeApplied: false }),
+    ]);
+    expect(harness.sandbox.truthLog()).toEqual([]);
+    expect(harness.sandbox.directMemberIds(there)).toEqual([]);
+  });
+
+  it('a read that cannot tell a gone group from an unknown member keeps the answers the call already got', async () => {
+    const { account, free } = await seed(0, 1);
+    const gone = harness.sandbox.addGroup({ displayName: `Gone ${userCount}` }).id;
+    harness.sandbox.deleteGroup(gone);
+    harness.sandbox.clearTruthLog();
+    // Both adds pass; the read of the gone group that follows is throttled beyond any wait.
+    harness.sandbox.setThrottle({ limit: 2, windowMs: 600_000, retryAfterSeconds: 3_600 });
+    const error = await failureOf(
+      harness
+        .connector()
+        .writeMemberships(account, { add: [free[0]!, gone], remove: [] }, {}, [free[0]!, gone]),
+    );
+    expect(error.code).toBe('TARGET_THROTTLED');
+    expect(error.message).toContain('the read of the group that tells whether');
+    const truth = harness.sandbox
+      .truthLog()
+      .filter((event) => event.userId === account.id)
+      .map((event) => [event.change, event.groupId]);
+    expect(truth).toEqual([['member added', free[0]]]);
+    // What the truth log shows is what the error hands on for the journal.
+    expect(error.details?.written).toEqual([
+      expect.objectContaining({ groupId: free[0], change: 'added', outcome: 'applied' }),
+    ]);
+    expect(error.details?.failed).toEqual([
+      expect.objectContaining({ groupId: gone, code: 'TARGET_THROTTLED', maybeApplied: false }),
+    ]);
   });
 
   it('answers "already a member" and "not a member" as already so', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTransport, type TransportOptions } from '../../../src/connectors/http/transport';
 import { mapScimError } from '../../../src/connectors/scim/error-mapper';
+import { GraphQuota } from '../../../src/connectors/graph/graph-quota';
 import { startTestServer, type TestServer } from '../../support/http-server';
 import { expectNoSecrets } from '../../support/no-secrets';
 
@@ -89,6 +90,34 @@ describe('HttpTransport', () => {
     expect(result.status).toBe(204);
     const [, second] = hits.get('/dated')!;
     expect(second!).toBeGreaterThanOrEqual(at.getTime() - 50);
+  });
+
+  it("waits out a quota 429's Retry-After in HTTP-date form before re-sending: one reading for the retry and the quota", async () => {
+    const clock = virtualClock();
+    scripts.set('/quota-dated', [
+      {
+        status: 429,
+        headers: {
+          'retry-after': new Date(5_000).toUTCString(),
+          'x-ms-throttle-information': 'WriteLimitExceeded',
+        },
+      },
+      { status: 204 },
+    ]);
+    const budget = new GraphQuota(
+      { writes: 100, writeSeconds: 150, resourceUnits: 1_000, resourceUnitSeconds: 10 },
+      0,
+    );
+    const t = transport({ ...clock, budget });
+    const result = await t.send({
+      method: 'POST',
+      url: `${server.url}/quota-dated`,
+      cost: { writes: 1, units: 1 },
+    });
+    await t.close();
+    expect(result).toMatchObject({ status: 204, attempts: 2 });
+    // The write bucket stayed empty until the date: the re-send went no earlier.
+    expect(clock.now()).toBeGreaterThanOrEqual(5_000);
   });
 
   it('gives up after the bounded retries and returns the last answer', async () => {

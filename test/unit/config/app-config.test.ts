@@ -138,6 +138,33 @@ describe('loadConfig', () => {
     expect(message).not.toContain('mapping.department');
   });
 
+  it('refuses a Graph Mapping onto the names the connector writes from the request', () => {
+    const message = problemsOf(() =>
+      configWith([
+        {
+          ...graph,
+          mapping: { displayName: 'fullName', GivenName: 'first', surname: 'last', mail: 'm' },
+        },
+      ]),
+    );
+    for (const key of ['displayName', 'GivenName', 'surname']) {
+      expect(message).toContain(`connector "entra": setting "mapping.${key}": the connector sets`);
+    }
+    expect(message).toContain("come from the request's displayName, givenName and familyName");
+    expect(message).not.toContain('mapping.mail');
+  });
+
+  it('accepts a Graph Mapping of further simple properties', () => {
+    const config = configWith([
+      { ...graph, mapping: { department: 'dept', jobTitle: 'title', mail: 'email' } },
+    ]);
+    expect(config.connectors[0]).toHaveProperty('mapping', {
+      department: 'dept',
+      jobTitle: 'title',
+      mail: 'email',
+    });
+  });
+
   it('accepts a Mapping of further simple and extension attributes', () => {
     const config = configWith([
       {

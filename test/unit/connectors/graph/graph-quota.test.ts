@@ -46,12 +46,16 @@ describe('GraphQuota: corrected by what Graph answers', () => {
   const waitFor = (q: GraphQuota, name: string, units: number) =>
     q.buckets.get(name)!.take(units, 0);
 
-  it('empties the bucket a 429 names until its Retry-After', () => {
+  it('empties the bucket a 429 names until its Retry-After, as the transport read it', () => {
     const q = quota();
     q.learn(
       {
         status: 429,
-        headers: { 'retry-after': '7', 'x-ms-throttle-information': 'WriteLimitExceeded' },
+        headers: {
+          'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT',
+          'x-ms-throttle-information': 'WriteLimitExceeded',
+        },
+        retryAfterMs: 7_000,
       },
       { units: 1, writes: 1 },
       0,
