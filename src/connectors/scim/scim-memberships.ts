@@ -299,11 +299,20 @@ export function readMemberValues(group: Record<string, unknown>): string[] | und
 }
 
 /**
- * Whether a member list holds `value`. Compared without case: servers keep member values as
- * they keep userNames, which RFC 7643 compares case-insensitively (`Ada` may be listed as
- * `ada`), and an exact comparison would miss a change the server made.
+ * A member value in the form member values are compared in: without case. Servers keep
+ * member values as they keep userNames, which RFC 7643 compares case-insensitively (`Ada`
+ * may be listed as `ada`), and an exact comparison would miss a change the server made.
+ * Writes and reconciliation alike compare through it.
+ *
+ * @example
+ * memberValueKey('Ada.Lovelace'); // 'ada.lovelace'
  */
+export function memberValueKey(value: string): string {
+  return value.toLowerCase();
+}
+
+/** Whether a member list holds `value` ({@link memberValueKey}). */
 function listsMember(members: readonly string[] | undefined, value: string): boolean {
-  const wanted = value.toLowerCase();
-  return members?.some((member) => member.toLowerCase() === wanted) === true;
+  const wanted = memberValueKey(value);
+  return members?.some((member) => memberValueKey(member) === wanted) === true;
 }

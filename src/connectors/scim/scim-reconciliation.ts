@@ -11,7 +11,7 @@ import { interpretListResponse } from './list-response';
 import { readAllPages } from './pager';
 import type { ScimHttp } from './scim-http';
 import type { MembershipChecks } from './membership-check';
-import { readMemberValues } from './scim-memberships';
+import { memberValueKey, readMemberValues } from './scim-memberships';
 import { scimUrl } from './scim-paths';
 import type { ScimConnectorSettings } from './scim-settings';
 import { readBoolean } from './user-mapping';
@@ -47,8 +47,9 @@ export function scimReconciliation(
       accounts: 'GET /Users?attributes=id,userName,active (every page)',
       recheck: 'GET /Users/{id} and GET /Groups?filter=id eq "g" and members eq "u"',
     },
+    // Member lists are compared as the request path compares them: without case.
     memberKey: (account) =>
-      settings.memberValue === 'accountId' ? account.accountId : account.targetId,
+      memberValueKey(settings.memberValue === 'accountId' ? account.accountId : account.targetId),
     accountName: (accountId) => accountId,
     readMembers: (groupIds) => reads.readMembers(groupIds),
     readAccounts: () => reads.readAccounts(),
@@ -167,7 +168,7 @@ class ScimReconciliationReads {
       }
       // The member list shows a member; its absence may be a list cut short.
       const members = await listed(groupId);
-      if (members?.has(item.key) === true) {
+      if (members?.has(memberValueKey(item.key)) === true) {
         if (member === false) this.checks.filterMissed(groupId, item.key);
         result.memberOf[groupId] = true;
         result.evidence.push(`GET /Groups/${groupId}?attributes=members: lists "${item.key}"`);
@@ -241,7 +242,7 @@ class ScimReconciliationReads {
             : undefined;
       return [
         [
-          member.value,
+          memberValueKey(member.value),
           { kind: type === 'group' ? 'group' : 'user', ...(name === undefined ? {} : { name }) },
         ],
       ];
@@ -288,8 +289,9 @@ class ScimReconciliationReads {
     }
   }
 
+  /** The key member lists name the account by ({@link memberValueKey}). */
   private memberValue(userName: string, id: string): string {
-    return this.settings.memberValue === 'accountId' ? userName : id;
+    return memberValueKey(this.settings.memberValue === 'accountId' ? userName : id);
   }
 
   private context(subject: string, object: string) {
