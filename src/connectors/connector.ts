@@ -61,6 +61,13 @@ export interface LastLogonResult {
 }
 
 /**
+ * The most groups one live search answers with. A search that matches more is refused with
+ * a message to narrow it rather than cut short: a list that silently stops is a verdict the
+ * service did not see (DESIGN invariant 11).
+ */
+export const SEARCH_MATCH_LIMIT = 1000;
+
+/**
  * The Connector port (DESIGN: src/connectors). Methods that act on an account take it by the
  * target's id. Every write is idempotent where the spec allows it (invariant 4) and says
  * what the target answered: "already a member", "not a member", "already deleted" are
@@ -135,7 +142,10 @@ export interface Connector {
   readonly reconciliation?: ReconciliationReads;
   /** The group with exactly this display name, undefined when there is none. */
   findGroup(displayName: string): Promise<GroupRef | undefined>;
-  /** Groups whose display name contains the text. */
+  /**
+   * Groups whose display name contains the text, every page of the target's answer read; more
+   * than SEARCH_MATCH_LIMIT matches is REQUEST_INVALID asking to narrow the search.
+   */
   searchGroups(text: string): Promise<GroupRef[]>;
 
   /**

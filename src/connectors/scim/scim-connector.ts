@@ -20,6 +20,7 @@ import { createAnswerFault } from './create-answer';
 import { hasScimType, mapScimError, type ScimErrorContext } from './error-mapper';
 import { attributeFilter } from './filter';
 import { findFiltered } from './filtered-lookup';
+import { searchMatches } from './group-search';
 import { interpretListResponse, type ListPage } from './list-response';
 import { readAllPages } from './pager';
 import { activePatch, passwordPatch, patchOp } from './patch-op';
@@ -269,9 +270,18 @@ export class ScimConnector implements Connector {
     return match === undefined ? undefined : toGroupRef(match);
   }
 
-  /** Spec: Group search, operator `co`: the first page of matches. */
-  searchGroups(text: string): Promise<GroupRef[]> {
-    return this.queryGroups(attributeFilter('displayName', 'co', text));
+  /** Spec: Group search, operator `co`: every page of matches ({@link searchMatches}). */
+  async searchGroups(text: string): Promise<GroupRef[]> {
+    const filter = attributeFilter('displayName', 'co', text);
+    const matches = await searchMatches(
+      (startIndex) =>
+        this.filteredPage('Groups', filter, startIndex, this.groupContext(filter), {
+          excludedAttributes: 'members',
+        }),
+      text,
+      `connector "${this.name}"`,
+    );
+    return matches.flatMap((resource) => toGroupRef(resource) ?? []);
   }
 
   /** How this server's memberships are checked, once the first membership read decided it. */
@@ -312,22 +322,6 @@ export class ScimConnector implements Connector {
 
   close(): Promise<void> {
     return this.http.close();
-  }
-
-  private async queryGroups(filter: string): Promise<GroupRef[]> {
-    const result = await this.http.send({
-      method: 'GET',
-      url: scimUrl(this.settings.baseUrl, 'Groups', undefined, {
-        filter,
-        count: this.settings.pageSize,
-        excludedAttributes: 'members',
-      }),
-      accept: [200, 404],
-      context: this.groupContext(filter),
-    });
-    if (result.status === 404) return [];
-    const page = interpretListResponse(result.body, result.describe);
-    return page.resources.flatMap((resource) => toGroupRef(resource) ?? []);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { ScimConnector } from '../../../src/connectors/scim/scim-connector';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SEARCH_MATCH_LIMIT } from '../../../src/connectors/connector';
 import type { ScimQuirks } from '../../../src/sandbox/scim';
 import { createdAccount, runMembership } from '../../support/membership-procedure';
 import { startScimTarget, type ScimTarget } from '../../support/scim-target';
@@ -61,6 +62,34 @@ describe('connector A paging across server quirks', () => {
       accounts.push(`${account.accountId}:${account.enabled}`);
     expect(accounts).toHaveLength(8);
     expect(accounts).toContain('u2:false');
+  });
+
+  it('a group search reads every page of matches from a server that caps count', async () => {
+    const t = await withQuirks({ maxCount: 3 }, { pageSize: 50 });
+    t.sandbox.seedGroups([
+      ...Array.from({ length: 8 }, (_, i) => ({ displayName: `Team ${i}` })),
+      { displayName: 'Finance' },
+    ]);
+    t.sandbox.clearRequests();
+    const found = (await t.connector.searchGroups('team')).map((group) => group.displayName);
+    // The truth: every group whose name contains the text, each once.
+    expect(found.sort()).toEqual(Array.from({ length: 8 }, (_, i) => `Team ${i}`));
+    expect(t.sandbox.requests.map((r) => r.query.startIndex)).toEqual(['1', '4', '7']);
+    expect(t.sandbox.requests.every((r) => r.query.filter === 'displayName co "team"')).toBe(true);
+  });
+
+  it('a group search that matches more than the limit asks to narrow it, not cut short', async () => {
+    const t = await withQuirks({ maxCount: 200 }, { pageSize: 200 });
+    t.sandbox.seedGroups(
+      Array.from({ length: SEARCH_MATCH_LIMIT + 1 }, (_, i) => ({ displayName: `Broad ${i}` })),
+    );
+    await expect(t.connector.searchGroups('Broad')).rejects.toMatchObject({
+      code: 'REQUEST_INVALID',
+      object: 'Broad',
+      message: expect.stringContaining(
+        `more than ${SEARCH_MATCH_LIMIT} groups containing "Broad": narrow the search`,
+      ),
+    });
   });
 
   it('refuses to return a silently short catalogue from a capped server that ignores startIndex', async () => {
