@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { z } from 'zod';
 import type { DriftFinding } from '../domain/drift-finding';
+import { isProvisioningError } from '../domain/errors';
 import { notRestorable, planRestore, type RestoreRequest } from '../domain/drift-restore';
 import { requestInstanceId } from '../workflows/names';
 import type { OrchestrationClient } from '../workflows/orchestration-client';
@@ -115,28 +116,55 @@ export function driftRestoreHandler(deps: ApiDeps) {
           },
         );
       }
-      const restore = { requestId: outcome.requestId, at: deps.now().toISOString() };
-      // Each finding as stored when it is marked: a reconciliation may have closed it or
-      // confirmed it again since it was read, and keeps what it wrote.
-      await services.drift.save(
-        findings.map((finding) => ({
-          connector: finding.connector,
-          findingId: finding.findingId,
-          read: finding,
-          judge: (stored) => (stored === undefined ? undefined : { ...stored, restore }),
-        })),
-      );
+      const notice = await markRestored(services, findings, {
+        requestId: outcome.requestId,
+        at: deps.now().toISOString(),
+      });
       restores.push({
         requestId: outcome.requestId,
         accountId: planned.accountId,
         actions: planned.actions,
         findingIds: planned.findingIds,
         statusUrl: new URL(`/api/requests/${outcome.requestId}`, request.url).toString(),
+        ...(notice === undefined ? {} : { marked: false, notice }),
       });
       context.log(`drift restore of ${planned.accountId} on ${name}: request ${outcome.requestId}`);
+      if (notice !== undefined) context.warn(notice);
     }
     return { status: 202, jsonBody: { connector: name, restores, skipped: chosen.skipped } };
   };
+}
+
+/**
+ * Marks the findings with the restore request that started for them. Each finding as stored
+ * when it is marked: a reconciliation may have closed it or confirmed it again since it was
+ * read, and keeps what it wrote. The request runs whether or not the mark is written, so a
+ * mark that fails (other passes kept changing a finding: DRIFT_FINDING_CONTENDED, or storage
+ * failing) is said as a notice beside the started request, never as the restore's failure.
+ */
+async function markRestored(
+  services: WorkflowServices,
+  findings: readonly DriftFinding[],
+  restore: { requestId: string; at: string },
+): Promise<string | undefined> {
+  try {
+    await services.drift.save(
+      findings.map((finding) => ({
+        connector: finding.connector,
+        findingId: finding.findingId,
+        read: finding,
+        judge: (stored) => (stored === undefined ? undefined : { ...stored, restore }),
+      })),
+    );
+    return undefined;
+  } catch (error) {
+    if (!isProvisioningError(error)) throw error;
+    return (
+      `request ${restore.requestId} was started and runs, but the findings could not be marked ` +
+      `with it (${error.code}: ${error.message}): the drift report does not link them to it ` +
+      'yet; send the same restore again to mark them (it joins this request, nothing starts twice)'
+    );
+  }
 }
 
 /**

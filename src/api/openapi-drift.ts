@@ -257,6 +257,16 @@ export function driftPaths() {
                         description:
                           'A restore of these findings asked for earlier has not ended: it is this one, and nothing new started',
                       },
+                      marked: {
+                        type: 'boolean',
+                        description:
+                          'false when the request started and runs but its findings could not be marked with it (another reconciliation or restore kept changing them: DRIFT_FINDING_CONTENDED, or storage failed); absent when they were marked',
+                      },
+                      notice: {
+                        type: 'string',
+                        description:
+                          'With marked false: what failed, and that sending the same restore again marks the findings (it joins the running request)',
+                      },
                     },
                   },
                 },

@@ -1,0 +1,111 @@
+import { TableClient, odata } from '@azure/data-tables';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestInstanceId } from '../../src/workflows/names';
+import { startTestStorage, type TestStorage } from '../support/azurite-storage';
+import { truthChanges, truthMark } from '../support/journal-truth';
+import { provision, reconcile, report, runJob, scimAdmin } from './drift-harness';
+import { startTestHost, type TestHost } from './local-host-harness';
+
+/*
+ * A restore whose findings cannot be marked once its request started (other passes kept
+ * changing them: DRIFT_FINDING_CONTENDED): the request runs and puts the target back, and
+ * the API says so, with its id and a notice that the findings are not marked. Sending the
+ * same restore again joins that request and marks them. On Azurite: the contention is real
+ * 412s from other writes of the finding's row.
+ */
+const SCIM = 'scim-sandbox';
+let t: TestHost;
+let storage: TestStorage;
+
+beforeAll(async () => {
+  storage = await startTestStorage();
+  t = await startTestHost({}, { storage: storage.connection });
+  await runJob(t, `/api/connectors/${SCIM}/imports`, {});
+  await provision(t, {
+    connector: SCIM,
+    account: { accountId: 'ada', displayName: 'Ada' },
+    actions: [{ type: 'create' }, { type: 'grant', groups: ['Engineering'] }],
+  });
+  t.clock.advanceBy(5 * 60_000);
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+  await storage?.close();
+});
+
+/** Another writer of the finding's row after each time the service reads it, as long as it runs. */
+function contendAfterEachRead(findingId: string): () => void {
+  const connection =
+    storage.connection.kind === 'connectionString' ? storage.connection.connectionString : '';
+  const table = TableClient.fromConnectionString(connection, 'DriftFindings', {
+    allowInsecureConnection: true,
+  });
+  const { drift } = t.host.services;
+  const get = drift.get.bind(drift);
+  drift.get = async (connector, id) => {
+    const found = await get(connector, id);
+    if (id === findingId) {
+      for await (const row of table.listEntities({
+        queryOptions: { filter: odata`findingId eq ${findingId}` },
+      })) {
+        // A write that changes the row's version, as another reconciliation's would.
+        await table.updateEntity({ partitionKey: row.partitionKey, rowKey: row.rowKey }, 'Merge');
+      }
+    }
+    return found;
+  };
+  return () => {
+    drift.get = get;
+  };
+}
+
+describe('a restore whose findings cannot be marked', () => {
+  it('answers the request it started, with a notice; the same restore sent again marks them', async () => {
+    const sandboxes = t.host.sandboxes!;
+    const finance = sandboxes.scimGroups['Finance']!;
+    await scimAdmin(t).addMember(finance, 'ada');
+    await reconcile(t, SCIM);
+    const [finding] = await report(t, SCIM, { status: 'open' });
+    expect(finding?.type).toBe('memberAddedOutside');
+
+    const since = truthMark(sandboxes.scim.truthLog());
+    const stop = contendAfterEachRead(finding!.findingId);
+    const restore = () =>
+      t.api('POST', `/api/connectors/${SCIM}/drift/restore`, {
+        findingIds: [finding!.findingId],
+      });
+    let first;
+    try {
+      first = await restore();
+    } finally {
+      stop();
+    }
+    expect(first.status, first.text).toBe(202);
+    const [started] = first.body.restores;
+    expect(started).toMatchObject({ accountId: 'ada', marked: false });
+    expect(started.notice).toContain('DRIFT_FINDING_CONTENDED');
+    expect(started.notice).toContain(`request ${started.requestId} was started`);
+
+    // The truth: the request the answer names ran and put the target back.
+    await t.host.driver.waitFor(requestInstanceId(started.requestId), 60_000);
+    expect((await t.api('GET', `/api/requests/${started.requestId}`)).body.status).toBe(
+      'succeeded',
+    );
+    expect(truthChanges(sandboxes.scim.truthLog(), since)).toEqual([
+      `ada member removed ${finance}`,
+    ]);
+    const [unmarked] = await report(t, SCIM, { status: 'open' });
+    expect(unmarked?.restore).toBeUndefined();
+
+    // Sent again: it joins the request it started (nothing runs twice) and marks the finding.
+    const again = await restore();
+    expect(again.status, again.text).toBe(202);
+    expect(again.body.restores).toEqual([
+      expect.not.objectContaining({ marked: false, notice: expect.anything() }),
+    ]);
+    expect(again.body.restores[0].requestId).toBe(started.requestId);
+    const [marked] = await report(t, SCIM, { status: 'open' });
+    expect(marked?.restore?.requestId).toBe(started.requestId);
+    expect(truthChanges(sandboxes.scim.truthLog(), since)).toHaveLength(1);
+  }, 120_000);
+});
