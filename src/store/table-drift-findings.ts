@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
 import {
+  driftKey,
   isDriftType,
   subjectDetailsOf,
   type DriftFinding,
@@ -19,9 +21,16 @@ import { readPage } from './table-page';
 import { decodeTableKey, encodeTableKey } from './table-key';
 import { submitTransaction, type TableAction } from './table-transaction';
 
-/** RowKey prefixes: open findings sort before closed ones ('o' < 'x'). */
+/**
+ * RowKey prefixes: open findings sort before closed ones ('o' < 'x'); a subject's claim
+ * sorts before both, outside the report's ranges.
+ */
+const CLAIM = 'k~';
 const OPEN = 'o~';
 const CLOSED = 'x~';
+/** A finding's version: its row's prefix, whether it holds its subject's claim, its ETag. */
+const CLAIMED = 'k';
+const UNCLAIMED = '-';
 /** Azure Table Storage: at most 100 operations per entity group transaction. */
 const MAX_BATCH = 100;
 /**
@@ -46,12 +55,20 @@ interface FindingRow extends DriftSubjectDetails {
   evidence: string;
   restoreRequestId?: string;
   restoreAt?: string;
+  /** An open finding written with its subject's claim (rows written before claims have none). */
+  claimed?: boolean;
 }
 
 /**
  * Drift findings in Table Storage: PartitionKey the connector, RowKey `o~<id>` while open and
  * `x~<id>` once closed, so a run reads the open ones by key range and the report lists open
  * findings first. A finding id starts with its inverted first-seen time: newest first.
+ *
+ * One open finding per subject (its type, account and group: {@link driftKey}): an open
+ * finding is created together with its subject's claim, `k~<digest of the subject>` naming
+ * it, in one transaction, and the claim is deleted with the finding's open row when it
+ * closes. Two runs that overlap and find the same new drift cannot both create it: the
+ * second meets the claim, reads the finding that holds it and judges that one instead.
  */
 export class TableDriftFindings implements DriftFindingStore {
   private readonly table: EnsuredTable;
@@ -125,15 +142,17 @@ export class TableDriftFindings implements DriftFindingStore {
     const stored: DriftFinding[] = [];
     for (const planned of byPartition.values()) {
       let batch: Planned[] = [];
-      let size = 0;
+      let rows = new Set<string>();
       for (const one of planned) {
-        if (size + one.actions.length > MAX_BATCH) {
+        // A transaction names a row once: two new findings of one subject claim one row.
+        const keys = one.actions.map(rowKeyOfAction);
+        if (rows.size + keys.length > MAX_BATCH || keys.some((key) => rows.has(key))) {
           stored.push(...(await this.submit(client, batch)));
           batch = [];
-          size = 0;
+          rows = new Set();
         }
         batch.push(one);
-        size += one.actions.length;
+        for (const key of keys) rows.add(key);
       }
       stored.push(...(await this.submit(client, batch)));
     }
@@ -183,12 +202,35 @@ export class TableDriftFindings implements DriftFindingStore {
           { object: change.findingId, retryable: true },
         );
       }
-      const fresh = await this.get(change.connector, change.findingId);
+      // A finding this pass found new, not stored under its id: the open finding of its
+      // subject, when another pass created one first.
+      const fresh =
+        (await this.get(change.connector, change.findingId)) ??
+        (await this.claimHolder(client, target));
       const again = change.judge(fresh);
       if (again === undefined) return undefined;
       target = again;
       actions = actionsOf(fresh, again);
     }
+  }
+
+  /** The open finding that holds the claim of this finding's subject, if one does. */
+  private async claimHolder(
+    client: TableClient,
+    finding: DriftFinding,
+  ): Promise<StoredFinding | undefined> {
+    let holder: string;
+    try {
+      const claim = await client.getEntity<{ findingId: string }>(
+        encodeTableKey(finding.connector),
+        claimKeyOf(finding),
+      );
+      holder = claim.findingId;
+    } catch (error) {
+      if (storageStatus(error) === 404) return undefined;
+      throw storageFailure('read a drift finding', error);
+    }
+    return this.get(finding.connector, holder);
   }
 }
 
@@ -200,20 +242,38 @@ interface Planned {
 }
 
 /**
- * How a finding judged on `base` is stored: a new one created (never over one stored since),
- * a changed one replaced at the version read, a closed one moved from its open row, deleted
- * at the version read, to its closed row.
+ * How a finding judged on `base` is stored: a new one created with its subject's claim
+ * (never over one stored since, nor beside another open finding of its subject), a changed
+ * one replaced at the version read, a closed one moved from its open row, deleted at the
+ * version read, to its closed row, its claim deleted with it.
  */
 function actionsOf(base: StoredFinding | undefined, target: DriftFinding): TableAction[] {
   const partitionKey = encodeTableKey(target.connector);
-  const row = { partitionKey, rowKey: rowKeyOf(target), ...toRow(target) };
+  const row = (claimed: boolean) => ({
+    partitionKey,
+    rowKey: rowKeyOf(target),
+    ...toRow(target),
+    ...(claimed && target.status === 'open' ? { claimed: true } : {}),
+  });
   const read = base?.version === undefined ? undefined : versionOf(base.version, target.findingId);
-  if (read === undefined) return [['create', row]];
-  if (read.rowKey === row.rowKey) return [['update', row, 'Replace', { etag: read.etag }]];
+  if (read === undefined) {
+    if (target.status !== 'open') return [['create', row(false)]];
+    const claim = { partitionKey, rowKey: claimKeyOf(target), findingId: target.findingId };
+    return [
+      ['create', row(true)],
+      ['create', claim],
+    ];
+  }
+  if (read.rowKey === rowKeyOf(target)) {
+    return [['update', row(read.claimed), 'Replace', { etag: read.etag }]];
+  }
   if (target.status === 'closed') {
     return [
       ['delete', { partitionKey, rowKey: read.rowKey }, { etag: read.etag }],
-      ['create', row],
+      ['create', row(false)],
+      ...(read.claimed
+        ? [['delete', { partitionKey, rowKey: claimKeyOf(target) }, { etag: '*' }] as TableAction]
+        : []),
     ];
   }
   throw new ProvisioningError(
@@ -224,16 +284,32 @@ function actionsOf(base: StoredFinding | undefined, target: DriftFinding): Table
 }
 
 /**
- * A finding's version: the row it was read from (open or closed) and that row's ETag. The
- * row's prefix is two characters (`o~`, `x~`).
+ * A finding's version: the row it was read from (open or closed), whether it holds its
+ * subject's claim, and that row's ETag. The row's prefix is two characters (`o~`, `x~`),
+ * the claim's mark one (absent from versions read before claims: an ETag starts `W/`).
  */
 function versionOf(
   version: string,
   findingId: string,
-): { rowKey: string; etag: string } | undefined {
+): { rowKey: string; etag: string; claimed: boolean } | undefined {
   const prefix = version.slice(0, 2);
   if (prefix !== OPEN && prefix !== CLOSED) return undefined;
-  return { rowKey: `${prefix}${encodeTableKey(findingId)}`, etag: version.slice(2) };
+  const mark = version.slice(2, 3);
+  const marked = mark === CLAIMED || mark === UNCLAIMED;
+  return {
+    rowKey: `${prefix}${encodeTableKey(findingId)}`,
+    etag: version.slice(marked ? 3 : 2),
+    claimed: mark === CLAIMED,
+  };
+}
+
+/** The RowKey of a subject's claim: a digest of its identity, one per subject. */
+function claimKeyOf(finding: DriftFinding): string {
+  return `${CLAIM}${createHash('sha256').update(driftKey(finding)).digest('hex')}`;
+}
+
+function rowKeyOfAction(action: TableAction): string {
+  return String(action[1].rowKey);
 }
 
 /** Another pass changed the finding first: its row moved (404), exists (409) or changed (412). */
@@ -248,6 +324,8 @@ function rowKeyOf(finding: Pick<DriftFinding, 'status' | 'findingId'>): string {
 
 function queryFilter(query: DriftQuery): string {
   const clauses = [odata`PartitionKey eq ${encodeTableKey(query.connector)}`];
+  // Claims are no findings: they sort before every finding's row.
+  if (query.status === undefined) clauses.push(odata`RowKey ge ${OPEN}`);
   if (query.status === 'open') clauses.push(odata`RowKey ge ${OPEN} and RowKey lt ${'o~\uffff'}`);
   if (query.status === 'closed')
     clauses.push(odata`RowKey ge ${CLOSED} and RowKey lt ${'x~\uffff'}`);
@@ -296,7 +374,11 @@ function fromRow(row: TableEntityResult<FindingRow>): StoredFinding {
     ...(row.restoreRequestId === undefined || row.restoreAt === undefined
       ? {}
       : { restore: { requestId: row.restoreRequestId, at: row.restoreAt } }),
-    ...(row.etag === undefined ? {} : { version: `${(row.rowKey ?? '').slice(0, 2)}${row.etag}` }),
+    ...(row.etag === undefined
+      ? {}
+      : {
+          version: `${(row.rowKey ?? '').slice(0, 2)}${row.claimed === true ? CLAIMED : UNCLAIMED}${row.etag}`,
+        }),
   };
 }
 

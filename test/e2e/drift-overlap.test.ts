@@ -128,6 +128,77 @@ describe('drift passes that overlap', () => {
     expect((await stored(id)).map((finding) => finding.status)).toEqual(['closed']);
   }, 120_000);
 
+  it('two runs that overlap and find the same new drift leave one open finding, announced once', async () => {
+    const finance = t.host.sandboxes!.scimGroups['Finance']!;
+    await scimAdmin(t).addMember(finance, 'dee');
+    t.clock.advanceBy(60_000);
+    // The slow run loads the open findings (none of dee's), then the other run finds dee in
+    // Finance and stores it; then the slow run reads the target and finds the same drift.
+    let other: Awaited<ReturnType<typeof reconcile>> | undefined;
+    slipIntoNextPass(async () => {
+      t.clock.advanceBy(1_000);
+      other = await reconcile(t, SCIM);
+    });
+    const slow = await reconcile(t, SCIM);
+    expect(other?.found.memberAddedOutside, JSON.stringify(other)).toBe(1);
+    expect(slow.complete, JSON.stringify(slow)).toBe(true);
+    expect(slow.found.memberAddedOutside ?? 0, JSON.stringify(slow)).toBe(0);
+
+    // One open finding, the other run's; the slow run's older reads did not overwrite it.
+    const open = await report(t, SCIM, { status: 'open', accountId: 'dee' });
+    expect(open.map((finding) => [finding.type, finding.groupId, finding.firstJobId])).toEqual([
+      ['memberAddedOutside', finance, other!.jobId],
+    ]);
+    expect(open[0]!.lastJobId).toBe(other!.jobId);
+    const events = (await t.host.services.driftEvents.peek(32)).filter(
+      (event) => event.accountId === 'dee',
+    );
+    expect(events.map((event) => event.findingId)).toEqual([open[0]!.findingId]);
+
+    // A later run confirms that one finding again, and once dee leaves Finance closes it.
+    t.clock.advanceBy(60_000);
+    const later = await reconcile(t, SCIM);
+    expect(later.found.memberAddedOutside ?? 0).toBe(0);
+    expect((await report(t, SCIM, { status: 'open', accountId: 'dee' }))[0]?.lastJobId).toBe(
+      later.jobId,
+    );
+    await scimAdmin(t).removeMember(finance, 'dee');
+    t.clock.advanceBy(60_000);
+    expect((await reconcile(t, SCIM)).closed).toBe(1);
+    expect(await report(t, SCIM, { status: 'open', accountId: 'dee' })).toEqual([]);
+  }, 120_000);
+
+  it('a run that stored a finding and failed before announcing it announces it when retried', async () => {
+    const sales = t.host.sandboxes!.scimGroups['Sales']!;
+    await scimAdmin(t).addMember(sales, 'dee');
+    t.clock.advanceBy(60_000);
+    // The queue fails once, after the finding was stored: the activity fails and runs again.
+    const events = t.host.services.driftEvents;
+    const send = events.send.bind(events);
+    let failed = 0;
+    events.send = async (messages) => {
+      events.send = send;
+      failed += 1;
+      throw new Error(`queue unavailable (${messages.length} messages)`);
+    };
+    const run = await reconcile(t, SCIM);
+    expect(failed).toBe(1);
+    expect(run.found.memberAddedOutside, JSON.stringify(run)).toBe(1);
+    const [finding, ...others] = await report(t, SCIM, {
+      status: 'open',
+      accountId: 'dee',
+      groupId: sales,
+    });
+    expect(others).toEqual([]);
+    const announced = (await events.peek(32)).filter(
+      (event) => event.findingId === finding!.findingId,
+    );
+    expect(announced).toHaveLength(1);
+    await scimAdmin(t).removeMember(sales, 'dee');
+    t.clock.advanceBy(60_000);
+    expect((await reconcile(t, SCIM)).closed).toBe(1);
+  }, 120_000);
+
   it('a normal pass reads the open findings once and writes them in one transaction', async () => {
     const engineering = t.host.sandboxes!.scimGroups['Engineering']!;
     const admin = scimAdmin(t);

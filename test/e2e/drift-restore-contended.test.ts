@@ -49,7 +49,7 @@ function contendAfterEachRead(findingId: string): () => void {
         queryOptions: { filter: odata`findingId eq ${findingId}` },
       })) {
         // A write that changes the row's version, as another reconciliation's would.
-        await table.updateEntity({ partitionKey: row.partitionKey, rowKey: row.rowKey }, 'Merge');
+        await table.updateEntity({ partitionKey: row.partitionKey!, rowKey: row.rowKey! }, 'Merge');
       }
     }
     return found;

@@ -99,12 +99,15 @@ export async function judgeDrift(
       changes.push(closing(run, open, why));
     }
   }
-  if (found.length > 0) {
-    // Events first: a retried run sends them again under the same finding ids.
-    await s.driftEvents.send(found.map(driftEventOf));
-    for (const finding of found) count(pass.found, finding.type);
+  const stored = await s.drift.save([...found.map((finding) => created(run, finding)), ...changes]);
+  // Stored first, then sent: a finding another pass created first (the store keeps one open
+  // finding per subject) is that pass's to announce. A run retried after it stored findings
+  // loads them open, and sends them again under the same ids.
+  const news = foundBy(run, [...open, ...stored]);
+  if (news.length > 0) {
+    await s.driftEvents.send(news.map(driftEventOf));
+    for (const finding of news) count(pass.found, finding.type);
   }
-  const stored = await s.drift.save([...found.map(created), ...changes]);
   for (const finding of closedBy(run, stored)) count(pass.closed, finding.type);
   return pass;
 }
@@ -128,13 +131,35 @@ function judgedOpen(
   };
 }
 
-/** A finding the pass found: stored unless a finding of that id is stored already (a retry's). */
-function created(finding: DriftFinding): FindingChange {
+/**
+ * A finding the pass found: stored unless a finding of that id is stored already (a
+ * retry's). Where another pass that overlapped this one found the same drift first, the
+ * store answers that pass's open finding of the subject: this pass confirms it again, as
+ * long as no later run confirmed it (a newer observation is never overwritten by an older one).
+ */
+function created(run: Pick<JudgeRun, 'at' | 'jobId'>, finding: DriftFinding): FindingChange {
   return {
     connector: finding.connector,
     findingId: finding.findingId,
-    judge: (stored) => (stored === undefined ? finding : undefined),
+    judge: (stored) => {
+      if (stored === undefined) return finding;
+      const another =
+        stored.findingId !== finding.findingId &&
+        stored.status === 'open' &&
+        driftKey(stored) === driftKey(finding) &&
+        stored.lastConfirmed <= run.at;
+      return another ? reconfirmed(run, stored, finding, finding.evidence) : undefined;
+    },
   };
+}
+
+/** The findings this run first saw, each once (the latest copy): the ones to announce. */
+function foundBy(run: Pick<JudgeRun, 'jobId'>, findings: readonly DriftFinding[]): DriftFinding[] {
+  const ours = new Map<string, DriftFinding>();
+  for (const finding of findings) {
+    if (finding.firstJobId === run.jobId) ours.set(finding.findingId, finding);
+  }
+  return [...ours.values()];
 }
 
 /** The findings of `stored` this run closed. */

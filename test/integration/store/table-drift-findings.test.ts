@@ -27,7 +27,7 @@ function finding(findingId: string): DriftFinding {
     type: 'memberAddedOutside',
     accountId: 'ada',
     targetId: 't-ada',
-    groupId: 'g-1',
+    groupId: `g-${findingId}`,
     groupName: 'Finance',
     status: 'open',
     firstSeen: '2026-11-24T08:00:00.000Z',
@@ -105,6 +105,46 @@ describe('TableDriftFindings writes over the version read', () => {
       ['f-3', 'closed', 'restore-3'],
     ]);
     expect((await drift.open('hr')).map((f) => f.findingId)).toEqual([]);
+  });
+
+  it('keeps one open finding per subject: a second pass that finds it new meets the first one', async () => {
+    const subject = { groupId: 'g-same' };
+    const first = { ...finding('f-5'), ...subject };
+    const second = { ...finding('f-6'), ...subject, firstJobId: 'job-2', lastJobId: 'job-2' };
+    await drift.save([created(first)]);
+    // The second pass judges the finding it meets instead of adding its own.
+    const met: (StoredFinding | undefined)[] = [];
+    const meeting: FindingChange = {
+      connector: 'hr',
+      findingId: 'f-6',
+      judge: (stored) => {
+        met.push(stored);
+        return stored === undefined ? second : { ...stored, lastJobId: 'job-2' };
+      },
+    };
+    expect((await drift.save([meeting])).map((f) => [f.findingId, f.lastJobId])).toEqual([
+      ['f-5', 'job-2'],
+    ]);
+    expect(met.map((stored) => stored?.findingId)).toEqual([undefined, 'f-5']);
+    const open = (await drift.open('hr')).filter((f) => f.groupId === 'g-same');
+    expect(open.map((f) => [f.findingId, f.lastJobId])).toEqual([['f-5', 'job-2']]);
+
+    // Both new in one save: one transaction cannot hold them; the second meets the first.
+    await drift.save([close(open[0]!)]);
+    const [third, fourth] = [finding('f-7'), finding('f-8')].map((f) => ({ ...f, ...subject }));
+    await drift.save([created(third!), created(fourth!)]);
+    const reopened = (await drift.open('hr')).filter((f) => f.groupId === 'g-same');
+    // Closed, the subject is free again: a later drift of it is a new finding.
+    expect(reopened.map((f) => f.findingId)).toEqual(['f-7']);
+    // The report lists findings only, never a subject's claim.
+    const report = (await drift.query({ connector: 'hr' })).findings;
+    expect(report.every((f) => f.groupId !== undefined)).toBe(true);
+    expect(
+      report.filter((f) => f.groupId === 'g-same').map((f) => [f.findingId, f.status]),
+    ).toEqual([
+      ['f-7', 'open'],
+      ['f-5', 'closed'],
+    ]);
   });
 
   it('gives up on a finding that changes every time it is read again, naming it', async () => {
