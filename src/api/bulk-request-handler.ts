@@ -1,90 +1,143 @@
 import type { InvocationContext } from '@azure/functions';
 import type { PoisonReason } from '../telemetry/service-metrics';
 import type { ApiDeps } from './api-deps';
+import { withBulkRequestIds } from './bulk-request-ids';
+import { redactBulkMessage } from './redact-bulk-message';
 import { submitProvisioningRequest } from './submit-request';
 
 /** Dequeues before a message is given up (host.json `queues.maxDequeueCount`). */
 export const MAX_DEQUEUE_COUNT = 5;
 
+/** A request of the message that did not start: why, and whether it may pass next time. */
+interface Failure {
+  kind: PoisonReason;
+  reason: string;
+  request: unknown;
+  index: number | undefined;
+  error?: unknown;
+}
+
 /**
  * The bulk queue trigger: each message is one provisioning request, as for
- * `POST /api/requests`. A message that can never succeed (not JSON, invalid, unknown
- * connector, reused requestId) goes to the poison queue at once with the reason; a
- * failure that may pass is retried by the runtime, and after the fifth dequeue the
- * message goes to the poison queue with the last failure as its reason. A password in a
- * message is moved to the SecretStore like one sent over HTTP, and redacted in the
- * poison copy.
+ * `POST /api/requests`, or a JSON array of them. A request naming no requestId gets one
+ * derived from the queue message's id (`bulkRequestId`), so a redelivered message is a
+ * duplicate, never a second run. A request that can never succeed (not a JSON object,
+ * invalid, unknown connector, reused requestId) goes to the poison queue with the reason; a
+ * failure that may pass makes the runtime deliver the message again (the requests it already
+ * started are duplicates then), and after the fifth dequeue each request still failing goes
+ * to the poison queue with its last failure as reason. A password in a message is moved to
+ * the SecretStore like one sent over HTTP; every secret is redacted in the poison copy.
  */
 export function bulkRequestHandler(deps: ApiDeps) {
   return async (message: unknown, context: InvocationContext): Promise<void> => {
     const services = await deps.services();
     const dequeueCount = Number(context.triggerMetadata?.dequeueCount ?? 1);
-    const poison = async (kind: PoisonReason, reason: string) => {
+    const messageId = messageIdOf(context);
+    if (messageId === undefined) {
+      context.warn(
+        'bulk message without a message id: a request naming no requestId gets a new one',
+      );
+    }
+    const parsed = typeof message === 'string' ? parseJson(message) : message;
+    const body = messageId === undefined ? parsed : withBulkRequestIds(parsed, messageId);
+    const failures: Failure[] = [];
+    if (Array.isArray(body)) {
+      if (body.length === 0) {
+        failures.push({
+          kind: 'invalid',
+          reason: 'the message holds no request',
+          request: body,
+          index: undefined,
+        });
+      }
+      for (const [index, request] of body.entries()) {
+        const failure = await submitOne(request, index);
+        if (failure !== undefined) failures.push(failure);
+      }
+    } else {
+      const failure = await submitOne(body, undefined);
+      if (failure !== undefined) failures.push(failure);
+    }
+    const transient = failures.find((failure) => failure.error !== undefined);
+    // Not the last dequeue: the runtime delivers the message again, and every failure is
+    // judged again then (a request already started is a duplicate), so nothing is poisoned twice.
+    if (transient !== undefined && dequeueCount < MAX_DEQUEUE_COUNT) throw transient.error;
+    for (const failure of failures) {
+      const where = failure.index === undefined ? '' : `request ${failure.index}: `;
       await services.bulkQueue.sendPoison({
-        reason,
-        message: redactPassword(message),
+        reason: `${where}${failure.reason}`,
+        message: redactBulkMessage(failure.request),
+        ...(messageId === undefined ? {} : { messageId }),
+        ...(failure.index === undefined ? {} : { index: failure.index }),
         dequeueCount,
         at: deps.now().toISOString(),
       });
-      services.metrics.bulkPoisoned(kind);
-      context.warn(`bulk request moved to the poison queue: ${reason}`);
-    };
-    const body = typeof message === 'string' ? parseJson(message) : message;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      await poison('not_json', 'the message is not a JSON object');
-      return;
+      services.metrics.bulkPoisoned(failure.kind);
+      context.warn(`bulk request moved to the poison queue: ${where}${failure.reason}`);
     }
-    try {
-      const outcome = await submitProvisioningRequest(
-        body,
-        services,
-        deps.orchestrations(context),
-        {
-          source: 'queue',
-          now: deps.now(),
-        },
-      );
-      switch (outcome.kind) {
-        case 'invalid':
-          await poison(
-            'invalid',
-            `invalid request: ${outcome.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
-          );
-          return;
-        case 'unknown connector':
-          await poison('unknown_connector', `unknown connector "${outcome.connector}"`);
-          return;
-        case 'conflict':
-          await poison('request_conflict', outcome.error.message);
-          return;
-        default:
-          context.log(`bulk request ${outcome.requestId}: ${outcome.kind}`);
+
+    async function submitOne(
+      request: unknown,
+      index: number | undefined,
+    ): Promise<Failure | undefined> {
+      const fail = (kind: PoisonReason, reason: string, error?: unknown): Failure => ({
+        kind,
+        reason,
+        request,
+        index,
+        ...(error === undefined ? {} : { error }),
+      });
+      if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+        return fail(
+          'not_json',
+          index === undefined ? 'the message is not a JSON object' : 'not a JSON object',
+        );
       }
-    } catch (error) {
-      if (dequeueCount < MAX_DEQUEUE_COUNT) throw error;
-      await poison(
-        'failed_repeatedly',
-        `failed ${dequeueCount} times, last: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      try {
+        const outcome = await submitProvisioningRequest(
+          request,
+          services,
+          deps.orchestrations(context),
+          {
+            source: 'queue',
+            now: deps.now(),
+          },
+        );
+        switch (outcome.kind) {
+          case 'invalid':
+            return fail(
+              'invalid',
+              `invalid request: ${outcome.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+            );
+          case 'unknown connector':
+            return fail('unknown_connector', `unknown connector "${outcome.connector}"`);
+          case 'conflict':
+            return fail('request_conflict', outcome.error.message);
+          default:
+            context.log(`bulk request ${outcome.requestId}: ${outcome.kind}`);
+            return undefined;
+        }
+      } catch (error) {
+        return fail(
+          'failed_repeatedly',
+          `failed ${dequeueCount} times, last: ${error instanceof Error ? error.message : String(error)}`,
+          error,
+        );
+      }
     }
   };
+}
+
+/** The queue message's id, as the trigger gives it (`triggerMetadata.id`, the local host alike). */
+function messageIdOf(context: InvocationContext): string | undefined {
+  const id = context.triggerMetadata?.id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return undefined;
+    return text;
   }
-}
-
-function redactPassword(message: unknown): unknown {
-  const body = typeof message === 'string' ? (parseJson(message) ?? message) : message;
-  if (typeof body === 'object' && body !== null && 'password' in body) {
-    return { ...body, password: '[redacted]' };
-  }
-  if (typeof body === 'string' && /password/i.test(body)) {
-    return '[not JSON; withheld because it may contain a password]';
-  }
-  return body;
 }

@@ -16,7 +16,12 @@ export interface ReceivedBulkMessage {
 /** A message given up on, as the poison queue keeps it. */
 export interface PoisonRecord {
   reason: string;
+  /** The message (or the one request of it given up), its secrets redacted. */
   message: unknown;
+  /** The queue message's id, from which the requestIds it did not name were derived. */
+  messageId?: string;
+  /** Which request of a message holding an array of them. */
+  index?: number;
   dequeueCount: number;
   /** ISO time it was given up. */
   at: string;
@@ -82,6 +87,24 @@ export class BulkQueue {
       dequeueCount: item.dequeueCount,
       text: decode(item.messageText),
     }));
+  }
+
+  /**
+   * Keeps a message being handled hidden `visibilityTimeoutSeconds` longer, from now; the
+   * answer is its new pop receipt, which the next extension or the delete must use.
+   */
+  async extend(
+    messageId: string,
+    popReceipt: string,
+    visibilityTimeoutSeconds: number,
+  ): Promise<string> {
+    const response = await guardStorage('keep a bulk request hidden', () =>
+      this.queue.updateMessage(messageId, popReceipt, undefined, visibilityTimeoutSeconds),
+    );
+    if (response.popReceipt === undefined) {
+      throw storageFailure('keep a bulk request hidden', new Error('no pop receipt in the answer'));
+    }
+    return response.popReceipt;
   }
 
   /** Deletes a handled message; one already deleted (or re-received by someone else) is left alone. */

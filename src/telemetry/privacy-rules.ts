@@ -16,6 +16,15 @@ export interface PrivacyOptions {
 const SECRET_KEY =
   /authorization|password|passwd|secret|token|cookie|api[-_]?key|functions-key|credential|signature/i;
 
+/**
+ * Whether a key (an attribute, a field of a message) names a credential: its value is a
+ * secret, whatever it holds. Case-insensitive, anywhere in the key (`Password`,
+ * `clientSecret`, `access_token`).
+ */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
 /** Attribute keys that hold an account ID. */
 const ACCOUNT_KEYS = new Set<string>([SPAN_ATTRIBUTES.accountId, 'accountId']);
 
@@ -86,7 +95,7 @@ export function scrubAttributes(
   options: PrivacyOptions,
 ): void {
   for (const [key, value] of Object.entries(attributes)) {
-    if (SECRET_KEY.test(key) || (!options.accountIds && ACCOUNT_KEYS.has(key))) {
+    if (isSecretKey(key) || (!options.accountIds && ACCOUNT_KEYS.has(key))) {
       delete attributes[key];
     } else if (QUERY_KEYS.has(key)) {
       delete attributes[key];
