@@ -1,5 +1,7 @@
 import type { InvocationContext } from '@azure/functions';
 import { MAX_DEQUEUE_COUNT } from '../../api/bulk-request-handler';
+import { withBulkRequestIds } from '../../api/bulk-request-ids';
+import { redactBulkMessage } from '../../api/redact-bulk-message';
 import type { Logger } from '../../domain/logger';
 import type { BulkQueue, ReceivedBulkMessage } from '../../store/bulk-queue';
 import { createInvocationContext } from './invocation-context';
@@ -12,7 +14,10 @@ export interface QueuePollerOptions {
    * `maxPollingInterval`, a minute by default in Azure); `intervalMs` when absent (no back-off).
    */
   maxIntervalMs?: number;
-  /** How long a message stays hidden after a failed attempt, before it is tried again. */
+  /**
+   * How long a message stays hidden: while it is handled, extended every half of it; after a
+   * failed attempt, at most this long before it is tried again.
+   */
   visibilityTimeoutSeconds: number;
   /** Messages fetched per poll (host.json `extensions.queues.batchSize`: 16). */
   batchSize: number;
@@ -28,9 +33,11 @@ type QueueHandler = (message: unknown, context: InvocationContext) => Promise<vo
 
 /**
  * The local host's stand-in for the storage-queue trigger: it polls the bulk queue and
- * calls the same handler with the dequeue count in the trigger metadata. A handled
- * message is deleted; a failed one becomes visible again and is retried; the handler
- * itself sends a message to the poison queue on its fifth dequeue (host.json).
+ * calls the same handler with the trigger's metadata (dequeue count and message id). A
+ * message is kept hidden while it is handled; a handled one is deleted; a failed one becomes
+ * visible again and is retried; the handler itself sends a message to the poison queue on
+ * its fifth dequeue (host.json), and one taken more often (its takers stopped before they
+ * ended) is moved there as it is, secrets redacted.
  *
  * Like the trigger (QueuesOptions of the storage extension), it does not wait for a whole
  * batch: it fetches the next one as soon as `newBatchThreshold` messages or fewer are in
@@ -112,23 +119,71 @@ export class QueuePoller {
       {},
       { dequeueCount: message.dequeueCount, id: message.messageId },
     );
+    const hidden = this.keepHidden(message);
     try {
       if (message.dequeueCount > MAX_DEQUEUE_COUNT) {
+        // Taken more often than the handler gives up on it: each taker stopped before it
+        // ended (a crash, a kill). Moved as the Functions host moves it, content and all,
+        // with the requestIds its redelivery would have used, so an operator can send it again.
         await this.queue.sendPoison({
-          reason: `dequeued ${message.dequeueCount} times`,
-          message: '[withheld]',
+          reason: `dequeued ${message.dequeueCount} times without being handled to the end`,
+          message: redactBulkMessage(withBulkRequestIds(parse(message.text), message.messageId)),
+          messageId: message.messageId,
           dequeueCount: message.dequeueCount,
           at: new Date().toISOString(),
         });
       } else {
         await this.handler(parse(message.text), context);
       }
-      await this.queue.delete(message.messageId, message.popReceipt);
+      await this.queue.delete(message.messageId, await hidden.stop());
     } catch (error) {
+      await hidden.stop();
       this.options.logger.warn(
         `bulk request ${message.messageId} failed (dequeue ${message.dequeueCount}): ${error instanceof Error ? error.message : String(error)}`,
       );
     }
+  }
+
+  /**
+   * Extends the message's invisibility every half visibility timeout while it is handled, as
+   * the Functions host does: a handler slower than the timeout is not handed the same message
+   * a second time meanwhile. `stop` ends the extensions and answers the latest pop receipt
+   * (each extension replaces it; a delete with an old one would leave the message behind).
+   */
+  private keepHidden(message: ReceivedBulkMessage): { stop: () => Promise<string> } {
+    const seconds = this.options.visibilityTimeoutSeconds;
+    let receipt = message.popReceipt;
+    let stopped = false;
+    let extending: Promise<void> = Promise.resolve();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const schedule = () => {
+      timer = setTimeout(
+        () => {
+          extending = this.queue
+            .extend(message.messageId, receipt, seconds)
+            .then(
+              (next) => void (receipt = next),
+              (error: unknown) =>
+                this.options.logger.warn(
+                  `bulk request ${message.messageId}: could not keep it hidden while handled (${error instanceof Error ? error.message : String(error)}); it may be delivered again meanwhile`,
+                ),
+            )
+            .finally(() => {
+              if (!stopped) schedule();
+            });
+        },
+        (seconds * 1000) / 2,
+      );
+    };
+    schedule();
+    return {
+      stop: async () => {
+        stopped = true;
+        clearTimeout(timer);
+        await extending;
+        return receipt;
+      },
+    };
   }
 }
 

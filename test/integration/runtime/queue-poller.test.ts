@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { silentLogger } from '../../../src/domain/logger';
 import { QueuePoller } from '../../../src/runtime/local-host/queue-poller';
 import { BulkQueue } from '../../../src/store/bulk-queue';
+import { queueClient } from '../../../src/store/storage-clients';
+import { expectNoSecrets } from '../../support/no-secrets';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
 
 /*
@@ -150,6 +152,103 @@ describe('QueuePoller', () => {
       await poller.stop();
     }
   });
+});
+
+describe('QueuePoller: a message that outlasts its visibility or its takers', () => {
+  it('keeps a message hidden while a handler slower than the visibility timeout runs: handled once', async () => {
+    const queue = BulkQueue.connect(storage.connection, 'poller-slow');
+    await queue.send({ slow: true });
+    const deliveries: unknown[] = [];
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const poller = new QueuePoller(
+      queue,
+      async (message) => {
+        deliveries.push(message);
+        await released;
+      },
+      // Hidden 1 s at a time, polled every 20 ms: without extensions the message is
+      // visible again after 1 s and handed out a second time while the first still runs.
+      { intervalMs: 20, visibilityTimeoutSeconds: 1, batchSize: 16, logger: silentLogger },
+    );
+    poller.start();
+    try {
+      await until(() => deliveries.length === 1, 'the first delivery');
+      // Three visibility timeouts of real time while the handler runs.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(deliveries).toHaveLength(1);
+    } finally {
+      release();
+      await poller.stop();
+    }
+    // Deleted with the pop receipt of the last extension: nothing is left in the queue.
+    expect(await queue.backlog()).toEqual({ requests: 0, poison: 0 });
+    expect(await queue.receive(1, 1)).toEqual([]);
+  }, 30_000);
+
+  it('moves a message dequeued more than five times to the poison queue whole, with its id and dequeue count, secrets redacted', async () => {
+    const queue = BulkQueue.connect(storage.connection, 'poller-taken-often');
+    const request = {
+      requestId: 'taken-often-1',
+      connector: 'scim-sandbox',
+      account: { accountId: 'taken.often', attributes: { Password: 'Planted-Often-Pw-1' } },
+      password: 'Planted-Often-Pw-2',
+      actions: [{ type: 'revoke', groups: ['Payroll Admins'] }],
+    };
+    await queue.send(request);
+    // Five takers that stopped before they ended (a crash, a kill -9): each dequeue counts.
+    let messageId = '';
+    for (let n = 0; n < 5; n++) {
+      let [taken] = await queue.receive(1, 1);
+      while (taken === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        [taken] = await queue.receive(1, 1);
+      }
+      expect(taken.dequeueCount).toBe(n + 1);
+      messageId = taken.messageId;
+    }
+    const handled: unknown[] = [];
+    const poller = new QueuePoller(queue, async (message) => void handled.push(message), {
+      intervalMs: 20,
+      visibilityTimeoutSeconds: 5,
+      batchSize: 16,
+      logger: silentLogger,
+    });
+    poller.start();
+    try {
+      for (let i = 0; i < 400 && (await queue.backlog()).poison === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    } finally {
+      await poller.stop();
+    }
+    expect(handled).toEqual([]);
+    // The poison queue as stored: base64 of the record's JSON, read past BulkQueue.
+    const raw = await queueClient(storage.connection, 'poller-taken-often-poison').peekMessages({
+      numberOfMessages: 32,
+    });
+    const texts = raw.peekedMessageItems.map((item) =>
+      Buffer.from(item.messageText, 'base64').toString('utf8'),
+    );
+    expect(texts).toHaveLength(1);
+    expectNoSecrets(
+      texts,
+      { nested: 'Planted-Often-Pw-1', password: 'Planted-Often-Pw-2' },
+      'the poison queue',
+    );
+    expect(JSON.parse(texts[0]!)).toEqual({
+      reason: 'dequeued 6 times without being handled to the end',
+      message: {
+        ...request,
+        account: { accountId: 'taken.often', attributes: { Password: '[redacted]' } },
+        password: '[redacted]',
+      },
+      messageId,
+      dequeueCount: 6,
+      at: expect.any(String),
+    });
+    expect(await queue.backlog()).toEqual({ requests: 0, poison: 1 });
+  }, 30_000);
 });
 
 /**
