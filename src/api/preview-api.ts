@@ -7,8 +7,10 @@ import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
 import type { JobInput } from '../workflows/orchestrators/job-orchestrators';
 import { runRequestPreview } from '../workflows/request-preview-run';
 import type { ApiDeps } from './api-deps';
-import { problem, unknownConnector } from './http-problem';
-import { actionsOf, describeProblems, provisioningRequestSchema } from './request-schema';
+import { unknownConnector } from './http-problem';
+import { invalidRequestAnswer } from './invalid-request';
+import { checkRequest, type RequestCheck } from './request-check';
+import { actionsOf } from './request-schema';
 
 /** The job type of a preview answered later. */
 export const PREVIEW_JOB_TYPE = 'Request preview';
@@ -17,20 +19,16 @@ export const PREVIEW_JOB_TYPE = 'Request preview';
 export const PREVIEW_WAIT_MS = 5_000;
 
 export type PreviewCheck =
-  | { kind: 'invalid'; problems: { path: string; message: string }[] }
-  | { kind: 'unknown connector'; connector: string }
-  | { kind: 'ready'; input: RequestPreviewInput };
+  Exclude<RequestCheck, { kind: 'valid' }> | { kind: 'ready'; input: RequestPreviewInput };
 
 /**
  * A preview's body, checked as a request's is (the same schema, the same rules); a password
  * is checked and dropped here: the preview only learns that there was one.
  */
 export function checkPreview(body: unknown, registry: ConnectorRegistry): PreviewCheck {
-  const parsed = provisioningRequestSchema.safeParse(body);
-  if (!parsed.success) return { kind: 'invalid', problems: describeProblems(parsed.error) };
-  const request = parsed.data;
-  const connector = registry.get(request.connector);
-  if (connector === undefined) return { kind: 'unknown connector', connector: request.connector };
+  const checked = checkRequest(body, registry);
+  if (checked.kind !== 'valid') return checked;
+  const { request, connector } = checked;
   return {
     kind: 'ready',
     input: {
@@ -57,16 +55,7 @@ export async function answerPreview(
   body: unknown,
 ): Promise<HttpResponseInit> {
   const checked = checkPreview(body, (await deps.services()).registry);
-  if (checked.kind === 'invalid') {
-    return problem(
-      400,
-      'REQUEST_INVALID',
-      `invalid request: ${checked.problems.length} problem(s)`,
-      {
-        problems: checked.problems,
-      },
-    );
-  }
+  if (checked.kind === 'invalid') return invalidRequestAnswer(checked);
   if (checked.kind === 'unknown connector') return unknownConnector(checked.connector);
   const { input } = checked;
   const abort = new AbortController();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretWordIn } from '../domain/attribute-acceptance';
 import { ACTION_TYPES, type ProvisioningAction } from '../domain/provisioning-request';
 
 /*
@@ -121,6 +122,20 @@ export const accountSchema = z.strictObject({
         ),
       simpleValue,
     )
+    .superRefine((attributes, ctx) => {
+      for (const name of Object.keys(attributes)) {
+        const word = secretWordIn(name);
+        if (word === undefined) continue;
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message:
+            `attribute "${name}" looks like a secret ("${word}"): attributes are kept in the ` +
+            "request's history, so no secret is accepted among them, whatever the connector's " +
+            'Mapping says; send a password in the request\'s "password" field (it goes to the secret store)',
+        });
+      }
+    })
     .optional(),
 });
 

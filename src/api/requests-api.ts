@@ -7,6 +7,7 @@ import type { OrchestrationState } from '../workflows/orchestration-client';
 import type { ApiDeps } from './api-deps';
 import { withCompatibilityHints } from './compatibility-hints';
 import { errorResponse, problem, unknownConnector } from './http-problem';
+import { invalidRequestAnswer } from './invalid-request';
 import { answerPreview, isPreview } from './preview-api';
 import { readJsonBody } from './read-body';
 import { requestIdSchema } from './request-schema';
@@ -35,14 +36,7 @@ export function submitRequestHandler(deps: ApiDeps) {
     );
     switch (outcome.kind) {
       case 'invalid':
-        return problem(
-          400,
-          'REQUEST_INVALID',
-          `invalid request: ${outcome.problems.length} problem(s)`,
-          {
-            problems: outcome.problems,
-          },
-        );
+        return invalidRequestAnswer(outcome);
       case 'unknown connector':
         return unknownConnector(outcome.connector);
       case 'conflict':

@@ -10,11 +10,13 @@ import type { WorkflowServices } from '../workflows/workflow-services';
 import { indexEntryOf } from '../store/request-index';
 import { serviceTracer, SPAN_ATTRIBUTES } from '../telemetry/tracing';
 import { credentialNotices } from './credential-notices';
-import { actionsOf, describeProblems, provisioningRequestSchema } from './request-schema';
+import type { InvalidRequest } from './invalid-request';
+import { checkRequest } from './request-check';
+import { actionsOf } from './request-schema';
 
 export type SubmitOutcome =
   | { kind: 'started' | 'duplicate'; requestId: string }
-  | { kind: 'invalid'; problems: { path: string; message: string }[] }
+  | InvalidRequest
   | { kind: 'unknown connector'; connector: string }
   | { kind: 'conflict'; requestId: string; error: SerializedError };
 
@@ -69,15 +71,14 @@ async function submit(
     correlationId?: string;
   }) => void,
 ): Promise<SubmitOutcome> {
-  const parsed = provisioningRequestSchema.safeParse(body);
-  if (!parsed.success) return { kind: 'invalid', problems: describeProblems(parsed.error) };
-  const { password, requestId: given, mode, ...rest } = parsed.data;
+  const checked = checkRequest(body, services.registry);
+  if (checked.kind !== 'valid') return checked;
+  const { connector } = checked;
+  const { password, requestId: given, mode, ...rest } = checked.request;
   if (mode === 'preview') {
     const message = 'a preview answers its caller: send it to POST /api/requests, not to the queue';
     return { kind: 'invalid', problems: [{ path: 'mode', message }] };
   }
-  const connector = services.registry.get(rest.connector);
-  if (connector === undefined) return { kind: 'unknown connector', connector: rest.connector };
   const requestId = given ?? randomUUID();
   identified({
     requestId,
@@ -103,7 +104,7 @@ async function submit(
     connector: rest.connector,
     ...requestContextOf(rest),
     account: rest.account,
-    actions: actionsOf(parsed.data),
+    actions: actionsOf(checked.request),
     ...(passwordSecret === undefined ? {} : { passwordSecret }),
     capabilities: { ...connector.capabilities },
     fingerprint,

@@ -43,6 +43,12 @@ export interface ConnectorKindDescriptor<S extends ConnectorSettings = Connector
    * offer `reconciliation` reads): "Reconcile SCIM accounts", "Reconcile Directory accounts".
    */
   readonly reconciliationJobType?: string;
+  /**
+   * The keys of a request's `account.attributes` its connectors write (the values of their
+   * Mapping): a request naming any other is refused before it starts, since the connector
+   * would drop it without a word.
+   */
+  mappedAttributes(settings: S): readonly string[];
   /** Builds one connector from settings its own schema validated (once per process). */
   create(settings: S, deps: ConnectorDependencies): Connector;
   /** The test run with a test account (spec: compatibility points), where the kind has one. */

@@ -39,6 +39,15 @@ export class ConnectorRegistry {
     return this.config.connectors.find((s) => s.name === name);
   }
 
+  /**
+   * The keys of `account.attributes` the named connector writes (its Mapping's, as its kind
+   * reads them from its settings), or undefined for an unknown name.
+   */
+  mappedAttributes(name: string): readonly string[] | undefined {
+    const settings = this.settings(name);
+    return settings === undefined ? undefined : connectorKind(settings).mappedAttributes(settings);
+  }
+
   names(): string[] {
     return this.config.connectors.map((settings) => settings.name);
   }

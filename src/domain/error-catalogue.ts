@@ -21,6 +21,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     status: 400,
     meaning: 'the request is invalid; `problems` names each problem',
   },
+  ATTRIBUTE_NOT_MAPPED: {
+    status: 400,
+    meaning:
+      "the request's account.attributes name attributes its connector's Mapping does not name (the connector would drop them): `connector` names the connector, `attributes` and `problems` each such attribute; nothing was started. Add them to the Mapping, or leave them out",
+  },
   REQUEST_TOO_LARGE: { status: 413, meaning: 'the request body is larger than the API accepts' },
   PATH_SEGMENT_INVALID: {
     status: 400,

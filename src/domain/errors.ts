@@ -6,6 +6,7 @@ export type ErrorCode =
   // configuration and input
   | 'CONFIG_INVALID'
   | 'REQUEST_INVALID'
+  | 'ATTRIBUTE_NOT_MAPPED'
   | 'REQUEST_TOO_LARGE'
   | 'PATH_SEGMENT_INVALID'
   | 'REQUEST_CONFLICT'

@@ -74,6 +74,7 @@ export const MEMORY_KIND: ConnectorKindDescriptor<MemorySettings> = {
   kind: 'memory',
   settingsSchema: memorySettingsSchema,
   catalogueJobType: 'Import memory groups',
+  mappedAttributes: () => [],
   create(settings) {
     const target = new MemoryTarget(settings.groups);
     targets.set(settings.name, target);

@@ -10,6 +10,7 @@ export const GRAPH_KIND: ConnectorKindDescriptor<GraphConnectorSettings> = {
   settingsConflicts: quotaConflicts,
   catalogueJobType: 'Import Directory Groups',
   reconciliationJobType: 'Reconcile Directory accounts',
+  mappedAttributes: (settings) => Object.values(settings.mapping),
   create(settings, deps) {
     const ca = deps.trustedCa?.[settings.name];
     return createGraphConnector(settings, {

@@ -9,6 +9,7 @@ export const SCIM_KIND: ConnectorKindDescriptor<ScimConnectorSettings> = {
   settingsSchema: scimConnectorSchema,
   catalogueJobType: 'Import SCIM groups',
   reconciliationJobType: 'Reconcile SCIM accounts',
+  mappedAttributes: (settings) => Object.values(settings.mapping),
   create(settings, deps) {
     return new ScimConnector(settings, {
       secrets: deps.secrets,
