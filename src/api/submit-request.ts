@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { intentDayOf } from '../domain/write-intent-retention';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { isProvisioningError, type SerializedError } from '../domain/errors';
@@ -11,6 +11,11 @@ import { indexEntryOf } from '../store/request-index';
 import { serviceTracer, SPAN_ATTRIBUTES } from '../telemetry/tracing';
 import { credentialNotices } from './credential-notices';
 import type { InvalidRequest } from './invalid-request';
+import {
+  legacyRequestFingerprint,
+  requestFingerprint,
+  storedRequestFingerprint,
+} from './request-fingerprint';
 import { checkRequest } from './request-check';
 import { actionsOf } from './request-schema';
 
@@ -86,13 +91,22 @@ async function submit(
     accountId: rest.account.accountId,
     ...(rest.correlationId === undefined ? {} : { correlationId: rest.correlationId }),
   });
-  const fingerprint = createHash('sha256')
-    .update(JSON.stringify({ ...rest, requestId, password: password !== undefined }))
-    .digest('hex');
+  const actions = actionsOf(checked.request);
+  const fingerprints = {
+    current: requestFingerprint({
+      requestId,
+      connector: rest.connector,
+      context: requestContextOf(rest),
+      account: rest.account,
+      actions,
+      hasPassword: password !== undefined,
+    }),
+    legacy: legacyRequestFingerprint(rest, requestId, password !== undefined),
+  };
   const instanceId = requestInstanceId(requestId);
 
   const existing = await orchestrations.getStatus(instanceId);
-  if (existing !== undefined) return compareExisting(requestId, existing.input, fingerprint);
+  if (existing !== undefined) return compareExisting(requestId, existing.input, fingerprints);
 
   const notices = await credentialNotices(connector, services.logger);
   const passwordSecret = password === undefined ? undefined : transientSecretName();
@@ -104,10 +118,10 @@ async function submit(
     connector: rest.connector,
     ...requestContextOf(rest),
     account: rest.account,
-    actions: actionsOf(checked.request),
+    actions,
     ...(passwordSecret === undefined ? {} : { passwordSecret }),
     capabilities: { ...connector.capabilities },
-    fingerprint,
+    fingerprint: fingerprints.current,
     source: context.source,
     receivedAt: context.now.toISOString(),
     intentDay: intentDayOf(context.now.toISOString()),
@@ -127,7 +141,7 @@ async function submit(
     // Lost a race with the same requestId: the winner has its own secret; ours is dropped.
     if (passwordSecret !== undefined) await services.secrets.delete(passwordSecret);
     const winner = await orchestrations.getStatus(instanceId);
-    return compareExisting(requestId, winner?.input, fingerprint);
+    return compareExisting(requestId, winner?.input, fingerprints);
   }
   await indexSubmitted(services, input);
   return { kind: 'started', requestId };
@@ -148,9 +162,25 @@ async function indexSubmitted(services: WorkflowServices, request: ProvisioningR
   }
 }
 
-function compareExisting(requestId: string, input: unknown, fingerprint: string): SubmitOutcome {
-  const known = (input as Partial<ProvisioningRequest> | undefined)?.fingerprint;
-  if (known === fingerprint) return { kind: 'duplicate', requestId };
+/**
+ * The same request is a duplicate, in any spelling. One stored before fingerprints were
+ * taken of the request's meaning carries the fingerprint of its spelling: sent again as it
+ * was, it matches that; spelled otherwise, the meaning its input holds.
+ */
+function compareExisting(
+  requestId: string,
+  input: unknown,
+  fingerprints: { current: string; legacy: string },
+): SubmitOutcome {
+  const stored = input as ProvisioningRequest | undefined;
+  const known = stored?.fingerprint;
+  if (
+    known === fingerprints.current ||
+    known === fingerprints.legacy ||
+    (stored?.account !== undefined && storedRequestFingerprint(stored) === fingerprints.current)
+  ) {
+    return { kind: 'duplicate', requestId };
+  }
   return {
     kind: 'conflict',
     requestId,
