@@ -14,6 +14,11 @@ export interface ApiDeps {
    * callers (`x-ms-client-principal`) believed. Default false.
    */
   appServiceAuthentication?: boolean;
+  /**
+   * How a caller with the key is recorded as `submittedBy` (default "function key"; the local
+   * host says "local API key").
+   */
+  keyHolder?: string;
   /** Where the built console is (default: `dist/console` of this build). */
   consoleDirectory?: string;
   /** How long a preview may read before it is handed to a job (default `PREVIEW_WAIT_MS`). */

@@ -26,6 +26,22 @@ export const KEY_HOLDER: Caller = {
   roles: [APP_ROLES.reader, APP_ROLES.operator],
 };
 
+/** How a key holder is recorded where no other name says which key it was (Azure's function keys). */
+export const FUNCTION_KEY_HOLDER = 'function key';
+
+/**
+ * Who a caller is, as a request records it (`submittedBy`): a signed-in principal by name, a
+ * key holder as the key (`keyHolder`: "function key" in Azure, "local API key" on the local
+ * host); undefined where no entrance authenticated anyone.
+ *
+ * @example
+ * submitterOf(KEY_HOLDER, 'function key'); // 'function key'
+ */
+export function submitterOf(caller: Caller | undefined, keyHolder: string): string | undefined {
+  if (caller === undefined) return undefined;
+  return caller.kind === 'principal' ? caller.name : keyHolder;
+}
+
 /** The app role a caller needs for an access; Operator includes Reader. */
 export function roleFor(access: Access): string {
   return access === 'read' ? APP_ROLES.reader : APP_ROLES.operator;

@@ -8,6 +8,7 @@ import { requestInstanceId } from '../workflows/names';
 import type { OrchestrationClient } from '../workflows/orchestration-client';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import type { ApiDeps } from './api-deps';
+import { FUNCTION_KEY_HOLDER, submitterOf } from './caller';
 import { callerOf } from './entrances';
 import { errorResponse, problem, unknownConnector } from './http-problem';
 import { readJsonBody } from './read-body';
@@ -67,6 +68,7 @@ export function driftRestoreHandler(deps: ApiDeps) {
     if ('response' in chosen) return chosen.response;
 
     const caller = callerOf(request);
+    const submittedBy = submitterOf(caller, deps.keyHolder ?? FUNCTION_KEY_HOLDER);
     const requestedBy =
       audit.requestedBy ?? (caller?.kind === 'principal' ? caller.name : undefined);
     const bodyOf = (planned: RestoreRequest) => ({
@@ -104,6 +106,7 @@ export function driftRestoreHandler(deps: ApiDeps) {
       const outcome = await submitProvisioningRequest(body, services, orchestrations, {
         source: 'http',
         now: deps.now(),
+        ...(submittedBy === undefined ? {} : { submittedBy }),
       });
       if (outcome.kind === 'conflict') return errorResponse(409, outcome.error);
       if (outcome.kind !== 'started' && outcome.kind !== 'duplicate') {

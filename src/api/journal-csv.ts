@@ -15,6 +15,8 @@ export const JOURNAL_COLUMNS = [
   'reason',
   'correlationId',
   'key',
+  // Last: a sheet that reads the columns before it by position still finds them there.
+  'submittedBy',
 ] as const satisfies readonly (keyof JournalEntry)[];
 
 /**

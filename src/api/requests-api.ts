@@ -5,7 +5,9 @@ import { initialSteps, skipRemaining, type RequestReport } from '../domain/reque
 import { requestInstanceId } from '../workflows/names';
 import type { OrchestrationState } from '../workflows/orchestration-client';
 import type { ApiDeps } from './api-deps';
+import { FUNCTION_KEY_HOLDER, submitterOf } from './caller';
 import { withCompatibilityHints } from './compatibility-hints';
+import { callerOf } from './entrances';
 import { errorResponse, problem, unknownConnector } from './http-problem';
 import { invalidRequestAnswer } from './invalid-request';
 import { answerPreview, isPreview } from './preview-api';
@@ -25,6 +27,7 @@ export function submitRequestHandler(deps: ApiDeps) {
     if ('response' in read) return read.response;
     if (isPreview(read.body)) return answerPreview(deps, request, context, read.body);
     const services = await deps.services();
+    const submittedBy = submitterOf(callerOf(request), deps.keyHolder ?? FUNCTION_KEY_HOLDER);
     const outcome = await submitProvisioningRequest(
       read.body,
       services,
@@ -32,6 +35,7 @@ export function submitRequestHandler(deps: ApiDeps) {
       {
         source: 'http',
         now: deps.now(),
+        ...(submittedBy === undefined ? {} : { submittedBy }),
       },
     );
     switch (outcome.kind) {

@@ -25,6 +25,18 @@ export type SubmitOutcome =
   | { kind: 'unknown connector'; connector: string }
   | { kind: 'conflict'; requestId: string; error: SerializedError };
 
+/** Where a submission came from, when, and who sent it. */
+export interface SubmitContext {
+  source: ProvisioningRequest['source'];
+  now: Date;
+  /**
+   * The caller the entrance authenticated (a signed-in principal's name, "function key"),
+   * recorded as `submittedBy` beside the `requestedBy` the caller writes; absent where no
+   * caller is authenticated (the bulk queue, the command line).
+   */
+  submittedBy?: string;
+}
+
 /**
  * Validates a provisioning request and starts its orchestration, once per requestId: the
  * same id with the same content is a duplicate (nothing runs again), with other content a
@@ -36,7 +48,7 @@ export async function submitProvisioningRequest(
   body: unknown,
   services: WorkflowServices,
   orchestrations: OrchestrationClient,
-  context: { source: ProvisioningRequest['source']; now: Date },
+  context: SubmitContext,
 ): Promise<SubmitOutcome> {
   // The request's trace: its orchestration and every call it makes are children of this span.
   return serviceTracer().startActiveSpan('submitProvisioningRequest', async (span) => {
@@ -68,7 +80,7 @@ async function submit(
   body: unknown,
   services: WorkflowServices,
   orchestrations: OrchestrationClient,
-  context: { source: ProvisioningRequest['source']; now: Date },
+  context: SubmitContext,
   identified: (request: {
     requestId: string;
     connector: string;
@@ -117,6 +129,7 @@ async function submit(
     requestId,
     connector: rest.connector,
     ...requestContextOf(rest),
+    ...(context.submittedBy === undefined ? {} : { submittedBy: context.submittedBy }),
     account: rest.account,
     actions,
     ...(passwordSecret === undefined ? {} : { passwordSecret }),

@@ -71,11 +71,15 @@ export interface RequestHold {
   nextCheckAt: string;
 }
 
-/** Who asked, why, and the governance workflow's case: what the caller sent with the request. */
+/**
+ * Who asked, why, and the governance workflow's case: what the caller sent with the request;
+ * and who the service saw submit it (a signed-in name, or the key), absent in older records.
+ */
 export interface RequestContext {
   requestedBy?: string;
   reason?: string;
   correlationId?: string;
+  submittedBy?: string;
 }
 
 export interface RequestListItem extends RequestContext {

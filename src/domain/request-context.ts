@@ -1,8 +1,9 @@
 /**
  * Who asked for a request, why, and under which case of the governance workflow (its
  * ticket or approval id): the audit trail an auditor follows. Carried as the caller gave
- * it into the request's report and every journal entry; it never holds, and never goes
- * into, a secret.
+ * it into the request's report and every journal entry, beside who the service saw submit
+ * it (`submittedBy`), which the caller cannot write; it never holds, and never goes into,
+ * a secret.
  */
 export interface RequestContext {
   /** The person or workflow that asked, as the caller names them. */
@@ -11,9 +12,20 @@ export interface RequestContext {
   reason?: string;
   /** The governance workflow's own id for the case (ticket, approval): filterable in the journal. */
   correlationId?: string;
+  /**
+   * Who the service saw submit the request: the signed-in principal's name, or the key
+   * (`function key` in Azure, `local API key` on the local host). Absent where nobody was
+   * authenticated (the bulk queue, the command line) and in requests recorded before it was.
+   */
+  submittedBy?: string;
 }
 
-export const REQUEST_CONTEXT_FIELDS = ['requestedBy', 'reason', 'correlationId'] as const;
+export const REQUEST_CONTEXT_FIELDS = [
+  'requestedBy',
+  'reason',
+  'correlationId',
+  'submittedBy',
+] as const;
 
 /**
  * The context fields of anything that carries them, and nothing else: what is copied into a

@@ -25,6 +25,7 @@ interface JournalRow {
   requestedBy?: string;
   reason?: string;
   correlationId?: string;
+  submittedBy?: string;
   at: string;
 }
 

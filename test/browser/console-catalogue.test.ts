@@ -108,6 +108,7 @@ describe('the catalogue and journal pages', () => {
       'reason',
       'correlationId',
       'key',
+      'submittedBy',
     ]);
     const column = (name: string) => csv[0]!.indexOf(name);
     expect(csv.slice(1).map((row) => row[column('key')])).toEqual(expected.map((e) => e.key));
@@ -115,6 +116,8 @@ describe('the catalogue and journal pages', () => {
       expected.map(() => 'csv-test'),
     );
     expect(csv.slice(1).every((row) => row[column('accountId')] === 'csv.one')).toBe(true);
+    // Who the service saw submit them: the console's caller, signed in with the API key.
+    expect(csv.slice(1).every((row) => row[column('submittedBy')] === 'local API key')).toBe(true);
     // The page says what the service put in the file (its x-csv-rows header).
     await page.getByText(`${expected.length} entries downloaded.`).waitFor();
 

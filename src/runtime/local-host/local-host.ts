@@ -155,6 +155,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       orchestrations: () => driver,
       now: () => new Date(now()),
       appServiceAuthentication: options.signedInCallers === true,
+      keyHolder: 'local API key',
       metricsText: () => metrics.prometheusText(),
       ...(options.consoleDirectory === undefined
         ? {}

@@ -26,11 +26,12 @@ describe('the journal as CSV', () => {
         at: '2026-11-22T08:00:00.000Z',
         requestedBy: 'ada',
         reason: 'joiner, day 1',
+        submittedBy: 'bob@contoso.example',
       },
     ]);
     expect(csv).toBe(
-      'at,connector,accountId,change,groupName,groupId,requestId,step,requestedBy,reason,correlationId,key\r\n' +
-        '2026-11-22T08:00:00.000Z,hr,jane,member added,<img src=x>,g1,r1,0,ada,"joiner, day 1",,k1\r\n',
+      'at,connector,accountId,change,groupName,groupId,requestId,step,requestedBy,reason,correlationId,key,submittedBy\r\n' +
+        '2026-11-22T08:00:00.000Z,hr,jane,member added,<img src=x>,g1,r1,0,ada,"joiner, day 1",,k1,bob@contoso.example\r\n',
     );
   });
 });
