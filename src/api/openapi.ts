@@ -34,6 +34,12 @@ const errorSchema = {
         },
         message: { type: 'string' },
         object: { type: 'string' },
+        connector: { type: 'string', description: 'ATTRIBUTE_NOT_MAPPED: the connector' },
+        attributes: {
+          type: 'array',
+          items: { type: 'string' },
+          description: "ATTRIBUTE_NOT_MAPPED: the attributes the connector's Mapping does not name",
+        },
         problems: {
           type: 'array',
           items: {
@@ -183,6 +189,14 @@ const contextProperties = {
   correlationId: {
     type: 'string',
     description: "The governance workflow's id for the case (ticket, approval)",
+  },
+  submittedBy: {
+    type: 'string',
+    description:
+      'Who the service saw submit the request, whatever requestedBy says: the signed-in ' +
+      'principal\'s name, "function key" (Azure) or "local API key" (the local host). Set by the ' +
+      'service, never by the caller; absent where nobody was authenticated (the bulk queue, the ' +
+      'command line) and in records made before it was kept',
   },
 };
 
@@ -366,6 +380,7 @@ function describeApi(): Record<string, unknown> {
                         source: { enum: ['http', 'queue', 'cli'] },
                         receivedAt: { type: 'string', format: 'date-time' },
                         finishedAt: { type: 'string', format: 'date-time' },
+                        ...contextProperties,
                       },
                     },
                   },
@@ -385,9 +400,20 @@ function describeApi(): Record<string, unknown> {
           },
           responses: {
             ...previewResponses,
-            400: error('Invalid request: every problem listed'),
+            400: error(
+              'Invalid request, nothing stored or started: REQUEST_INVALID with every problem listed ' +
+                '(also attributes named like a secret: password, secret, token, credential, in any ' +
+                'case, whatever the Mapping says; a password goes in `password`), or ' +
+                "ATTRIBUTE_NOT_MAPPED: `account.attributes` names attributes the connector's Mapping " +
+                'does not name (it would drop them); `connector` and `attributes` name them, ' +
+                '`problems` has one entry each',
+            ),
             404: error('Unknown connector'),
-            409: error('requestId already used for a different request'),
+            409: error(
+              'requestId already used for a different request (the same request in another ' +
+                'spelling, e.g. a group as "Sales" or {"name": "Sales"}, attributes in another ' +
+                'order, is a duplicate: 200)',
+            ),
             413: error('Body too large'),
           },
         },
