@@ -181,6 +181,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       visibilityTimeoutSeconds: options.queueVisibilitySeconds ?? 5,
       batchSize: 16,
       logger,
+      // Counted as the handler counts what it gives up: the poison-messages alert sees it.
+      onPoisoned: () => services.metrics.bulkPoisoned('failed_repeatedly'),
     });
     poller.start();
     closers.push(() => poller.stop());

@@ -27,6 +27,8 @@ export interface QueuePollerOptions {
    */
   newBatchThreshold?: number;
   logger: Logger;
+  /** Told of each message moved to the poison queue here (its takers stopped each time). */
+  onPoisoned?: () => void;
 }
 
 type QueueHandler = (message: unknown, context: InvocationContext) => Promise<void>;
@@ -132,6 +134,7 @@ export class QueuePoller {
           dequeueCount: message.dequeueCount,
           at: new Date().toISOString(),
         });
+        this.options.onPoisoned?.();
       } else {
         await this.handler(parse(message.text), context);
       }

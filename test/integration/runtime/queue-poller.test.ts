@@ -208,11 +208,13 @@ describe('QueuePoller: a message that outlasts its visibility or its takers', ()
       messageId = taken.messageId;
     }
     const handled: unknown[] = [];
+    let poisoned = 0;
     const poller = new QueuePoller(queue, async (message) => void handled.push(message), {
       intervalMs: 20,
       visibilityTimeoutSeconds: 5,
       batchSize: 16,
       logger: silentLogger,
+      onPoisoned: () => void poisoned++,
     });
     poller.start();
     try {
@@ -223,6 +225,8 @@ describe('QueuePoller: a message that outlasts its visibility or its takers', ()
       await poller.stop();
     }
     expect(handled).toEqual([]);
+    // Counted, as the handler counts what it gives up (the poison-messages alert).
+    expect(poisoned).toBe(1);
     // The poison queue as stored: base64 of the record's JSON, read past BulkQueue.
     const raw = await queueClient(storage.connection, 'poller-taken-often-poison').peekMessages({
       numberOfMessages: 32,
