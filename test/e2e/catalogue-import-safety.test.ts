@@ -9,49 +9,54 @@ import { startTestHost, type TestHost } from './local-host-harness';
  */
 let t: TestHost;
 beforeAll(async () => {
-  t = await startTestHost(
-    {},
-    { sandboxSettings: (s: any) => (s.kind === 'scim' ? { ...s, pageSize: 2 } : s) },
-  );
+  t = await startTestHost({}, { sandboxSettings: (s: any) => ({ ...s, pageSize: 2 }) });
 });
 afterAll(async () => {
   await t?.close();
 });
 
-/** The raw SCIM connector of the host, whose calls a test may delay or break. */
-function scimConnector(): any {
+/** The HTTP client of one of the host's connectors, whose calls a test may delay or break. */
+function httpOf(name: string): any {
   const registry = t.host.services.registry as any;
-  registry.get('scim-sandbox');
-  return registry.built.get('scim-sandbox');
+  registry.get(name);
+  const connector = registry.built.get(name);
+  return connector.http ?? connector.context.http;
 }
 
 /** Runs `body` with the connector's calls passed through `intercept` first. */
 async function intercepting<T>(
   intercept: (call: any, send: (call: any) => Promise<any>) => Promise<any>,
   body: () => Promise<T>,
+  connector = 'scim-sandbox',
 ): Promise<T> {
-  const connector = scimConnector();
-  const send = connector.http.send.bind(connector.http);
-  connector.http.send = (call: any) => intercept(call, send);
+  const http = httpOf(connector);
+  const send = http.send.bind(http);
+  http.send = (call: any) => intercept(call, send);
   try {
     return await body();
   } finally {
-    connector.http.send = send;
+    http.send = send;
   }
 }
 
-async function roles(): Promise<{ groupId: string; displayName: string; status: string }[]> {
-  const answer = await t.api('GET', '/api/connectors/scim-sandbox/roles?includeGone=true');
+async function roles(
+  connector = 'scim-sandbox',
+): Promise<{ groupId: string; displayName: string; status: string }[]> {
+  const answer = await t.api('GET', `/api/connectors/${connector}/roles?includeGone=true`);
   expect(answer.status).toBe(200);
   return answer.body.roles;
 }
 
 /** Live groups of the target whose role is not present: each one a verdict without evidence. */
-async function liveGroupsNotPresent(): Promise<string[]> {
-  const live = new Map<string, string>(
-    t.host.sandboxes!.scim.listGroups().map((g: any) => [g.id, g.displayName]),
-  );
-  const byId = new Map((await roles()).map((role) => [role.groupId, role.status]));
+async function liveGroupsNotPresent(connector = 'scim-sandbox'): Promise<string[]> {
+  const groups = (connector === 'scim-sandbox'
+    ? t.host.sandboxes!.scim.listGroups()
+    : t.host.sandboxes!.graph.snapshot().groups) as unknown as {
+    id: string;
+    displayName: string;
+  }[];
+  const live = new Map(groups.map((g) => [g.id, g.displayName]));
+  const byId = new Map((await roles(connector)).map((role) => [role.groupId, role.status]));
   return [...live].filter(([id]) => byId.get(id) !== 'present').map(([, name]) => name);
 }
 
@@ -168,6 +173,40 @@ describe('catalogue import: gone only on proof', () => {
   }, 120_000);
 });
 
+describe('catalogue import of a Graph connector: gone only on proof', () => {
+  it('a group deleted between pages skips a live one, which a read by id keeps; the next import proves the deleted one gone', async () => {
+    expect((await t.importCatalogue('graph-sandbox')).status).toBe('succeeded');
+    const graph = t.host.sandboxes!.graph;
+    let firstListed: string | undefined;
+    let deleted = false;
+    const job = await intercepting(
+      async (call, send) => {
+        const page = String(call.path);
+        if (!deleted && call.method === 'GET' && page.includes('$skiptoken')) {
+          deleted = true;
+          graph.deleteGroup(firstListed!);
+        }
+        const result = await send(call);
+        if (firstListed === undefined && call.method === 'GET' && page === '/groups') {
+          firstListed = result.body.value[0].id;
+        }
+        return result;
+      },
+      () => t.importCatalogue('graph-sandbox'),
+      'graph-sandbox',
+    );
+    expect(deleted).toBe(true);
+    expect(job.status).toBe('succeeded');
+    expect(job.result).toMatchObject({ mode: 'full', markedGone: 0, foundById: 1 });
+    expect(await liveGroupsNotPresent('graph-sandbox')).toEqual([]);
+    const next = await t.importCatalogue('graph-sandbox');
+    expect(next.result).toMatchObject({ markedGone: 1, foundById: 0 });
+    const gone = (await roles('graph-sandbox')).find((role) => role.groupId === firstListed);
+    expect(gone?.status).toBe('gone');
+    expect(await liveGroupsNotPresent('graph-sandbox')).toEqual([]);
+  }, 120_000);
+});
+
 describe('catalogue import: one per connector at a time', () => {
   it('a second import while one runs is refused with 409 naming the running job; no live group becomes gone', async () => {
     await createOnTarget('Import Safety Extra');
@@ -214,4 +253,53 @@ describe('catalogue import: one per connector at a time', () => {
     // Once it ended, the next import starts.
     expect((await t.importCatalogue('scim-sandbox')).status).toBe('succeeded');
   }, 120_000);
+
+  it('a job started past the API while another runs fails before it writes, and no live group becomes gone', async () => {
+    expect((await t.importCatalogue('scim-sandbox')).status).toBe('succeeded');
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reading = false;
+    const first = await t.api('POST', '/api/connectors/scim-sandbox/imports', {});
+    expect(first.status).toBe(202);
+    const ids = ['4a1f7a52-6a2e-4f0e-9c57-2b0d0c1d9e01', '4a1f7a52-6a2e-4f0e-9c57-2b0d0c1d9e02'];
+    const jobs = await intercepting(
+      async (call, send) => {
+        if (isPage(call, 1)) {
+          reading = true;
+          await held;
+        }
+        return send(call);
+      },
+      async () => {
+        await until('the first import reads', async () => (reading ? true : undefined));
+        // As the command line (or a timer racing the API) starts one: no API in between.
+        await t.host.driver.startNew('catalogueImport', `job-${ids[0]}`, {
+          jobId: ids[0],
+          type: 'Import SCIM groups',
+          connector: 'scim-sandbox',
+          trigger: 'cli',
+        });
+        const rival = await jobEnd(ids[0]!);
+        release();
+        return [rival, await jobEnd(first.body.jobId)];
+      },
+    );
+    expect(jobs[0]).toMatchObject({
+      status: 'failed',
+      error: { code: 'IMPORT_ALREADY_RUNNING', details: { runningJobId: first.body.jobId } },
+    });
+    expect(jobs[1].status).toBe('succeeded');
+    expect(await liveGroupsNotPresent()).toEqual([]);
+  }, 120_000);
 });
+
+async function jobEnd(jobId: string): Promise<any> {
+  return until(
+    `job ${jobId} to end`,
+    async () => {
+      const answer = await t.api('GET', `/api/jobs/${jobId}`);
+      return answer.body.status === 'running' || answer.status === 404 ? undefined : answer.body;
+    },
+    { timeoutMs: 60_000 },
+  );
+}
