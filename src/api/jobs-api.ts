@@ -5,6 +5,7 @@ import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
 import type { JobInput, JobReport } from '../workflows/orchestrators/job-orchestrators';
 import { connectorKind } from '../connectors/connector-kinds';
 import type { ApiDeps } from './api-deps';
+import { startCatalogueImport } from './catalogue-import-start';
 import { problem, unknownConnector } from './http-problem';
 import { readJsonBody } from './read-body';
 import { describeProblems } from './request-schema';
@@ -33,14 +34,29 @@ export function startImportHandler(deps: ApiDeps) {
         problems: describeProblems(options.error),
       });
     }
-    return startJob(deps, request, context, ORCHESTRATIONS.catalogueImport, {
+    const input: JobInput = {
       jobId: randomUUID(),
       type: connectorKind(settings).catalogueJobType,
       connector: name,
       overwriteExisting: options.data.overwriteExisting,
       incremental: options.data.incremental,
       trigger: 'api',
-    });
+    };
+    const start = await startCatalogueImport(services, deps.orchestrations(context), input);
+    if (!start.started) {
+      const { jobId, since } = start.running;
+      const statusUrl = new URL(`/api/jobs/${jobId}`, request.url).toString();
+      return {
+        ...problem(
+          409,
+          'IMPORT_ALREADY_RUNNING',
+          `a catalogue import of connector "${name}" is running (job ${jobId}, since ${since}): one import per connector at a time; follow it at ${statusUrl}`,
+          { object: name, runningJobId: jobId, statusUrl },
+        ),
+        headers: { location: statusUrl },
+      };
+    }
+    return accepted(request, context, input);
   };
 }
 
@@ -166,6 +182,14 @@ async function startJob(
   input: JobInput,
 ): Promise<HttpResponseInit> {
   await deps.orchestrations(context).startNew(orchestration, jobInstanceId(input.jobId), input);
+  return accepted(request, context, input);
+}
+
+function accepted(
+  request: HttpRequest,
+  context: InvocationContext,
+  input: JobInput,
+): HttpResponseInit {
   const statusUrl = new URL(`/api/jobs/${input.jobId}`, request.url).toString();
   context.log(`${input.type} job ${input.jobId} started for connector ${input.connector}`);
   return {

@@ -521,8 +521,14 @@ function describeApi(): Record<string, unknown> {
             }),
           },
           responses: {
-            202: { description: 'Job started; Location is the job URL' },
+            202: {
+              description:
+                'Job started; Location is the job URL. Its result (GET /jobs/{id}): mode, groups, added, renamed, renameSkipped, returned, unchanged, markedGone (roles whose group the target answered 404 to a read by id, or reported removed), foundById (groups the pages did not list that a read by id found: kept), goneUnconfirmed (roles not listed whose read by id failed: left as they were) and notices naming them',
+            },
             404: error('Unknown connector'),
+            409: error(
+              'IMPORT_ALREADY_RUNNING: an import of this connector is running (one at a time); the error names the connector (object) and the running job (runningJobId, statusUrl; also Location); nothing was started',
+            ),
           },
         },
       },

@@ -36,7 +36,8 @@ export async function importJobCommand(
   print(
     `${type} of connector "${settings.name}" (${result.mode}): ${result.groups} groups read; ` +
       `${result.added} added, ${result.renamed} renamed, ${result.renameSkipped} renamed on the target only, ` +
-      `${result.returned} returned, ${result.unchanged} unchanged, ${result.markedGone} marked gone`,
+      `${result.returned} returned, ${result.unchanged} unchanged, ${result.markedGone} marked gone ` +
+      `(target answered 404), ${result.foundById} found by id, ${result.goneUnconfirmed} could not be told`,
   );
   for (const notice of result.notices) print(`  notice: ${notice}`);
   if (service.ephemeralStorage) {

@@ -140,6 +140,12 @@ export interface Connector {
    * groups' members and of the accounts, and second reads that confirm what they showed.
    */
   readonly reconciliation?: ReconciliationReads;
+  /**
+   * The group with this id as the target shows it now; undefined only when the target
+   * answers that it has no such group (404): the proof a catalogue import needs before it
+   * marks a role gone. Any other failure throws.
+   */
+  readGroup(groupId: string): Promise<GroupRef | undefined>;
   /** The group with exactly this display name, undefined when there is none. */
   findGroup(displayName: string): Promise<GroupRef | undefined>;
   /**

@@ -169,6 +169,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     meaning:
       'the target no longer knows the point the last catalogue import or reconciliation reached (an expired delta link); the job reads everything instead',
   },
+  IMPORT_ALREADY_RUNNING: {
+    status: 409,
+    meaning:
+      "another catalogue import of the connector is running (`details.runningJobId`, GET /jobs/{id}): one import per connector at a time; a job that lost the connector's import lease stops before it marks any role gone",
+  },
   DRIFT_FINDING_NOT_FOUND: {
     status: 404,
     meaning: 'the connector has no drift finding of that id',

@@ -1,5 +1,8 @@
 import type {
   CatalogueRole,
+  ImportClaim,
+  ImportLease,
+  ImportLeaseAnswer,
   ImportOptions,
   ImportPageCounts,
   ImportProgress,
@@ -63,8 +66,8 @@ export class CachedRoleCatalogue implements RoleCatalogueStore {
     );
   }
 
-  markGone(connector: string, jobId: string, at: string): Promise<number> {
-    return this.changing(connector, () => this.store.markGone(connector, jobId, at));
+  unseenRoles(connector: string, jobId: string): Promise<CatalogueRole[]> {
+    return this.store.unseenRoles(connector, jobId);
   }
 
   markRemoved(
@@ -73,6 +76,18 @@ export class CachedRoleCatalogue implements RoleCatalogueStore {
     options: Pick<ImportOptions, 'jobId' | 'at'>,
   ): Promise<number> {
     return this.changing(connector, () => this.store.markRemoved(connector, groupIds, options));
+  }
+
+  claimImport(connector: string, claim: ImportClaim): Promise<ImportLeaseAnswer> {
+    return this.store.claimImport(connector, claim);
+  }
+
+  importLease(connector: string): Promise<ImportLease | undefined> {
+    return this.store.importLease(connector);
+  }
+
+  releaseImport(connector: string, jobId: string): Promise<void> {
+    return this.store.releaseImport(connector, jobId);
   }
 
   snapshot(connector: string): Promise<RoleSnapshot> {

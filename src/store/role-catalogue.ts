@@ -30,11 +30,16 @@ export interface RoleCatalogueStore {
    * (Table Storage scans the partition for a filter naming several row keys).
    */
   snapshot(connector: string): Promise<RoleSnapshot>;
-  /** After a complete import: present roles not seen by `jobId` become `gone`. Returns how many. */
-  markGone(connector: string, jobId: string, at: string): Promise<number>;
   /**
-   * Roles of groups the target reports removed become `gone` (never deleted). Returns how
-   * many this job marked, the same again when a retried run of the job repeats it.
+   * After a complete pass: the present roles `jobId` did not see. Not seeing a group is no
+   * proof that it is gone (a page that shifted, a rival writer): each is read by its id.
+   */
+  unseenRoles(connector: string, jobId: string): Promise<CatalogueRole[]>;
+  /**
+   * Roles of groups the target reports removed (a 404 to a read by id, a change feed's
+   * removal) become `gone` (never deleted). Returns how many this job marked, the same again
+   * when a retried run of the job repeats it. IMPORT_ALREADY_RUNNING, marking nothing, unless
+   * the job holds the connector's import lease.
    */
   markRemoved(
     connector: string,
@@ -44,6 +49,16 @@ export interface RoleCatalogueStore {
   /** Where the connector's last import left its target's change feed; undefined before the first. */
   changeCursor(connector: string): Promise<SavedChangeCursor | undefined>;
   saveChangeCursor(connector: string, cursor: SavedChangeCursor): Promise<void>;
+  /**
+   * Takes (or renews) the connector's import lease for a job: held when it was free, the
+   * job's own, expired, or held by `claim.replacing` (a job known to have ended); else the
+   * holder is answered and nothing changes.
+   */
+  claimImport(connector: string, claim: ImportClaim): Promise<ImportLeaseAnswer>;
+  /** The connector's import lease as stored; undefined when free. */
+  importLease(connector: string): Promise<ImportLease | undefined>;
+  /** Ends the job's import lease (one another job holds is left alone). */
+  releaseImport(connector: string, jobId: string): Promise<void>;
   /** Records how far a running import got (after each chunk of groups it wrote). */
   saveImportProgress(jobId: string, progress: ImportProgress): Promise<void>;
   importProgress(jobId: string): Promise<ImportProgress | undefined>;
@@ -68,6 +83,25 @@ export interface RoleSnapshot {
   readonly connector: string;
   readonly size: number;
 }
+
+/** Which import job may write a connector's catalogue now (one at a time). */
+export interface ImportLease {
+  jobId: string;
+  /** ISO time the job took it. */
+  since: string;
+  /** ISO time it ends unless renewed. */
+  expiresAt: string;
+}
+
+export interface ImportClaim {
+  jobId: string;
+  nowMs: number;
+  ttlMs: number;
+  /** A job that held the lease and is known to have ended: its lease is taken over at once. */
+  replacing?: string;
+}
+
+export type ImportLeaseAnswer = { held: true } | { held: false; holder: ImportLease };
 
 /** A change feed's cursor as the catalogue keeps it between imports. */
 export interface SavedChangeCursor {

@@ -6,8 +6,12 @@ import {
 } from '../domain/catalogue-import';
 import type { GroupRef } from '../domain/group';
 import { EnsuredTable } from './ensured-table';
+import { TableImportLease } from './table-import-lease';
 import type {
   CatalogueRole,
+  ImportClaim,
+  ImportLease,
+  ImportLeaseAnswer,
   ImportOptions,
   ImportPageCounts,
   RoleCatalogueStore,
@@ -64,8 +68,11 @@ class TableRoleSnapshot implements RoleSnapshot {
 export class TableRoleCatalogue implements RoleCatalogueStore {
   private readonly table: EnsuredTable;
 
+  private readonly leases: TableImportLease;
+
   constructor(client: TableClient) {
     this.table = new EnsuredTable(client);
+    this.leases = new TableImportLease(() => this.table.client());
   }
 
   /** Roles ordered by name (case-insensitive); `search` matches the service or target name. */
@@ -157,31 +164,16 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
     return new TableRoleSnapshot(connector, rows);
   }
 
-  /** Present roles the job did not see become `gone` since `at`; returns how many. */
-  async markGone(connector: string, jobId: string, at: string): Promise<number> {
+  async unseenRoles(connector: string, jobId: string): Promise<CatalogueRole[]> {
     const client = await this.table.client();
-    const partitionKey = encodeTableKey(connector);
-    const filter = odata`PartitionKey eq ${partitionKey} and status eq ${'present'} and lastSeenJobId ne ${jobId}`;
-    const stale = await guardStorage('read catalogue roles', async () => {
-      const rowKeys: string[] = [];
-      for await (const row of client.listEntities({
-        queryOptions: { filter, select: ['RowKey'] },
-      })) {
-        if (row.rowKey !== undefined) rowKeys.push(row.rowKey);
+    const filter = odata`PartitionKey eq ${encodeTableKey(connector)} and status eq ${'present'} and lastSeenJobId ne ${jobId}`;
+    return guardStorage('read catalogue roles', async () => {
+      const roles: CatalogueRole[] = [];
+      for await (const row of client.listEntities<RoleRow>({ queryOptions: { filter } })) {
+        roles.push(fromRow(row));
       }
-      return rowKeys;
+      return roles.sort(byName);
     });
-    const updates = stale.map((rowKey) => ({
-      partitionKey,
-      rowKey,
-      status: 'gone',
-      goneSince: at,
-      goneJobId: jobId,
-    }));
-    await guardStorage('mark catalogue roles gone', () =>
-      upsertInBatches(client, updates, 'Merge'),
-    );
-    return updates.length;
   }
 
   async markRemoved(
@@ -191,6 +183,8 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
   ): Promise<number> {
     const unique = [...new Set(groupIds)];
     if (unique.length === 0) return 0;
+    // Checked last before the write: a job whose lease another took marks nothing.
+    await this.leases.assertHeld(connector, options.jobId);
     const existing = await this.readRows(connector, unique);
     const partitionKey = encodeTableKey(connector);
     let marked = 0;
@@ -238,6 +232,18 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
         'Replace',
       ),
     );
+  }
+
+  claimImport(connector: string, claim: ImportClaim): Promise<ImportLeaseAnswer> {
+    return this.leases.claim(connector, claim);
+  }
+
+  importLease(connector: string): Promise<ImportLease | undefined> {
+    return this.leases.holder(connector);
+  }
+
+  releaseImport(connector: string, jobId: string): Promise<void> {
+    return this.leases.release(connector, jobId);
   }
 
   async saveImportProgress(jobId: string, progress: ImportProgress): Promise<void> {

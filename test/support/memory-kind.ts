@@ -162,6 +162,7 @@ function memoryConnector(name: string, target: MemoryTarget): Connector {
     async *importGroups() {
       yield* groupRefs();
     },
+    readGroup: async (groupId) => groupRefs().find((g) => g.id === groupId),
     findGroup: async (displayName) => groupRefs().find((g) => g.displayName === displayName),
     searchGroups: async (text) => groupRefs().filter((g) => g.displayName.includes(text)),
     readMemberships: async (account) => {

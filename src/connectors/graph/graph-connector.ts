@@ -187,6 +187,10 @@ export class GraphConnector implements Connector {
     return groups.importGroups(this.context);
   }
 
+  readGroup(groupId: string): Promise<GroupRef | undefined> {
+    return groups.readGroup(this.context, groupId);
+  }
+
   findGroup(displayName: string): Promise<GroupRef | undefined> {
     return groups.findGroup(this.context, displayName);
   }

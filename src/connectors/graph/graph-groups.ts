@@ -31,6 +31,32 @@ export async function* importGroups(context: GraphContext): AsyncGenerator<Group
 }
 
 /**
+ * The group by its id, with its writability; undefined only when Graph answers 404 (the
+ * proof a catalogue import needs before it marks a role gone).
+ */
+export async function readGroup(
+  context: GraphContext,
+  groupId: string,
+): Promise<GroupRef | undefined> {
+  if (!isObjectId(groupId)) throw noSuchGroupId(context, groupId);
+  const options = await writabilityOptions(context);
+  const result = await context.http.expect(
+    { method: 'GET', path: `/groups/${segment(groupId)}`, query: { $select: GROUP_SELECT } },
+    [200, 404],
+    groupErrorContext(context, groupId),
+  );
+  if (result.status === 404) return undefined;
+  if (!isRecord(result.body) || result.body.id !== groupId) {
+    throw new ProvisioningError(
+      'TARGET_RESPONSE_INVALID',
+      `connector "${context.settings.name}": ${result.describe} answered 200 without group ${groupId}`,
+      { object: groupId },
+    );
+  }
+  return toGroupRef(result.body, options);
+}
+
+/**
  * The group with exactly this display name (Graph compares case-insensitively; an exact
  * match wins). Several groups may share a name in Entra ID: that is a conflict to resolve,
  * not a guess to make.

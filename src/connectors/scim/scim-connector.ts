@@ -1,7 +1,7 @@
 import type { ScimConnectorSettings } from './scim-settings';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import type { GroupRef } from '../../domain/group';
-import { isProvisioningError } from '../../domain/errors';
+import { isProvisioningError, ProvisioningError } from '../../domain/errors';
 import { readScimLastLogon } from '../../domain/last-logon';
 import type {
   Connector,
@@ -248,6 +248,30 @@ export class ScimConnector implements Connector {
       const group = toGroupRef(resource);
       if (group !== undefined) yield group;
     }
+  }
+
+  /** The group by its id (members excluded); undefined on the server's 404. */
+  async readGroup(groupId: string): Promise<GroupRef | undefined> {
+    const result = await this.http.send({
+      method: 'GET',
+      url: scimUrl(this.settings.baseUrl, 'Groups', groupId, { excludedAttributes: 'members' }),
+      accept: [200, 404],
+      context: this.groupContext(`group ${groupId}`),
+    });
+    if (result.status === 404) return undefined;
+    const body = result.body;
+    const group =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? toGroupRef(body as Record<string, unknown>)
+        : undefined;
+    if (group === undefined || group.id !== groupId) {
+      throw new ProvisioningError(
+        'TARGET_RESPONSE_INVALID',
+        `connector "${this.name}": ${result.describe} answered 200 without group ${groupId}`,
+        { object: groupId },
+      );
+    }
+    return group;
   }
 
   /**

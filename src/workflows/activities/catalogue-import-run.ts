@@ -5,6 +5,8 @@ import type { GroupRef } from '../../domain/group';
 import type { ImportOptions, ImportPageCounts, RoleSnapshot } from '../../store/role-catalogue';
 import type { WorkflowServices } from '../workflow-services';
 import type { ImportCatalogueInput } from './activity-inputs';
+import { proofNotices, proveGone } from './gone-proof';
+import { ImportLeaseKeeper } from './import-lease-keeper';
 
 /** What an import did: its mode, the groups it read and what became of them. */
 export interface ImportSummary extends ImportPageCounts {
@@ -14,8 +16,15 @@ export interface ImportSummary extends ImportPageCounts {
   groups: number;
   /** Chunks of groups written to the catalogue. */
   pages: number;
-  /** Roles marked gone: missing from a full import, or reported removed. */
+  /**
+   * Roles marked gone: the target answered 404 to a read by id of a group a full import's
+   * pages did not list, or reported it removed.
+   */
   markedGone: number;
+  /** Groups the pages did not list that a read by id found on the target (kept, not gone). */
+  foundById: number;
+  /** Roles not listed whose read by id failed: left as they were, each named in a notice. */
+  goneUnconfirmed: number;
   /** Why an incremental import read everything, and other things the operator should know. */
   notices: string[];
 }
@@ -29,16 +38,34 @@ const IMPORT_CHUNK = 500;
  * saved, by the same rules as a full import (new groups added, renames per the overwrite
  * option, removed groups marked gone, never deleted). Full otherwise, and whenever the
  * cursor is missing or expired, with a notice saying why: every page of the catalogue,
- * then the roles not seen marked gone. A full import of a connector with a feed takes a
- * cursor first, so the next incremental import starts from before this read.
+ * then each role not seen read by its id, and marked gone only when the target answers 404.
+ * A full import of a connector with a feed takes a cursor first, so the next incremental
+ * import starts from before this read.
  *
- * Running it again is harmless (Durable runs activities at least once): every write is an
- * upsert, counts of a repeated run are those of the first, and the cursor is saved last.
+ * One import per connector at a time: the job holds the connector's import lease while it
+ * runs (IMPORT_ALREADY_RUNNING when another job holds it), and marks nothing gone once it
+ * lost it. Running it again is harmless (Durable runs activities at least once): every write
+ * is an upsert, counts of a repeated run are those of the first, and the cursor is saved last.
  */
 export async function runCatalogueImport(
   s: WorkflowServices,
   connector: Connector,
   input: ImportCatalogueInput,
+): Promise<ImportSummary> {
+  const lease = new ImportLeaseKeeper(s, input.connector, input.jobId);
+  await lease.take();
+  try {
+    return await importUnderLease(s, connector, input, lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+async function importUnderLease(
+  s: WorkflowServices,
+  connector: Connector,
+  input: ImportCatalogueInput,
+  lease: ImportLeaseKeeper,
 ): Promise<ImportSummary> {
   const feed = connector.groupChanges;
   const notices: string[] = [];
@@ -54,14 +81,14 @@ export async function runCatalogueImport(
       );
     } else {
       try {
-        return await incrementalImport(s, feed, saved.cursor, input);
+        return await incrementalImport(s, feed, saved.cursor, input, lease);
       } catch (error) {
         if (!isProvisioningError(error) || error.code !== 'CATALOGUE_CURSOR_EXPIRED') throw error;
         notices.push(`${error.message}: the whole catalogue was read instead`);
       }
     }
   }
-  return fullImport(s, connector, input, notices);
+  return fullImport(s, connector, input, notices, lease);
 }
 
 async function fullImport(
@@ -69,6 +96,7 @@ async function fullImport(
   connector: Connector,
   input: ImportCatalogueInput,
   notices: string[],
+  lease: ImportLeaseKeeper,
 ): Promise<ImportSummary> {
   const cursor =
     connector.groupChanges === undefined
@@ -81,13 +109,31 @@ async function fullImport(
           return undefined;
         });
   const summary = emptySummary('full', notices);
-  const writer = new ChunkWriter(s, input, summary, await s.catalogue.snapshot(input.connector));
+  const writer = new ChunkWriter(
+    s,
+    input,
+    summary,
+    lease,
+    await s.catalogue.snapshot(input.connector),
+  );
   for await (const group of connector.importGroups()) {
     summary.groups += 1;
     await writer.add(group);
   }
   await writer.flush();
-  summary.markedGone = await s.catalogue.markGone(input.connector, input.jobId, input.at);
+  const unseen = await s.catalogue.unseenRoles(input.connector, input.jobId);
+  const proof = await proveGone(connector, unseen, () => lease.keep());
+  for (const group of proof.found) await writer.add(group);
+  await writer.flush();
+  summary.groups += proof.found.length;
+  summary.foundById = proof.found.length;
+  summary.goneUnconfirmed = proof.unread.length;
+  summary.notices.push(...proofNotices(proof));
+  summary.markedGone = await s.catalogue.markRemoved(
+    input.connector,
+    proof.gone.map((role) => role.groupId),
+    input,
+  );
   if (cursor !== undefined) await saveCursor(s, input, cursor);
   logDone(s, input, summary);
   return summary;
@@ -98,9 +144,10 @@ async function incrementalImport(
   feed: GroupChangeFeed,
   since: string,
   input: ImportCatalogueInput,
+  lease: ImportLeaseKeeper,
 ): Promise<ImportSummary> {
   const summary = emptySummary('incremental', []);
-  const writer = new ChunkWriter(s, input, summary);
+  const writer = new ChunkWriter(s, input, summary, lease);
   let next: string | undefined;
   for await (const page of feed.changesSince(since)) {
     summary.groups += page.changes.length;
@@ -131,6 +178,7 @@ class ChunkWriter {
     private readonly s: WorkflowServices,
     private readonly input: ImportCatalogueInput,
     private readonly summary: ImportSummary,
+    private readonly lease: ImportLeaseKeeper,
     private readonly snapshot?: RoleSnapshot,
   ) {
     this.options = {
@@ -143,10 +191,12 @@ class ChunkWriter {
   async add(group: GroupRef): Promise<void> {
     this.chunk.push(group);
     if (this.chunk.length >= IMPORT_CHUNK) await this.flush();
+    else await this.lease.keep();
   }
 
   async flush(): Promise<void> {
     if (this.chunk.length === 0) return;
+    await this.lease.keep();
     const counts = await this.s.catalogue.applyImportPage(
       this.input.connector,
       this.chunk,
@@ -185,6 +235,8 @@ function emptySummary(mode: ImportSummary['mode'], notices: string[]): ImportSum
     unchanged: 0,
     returned: 0,
     markedGone: 0,
+    foundById: 0,
+    goneUnconfirmed: 0,
     notices,
   };
 }

@@ -38,7 +38,7 @@ describe('TableRoleCatalogue', () => {
         at: T1,
       }),
     ).toEqual({ ...none, added: 3 });
-    expect(await catalogue.markGone('imp', 'job-1', T1)).toBe(0);
+    expect(await catalogue.unseenRoles('imp', 'job-1')).toEqual([]);
 
     // job-2: Sales renamed on the target (overwrite off), Finance missing.
     const second: GroupRef[] = [
@@ -52,7 +52,15 @@ describe('TableRoleCatalogue', () => {
         at: T2,
       }),
     ).toEqual({ ...none, renameSkipped: 1, unchanged: 1 });
-    expect(await catalogue.markGone('imp', 'job-2', T2)).toBe(1);
+    const unseen = await catalogue.unseenRoles('imp', 'job-2');
+    expect(unseen.map((role) => role.groupId)).toEqual(['g?3']);
+    expect(await catalogue.claimImport('imp', { jobId: 'job-2', nowMs: 0, ttlMs: 60_000 })).toEqual(
+      {
+        held: true,
+      },
+    );
+    expect(await catalogue.markRemoved('imp', ['g?3'], { jobId: 'job-2', at: T2 })).toBe(1);
+    await catalogue.releaseImport('imp', 'job-2');
 
     expect(await catalogue.get('imp', 'g/1')).toMatchObject({
       displayName: 'Sales',
@@ -117,7 +125,42 @@ describe('TableRoleCatalogue', () => {
         at: T2,
       }),
     ).toEqual({ ...none, unchanged: 150 });
-    expect(await catalogue.markGone('big', 'job-2', T2)).toBe(0);
+    expect(await catalogue.unseenRoles('big', 'job-2')).toEqual([]);
+  });
+
+  it('lets one import job at a time mark roles gone: a job that lost its lease marks nothing', async () => {
+    await catalogue.applyImportPage('lease', [{ id: 'l1', displayName: 'Legal' }], {
+      overwriteExisting: false,
+      jobId: 'job-1',
+      at: T1,
+    });
+    const claim = (jobId: string, nowMs: number, replacing?: string) =>
+      catalogue.claimImport('lease', {
+        jobId,
+        nowMs,
+        ttlMs: 60_000,
+        ...(replacing === undefined ? {} : { replacing }),
+      });
+    expect(await claim('job-a', 0)).toEqual({ held: true });
+    // Two claims at once: one wins, the other is told who holds it.
+    const rivals = await Promise.all([claim('job-b', 1_000), claim('job-c', 1_000)]);
+    expect(rivals.every((answer) => !answer.held)).toBe(true);
+    expect(rivals[0]).toMatchObject({ held: false, holder: { jobId: 'job-a' } });
+    await expect(
+      catalogue.markRemoved('lease', ['l1'], { jobId: 'job-b', at: T2 }),
+    ).rejects.toMatchObject({ code: 'IMPORT_ALREADY_RUNNING', details: { runningJobId: 'job-a' } });
+    // The lease expired: job-b takes it, and job-a (still running somewhere) marks nothing.
+    expect(await claim('job-b', 61_000)).toEqual({ held: true });
+    await expect(
+      catalogue.markRemoved('lease', ['l1'], { jobId: 'job-a', at: T2 }),
+    ).rejects.toMatchObject({ code: 'IMPORT_ALREADY_RUNNING', details: { runningJobId: 'job-b' } });
+    expect((await catalogue.get('lease', 'l1'))?.status).toBe('present');
+    // A holder known to have ended is replaced at once; releasing someone else's lease does nothing.
+    expect(await claim('job-d', 62_000, 'job-b')).toEqual({ held: true });
+    await catalogue.releaseImport('lease', 'job-b');
+    expect((await catalogue.importLease('lease'))?.jobId).toBe('job-d');
+    await catalogue.releaseImport('lease', 'job-d');
+    expect(await catalogue.importLease('lease')).toBeUndefined();
   });
 
   it('searches service and target names case-insensitively and finds roles by name', async () => {
@@ -158,8 +201,11 @@ describe('TableRoleCatalogue for incremental imports', () => {
       { overwriteExisting: false, jobId: 'job-1', at: T1 },
     );
     const removal = { jobId: 'job-2', at: T2 };
+    await catalogue.claimImport('rem', { jobId: 'job-2', nowMs: 0, ttlMs: 60_000 });
     expect(await catalogue.markRemoved('rem', ['a', 'unknown'], removal)).toBe(1);
     expect(await catalogue.markRemoved('rem', ['a'], removal)).toBe(1);
+    await catalogue.releaseImport('rem', 'job-2');
+    await catalogue.claimImport('rem', { jobId: 'job-3', nowMs: 0, ttlMs: 60_000 });
     expect(await catalogue.markRemoved('rem', ['a'], { jobId: 'job-3', at: T3 })).toBe(0);
     expect(await catalogue.get('rem', 'a')).toMatchObject({ status: 'gone', goneSince: T2 });
     expect(await catalogue.get('rem', 'unknown')).toBeUndefined();

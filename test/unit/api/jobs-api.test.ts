@@ -4,13 +4,28 @@ import { importTimerHandler } from '../../../src/api/import-timer';
 import { getJobHandler, startImportHandler } from '../../../src/api/jobs-api';
 import type { WorkflowServices } from '../../../src/workflows/workflow-services';
 
-function setUp() {
+function setUp(running?: { jobId: string; runtimeStatus: string }) {
   const started: unknown[] = [];
+  const claims: unknown[] = [];
+  const holder = running && {
+    jobId: running.jobId,
+    since: new Date().toISOString(),
+    expiresAt: new Date(Date.now() + 600_000).toISOString(),
+  };
   const deps: Parameters<typeof startImportHandler>[0] = {
     services: async () =>
       ({
         registry: {
           settings: (name: string) => (name === 'hr' ? { name, kind: 'scim' } : undefined),
+        },
+        catalogue: {
+          // The lease store: held by `running` unless the claim replaces it.
+          claimImport: async (_connector: string, claim: { replacing?: string }) => {
+            claims.push(claim);
+            return holder === undefined || claim.replacing === holder.jobId
+              ? { held: true }
+              : { held: false, holder };
+          },
         },
       }) as unknown as WorkflowServices,
     orchestrations: () => ({
@@ -18,7 +33,10 @@ function setUp() {
         started.push(input);
         return 'started';
       },
-      getStatus: async () => undefined,
+      getStatus: async (id: string) =>
+        running !== undefined && id === `job-${running.jobId}`
+          ? ({ runtimeStatus: running.runtimeStatus } as never)
+          : undefined,
     }),
     now: () => new Date(),
   };
@@ -34,7 +52,7 @@ function setUp() {
       }),
       new InvocationContext(),
     );
-  return { started, post, deps };
+  return { started, claims, post, deps };
 }
 
 describe('POST /api/connectors/{name}/imports', () => {
@@ -54,6 +72,42 @@ describe('POST /api/connectors/{name}/imports', () => {
     ]);
     const refused = await post('{"overwrite": true}');
     expect(refused.status).toBe(400);
+    expect(started).toHaveLength(1);
+  });
+});
+
+describe('one import per connector', () => {
+  const runningJobId = '0b7d2f7e-8a51-4a53-9a0e-2c6f0f6b1d11';
+
+  it('answers 409 naming the connector and the running job, and starts nothing', async () => {
+    const { started, post, deps } = setUp({ jobId: runningJobId, runtimeStatus: 'Running' });
+    const refused = await post();
+    expect(refused.status).toBe(409);
+    expect(refused.jsonBody).toMatchObject({
+      error: {
+        code: 'IMPORT_ALREADY_RUNNING',
+        object: 'hr',
+        runningJobId,
+        statusUrl: `http://127.0.0.1/api/jobs/${runningJobId}`,
+      },
+    });
+    expect(refused.jsonBody).toMatchObject({
+      error: { message: expect.stringContaining('connector "hr"') as unknown },
+    });
+    expect(refused.headers).toMatchObject({
+      location: `http://127.0.0.1/api/jobs/${runningJobId}`,
+    });
+    expect(await importTimerHandler(deps, 'hr')({}, new InvocationContext())).toBeUndefined();
+    expect(started).toEqual([]);
+  });
+
+  it('takes over the lease of a job Durable reports ended', async () => {
+    const { started, claims, post } = setUp({ jobId: runningJobId, runtimeStatus: 'Failed' });
+    expect((await post()).status).toBe(202);
+    expect(claims).toEqual([
+      expect.not.objectContaining({ replacing: expect.anything() }),
+      expect.objectContaining({ replacing: runningJobId }),
+    ]);
     expect(started).toHaveLength(1);
   });
 });

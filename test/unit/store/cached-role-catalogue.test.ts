@@ -16,7 +16,10 @@ function countingStore(roles: CatalogueRole[]) {
       roles.push(role('hr', 'g-2', 'Finance'));
       return { added: 1, renamed: 0, renameSkipped: 0, unchanged: 0, returned: 0 };
     },
-    markGone: async () => 0,
+    unseenRoles: async () => [],
+    claimImport: async () => ({ held: true }),
+    importLease: async () => undefined,
+    releaseImport: async () => undefined,
     markRemoved: async () => 0,
     snapshot: async (connector) => ({ connector, size: 0 }),
     changeCursor: async () => undefined,
