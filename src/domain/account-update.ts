@@ -1,6 +1,6 @@
 import type { AccountProfile, TargetAccount } from './account';
 import { acknowledgedNotMade, readRefutes } from './account-write-verdicts';
-import { afterFailedAccountWrite } from './lost-account-write';
+import { afterFailedAccountWrite, lagAfter } from './lost-account-write';
 import { describeReads, readBack, writePatiently } from './patient-io';
 import { changesOf, compareProfile, hasChanges } from './profile-read-back';
 import type { AccountRecordUpdate } from './account-record';
@@ -53,6 +53,10 @@ export function* updateAccount(
       changes: effective,
       notices: already,
       record,
+      // A lagging read may show the values from before the service's own last update, which
+      // may be what this one asks for again. A create is no such write: before it there was
+      // no account, and a read that finds none shows no values.
+      ...lagAfter(input.handle.record?.profileAt, input),
     });
     if (settled.ok) input.handle.account = wrote;
     return settled;
@@ -100,9 +104,8 @@ export function* updateAccount(
  * the values from before that update, which may be what this one asks for again.
  */
 function mayShowBeforeOwnUpdate(input: StepContext): boolean {
-  const last = input.handle.record?.profileAt;
-  const window = input.capabilities.visibilityWindowMs;
-  if (last === undefined || window === 0) return false;
+  const { readsMayLagUntilMs } = lagAfter(input.handle.record?.profileAt, input);
+  if (readsMayLagUntilMs === undefined) return false;
   const seenAt = input.handle.seenAt;
-  return seenAt === undefined || seenAt - Date.parse(last) < window;
+  return seenAt === undefined || seenAt < readsMayLagUntilMs;
 }

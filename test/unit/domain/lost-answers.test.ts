@@ -464,6 +464,69 @@ describe('account step: a write whose answer was lost', () => {
   });
 });
 
+describe('a lost update and a read that may lag the service', () => {
+  /** What the update asks for (A), and what the service's own update 5 s before set (B). */
+  const ASKED = { displayName: 'Ada Lovelace', givenName: 'Ada' };
+  const SET_BEFORE = { ...ASKED, displayName: 'Ada King' };
+  const secondsAgo = (s: number) => new Date(START - s * 1_000).toISOString();
+
+  it('does not take values a lagging read shows, seconds after the service updated, as the lost update applied', async () => {
+    // Request 1 set B 5 s ago; this one sets A back, its answer lost, and the target did not
+    // apply it: a replica from before request 1 still shows A.
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: { ...ADA, profile: ASKED },
+        record: record({ profileAt: secondsAgo(5) }),
+      }),
+      updateAccount: lost(RESET),
+      readAccount: () => ({ ...ADA, profile: ASKED }),
+    });
+    const outcome = await account('update', io);
+    expect(io.callsOf('updateAccount')).toHaveLength(1);
+    expect(outcome).toMatchObject({
+      ok: false,
+      changes: [],
+      error: { code: 'TARGET_UNREACHABLE' },
+    });
+    expect(outcome.error?.message).toContain('could not tell whether this one was applied');
+    expect(outcome.record?.profileAt).toBeUndefined();
+    expect(outcome.verification?.visible).toBe(false);
+  });
+
+  it('takes a read made once the window after the service update has passed as showing it', async () => {
+    // The service's update was 25 s ago: a read from 5 s on no longer predates it.
+    const lagEnds = START + 5_000;
+    const io: ScriptedIo = new ScriptedIo({
+      findAccount: () => ({
+        account: { ...ADA, profile: SET_BEFORE },
+        record: record({ profileAt: secondsAgo(25) }),
+      }),
+      updateAccount: lost(GATEWAY),
+      readAccount: () => ({ ...ADA, profile: io.now() < lagEnds ? SET_BEFORE : ASKED }),
+    });
+    const outcome = await account('update', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account updated' }] });
+    expect(outcome.record?.profileAt).toBeDefined();
+    expect(io.callsOf('readAccount').at(-1)!.at).toBeGreaterThanOrEqual(lagEnds);
+  });
+
+  it('takes a read showing the new values of an account the service created seconds ago as showing it', async () => {
+    // Before the create there was no account: no replica shows values this update asks for.
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: { ...ADA, profile: SET_BEFORE },
+        record: record({ createdAt: secondsAgo(5) }),
+      }),
+      updateAccount: lost(RESET),
+      readAccount: () => ({ ...ADA, profile: ASKED }),
+    });
+    expect(await account('update', io)).toMatchObject({
+      ok: true,
+      changes: [{ change: 'account updated' }],
+    });
+  });
+});
+
 describe('a lost write, then a reconciling write the target refuses', () => {
   it('journals what the read showed in place and fails with the refusal, not with a read failure', async () => {
     const refused: SerializedError = {
