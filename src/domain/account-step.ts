@@ -108,9 +108,10 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
       if ('error' in shown || shown.account === null) {
         const readError = 'error' in shown ? shown.error : undefined;
         // A read that failed fails the step with its own error: a refused credential or a
-        // throttled target holds the request, and the create's next run settles it.
+        // throttled target holds the request, and the create's next run settles it. Revision
+        // 1 failed with the create's, and its holds followed from that one.
         return failed(
-          readError ?? answer.error,
+          (input.replaysRevision1 === true ? undefined : readError) ?? answer.error,
           [],
           [notShownAfter(input, answer.fault, readError)],
         );

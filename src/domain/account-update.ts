@@ -30,7 +30,9 @@ export function* updateAccount(
   // that read may be a replica from before the service's own last update of the account
   // (DESIGN invariant 9: the read together with the service's record).
   const before = input.handle.seen ? compareProfile(changes, account.profile) : undefined;
+  // Revision 1 journaled every update, and its history holds the commit of it.
   const inPlace =
+    input.replaysRevision1 !== true &&
     before !== undefined &&
     before.differing.length === 0 &&
     before.unreadable.length === 0 &&

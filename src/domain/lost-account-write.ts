@@ -55,7 +55,8 @@ export function* afterFailedAccountWrite(
   check: (seen: TargetAccount | null) => boolean,
   change: LostWriteChange,
 ): Machine<StepOutcome> {
-  if (!mayHaveBeenApplied(error)) return failed(error);
+  // Revision 1 read nothing back: the step failed with the write's error.
+  if (!mayHaveBeenApplied(error) || context.replaysRevision1 === true) return failed(error);
   const readFrom = yield* now();
   const back = yield* readBack(context, account, check);
   const how = `${change.what}: ${describeLostAnswer(error)}`;

@@ -10,6 +10,7 @@ import {
 } from '../../../src/domain/lost-answer';
 import { membershipStep } from '../../../src/domain/membership-step';
 import type { MembershipAction } from '../../../src/domain/membership-plan';
+import type { StepContext } from '../../../src/domain/step-context';
 import { driveAsync, type IoResult } from '../../../src/domain/step-machine';
 import {
   CONSISTENT,
@@ -338,10 +339,11 @@ describe('membership step: a write call that lists its failed writes', () => {
   });
 });
 
-function account(action: AccountAction, io: ScriptedIo) {
+function account(action: AccountAction, io: ScriptedIo, context: Partial<StepContext> = {}) {
   return driveAsync(
     accountStep({
       ...stepContext(LAGGING),
+      ...context,
       action,
       profile: { accountId: ADA.accountId, displayName: 'Ada Lovelace', givenName: 'Ada' },
       lastPasswordUse: false,
@@ -521,6 +523,59 @@ describe('a lost update and a read that may lag the service', () => {
       readAccount: () => ({ ...ADA, profile: ASKED }),
     });
     expect(await account('update', io)).toMatchObject({
+      ok: true,
+      changes: [{ change: 'account updated' }],
+    });
+  });
+});
+
+describe('a request accepted before revision 2 (running at the upgrade)', () => {
+  // Revision 1 read nothing back after a failed write: its history holds no read there.
+  const REVISION_1 = { replaysRevision1: true } as const;
+
+  it('an account write whose answer was lost fails with its error, reading nothing back', async () => {
+    for (const action of ['lock', 'update', 'delete'] as const) {
+      const io = new ScriptedIo({
+        findAccount: () => ({ account: ADA, record: record() }),
+        setAccountEnabled: lost(RESET),
+        updateAccount: lost(RESET),
+        deleteAccount: lost(RESET),
+        readAccount: () => null,
+      });
+      const outcome = await account(action, io, REVISION_1);
+      expect(outcome).toMatchObject({ ok: false, changes: [], error: RESET });
+      expect(io.callsOf('readAccount')).toEqual([]);
+    }
+  });
+
+  it('a membership write whose answer was lost fails with its error, reading nothing back', async () => {
+    const io = membershipIo({
+      readMemberships: reads([], ['g-sales']),
+      writeMemberships: lost(RESET),
+    });
+    const outcome = await driveAsync(
+      membershipStep({
+        ...stepContext(LAGGING),
+        ...REVISION_1,
+        action: 'grant',
+        groups: [{ name: SALES.displayName }],
+      }),
+      io,
+    );
+    expect(outcome).toMatchObject({ ok: false, changes: [], error: RESET });
+    expect(outcome.record?.granted).toBeUndefined();
+    // The read before the write only.
+    expect(io.callsOf('readMemberships')).toHaveLength(1);
+  });
+
+  it('an update the read before shows in place is journaled, as revision 1 committed it', async () => {
+    const shown = { ...ADA, profile: { displayName: 'Ada Lovelace', givenName: 'Ada' } };
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: shown, record: record() }),
+      updateAccount: () => null,
+      readAccount: () => shown,
+    });
+    expect(await account('update', io, REVISION_1)).toMatchObject({
       ok: true,
       changes: [{ change: 'account updated' }],
     });
