@@ -6,7 +6,7 @@ import { enabledChangeIsEffective } from './effective-change';
 import type { SerializedError } from './errors';
 import { intentKey } from './journal-entry';
 import { describeLostAnswer, mayHaveBeenApplied } from './lost-answer';
-import { afterFailedAccountWrite } from './lost-account-write';
+import { afterFailedAccountWrite, lagAfter } from './lost-account-write';
 import { describeReads, readBack, writePatiently } from './patient-io';
 import { call, now, wait, type Machine } from './step-machine';
 import { STEP_OPS, type AccountLookup } from './step-ops';
@@ -108,9 +108,10 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
       if ('error' in shown || shown.account === null) {
         const readError = 'error' in shown ? shown.error : undefined;
         // A read that failed fails the step with its own error: a refused credential or a
-        // throttled target holds the request, and the create's next run settles it.
+        // throttled target holds the request, and the create's next run settles it. Revision
+        // 1 failed with the create's, and its holds followed from that one.
         return failed(
-          readError ?? answer.error,
+          (input.replaysRevision1 === true ? undefined : readError) ?? answer.error,
           [],
           [notShownAfter(input, answer.fault, readError)],
         );
@@ -369,13 +370,4 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
 function withLink(outcome: StepOutcome, link: AccountRecordUpdate): StepOutcome {
   if (outcome.record?.removed !== undefined) return outcome;
   return { ...outcome, record: { ...link, ...outcome.record } };
-}
-
-/** Until when reads may lag behind the service's own write made at `at` (none: nothing to wait for). */
-function lagAfter(
-  at: string | undefined,
-  input: AccountStepInput,
-): { readsMayLagUntilMs?: number } {
-  if (at === undefined || input.capabilities.visibilityWindowMs <= 0) return {};
-  return { readsMayLagUntilMs: Date.parse(at) + input.capabilities.visibilityWindowMs };
 }

@@ -1,6 +1,6 @@
 import type { AccountProfile, TargetAccount } from './account';
 import { acknowledgedNotMade, readRefutes } from './account-write-verdicts';
-import { afterFailedAccountWrite } from './lost-account-write';
+import { afterFailedAccountWrite, lagAfter } from './lost-account-write';
 import { describeReads, readBack, writePatiently } from './patient-io';
 import { changesOf, compareProfile, hasChanges } from './profile-read-back';
 import type { AccountRecordUpdate } from './account-record';
@@ -30,7 +30,9 @@ export function* updateAccount(
   // that read may be a replica from before the service's own last update of the account
   // (DESIGN invariant 9: the read together with the service's record).
   const before = input.handle.seen ? compareProfile(changes, account.profile) : undefined;
+  // Revision 1 journaled every update, and its history holds the commit of it.
   const inPlace =
+    input.replaysRevision1 !== true &&
     before !== undefined &&
     before.differing.length === 0 &&
     before.unreadable.length === 0 &&
@@ -53,6 +55,10 @@ export function* updateAccount(
       changes: effective,
       notices: already,
       record,
+      // A lagging read may show the values from before the service's own last update, which
+      // may be what this one asks for again. A create is no such write: before it there was
+      // no account, and a read that finds none shows no values.
+      ...lagAfter(input.handle.record?.profileAt, input),
     });
     if (settled.ok) input.handle.account = wrote;
     return settled;
@@ -100,9 +106,8 @@ export function* updateAccount(
  * the values from before that update, which may be what this one asks for again.
  */
 function mayShowBeforeOwnUpdate(input: StepContext): boolean {
-  const last = input.handle.record?.profileAt;
-  const window = input.capabilities.visibilityWindowMs;
-  if (last === undefined || window === 0) return false;
+  const { readsMayLagUntilMs } = lagAfter(input.handle.record?.profileAt, input);
+  if (readsMayLagUntilMs === undefined) return false;
   const seenAt = input.handle.seenAt;
-  return seenAt === undefined || seenAt - Date.parse(last) < window;
+  return seenAt === undefined || seenAt < readsMayLagUntilMs;
 }

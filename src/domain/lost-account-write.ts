@@ -24,6 +24,23 @@ export interface LostWriteChange {
 }
 
 /**
+ * Until when reads may lag behind the service's own write made at `at` (ISO), as a
+ * {@link LostWriteChange} takes it: a visibility window after it. None where there was no such
+ * write or reads show writes at once: nothing to wait for.
+ *
+ * @example
+ * lagAfter(record?.profileAt, context); // { readsMayLagUntilMs: profileAt + 30 s } on Graph
+ */
+export function lagAfter(
+  at: string | undefined,
+  context: StepContext,
+): { readsMayLagUntilMs?: number } {
+  const window = context.capabilities.visibilityWindowMs;
+  if (at === undefined || window <= 0) return {};
+  return { readsMayLagUntilMs: Date.parse(at) + window };
+}
+
+/**
  * An account write that failed. Refused, or never sent: the step fails with its error. After
  * it may have been applied (its answer lost, scim-interop.md), the read-back decides, within
  * the visibility window (DESIGN invariant 11). Shown applied: the step succeeds with the
@@ -38,7 +55,8 @@ export function* afterFailedAccountWrite(
   check: (seen: TargetAccount | null) => boolean,
   change: LostWriteChange,
 ): Machine<StepOutcome> {
-  if (!mayHaveBeenApplied(error)) return failed(error);
+  // Revision 1 read nothing back: the step failed with the write's error.
+  if (!mayHaveBeenApplied(error) || context.replaysRevision1 === true) return failed(error);
   const readFrom = yield* now();
   const back = yield* readBack(context, account, check);
   const how = `${change.what}: ${describeLostAnswer(error)}`;

@@ -120,7 +120,8 @@ export function* verify(
     // What this read shows otherwise than the step asks, and as it asks (nothing, when blind).
     const otherwise = new Set([...comparison.missing, ...comparison.unexpected]);
     const shown = new Set(blind ? [] : scope.filter((id) => !otherwise.has(id)));
-    if (comparison.matches && !blind) {
+    // Revision 1 took a read that does not show the account as verifying (`replaysRevision1`).
+    if (comparison.matches && (!blind || input.replaysRevision1 === true)) {
       return withLost({ reads: round + 1, elapsedMs: readAt - started, notices: read.notices });
     }
     const settled = settledChanges(ledger);
@@ -141,8 +142,10 @@ export function* verify(
       ledger.push(...again.answers);
       if (again.error !== undefined) {
         lost ??= again.lost;
-        // Refused: the read before it still showed what it showed.
+        // Refused: the read before it still showed what it showed. Revision 1 read no
+        // more after any failed write.
         if (refusalOf(again) !== undefined) return withLost({ error: again.error, shown });
+        if (input.replaysRevision1 === true) return { error: again.error };
       }
     }
     const at = yield* now();

@@ -130,6 +130,12 @@ function* changeMemberships(
   // and where others were refused it reads back only those, and the step fails by the refusal.
   const refused = refusalOf(written);
   if (refused !== undefined && written.lost === undefined) return finish(yield* now(), refused);
+  // Revision 1 read nothing back after a failed write: the step failed with its error, on
+  // the answers the target gave.
+  if (written.error !== undefined && input.replaysRevision1 === true) {
+    const answered = ledger.filter((answer) => answer.outcome !== 'unanswered');
+    return finish(yield* now(), written.error, answered);
+  }
 
   const verifyFrom = yield* now();
   const scope = refused === undefined ? plan : onlyUnanswered(plan, ledger);

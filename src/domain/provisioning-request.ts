@@ -63,7 +63,9 @@ export interface ProvisioningRequest extends RequestContext {
 
 /**
  * The orchestration's revision for requests accepted now. 2: a step that meets throttling
- * past its in-place wait holds the request (DESIGN invariant 8) instead of failing it.
+ * past its in-place wait holds the request (DESIGN invariant 8) instead of failing it; a
+ * write whose answer was lost is read back; an update shown in place and a write a read-back
+ * refutes commit nothing (`StepContext.replaysRevision1`).
  */
 export const REQUEST_REVISION = 2;
 

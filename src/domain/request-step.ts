@@ -17,6 +17,8 @@ export interface StepsOf {
   /** Name of the request's transient password secret, when it has one. */
   passwordSecret?: string;
   capabilities: ConnectorCapabilities;
+  /** Its steps take revision 1's paths (see `StepContext.replaysRevision1`). */
+  replaysRevision1?: boolean;
 }
 
 /**
@@ -44,6 +46,7 @@ export function requestStep(
     accountId: request.account.accountId,
     capabilities: request.capabilities,
     handle,
+    ...(request.replaysRevision1 === true ? { replaysRevision1: true } : {}),
   };
   if (isMembershipAction(action)) {
     return membershipStep({

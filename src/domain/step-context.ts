@@ -32,6 +32,13 @@ export interface StepContext {
   accountId: string;
   capabilities: ConnectorCapabilities;
   handle: AccountHandle;
+  /**
+   * The request was accepted before revision 2 of its orchestration (`acceptedSince`): where
+   * a step of revision 2 schedules other activities or timers than revision 1 did (a lost
+   * write's read-back, a commit left out), it takes revision 1's path, so that a request
+   * running when revision 2 is deployed replays the history it has (DESIGN invariant 10).
+   */
+  replaysRevision1?: boolean;
 }
 
 /** A fresh handle: nothing looked up yet. */

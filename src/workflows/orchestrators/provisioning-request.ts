@@ -139,6 +139,10 @@ export function* provisioningRequestOrchestrator(
   waiting.lease = { accountId, owner: hold.owner, ttlMs: LEASE_TTL_MS };
 
   let handle = newAccountHandle();
+  // A request accepted before revision 2 runs its steps as revision 1 did, so that one
+  // running at the upgrade replays its history: no read-back of a lost write, and the
+  // commits revision 1 made (`replaysRevision1`).
+  const steps = acceptedSince(request, 2) ? request : { ...request, replaysRevision1: true };
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
 
@@ -163,7 +167,7 @@ export function* provisioningRequestOrchestrator(
     lookedUp.delete(index);
     let outcome = yield* driveMachine(
       context,
-      withIntentDay(requestStep(request, index, handle, roles), request.intentDay),
+      withIntentDay(requestStep(steps, index, handle, roles), request.intentDay),
       writeLease(context, hold, waiting),
     );
     verifications[index] = outcome.verification;

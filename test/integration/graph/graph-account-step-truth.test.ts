@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { directIo } from '../../../src/connectors/direct-io';
 import type { GraphConnector } from '../../../src/connectors/graph';
 import type { AccountProfile, TargetAccount } from '../../../src/domain/account';
+import { applyRecordUpdate } from '../../../src/domain/account-record';
 import { accountStep, type AccountAction } from '../../../src/domain/account-step';
 import { newAccountHandle, type AccountHandle } from '../../../src/domain/step-context';
 import { driveAsync } from '../../../src/domain/step-machine';
@@ -184,6 +185,60 @@ describe('an update to the values the account has already', () => {
     expect(truth).toEqual([`${account.accountId} account updated`]);
     expect(outcome.ok).toBe(true);
     expect(journalOf(account, outcome)).toEqual(truth);
+  });
+});
+
+describe('an update whose answer was lost, back to values a lagging replica still shows', () => {
+  it('is not journaled when Graph did not apply it, though reads show the values it asked for', async () => {
+    const { account, createdAt } = await created();
+    const { accountId } = account;
+    const original = account.displayName!;
+    // A minute on, request 1 renames the account: the service records when (profileAt).
+    await harness.clock.sleep(60_000);
+    const first = handleFor((await graph.readAccount(account))!, createdAt);
+    const renamed = await step(
+      'update',
+      first.account!,
+      createdAt,
+      { accountId, displayName: `${original} Renamed` },
+      first,
+    );
+    expect(renamed.ok).toBe(true);
+    // Request 2, seconds later, sets the name back; replicas now lag 25 s, so its reads show
+    // the name from before request 1. Graph answers every attempt of its PATCH 503 or 504
+    // without applying it: the answer is lost, and only a read can tell.
+    harness.sandbox.setReplicationDelay(25_000);
+    const record = applyRecordUpdate(first.record!, graph.name, accountId, renamed.record!)!;
+    const second = newAccountHandle();
+    second.account = (await graph.readAccount(account))!;
+    expect(second.account.profile?.displayName).toBe(original);
+    second.seen = true;
+    second.seenAt = harness.clock.now();
+    second.record = record;
+    const since = truthMark(harness.sandbox.truthLog());
+    harness.sandbox.setFaults({ seed: 3, serverErrorRate: 1 });
+    let unanswered = 0;
+    const outcome = await step(
+      'update',
+      second.account,
+      createdAt,
+      { accountId, displayName: original },
+      second,
+      graph,
+      () => {
+        unanswered = harness.sandbox.faultCounts()['server error'];
+        harness.sandbox.setFaults(undefined);
+      },
+    );
+
+    const truth = truthChanges(harness.sandbox.truthLog(), since);
+    expect(truth).toEqual([]);
+    expect(harness.sandbox.getUser(account.id)?.['displayName']).toBe(`${original} Renamed`);
+    expect(unanswered).toBeGreaterThan(0);
+    expect(journalOf(account, outcome)).toEqual(truth);
+    expect(outcome.ok).toBe(false);
+    expect(outcome.error?.message).toContain('could not tell whether this one was applied');
+    expect(outcome.record).toBeUndefined();
   });
 });
 

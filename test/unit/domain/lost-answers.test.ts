@@ -10,6 +10,7 @@ import {
 } from '../../../src/domain/lost-answer';
 import { membershipStep } from '../../../src/domain/membership-step';
 import type { MembershipAction } from '../../../src/domain/membership-plan';
+import type { StepContext } from '../../../src/domain/step-context';
 import { driveAsync, type IoResult } from '../../../src/domain/step-machine';
 import {
   CONSISTENT,
@@ -338,10 +339,11 @@ describe('membership step: a write call that lists its failed writes', () => {
   });
 });
 
-function account(action: AccountAction, io: ScriptedIo) {
+function account(action: AccountAction, io: ScriptedIo, context: Partial<StepContext> = {}) {
   return driveAsync(
     accountStep({
       ...stepContext(LAGGING),
+      ...context,
       action,
       profile: { accountId: ADA.accountId, displayName: 'Ada Lovelace', givenName: 'Ada' },
       lastPasswordUse: false,
@@ -461,6 +463,122 @@ describe('account step: a write whose answer was lost', () => {
     const outcome = await account('delete', deleted);
     expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account deleted' }] });
     expect(outcome.record?.removed?.targetId).toBe('u-1');
+  });
+});
+
+describe('a lost update and a read that may lag the service', () => {
+  /** What the update asks for (A), and what the service's own update 5 s before set (B). */
+  const ASKED = { displayName: 'Ada Lovelace', givenName: 'Ada' };
+  const SET_BEFORE = { ...ASKED, displayName: 'Ada King' };
+  const secondsAgo = (s: number) => new Date(START - s * 1_000).toISOString();
+
+  it('does not take values a lagging read shows, seconds after the service updated, as the lost update applied', async () => {
+    // Request 1 set B 5 s ago; this one sets A back, its answer lost, and the target did not
+    // apply it: a replica from before request 1 still shows A.
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: { ...ADA, profile: ASKED },
+        record: record({ profileAt: secondsAgo(5) }),
+      }),
+      updateAccount: lost(RESET),
+      readAccount: () => ({ ...ADA, profile: ASKED }),
+    });
+    const outcome = await account('update', io);
+    expect(io.callsOf('updateAccount')).toHaveLength(1);
+    expect(outcome).toMatchObject({
+      ok: false,
+      changes: [],
+      error: { code: 'TARGET_UNREACHABLE' },
+    });
+    expect(outcome.error?.message).toContain('could not tell whether this one was applied');
+    expect(outcome.record?.profileAt).toBeUndefined();
+    expect(outcome.verification?.visible).toBe(false);
+  });
+
+  it('takes a read made once the window after the service update has passed as showing it', async () => {
+    // The service's update was 25 s ago: a read from 5 s on no longer predates it.
+    const lagEnds = START + 5_000;
+    const io: ScriptedIo = new ScriptedIo({
+      findAccount: () => ({
+        account: { ...ADA, profile: SET_BEFORE },
+        record: record({ profileAt: secondsAgo(25) }),
+      }),
+      updateAccount: lost(GATEWAY),
+      readAccount: () => ({ ...ADA, profile: io.now() < lagEnds ? SET_BEFORE : ASKED }),
+    });
+    const outcome = await account('update', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account updated' }] });
+    expect(outcome.record?.profileAt).toBeDefined();
+    expect(io.callsOf('readAccount').at(-1)!.at).toBeGreaterThanOrEqual(lagEnds);
+  });
+
+  it('takes a read showing the new values of an account the service created seconds ago as showing it', async () => {
+    // Before the create there was no account: no replica shows values this update asks for.
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: { ...ADA, profile: SET_BEFORE },
+        record: record({ createdAt: secondsAgo(5) }),
+      }),
+      updateAccount: lost(RESET),
+      readAccount: () => ({ ...ADA, profile: ASKED }),
+    });
+    expect(await account('update', io)).toMatchObject({
+      ok: true,
+      changes: [{ change: 'account updated' }],
+    });
+  });
+});
+
+describe('a request accepted before revision 2 (running at the upgrade)', () => {
+  // Revision 1 read nothing back after a failed write: its history holds no read there.
+  const REVISION_1 = { replaysRevision1: true } as const;
+
+  it('an account write whose answer was lost fails with its error, reading nothing back', async () => {
+    for (const action of ['lock', 'update', 'delete'] as const) {
+      const io = new ScriptedIo({
+        findAccount: () => ({ account: ADA, record: record() }),
+        setAccountEnabled: lost(RESET),
+        updateAccount: lost(RESET),
+        deleteAccount: lost(RESET),
+        readAccount: () => null,
+      });
+      const outcome = await account(action, io, REVISION_1);
+      expect(outcome).toMatchObject({ ok: false, changes: [], error: RESET });
+      expect(io.callsOf('readAccount')).toEqual([]);
+    }
+  });
+
+  it('a membership write whose answer was lost fails with its error, reading nothing back', async () => {
+    const io = membershipIo({
+      readMemberships: reads([], ['g-sales']),
+      writeMemberships: lost(RESET),
+    });
+    const outcome = await driveAsync(
+      membershipStep({
+        ...stepContext(LAGGING),
+        ...REVISION_1,
+        action: 'grant',
+        groups: [{ name: SALES.displayName }],
+      }),
+      io,
+    );
+    expect(outcome).toMatchObject({ ok: false, changes: [], error: RESET });
+    expect(outcome.record?.granted).toBeUndefined();
+    // The read before the write only.
+    expect(io.callsOf('readMemberships')).toHaveLength(1);
+  });
+
+  it('an update the read before shows in place is journaled, as revision 1 committed it', async () => {
+    const shown = { ...ADA, profile: { displayName: 'Ada Lovelace', givenName: 'Ada' } };
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: shown, record: record() }),
+      updateAccount: () => null,
+      readAccount: () => shown,
+    });
+    expect(await account('update', io, REVISION_1)).toMatchObject({
+      ok: true,
+      changes: [{ change: 'account updated' }],
+    });
   });
 });
 
