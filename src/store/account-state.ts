@@ -74,8 +74,10 @@ export interface AccountStateStore {
     known?: { etag: string; stored: AccountRecord | null },
   ): Promise<void>;
   /**
-   * A step's journal entries (upserted by key: the same entries again change nothing) and its
-   * record update, atomically, and the lease released with them when asked.
+   * A step's journal entries and its record update, atomically, and the lease released with
+   * them when asked. Idempotent: the same commit run again (Durable runs activities at least
+   * once), even with its entries stamped with a later time (an episode run again), writes no
+   * entry twice and applies its update once.
    */
   commitStep(commit: StepCommit): Promise<CommittedStep>;
   /** The record (a deleted account's tombstone included); undefined when there is none. */

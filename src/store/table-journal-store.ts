@@ -31,8 +31,9 @@ interface JournalRow {
 
 /**
  * The change journal in Table Storage. PartitionKey is the connector, RowKey
- * `<at as ISO>_<key>`: rows of a connector sort by time, and an entry recorded again (a
- * replayed activity) lands on the same row (DESIGN invariant 1).
+ * `<at as ISO>_<key>`: rows of a connector sort by time, and an entry recorded again at the
+ * same time (a retried activity) lands on the same row (DESIGN invariant 1). A step's commit
+ * run again at a later time finds its marker instead (step-marker.ts).
  */
 export class TableJournalStore implements JournalStore {
   private readonly table: EnsuredTable;
@@ -69,7 +70,7 @@ export class TableJournalStore implements JournalStore {
 
 /**
  * The table rows of journal entries: PartitionKey the connector, RowKey `<at as ISO>_<key>`,
- * so that an entry recorded again lands on the same row.
+ * so that an entry recorded again at the same time lands on the same row.
  */
 export function journalRowsOf(entries: readonly JournalEntry[]) {
   return entries.map((entry) => ({

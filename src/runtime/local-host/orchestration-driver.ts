@@ -21,6 +21,7 @@ import { InstanceWaiters } from './instance-waiters';
 import { createInvocationContext } from './invocation-context';
 import { createReplayer, type Replayer } from './orchestrator-replay';
 import { verifyInstanceReplay } from './replay-verification';
+import { SaveGate } from './save-gate';
 import { runEpisode, type EpisodeResult, type EpisodeWork } from './orchestration-episode';
 import { resumeInstance } from './resumed-instance';
 import { TimerSchedule, type PendingTimer } from './timer-schedule';
@@ -64,6 +65,7 @@ export class OrchestrationDriver implements OrchestrationClient {
   private readonly runner: ActivityRunner;
   private readonly timers: TimerSchedule;
   private readonly saver: InstanceSaver;
+  private readonly gate: SaveGate;
   private readonly waiters = new InstanceWaiters();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly episodesRunning = new Set<Promise<void>>();
@@ -86,6 +88,7 @@ export class OrchestrationDriver implements OrchestrationClient {
     );
     this.timers = new TimerSchedule(this.clock, (timer) => this.onTimerFired(timer));
     this.saver = new InstanceSaver(options.history, this.logger);
+    this.gate = new SaveGate(this.saver);
     this.unsubscribe = this.virtual?.onAdvance?.((now) => this.timers.fireDue(now));
   }
 
@@ -206,7 +209,7 @@ export class OrchestrationDriver implements OrchestrationClient {
     this.closed = true;
     this.unsubscribe?.();
     this.timers.clear();
-    await Promise.all([this.runner.drain(), ...this.episodesRunning]);
+    await Promise.all([this.runner.drain(), ...this.episodesRunning, this.gate.settled()]);
     await this.saver.settled();
     this.waiters.failAll(
       (instanceId) =>
@@ -292,10 +295,16 @@ export class OrchestrationDriver implements OrchestrationClient {
           this.timers.cancel(instance.instanceId, timerId);
           if (!instance.canceledTimers.includes(timerId)) instance.canceledTimers.push(timerId);
         }
-        for (const item of result.work) this.startWork(instance, item);
       }
       // Failures are logged by the saver; a restart resumes the instance from its last save.
       const saved = this.saver.save(instance).catch(() => undefined);
+      if (result.kind === 'continue' && result.work.length > 0) {
+        const { work } = result;
+        this.gate.after(saved, () => {
+          if (!this.closed) for (const item of work) this.startWork(instance, item);
+          this.scheduleSettle();
+        });
+      }
       if (shownBefore !== undefined && FINAL.has(instance.runtimeStatus)) {
         this.publishEnd(instance, shownBefore, saved);
         // The save above took its copy: nothing reads the live arrays any more.
@@ -394,7 +403,8 @@ export class OrchestrationDriver implements OrchestrationClient {
 
   /** Auto-advance and idle detection, once nothing else can happen. */
   private settle(): void {
-    if (this.runner.busy || this.pendingEpisodes > 0) return;
+    // Work held for a save will start: nothing is idle or stalled until it has.
+    if (this.runner.busy || this.pendingEpisodes > 0 || this.gate.holding) return;
     if (!this.closed && this.autoAdvance && this.virtual !== undefined) {
       const earliest = this.timers.earliest();
       if (earliest !== undefined) {

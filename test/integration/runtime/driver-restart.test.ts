@@ -6,6 +6,7 @@ import type { OrchestrationHandler } from 'durable-functions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAzurite, type LocalAzurite } from '../../../src/runtime/local-host/azurite';
 import { HISTORY_EVENT } from '../../../src/runtime/local-host/history-events';
+import type { HistoryStore } from '../../../src/runtime/local-host/history-store';
 import { OrchestrationDriver } from '../../../src/runtime/local-host/orchestration-driver';
 import { TableHistoryStore } from '../../../src/runtime/local-host/table-history-store';
 import { resumeInstance } from '../../../src/runtime/local-host/resumed-instance';
@@ -219,6 +220,60 @@ describe('OrchestrationDriver with a history store: a restart resumes every inst
     expect(await driver.getStatus('done-1')).toEqual(finished);
     await driver.verifyReplay('done-1');
     expect(calls.length).toBe(before);
+    await driver.close();
+    await azurite.close();
+  });
+
+  it('starts an episode’s activities only once its save is written, and holds them without calling the instance stalled', async () => {
+    const azurite = await startAzurite();
+    const store = historyStore(azurite);
+    let holdSaves = false;
+    let savesAsked = 0;
+    const held: (() => void)[] = [];
+    const gated: HistoryStore = {
+      load: () => store.load(),
+      save: async (save) => {
+        if (holdSaves) {
+          savesAsked += 1;
+          await new Promise<void>((resolve) => held.push(resolve));
+        }
+        await store.save(save);
+      },
+      durable: () => store.durable(),
+    };
+    const once: OrchestrationHandler = function* (context) {
+      return (yield context.df.callActivity('step', context.df.getInput<string>())) as string;
+    };
+    const driver = new OrchestrationDriver({
+      orchestrators: { once },
+      activities,
+      clock: new VirtualClock(START),
+      history: gated,
+    });
+    expect(await driver.startNew('once', 'held-1', 'held early')).toBe('started');
+    // The first episode runs after this (setImmediate): its save is the one held.
+    holdSaves = true;
+    let told: string | undefined;
+    const finished = driver.waitFor('held-1', 20_000).then(
+      (state) => {
+        told = state.runtimeStatus;
+        return state;
+      },
+      (error: unknown) => {
+        told = String(error);
+        throw error;
+      },
+    );
+    await until('the episode’s save', () => savesAsked === 1);
+    // Not written yet: a kill now would run the episode again, so nothing of it ran.
+    expect(calls).not.toContain('step held early');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(told).toBeUndefined();
+
+    holdSaves = false;
+    for (const resolve of held.splice(0)) resolve();
+    expect(await finished).toMatchObject({ runtimeStatus: 'Completed', output: 'did held early' });
+    expect(calls.filter((call) => call === 'step held early')).toHaveLength(1);
     await driver.close();
     await azurite.close();
   });

@@ -1,0 +1,186 @@
+import type { TransactionAction } from '@azure/data-tables';
+import { applyRecordUpdate, type AccountRecord } from '../domain/account-record';
+import { leaseOfRow, recordOfRow, toAccountRow, type Lease } from './account-row';
+import { fits, tooLarge } from './account-row-size';
+import { MAX_ROUNDS, type AccountRows, type RowKeys } from './account-rows';
+import type { CommittedStep, StepCommit } from './account-state';
+import {
+  claimStepMarker,
+  markStepDone,
+  stepMarkerOf,
+  stepMarkerRow,
+  type StepMarker,
+} from './step-marker';
+import { guardStorage, storageFailure, storageStatus } from './storage-failure';
+import { upsertInBatches } from './table-batches';
+import { journalRowsOf } from './table-journal-store';
+import { submitTransaction } from './table-transaction';
+
+/** Table Storage: at most 100 operations per transaction; one is the account's row, one the step's marker. */
+const ENTRIES_WITH_ROW = 98;
+
+/**
+ * Writes a step's commit (DESIGN invariant 1) so that running it again writes nothing twice,
+ * even with its entries stamped with a later time (a re-run episode): one transaction when
+ * the row's version is known, with the entries, the step's marker (created: refused when the
+ * commit ran before) and the row; otherwise, or when the transaction is refused, in parts
+ * that a second run finds and completes. `release`: releases this owner's lease, for a
+ * releasing commit that ran before.
+ *
+ * @example
+ * const committed = await commitStepToRows(rows, commit, () => store.release(connector, accountId, owner));
+ */
+export async function commitStepToRows(
+  rows: AccountRows,
+  commit: StepCommit,
+  release: () => Promise<void>,
+): Promise<CommittedStep> {
+  const marker = stepMarkerOf(commit.entries);
+  const { etag, stored } = commit;
+  if (etag !== undefined && stored !== undefined && commit.entries.length <= ENTRIES_WITH_ROW) {
+    const committed = await commitAtOnce(rows, commit, { etag, stored }, marker);
+    if (committed !== undefined) return committed;
+  }
+  return commitInParts(rows, commit, marker, release);
+}
+
+/**
+ * The commit as one transaction at the row's version; undefined when it was refused as a
+ * whole (nothing of it written): 412, the row changed since (the lease expired and was taken,
+ * or this commit ran before); 404, no row under the canonical key (a lease taken before rows
+ * were keyed canonically); 409, the step's marker exists (this commit ran before); or the
+ * row would be too large.
+ */
+async function commitAtOnce(
+  rows: AccountRows,
+  commit: StepCommit,
+  version: { etag: string; stored: AccountRecord | null },
+  marker: StepMarker | undefined,
+): Promise<CommittedStep | undefined> {
+  const record = recordAfter(commit, version.stored);
+  const row = {
+    ...rows.keysOf(commit.connector, commit.accountId),
+    // A transaction cannot delete under an ETag: a row left without record or lease stays.
+    ...toAccountRow(record, commit.release ? undefined : leaseOf(commit)),
+  };
+  if (!fits(row)) return undefined;
+  const actions: TransactionAction[] = journalRowsOf(commit.entries).map(
+    (entry): TransactionAction => ['upsert', entry, 'Replace'],
+  );
+  if (marker !== undefined) actions.push(['create', stepMarkerRow(marker, true)]);
+  actions.push(['update', row, 'Replace', { etag: version.etag }]);
+  try {
+    const response = await submitTransaction(rows.client, actions);
+    // Sub-responses come in the order of the actions (Azurite names no row in them).
+    const written = response.subResponses.at(-1)?.etag;
+    return { record, ...(commit.release || written === undefined ? {} : { etag: written }) };
+  } catch (error) {
+    const status = storageStatus(error);
+    if (status !== 412 && status !== 404 && status !== 409) {
+      throw storageFailure('record a step', error);
+    }
+    return undefined;
+  }
+}
+
+/**
+ * The commit in parts: the step's marker first (a run before this one that finished leaves
+ * nothing to write; one that stopped part way gives the time its entries are under), the
+ * entries (upserts onto the same rows), the update applied to the record as it is now, and
+ * the marker last, done.
+ */
+async function commitInParts(
+  rows: AccountRows,
+  commit: StepCommit,
+  marker: StepMarker | undefined,
+  release: () => Promise<void>,
+): Promise<CommittedStep> {
+  let entries = commit.entries;
+  if (marker !== undefined) {
+    const claim = await claimStepMarker(rows.client, marker);
+    if (claim.done) return committedBefore(rows, commit, release);
+    if (claim.at !== marker.at) entries = entries.map((entry) => ({ ...entry, at: claim.at }));
+  }
+  if (entries.length > 0) {
+    const journal = journalRowsOf(entries);
+    await guardStorage('record journal entries', () =>
+      upsertInBatches(rows.client, journal, 'Replace'),
+    );
+  }
+  const committed = await commitToCurrent(rows, commit);
+  if (marker !== undefined) await markStepDone(rows.client, marker);
+  return committed;
+}
+
+/**
+ * A commit that ran in full before (its answer was lost): nothing is written again, the
+ * record is answered as it is now, and the lease released when the commit releases it and
+ * this owner holds it (again: the lease was taken once more since).
+ */
+async function committedBefore(
+  rows: AccountRows,
+  commit: StepCommit,
+  release: () => Promise<void>,
+): Promise<CommittedStep> {
+  const { connector, accountId, owner } = commit;
+  if (commit.release) await release();
+  const current = await rows.read(await rows.heldRowKeys(connector, accountId));
+  if (current === undefined) return { record: null };
+  const record = recordOfRow(connector, accountId, current.row);
+  const ours = leaseOfRow(current.row)?.owner === owner;
+  return { record, ...(ours ? { etag: current.etag } : {}) };
+}
+
+/**
+ * The commit without a known version: the record read, updated and written back under its
+ * ETag, keeping whatever lease the row holds (another request's included) unless it is
+ * this owner's and the commit releases it.
+ */
+async function commitToCurrent(rows: AccountRows, commit: StepCommit): Promise<CommittedStep> {
+  const { connector, accountId } = commit;
+  const { client } = rows;
+  const keys: RowKeys = await rows.heldRowKeys(connector, accountId);
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    const current = await rows.read(keys);
+    const stored = current === undefined ? null : recordOfRow(connector, accountId, current.row);
+    const record = recordAfter(commit, stored);
+    const held = current === undefined ? undefined : leaseOfRow(current.row);
+    const lease = held?.owner === commit.owner && commit.release ? undefined : held;
+    if (current === undefined) {
+      if (record === null) return { record: null };
+      const entity = { ...keys, ...toAccountRow(record, undefined) };
+      // The journal entries are written already: only the record is refused.
+      if (!fits(entity)) throw tooLarge(commit, entity);
+      const created = await rows.attempt('record a step', 409, () => client.createEntity(entity));
+      if (created !== false) return { record };
+      continue;
+    }
+    const entity = { ...keys, ...toAccountRow(record, lease) };
+    if (!fits(entity)) throw tooLarge(commit, entity);
+    const written = await rows.attempt('record a step', 412, () =>
+      client.updateEntity(entity, 'Replace', { etag: current.etag }),
+    );
+    if (written === false) continue;
+    const ours = lease?.owner === commit.owner;
+    return { record, ...(ours && written.etag !== undefined ? { etag: written.etag } : {}) };
+  }
+  throw storageFailure('record a step', { statusCode: 412 });
+}
+
+/** The lease a commit keeps when it does not release it. */
+function leaseOf(commit: StepCommit): Lease {
+  return {
+    owner: commit.owner,
+    expiresAtMs: commit.leaseExpiresAtMs,
+    expiresAt: new Date(commit.leaseExpiresAtMs).toISOString(),
+  };
+}
+
+/** The record once the commit's update is applied to it (null: none). */
+function recordAfter(commit: StepCommit, stored: AccountRecord | null): AccountRecord | null {
+  if (commit.update === undefined) return stored;
+  return (
+    applyRecordUpdate(stored ?? undefined, commit.connector, commit.accountId, commit.update) ??
+    null
+  );
+}

@@ -1,0 +1,281 @@
+import { odata } from '@azure/data-tables';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/app-config';
+import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds';
+import { journalEntriesOf, type EffectiveChange } from '../../../src/domain/journal-entry';
+import { silentLogger } from '../../../src/domain/logger';
+import { buildServices } from '../../../src/runtime/build-services';
+import { JOURNAL_ROWS_END } from '../../../src/store/account-row';
+import { tableClient } from '../../../src/store/storage-clients';
+import { journalRowsOf } from '../../../src/store/table-journal-store';
+import { claimStepMarker, stepMarkerOf } from '../../../src/store/step-marker';
+import type { ActivityResult } from '../../../src/workflows/activity-result';
+import type { RecordStepActivityInput } from '../../../src/workflows/activities/activity-inputs';
+import { serviceActivities } from '../../../src/workflows/activities/service-activities';
+import type { WorkflowServices } from '../../../src/workflows/workflow-services';
+import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
+
+/**
+ * A step's commit is idempotent under re-execution: Durable Functions runs an activity at
+ * least once, and a restarted local host may run an episode again at a later orchestration
+ * time, so the commit activity (recordStep) runs a second time with its entries stamped
+ * with another time. The journal must hold each entry once and the record be as the first
+ * run left it. Judged on the table itself, not on what the activity answers.
+ */
+
+let storage: TestStorage;
+let services: WorkflowServices;
+let activities: ReturnType<typeof serviceActivities>;
+
+beforeAll(async () => {
+  storage = await startTestStorage();
+  services = buildServices({
+    config: loadConfig({ PROVISIONING_CONNECTORS: '[]' }, connectorSettingsKinds()),
+    logger: silentLogger,
+    storage: storage.connection,
+  });
+  activities = serviceActivities(async () => services);
+});
+afterAll(() => storage.close());
+
+const CONNECTOR = 'hr';
+const NOW = Date.parse('2026-03-01T08:00:00.000Z');
+const TTL = 300_000;
+/** The first run's orchestration time, and the later one a re-run has. */
+const FIRST_AT = '2026-03-01T08:00:05.000Z';
+const RERUN_AT = '2026-03-01T08:00:09.000Z';
+
+function valueOf<T>(result: ActivityResult<T>): T {
+  if (!result.ok) throw new Error(`the activity failed: ${result.error.message}`);
+  return result.value;
+}
+
+async function takeLease(accountId: string, nowMs = NOW) {
+  return valueOf(
+    await activities.acquireAccountLease({
+      connector: CONNECTOR,
+      accountId,
+      owner: `req-${accountId}`,
+      nowMs,
+      ttlMs: TTL,
+      likelyNew: true,
+    }),
+  );
+}
+
+/** The commit of a create step, as the orchestrator builds it at orchestration time `at`. */
+function createCommit(
+  accountId: string,
+  at: string,
+  version: { etag?: string },
+  release = false,
+): RecordStepActivityInput {
+  return {
+    connector: CONNECTOR,
+    accountId,
+    owner: `req-${accountId}`,
+    leaseExpiresAtMs: NOW + TTL,
+    ...version,
+    stored: null,
+    entries: journalEntriesOf(
+      { requestId: `req-${accountId}`, connector: CONNECTOR, accountId },
+      0,
+      [{ change: 'account created' }],
+      at,
+    ),
+    update: { link: { targetId: `id-${accountId}`, linkedAt: at, createdAt: at } },
+    release,
+  };
+}
+
+/** The account's journal rows as the table holds them (every row before the account rows). */
+async function journalRows(accountId: string): Promise<{ rowKey: string; change: string }[]> {
+  const client = tableClient(storage.connection, 'ProvisioningJournal');
+  const rows: { rowKey: string; change: string }[] = [];
+  for await (const row of client.listEntities<{ change: string }>({
+    queryOptions: {
+      filter: odata`PartitionKey eq ${CONNECTOR} and RowKey lt ${JOURNAL_ROWS_END} and accountId eq ${accountId}`,
+    },
+  })) {
+    rows.push({ rowKey: row.rowKey!, change: row.change });
+  }
+  return rows;
+}
+
+/** The account's entries as GET /journal lists them, page by page. */
+async function listed(accountId: string): Promise<string[]> {
+  const changes: string[] = [];
+  let continuationToken: string | undefined;
+  do {
+    const page = await services.journal.query({
+      connector: CONNECTOR,
+      accountId,
+      limit: 1,
+      ...(continuationToken === undefined ? {} : { continuationToken }),
+    });
+    changes.push(...page.entries.map((entry) => `${entry.change} at ${entry.at}`));
+    continuationToken = page.continuationToken;
+  } while (continuationToken !== undefined);
+  return changes;
+}
+
+describe('recordStep run again for the same step at a later orchestration time', () => {
+  it('after its answer was lost: the journal holds the entry once, the record is the first run’s', async () => {
+    const lease = await takeLease('ada');
+    const version = { etag: lease.etag! };
+    const first = valueOf(await activities.recordStep(createCommit('ada', FIRST_AT, version)));
+    // The re-run has what the history had before the first run: the same version of the row.
+    const again = valueOf(await activities.recordStep(createCommit('ada', RERUN_AT, version)));
+
+    expect(await journalRows('ada')).toEqual([
+      { rowKey: expect.stringMatching(/^2026-03-01T08:00:05\.000Z_/), change: 'account created' },
+    ]);
+    expect(await listed('ada')).toEqual([`account created at ${FIRST_AT}`]);
+    const stored = await services.accounts.get(CONNECTOR, 'ada');
+    expect(stored).toMatchObject({ targetId: 'id-ada', linkedAt: FIRST_AT, createdAt: FIRST_AT });
+    expect(again.record).toEqual(stored);
+    expect(first.record).toEqual(stored);
+    // The lease is still the request's, at the row's current version: its next commit goes in one write.
+    expect(again.etag).toEqual(first.etag);
+  });
+
+  it('after the lease was taken again since (a re-run episode): nothing doubles, and the release still happens', async () => {
+    const lease = await takeLease('bob');
+    valueOf(
+      await activities.recordStep(createCommit('bob', FIRST_AT, { etag: lease.etag! }, true)),
+    );
+    // The lease activity ran again too: it takes the free lease once more, at a new version.
+    const retaken = await takeLease('bob', NOW + 4_000);
+    expect(retaken.record).toMatchObject({ linkedAt: FIRST_AT });
+    const again = valueOf(
+      await activities.recordStep(createCommit('bob', RERUN_AT, { etag: retaken.etag! }, true)),
+    );
+
+    expect(await journalRows('bob')).toHaveLength(1);
+    expect(await listed('bob')).toEqual([`account created at ${FIRST_AT}`]);
+    expect(again.etag).toBeUndefined();
+    expect(await services.accounts.get(CONNECTOR, 'bob')).toMatchObject({
+      targetId: 'id-bob',
+      linkedAt: FIRST_AT,
+    });
+    // Released: another request takes the lease at once.
+    expect(
+      await services.accounts.acquire(CONNECTOR, 'bob', 'someone-else', NOW + 5_000, TTL),
+    ).toMatchObject({ acquired: true });
+  });
+
+  it('without a known version of the row (the commit before it failed): nothing doubles', async () => {
+    await takeLease('cy');
+    valueOf(await activities.recordStep(createCommit('cy', FIRST_AT, {})));
+    valueOf(await activities.recordStep(createCommit('cy', RERUN_AT, {})));
+
+    expect(await journalRows('cy')).toHaveLength(1);
+    expect(await services.accounts.get(CONNECTOR, 'cy')).toMatchObject({ linkedAt: FIRST_AT });
+  });
+
+  it('after a run that stopped part way: the re-run finishes it on the same rows', async () => {
+    await takeLease('dee');
+    const groups: EffectiveChange[] = ['g-1', 'g-2', 'g-3'].map((groupId) => ({
+      change: 'member added',
+      groupId,
+    }));
+    const entriesAt = (at: string) =>
+      journalEntriesOf(
+        { requestId: 'req-dee', connector: CONNECTOR, accountId: 'dee' },
+        1,
+        groups,
+        at,
+      );
+    // What a first run killed after its marker and one entry leaves in the table.
+    const client = tableClient(storage.connection, 'ProvisioningJournal');
+    const marker = stepMarkerOf(entriesAt(FIRST_AT))!;
+    expect(await claimStepMarker(client, marker)).toEqual({ done: false, at: FIRST_AT });
+    await client.upsertEntity(journalRowsOf(entriesAt(FIRST_AT))[0]!, 'Replace');
+
+    valueOf(
+      await activities.recordStep({
+        connector: CONNECTOR,
+        accountId: 'dee',
+        owner: 'req-dee',
+        leaseExpiresAtMs: NOW + TTL,
+        stored: null,
+        entries: entriesAt(RERUN_AT),
+        update: {
+          link: { targetId: 'id-dee', linkedAt: RERUN_AT },
+          granted: ['g-1', 'g-2', 'g-3'],
+          groupsAt: RERUN_AT,
+        },
+        release: false,
+      }),
+    );
+
+    const rows = await journalRows('dee');
+    expect(rows.map((row) => row.rowKey.slice(0, 24))).toEqual(Array(3).fill(FIRST_AT));
+    expect((await services.accounts.get(CONNECTOR, 'dee'))?.assignedGroups).toEqual([
+      'g-1',
+      'g-2',
+      'g-3',
+    ]);
+    // Done now: a third run writes nothing.
+    expect(await claimStepMarker(client, marker)).toEqual({ done: true });
+  });
+
+  it('with more entries than one transaction holds: each once', async () => {
+    const lease = await takeLease('eve');
+    const groups = Array.from({ length: 150 }, (_, i) => `g-${String(i).padStart(3, '0')}`);
+    const commit = (at: string): RecordStepActivityInput => ({
+      connector: CONNECTOR,
+      accountId: 'eve',
+      owner: 'req-eve',
+      leaseExpiresAtMs: NOW + TTL,
+      etag: lease.etag!,
+      stored: null,
+      entries: journalEntriesOf(
+        { requestId: 'req-eve', connector: CONNECTOR, accountId: 'eve' },
+        0,
+        groups.map((groupId) => ({ change: 'member added', groupId })),
+        at,
+      ),
+      update: { link: { targetId: 'id-eve', linkedAt: at }, granted: groups, groupsAt: at },
+      release: false,
+    });
+    valueOf(await activities.recordStep(commit(FIRST_AT)));
+    valueOf(await activities.recordStep(commit(RERUN_AT)));
+
+    const rows = await journalRows('eve');
+    expect(rows).toHaveLength(150);
+    expect(new Set(rows.map((row) => row.rowKey.slice(0, 24)))).toEqual(new Set([FIRST_AT]));
+    expect((await services.accounts.get(CONNECTOR, 'eve'))?.assignedGroups).toHaveLength(150);
+  });
+
+  it('keeps a second, different commit of the same step (a step run again after a hold)', async () => {
+    const lease = await takeLease('fay');
+    const commit = (
+      etag: string | undefined,
+      groupId: string,
+      at: string,
+    ): RecordStepActivityInput => ({
+      connector: CONNECTOR,
+      accountId: 'fay',
+      owner: 'req-fay',
+      leaseExpiresAtMs: NOW + TTL,
+      ...(etag === undefined ? {} : { etag }),
+      stored: null,
+      entries: journalEntriesOf(
+        { requestId: 'req-fay', connector: CONNECTOR, accountId: 'fay' },
+        1,
+        [{ change: 'member added', groupId }],
+        at,
+      ),
+      update: { granted: [groupId], groupsAt: at },
+      release: false,
+    });
+    const first = valueOf(await activities.recordStep(commit(lease.etag, 'g-1', FIRST_AT)));
+    valueOf(await activities.recordStep(commit(first.etag, 'g-2', RERUN_AT)));
+
+    expect(await listed('fay')).toEqual([
+      `member added at ${FIRST_AT}`,
+      `member added at ${RERUN_AT}`,
+    ]);
+  });
+});
