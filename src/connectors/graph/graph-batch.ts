@@ -1,5 +1,6 @@
 import { chunk } from '../../domain/chunk';
-import { ProvisioningError } from '../../domain/errors';
+import { isProvisioningError, ProvisioningError } from '../../domain/errors';
+import { mayHaveApplied } from '../read-after-write';
 import { parseRetryAfter } from '../http/retry-after';
 import {
   failedWait,
@@ -99,6 +100,26 @@ export function readBatchResponses(
 }
 
 /**
+ * Every envelope of one round. One that fails fails the call, but a sub-request an earlier
+ * round or another envelope answered may have been applied (a 204 of round 1 next to a 429
+ * re-sent in round 2): the error then says so, and the writes are read back rather than
+ * taken for refused (DESIGN invariant 11).
+ */
+async function allOrMaybeApplied<T>(
+  answeredBefore: boolean,
+  envelopes: Promise<T>[],
+): Promise<T[]> {
+  const settled = await Promise.allSettled(envelopes);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed === undefined)
+    return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
+  const error: unknown = failed.reason;
+  const others = answeredBefore || settled.some((outcome) => outcome.status === 'fulfilled');
+  if (!others || !isProvisioningError(error)) throw error;
+  throw mayHaveApplied(error);
+}
+
+/**
  * Sends sub-requests as JSON `$batch` envelopes of up to 20, in parallel (the transport's
  * gate keeps the concurrency limit). Each sub-response has its own status (graph-behaviour.md:
  * Batching): a throttled one (429) counts as throttling for the target's gate, pauses every
@@ -126,7 +147,8 @@ export async function sendBatch(
   };
   let pending = [...requests];
   while (pending.length > 0) {
-    const answers = await Promise.all(
+    const answers = await allOrMaybeApplied(
+      results.size > 0,
       chunk(pending, BATCH_LIMIT).map(async (part) => {
         const result = await http.expect(
           {

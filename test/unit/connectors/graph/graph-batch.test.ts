@@ -8,6 +8,7 @@ import {
   type BatchRequest,
 } from '../../../../src/connectors/graph/graph-batch';
 import { mapGraphError } from '../../../../src/connectors/graph/graph-error-mapper';
+import { ProvisioningError } from '../../../../src/domain/errors';
 import { GraphHttp } from '../../../../src/connectors/graph/graph-http';
 import type {
   HttpCall,
@@ -278,6 +279,50 @@ describe('sendBatch', () => {
     );
     expect(third.get('0')).toMatchObject({ status: 204, maybeAppliedBefore: false });
     expect(third.get('1')).toMatchObject({ status: 204, maybeAppliedBefore: true });
+  });
+
+  it('says writes may have been applied when a later envelope fails after others were answered', async () => {
+    // Round 1: sub-request 0 applied (204), 1 throttled; round 2, its envelope is refused
+    // whole (the lease ends, a 429 past the budget, a refused connection).
+    let round = 0;
+    const transport = {
+      send: async (call: HttpCall): Promise<HttpResult> => {
+        round++;
+        if (round === 2) {
+          throw new ProvisioningError('ACCOUNT_LEASE_ENDING', 'lease ends', { retryable: true });
+        }
+        const sent = (call.json as { requests: { id: string }[] }).requests;
+        return {
+          status: 200,
+          headers: {},
+          body: {
+            responses: sent.map(({ id }) =>
+              id === '0'
+                ? { id, status: 204 }
+                : { id, status: 429, headers: { 'retry-after': '1' } },
+            ),
+          },
+          text: '',
+          describe: 'POST /$batch',
+          attempts: 1,
+          maybeAppliedBefore: false,
+          throttledWaitMs: 0,
+          throttledAnswers: 0,
+        };
+      },
+      throttle: () => undefined,
+      throttledInside: () => undefined,
+    } as unknown as HttpTransport;
+    const sent = sendBatch(
+      new GraphHttp('https://graph.example', transport),
+      requests(2),
+      { sleep: async () => undefined, now: () => 0, maxRetries: 2 },
+      context,
+    );
+    await expect(sent).rejects.toMatchObject({
+      code: 'ACCOUNT_LEASE_ENDING',
+      details: { maybeApplied: true },
+    });
   });
 
   /** One $batch sent to a Graph that answers 200 with `body`. */
