@@ -72,31 +72,38 @@ export function accountActivities(services: ServicesProvider) {
     ): Promise<ActivityResult<CreateAccountAnswer>> {
       return runActivity('createAccount', services, (s) =>
         underLease(s, input, input.profile.accountId, () =>
-          underIntent(s, input, accountWriteChangedNothing, async (tried) => {
-            const connector = connectorOf(s, input.connector);
-            const password =
-              input.passwordSecret === undefined
-                ? undefined
-                : await passwordOf(
-                    s,
-                    input.passwordSecret,
-                    tried && input.discardAfterUse === true,
-                  );
-            const answer = await connector.createAccount(input.profile, password);
-            if (input.discardAfterUse === true && input.passwordSecret !== undefined) {
-              await s.secrets.delete(input.passwordSecret);
-            }
-            const maybeOurs = answer.maybeOurs || tried;
-            if (answer.outcome === 'adopted') {
-              // The account ID is taken, but a lagging read may show the object deleted before.
-              const stored =
-                input.stored === undefined
-                  ? await s.accounts.get(input.connector, input.profile.accountId)
-                  : input.stored;
-              if (wasDeleted(stored, answer.account.id)) return { outcome: 'exists', maybeOurs };
-            }
-            return { ...answer, maybeOurs };
-          }),
+          underIntent(
+            s,
+            input,
+            accountWriteChangedNothing,
+            async (tried) => {
+              const connector = connectorOf(s, input.connector);
+              const password =
+                input.passwordSecret === undefined
+                  ? undefined
+                  : await passwordOf(
+                      s,
+                      input.passwordSecret,
+                      tried && input.discardAfterUse === true,
+                    );
+              return connector.createAccount(input.profile, password);
+            },
+            async (answer, tried): Promise<CreateAccountAnswer> => {
+              if (input.discardAfterUse === true && input.passwordSecret !== undefined) {
+                await s.secrets.delete(input.passwordSecret);
+              }
+              const maybeOurs = answer.maybeOurs || tried;
+              if (answer.outcome === 'adopted') {
+                // The account ID is taken, but a lagging read may show the object deleted before.
+                const stored =
+                  input.stored === undefined
+                    ? await s.accounts.get(input.connector, input.profile.accountId)
+                    : input.stored;
+                if (wasDeleted(stored, answer.account.id)) return { outcome: 'exists', maybeOurs };
+              }
+              return { ...answer, maybeOurs };
+            },
+          ),
         ),
       );
     },
@@ -123,18 +130,26 @@ export function accountActivities(services: ServicesProvider) {
     async setPassword(input: SetPasswordInput & UnderLease): Promise<ActivityResult<null>> {
       return runActivity('setPassword', services, (s) =>
         underLease(s, input, input.account.accountId, () =>
-          underIntent(s, input, accountWriteChangedNothing, async (tried) => {
-            const password = await passwordOf(
-              s,
-              input.passwordSecret,
-              tried && input.discardAfterUse,
-            );
-            // An earlier run set the password and then deleted the secret: done.
-            if (password === undefined) return null;
-            await connectorOf(s, input.connector).setPassword(input.account, password);
-            if (input.discardAfterUse) await s.secrets.delete(input.passwordSecret);
-            return null;
-          }),
+          underIntent(
+            s,
+            input,
+            accountWriteChangedNothing,
+            async (tried) => {
+              const password = await passwordOf(
+                s,
+                input.passwordSecret,
+                tried && input.discardAfterUse,
+              );
+              // An earlier run set the password and then deleted the secret: done.
+              if (password === undefined) return false;
+              await connectorOf(s, input.connector).setPassword(input.account, password);
+              return true;
+            },
+            async (sent) => {
+              if (sent && input.discardAfterUse) await s.secrets.delete(input.passwordSecret);
+              return null;
+            },
+          ),
         ),
       );
     },
@@ -144,10 +159,13 @@ export function accountActivities(services: ServicesProvider) {
     ): Promise<ActivityResult<DeleteAccountAnswer>> {
       return runActivity('deleteAccount', services, (s) =>
         underLease(s, input, input.account.accountId, () =>
-          underIntent(s, input, accountWriteChangedNothing, async (tried) => {
-            const answer = await connectorOf(s, input.connector).deleteAccount(input.account);
-            return { ...answer, maybeOurs: answer.maybeOurs || tried };
-          }),
+          underIntent(
+            s,
+            input,
+            accountWriteChangedNothing,
+            () => connectorOf(s, input.connector).deleteAccount(input.account),
+            (answer, tried) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }),
+          ),
         ),
       );
     },

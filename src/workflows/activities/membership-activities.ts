@@ -79,15 +79,20 @@ export function membershipActivities(services: ServicesProvider) {
     ): Promise<ActivityResult<MembershipWriteAnswer[]>> {
       return runActivity('writeMemberships', services, (s) =>
         underLease(s, input, input.account.accountId, () =>
-          underIntent(s, input, membershipCallChangedNothing, async (tried) => {
-            const answers = await connectorOf(s, input.connector).writeMemberships(
-              input.account,
-              { add: input.add, remove: input.remove },
-              input.names,
-              input.writable,
-            );
-            return answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }));
-          }),
+          underIntent(
+            s,
+            input,
+            membershipCallChangedNothing,
+            () =>
+              connectorOf(s, input.connector).writeMemberships(
+                input.account,
+                { add: input.add, remove: input.remove },
+                input.names,
+                input.writable,
+              ),
+            (answers, tried) =>
+              answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried })),
+          ),
         ),
       );
     },
