@@ -252,7 +252,7 @@ class CounterTally {
   constructor(private readonly dimensions: readonly string[]) {}
 
   add(value: number, dimensions: Record<string, string | undefined>): void {
-    // As the SDK's counter: only whole, non-negative amounts count.
+    // Counts are whole and never fall: anything else is dropped, never added to a sum.
     if (!Number.isInteger(value) || value < 0) return;
     let key = '';
     for (const dimension of this.dimensions) key += `${dimensions[dimension] ?? ''}\u0000`;
