@@ -1,4 +1,11 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+} from '@opentelemetry/api';
 import type { ConnectorTelemetry } from '../connectors/connector-telemetry';
 import type { AttemptEnd } from '../connectors/http/call-observer';
 import { statusClassOf, type ServiceMetrics } from './service-metrics';
@@ -15,18 +22,30 @@ import { serviceTracer, SPAN_ATTRIBUTES } from './tracing';
  */
 export function connectorTelemetry(metrics: ServiceMetrics, connector: string): ConnectorTelemetry {
   const tracer = serviceTracer();
+  // A connector calls one or two origins (its target, its token endpoint): the span's
+  // attributes are made once per origin, not per attempt (the SDK copies them into the span).
+  const attributesByOrigin = new Map<string, Readonly<Attributes>>();
+  const attributesOf = (method: string, url: URL): Readonly<Attributes> => {
+    const key = `${method} ${url.protocol}//${url.host}`;
+    let attributes = attributesByOrigin.get(key);
+    if (attributes === undefined) {
+      attributes = Object.freeze({
+        'http.request.method': method,
+        'server.address': url.hostname,
+        'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+        'url.scheme': url.protocol.replace(':', ''),
+        [SPAN_ATTRIBUTES.connector]: connector,
+      });
+      attributesByOrigin.set(key, attributes);
+    }
+    return attributes;
+  };
   return {
     calls: {
       attempt({ method, url }) {
         const span = tracer.startSpan(method, {
           kind: SpanKind.CLIENT,
-          attributes: {
-            'http.request.method': method,
-            'server.address': url.hostname,
-            'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-            'url.scheme': url.protocol.replace(':', ''),
-            [SPAN_ATTRIBUTES.connector]: connector,
-          },
+          attributes: attributesOf(method, url),
         });
         const headers: Record<string, string> = {};
         propagation.inject(trace.setSpan(context.active(), span), headers);

@@ -40,8 +40,16 @@ const SECRET_TEXT: readonly RegExp[] = [
   /\b(client_secret|client_assertion|password|code|sig|access_token|refresh_token)=[^&\s"']+/gi,
 ];
 
+/**
+ * What every pattern of SECRET_TEXT needs in the text (a scheme, a JWT's start or an `=`):
+ * text without any of them is returned as it is, without running the patterns. Spans end by
+ * the dozen per request, nearly all their values without any of these.
+ */
+const MAY_SHOW_SECRET = /bearer|basic|eyJ|=/i;
+
 /** Text with every credential it shows replaced. */
 export function redactSecretText(text: string): string {
+  if (!MAY_SHOW_SECRET.test(text)) return text;
   let out = text;
   for (const pattern of SECRET_TEXT) {
     out = out.replace(pattern, (match: string) => {
@@ -86,6 +94,34 @@ function redactPath(path: string, options: PrivacyOptions): string {
   return segments.length > 1 ? `/${head}/…` : `/${head}`;
 }
 
+/** What the rules do with an attribute, by its key alone. */
+type KeyRule = 'drop' | 'account' | 'url' | 'path' | 'text';
+
+/**
+ * The rule of each key seen so far: attribute keys are the few names the service and its
+ * libraries use, so each key is classified once (bounded, in case some library makes keys
+ * up).
+ */
+const KEY_RULES = new Map<string, KeyRule>();
+const KEY_RULES_MAX = 1_000;
+
+function keyRule(key: string): KeyRule {
+  let rule = KEY_RULES.get(key);
+  if (rule !== undefined) return rule;
+  rule =
+    isSecretKey(key) || QUERY_KEYS.has(key)
+      ? 'drop'
+      : ACCOUNT_KEYS.has(key)
+        ? 'account'
+        : URL_KEYS.has(key)
+          ? 'url'
+          : PATH_KEYS.has(key)
+            ? 'path'
+            : 'text';
+  if (KEY_RULES.size < KEY_RULES_MAX) KEY_RULES.set(key, rule);
+  return rule;
+}
+
 /**
  * The attributes as they may be exported, changed in place: credential keys and (unless
  * allowed) account IDs removed, URLs reduced, credentials in text redacted.
@@ -94,18 +130,23 @@ export function scrubAttributes(
   attributes: Record<string, unknown>,
   options: PrivacyOptions,
 ): void {
-  for (const [key, value] of Object.entries(attributes)) {
-    if (isSecretKey(key) || (!options.accountIds && ACCOUNT_KEYS.has(key))) {
+  for (const key in attributes) {
+    if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
+    const rule = keyRule(key);
+    if (rule === 'drop' || (rule === 'account' && !options.accountIds)) {
       delete attributes[key];
-    } else if (QUERY_KEYS.has(key)) {
-      delete attributes[key];
-    } else if (typeof value === 'string') {
-      const reduced = URL_KEYS.has(key)
-        ? redactUrl(value, options)
-        : PATH_KEYS.has(key)
-          ? redactPath(value, options)
-          : value;
-      attributes[key] = redactSecretText(reduced);
+      continue;
+    }
+    const value = attributes[key];
+    if (typeof value === 'string') {
+      const reduced =
+        rule === 'url'
+          ? redactUrl(value, options)
+          : rule === 'path'
+            ? redactPath(value, options)
+            : value;
+      const redacted = redactSecretText(reduced);
+      if (redacted !== value) attributes[key] = redacted;
     } else if (Array.isArray(value)) {
       attributes[key] = value.map((item: unknown) =>
         typeof item === 'string' ? redactSecretText(item) : item,

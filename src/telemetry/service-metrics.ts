@@ -1,6 +1,7 @@
 import {
+  createNoopMeter,
   ValueType,
-  type Counter,
+  type Attributes,
   type Histogram,
   type Meter,
   type ObservableGauge,
@@ -78,7 +79,7 @@ const BUCKETS: Partial<Record<HistogramName, number[]>> = {
  * metrics.outboundCall('hr-app', statusClassOf(429));
  */
 export class ServiceMetrics {
-  private readonly counters = new Map<MetricName, Counter>();
+  private readonly counters = new Map<MetricName, CounterTally>();
   private readonly histograms = new Map<MetricName, Histogram>();
   private readonly gauges = new Map<MetricName, ObservableGauge>();
 
@@ -87,12 +88,16 @@ export class ServiceMetrics {
       const definition = METRIC_CATALOGUE[name];
       const options = { description: definition.description, unit: definition.unit };
       switch (definition.instrument) {
-        case 'counter':
-          this.counters.set(
-            name,
-            meter.createCounter(name, { ...options, valueType: ValueType.INT }),
-          );
+        case 'counter': {
+          // A no-op meter (telemetry off) records nothing: then nothing is tallied either.
+          if (meter === createNoopMeter()) break;
+          const tally = new CounterTally(definition.dimensions);
+          meter
+            .createObservableCounter(name, { ...options, valueType: ValueType.INT })
+            .addCallback((result) => tally.observe(result));
+          this.counters.set(name, tally);
           break;
+        }
         case 'histogram': {
           const buckets = BUCKETS[name as HistogramName];
           this.histograms.set(
@@ -212,7 +217,7 @@ export class ServiceMetrics {
   }
 
   private add<M extends CounterName>(name: M, dimensions: DimensionsOf<M>, value = 1): void {
-    this.counters.get(name)?.add(value, dimensions as Record<string, string>);
+    this.counters.get(name)?.add(value, dimensions as Record<string, string | undefined>);
   }
 
   private record<M extends HistogramName>(
@@ -230,6 +235,43 @@ export class ServiceMetrics {
       }
     });
   }
+}
+
+/**
+ * A counter summed in the process and reported when the meter is collected, as an
+ * observable counter: the same monotonic sum, exported alike. An add costs a key of its
+ * dimension values in the contract's order and a map lookup, where the SDK's synchronous
+ * counter hashes the attributes (sorted keys, JSON) on every add: for
+ * `provisioning.outbound.calls`, counted per attempt, that was a good share of what
+ * telemetry cost (issue 19). Its series are the contract's closed dimension values and
+ * the configured connectors: few, kept for the life of the process as the SDK keeps them.
+ */
+class CounterTally {
+  private readonly sums = new Map<string, { attributes: Attributes; value: number }>();
+
+  constructor(private readonly dimensions: readonly string[]) {}
+
+  add(value: number, dimensions: Record<string, string | undefined>): void {
+    // Counts are whole and never fall: anything else is dropped, never added to a sum.
+    if (!Number.isInteger(value) || value < 0) return;
+    let key = '';
+    for (const dimension of this.dimensions) key += `${dimensions[dimension] ?? ''}\u0000`;
+    const sum = this.sums.get(key);
+    if (sum === undefined) this.sums.set(key, { attributes: definedOnly(dimensions), value });
+    else sum.value += value;
+  }
+
+  observe(result: ObservableResult): void {
+    for (const sum of this.sums.values()) result.observe(sum.value, sum.attributes);
+  }
+}
+
+function definedOnly(dimensions: Record<string, string | undefined>): Attributes {
+  const attributes: Attributes = {};
+  for (const [key, value] of Object.entries(dimensions)) {
+    if (value !== undefined) attributes[key] = value;
+  }
+  return attributes;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { context, createContextKey } from '@opentelemetry/api';
 import { ProvisioningError } from '../../domain/errors';
 
 /**
@@ -15,7 +16,19 @@ export interface SendDeadline {
   subject: string;
 }
 
-const current = new AsyncLocalStorage<SendDeadline>();
+/**
+ * Where the deadline is carried. With OpenTelemetry's context manager in place (telemetry
+ * on), in its context: on Node 20 every AsyncLocalStorage in use adds work to every promise
+ * the process creates (issue 19: a second one was a good part of what telemetry cost), and
+ * that manager is one already. Without one (telemetry off, and tests), in a storage of its
+ * own.
+ */
+const DEADLINE = createContextKey('provisioning.send_deadline');
+const own = new AsyncLocalStorage<SendDeadline>();
+
+function currentDeadline(): SendDeadline | undefined {
+  return (context.active().getValue(DEADLINE) as SendDeadline | undefined) ?? own.getStore();
+}
 
 /**
  * Runs `body` with every attempt of every call it makes held to `deadline`: the
@@ -31,7 +44,11 @@ export async function withSendDeadline<T>(
   body: () => Promise<T>,
 ): Promise<T> {
   refuseIfPassed(deadline);
-  return current.run(deadline, body);
+  const carried = context.active().setValue(DEADLINE, deadline);
+  // The no-op manager (none registered) runs the body in the root context: then the storage.
+  return context.with(carried, () =>
+    context.active() === carried ? body() : own.run(deadline, body),
+  );
 }
 
 /**
@@ -39,7 +56,7 @@ export async function withSendDeadline<T>(
  * has passed, after `release` (what the attempt holds, such as its gate slot).
  */
 export function refuseAfterSendDeadline(release: () => void, maybeApplied = false): void {
-  const deadline = current.getStore();
+  const deadline = currentDeadline();
   if (deadline === undefined || deadline.now() <= deadline.notAfterMs) return;
   release();
   refuseIfPassed(deadline, maybeApplied);

@@ -18,6 +18,14 @@ describe('privacy rules of exported telemetry', () => {
       '/api/requests?code=[redacted]&x=1',
     );
     expect(redactSecretText('nothing to see')).toBe('nothing to see');
+    // Whatever the case: the text is looked at closely whenever a pattern could match it.
+    expect(redactSecretText('sent bearer abcdef.ghijkl twice')).toBe(
+      'sent bearer [redacted] twice',
+    );
+    expect(redactSecretText('PASSWORD=hunter22 in the form')).toBe(
+      'PASSWORD=[redacted] in the form',
+    );
+    expect(redactSecretText(`a ${jwt}`)).toBe('a [redacted]');
   });
 
   it('drop the query of a URL, and its path unless account IDs may be exported', () => {

@@ -135,6 +135,53 @@ describe('ServiceMetrics: one emission point per metric of the contract', () => 
     expect(metric('provisioning.secret.time_to_expiry')[0]?.value).toBe(9.5);
   });
 
+  it('sums counts per set of dimensions between collections, each set one series', async () => {
+    const under = metricsUnderTest();
+    close = under.close;
+    for (let i = 0; i < 5; i++) under.metrics.outboundCall('entra', '2xx');
+    under.metrics.outboundCall('entra', '5xx');
+    under.metrics.outboundCall('hr', '2xx');
+    under.metrics.requestEnded('hr', { outcome: 'succeeded', steps: [] });
+    under.metrics.requestEnded('hr', {
+      outcome: 'failed',
+      errorType: 'TARGET_UNAVAILABLE',
+      steps: [],
+    });
+    const points = async (name: string) =>
+      (await under.collect()).find((m) => m.name === name)!.points;
+    expect(await points('provisioning.outbound.calls')).toEqual([
+      {
+        attributes: { 'provisioning.connector': 'entra', 'provisioning.status_class': '2xx' },
+        value: 5,
+      },
+      {
+        attributes: { 'provisioning.connector': 'entra', 'provisioning.status_class': '5xx' },
+        value: 1,
+      },
+      {
+        attributes: { 'provisioning.connector': 'hr', 'provisioning.status_class': '2xx' },
+        value: 1,
+      },
+    ]);
+    expect(await points('provisioning.requests')).toEqual([
+      {
+        attributes: { 'provisioning.connector': 'hr', 'provisioning.outcome': 'succeeded' },
+        value: 1,
+      },
+      {
+        attributes: {
+          'provisioning.connector': 'hr',
+          'provisioning.outcome': 'failed',
+          'error.type': 'TARGET_UNAVAILABLE',
+        },
+        value: 1,
+      },
+    ]);
+    // A counter keeps its total: later calls add to what was collected before.
+    under.metrics.outboundCall('entra', '2xx');
+    expect((await points('provisioning.outbound.calls'))[0]?.value).toBe(6);
+  });
+
   it('would name a metric, a dimension or a value the contract lacks', () => {
     expect(
       contractProblems({ name: 'provisioning.accounts', unit: '1', type: 'SUM', points: [] }),

@@ -1,3 +1,5 @@
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { describe, expect, it } from 'vitest';
 import { isProvisioningError } from '../../../../src/domain/errors';
 import { mayHaveBeenApplied } from '../../../../src/domain/lost-answer';
@@ -60,5 +62,33 @@ describe('the send deadline of a write under an account lease', () => {
 
   it('holds no call outside a write to a deadline', () => {
     expect(() => refuseAfterSendDeadline(() => undefined)).not.toThrow();
+  });
+
+  it("holds the calls to it in OpenTelemetry's context when telemetry runs, across awaits and spans", async () => {
+    const manager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(manager);
+    try {
+      let now = 500;
+      const released: string[] = [];
+      const error = await failure(() =>
+        withSendDeadline({ notAfterMs: 1_000, now: () => now, subject }, async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          refuseAfterSendDeadline(() => released.push('before'));
+          now = 1_500;
+          // An attempt runs in a span of its own, its context made from the running one.
+          await trace
+            .getTracer('test')
+            .startActiveSpan('PATCH', async () =>
+              refuseAfterSendDeadline(() => released.push('late')),
+            );
+        }),
+      );
+      expect(released).toEqual(['late']);
+      expect(isProvisioningError(error) && error.code).toBe('ACCOUNT_LEASE_ENDING');
+      // Nothing of it stays behind for calls outside the write.
+      expect(() => refuseAfterSendDeadline(() => released.push('outside'))).not.toThrow();
+    } finally {
+      context.disable();
+    }
   });
 });
