@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { secretWordIn } from '../domain/attribute-acceptance';
+import { secretWordIn } from '../domain/secret-names';
 import { ACTION_TYPES, type ProvisioningAction } from '../domain/provisioning-request';
 
 /*

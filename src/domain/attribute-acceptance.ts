@@ -6,19 +6,6 @@
  * attributes travel in the orchestration's input and history (DESIGN invariant 5).
  */
 
-/** Words that make an attribute's name a secret's, whatever case or place. */
-const SECRET_WORDS = /password|passwd|passphrase|pwd|secret|token|credential|api[-_.]?key/i;
-
-/**
- * The secret word an attribute name holds, or undefined: `userPassword` -> `Password`.
- *
- * @example
- * secretWordIn('userPassword'); // 'Password'
- * secretWordIn('department'); // undefined
- */
-export function secretWordIn(name: string): string | undefined {
-  return SECRET_WORDS.exec(name)?.[0];
-}
 
 /** Why one attribute of a request is refused. */
 export interface AttributeRefusal {

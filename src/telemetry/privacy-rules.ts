@@ -1,3 +1,4 @@
+import { isSecretName } from '../domain/secret-names';
 import { SPAN_ATTRIBUTES } from './tracing';
 
 /**
@@ -12,18 +13,11 @@ export interface PrivacyOptions {
   accountIds: boolean;
 }
 
-/** Attribute keys whose values are credentials: dropped, whatever they hold. */
-const SECRET_KEY =
-  /authorization|password|passwd|secret|token|cookie|api[-_]?key|functions-key|credential|signature/i;
-
 /**
  * Whether a key (an attribute, a field of a message) names a credential: its value is a
- * secret, whatever it holds. Case-insensitive, anywhere in the key (`Password`,
- * `clientSecret`, `access_token`).
+ * secret, whatever it holds (the one rule: {@link isSecretName}).
  */
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
-}
+export const isSecretKey = isSecretName;
 
 /** Attribute keys that hold an account ID. */
 const ACCOUNT_KEYS = new Set<string>([SPAN_ATTRIBUTES.accountId, 'accountId']);

@@ -10,7 +10,7 @@ describe('redactBulkMessage', () => {
         password: 'Planted-Pw-1',
         account: {
           accountId: 'ada',
-          attributes: { Password: 'Planted-Pw-2', department: 'Sales' },
+          attributes: { Password: 'Planted-Pw-2', department: 'Sales', userPwd: 'Planted-Pwd-7' },
         },
         options: [{ clientSecret: 'Planted-Secret-3' }, { ACCESS_TOKEN: 'Planted-Token-4' }],
         credential: { value: 'Planted-Credential-5' },
@@ -27,6 +27,8 @@ describe('redactBulkMessage', () => {
         token: 'Planted-Token-4',
         credential: 'Planted-Credential-5',
         bearer: 'Planted-Bearer-6',
+        // A name the request schema refuses as a secret's is redacted here too: one rule.
+        pwd: 'Planted-Pwd-7',
       },
       'the redacted message',
     );
@@ -34,7 +36,10 @@ describe('redactBulkMessage', () => {
       {
         requestId: 'r-1',
         password: '[redacted]',
-        account: { accountId: 'ada', attributes: { Password: '[redacted]', department: 'Sales' } },
+        account: {
+          accountId: 'ada',
+          attributes: { Password: '[redacted]', department: 'Sales', userPwd: '[redacted]' },
+        },
         options: [{ clientSecret: '[redacted]' }, { ACCESS_TOKEN: '[redacted]' }],
         credential: '[redacted]',
         note: 'called with Bearer [redacted]',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { secretWordIn, unmappedAttributes } from '../../../src/domain/attribute-acceptance';
+import { unmappedAttributes } from '../../../src/domain/attribute-acceptance';
+import { secretWordIn } from '../../../src/domain/secret-names';
 
 describe('secretWordIn', () => {
   it.each([
