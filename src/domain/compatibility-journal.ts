@@ -8,8 +8,9 @@ export const COMPATIBILITY_RUN_REQUESTER = 'compatibility run';
  * The journal entries of the changes a compatibility run made on the target (its test
  * account created, granted and revoked a group, locked, deleted...): the journal lists every
  * effective change the service made, a test's too (spec: the change journal). They go under
- * the run's job id as request id (under its time when it ran outside a job), keyed as any
- * entry, so that recording them again changes nothing.
+ * the run's job id as request id (under its time when it ran outside a job), keyed by the
+ * test account too: a retried job is a new run with a new test account, whose entries must
+ * not replace the first run's. Recording the same run's entries again changes nothing.
  *
  * @example
  * compatibilityJournalEntries(report); // [{ requestId: 'job-1', change: 'account created', ... }, ...]
@@ -17,7 +18,7 @@ export const COMPATIBILITY_RUN_REQUESTER = 'compatibility run';
 export function compatibilityJournalEntries(result: CompatibilityResult): JournalEntry[] {
   const requestId = result.jobId ?? `compatibility-run-${result.at}`;
   return (result.changes ?? []).map((made) => ({
-    key: journalEntryKey(requestId, made.step, made.change, made.groupId),
+    key: journalEntryKey(`${requestId}/${made.accountId}`, made.step, made.change, made.groupId),
     connector: result.connector,
     accountId: made.accountId,
     requestId,

@@ -152,8 +152,9 @@ export function serviceActivities(services: ServicesProvider) {
           ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
           ...(input.groupName === undefined ? {} : { groupName: input.groupName }),
         });
-        await s.compatibility.keep(report);
+        // Journaled first: a failure to keep the result is retried, and the retry is a new run.
         await journalRunChanges(s, report);
+        await s.compatibility.keep(report);
         s.logger.info(`compatibility run of connector ${input.connector}: ${report.verdict}`, {
           connector: input.connector,
           ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
@@ -166,7 +167,7 @@ export function serviceActivities(services: ServicesProvider) {
 
 /**
  * Journals the changes the run made on the target. Not retried as a whole when that fails:
- * a second run would make changes of its own; the error names the report that lists them.
+ * a second run would make changes of its own; the error names them.
  */
 async function journalRunChanges(s: WorkflowServices, report: CompatibilityReport): Promise<void> {
   const entries = compatibilityJournalEntries(report);
@@ -178,10 +179,20 @@ async function journalRunChanges(s: WorkflowServices, report: CompatibilityRepor
     throw new ProvisioningError(
       error.code,
       `the compatibility run of connector "${report.connector}" made ${entries.length} change(s) ` +
-        `on the target (its kept result lists them), but journaling them failed: ${error.message}`,
+        `on the target (${describeChanges(report)}), but journaling them failed: ${error.message}`,
       { retryable: false, object: report.connector, cause: error },
     );
   }
+}
+
+/** The run's changes in a line, for an error that must name them: "account created (compat-test-...), ...". */
+function describeChanges(report: CompatibilityReport): string {
+  return (report.changes ?? [])
+    .map(
+      (made) =>
+        `${made.change}${made.groupName === undefined ? '' : ` ${made.groupName}`} (${made.accountId})`,
+    )
+    .join(', ');
 }
 
 /**
