@@ -301,12 +301,12 @@ function traceRequest(
     } else if (event.EventType === HISTORY_EVENT.TaskCompleted) {
       const call = scheduled.get(event.TaskScheduledId);
       print(
-        `  ${call?.at ?? '?'} ${call?.name ?? '?'} -> ${event.Timestamp} ${event.Result.slice(0, 300)}`,
+        `  ${call?.at ?? '?'} ${call?.name ?? '?'} -> ${event.Timestamp} ${event.Result.slice(0, Number(process.env.FAULT_TRACE_CHARS ?? 300))}`,
       );
     } else if (event.EventType === HISTORY_EVENT.TaskFailed) {
       const call = scheduled.get(event.TaskScheduledId);
       print(
-        `  ${call?.at ?? '?'} ${call?.name ?? '?'} -> ${event.Timestamp} FAILED ${event.Reason.slice(0, 300)}`,
+        `  ${call?.at ?? '?'} ${call?.name ?? '?'} -> ${event.Timestamp} FAILED ${event.Reason.slice(0, Number(process.env.FAULT_TRACE_CHARS ?? 300))}`,
       );
     } else if (event.EventType === HISTORY_EVENT.TimerFired) {
       print(`  timer fired at ${event.Timestamp}`);
