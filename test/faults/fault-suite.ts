@@ -165,6 +165,23 @@ export async function runFaultSuite(options: FaultSuiteOptions): Promise<FaultSu
       );
       const changes = trueChanges(sandboxes, script.connector, script.accountId);
       const verdict = judgeJournal(own, journal, changes);
+      // Soak only: a true change outside every request window of the account is claimed by none.
+      for (const change of changes) {
+        if (!own.some((run) => change.at >= run.startedAt && change.at <= run.finishedAt)) {
+          verdict.missing.push(
+            `UNCLAIMED ${script.accountId}: ${iso(change.at)} ${change.change}${change.group === undefined ? '' : ` ${change.group}`}`,
+          );
+        }
+      }
+      // Soak only: journal entries whose requestId is none of the account's requests.
+      const ids = new Set(own.map((run) => run.request.requestId));
+      for (const entry of journal) {
+        if (entry.requestId === undefined || !ids.has(entry.requestId)) {
+          verdict.invented.push(
+            `FOREIGN ${script.accountId}: ${entry.requestId ?? '(none)'} ${entry.change}`,
+          );
+        }
+      }
       tally.journalMissing.push(...verdict.missing);
       tally.journalDoubled.push(...verdict.doubled);
       tally.journalInvented.push(...verdict.invented);
@@ -194,6 +211,15 @@ export async function runFaultSuite(options: FaultSuiteOptions): Promise<FaultSu
         own.flatMap((s) => s.batches).filter((b) => b.length > 1).length * 2;
     }
     const replays = countReplays(host, runs);
+    // Soak only: a duplicate delivery must not end in the poison queue.
+    const poisoned = await host.services.bulkQueue.peekPoison(32);
+    for (const record of poisoned) {
+      tallies
+        .get(connectors[0]!.name)!
+        .journalInvented.push(
+          `POISON ${record.reason} ${JSON.stringify(record.message).slice(0, 120)}`,
+        );
+    }
     return {
       tallies: [...tallies.values()],
       wallMs: Date.now() - started,
@@ -275,12 +301,12 @@ function traceRequest(
     } else if (event.EventType === HISTORY_EVENT.TaskCompleted) {
       const call = scheduled.get(event.TaskScheduledId);
       print(
-        `  ${call?.at ?? '?'} ${call?.name ?? '?'} -> ${event.Timestamp} ${event.Result.slice(0, 300)}`,
+        `  ${call?.at ?? '?'} ${call?.name ?? '?'} -> ${event.Timestamp} ${event.Result.slice(0, Number(process.env.FAULT_TRACE_CHARS ?? 300))}`,
       );
     } else if (event.EventType === HISTORY_EVENT.TaskFailed) {
       const call = scheduled.get(event.TaskScheduledId);
       print(
-        `  ${call?.at ?? '?'} ${call?.name ?? '?'} -> ${event.Timestamp} FAILED ${event.Reason.slice(0, 300)}`,
+        `  ${call?.at ?? '?'} ${call?.name ?? '?'} -> ${event.Timestamp} FAILED ${event.Reason.slice(0, Number(process.env.FAULT_TRACE_CHARS ?? 300))}`,
       );
     } else if (event.EventType === HISTORY_EVENT.TimerFired) {
       print(`  timer fired at ${event.Timestamp}`);
