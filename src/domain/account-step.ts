@@ -91,11 +91,16 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
       const shown = yield* findUntilShown(input, answeredAt, false);
       if ('error' in shown) return failed(shown.error);
       if (shown.account === null) {
+        // An earlier attempt whose answer was lost may have made it: no verdict on whose it is.
+        const whose = answer.maybeOurs
+          ? `; an earlier attempt of this create, its answer lost, may have made it: ` +
+            `could not tell whether this request created it`
+          : '';
         return failed(
           accountNotFound(
             input,
             `: the target refused to create it again (it exists), but no read showed it within ` +
-              `${Math.round(input.capabilities.visibilityWindowMs / 1000)} s`,
+              `${Math.round(input.capabilities.visibilityWindowMs / 1000)} s${whose}`,
           ),
         );
       }

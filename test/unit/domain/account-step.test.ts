@@ -71,6 +71,25 @@ describe('account step: create', () => {
   });
 });
 
+describe('account step: create answered "exists" that no read shows within the window', () => {
+  it('fails without a verdict on whose it is when an earlier attempt of its own may have made it', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => ({ outcome: 'exists', maybeOurs: true }),
+      findAccount: () => ({ account: null, record: null }),
+    });
+    const outcome = await run('create', io);
+    expect(outcome).toMatchObject({ ok: false, changes: [], error: { code: 'ACCOUNT_NOT_FOUND' } });
+    expect(outcome.error?.message).toContain(
+      'an earlier attempt of this create, its answer lost, may have made it: could not tell whether this request created it',
+    );
+    const refused = new ScriptedIo({
+      createAccount: () => ({ outcome: 'exists', maybeOurs: false }),
+      findAccount: () => ({ account: null, record: null }),
+    });
+    expect((await run('create', refused)).error?.message).not.toContain('earlier attempt');
+  });
+});
+
 describe('account step: create with an unusable answer (issue 12, item 5)', () => {
   const unconfirmed = {
     outcome: 'unconfirmed',
