@@ -89,7 +89,7 @@ async function submit(
   }) => void,
 ): Promise<SubmitOutcome> {
   const checked = checkRequest(body, services.registry);
-  if (checked.kind !== 'valid') return checked;
+  if (checked.kind !== 'valid') return (await acceptedBefore(body, orchestrations)) ?? checked;
   const { connector } = checked;
   const { password, requestId: given, mode, ...rest } = checked.request;
   if (mode === 'preview') {
@@ -180,6 +180,35 @@ async function indexSubmitted(services: WorkflowServices, request: ProvisioningR
  * taken of the request's meaning carries the fingerprint of its spelling: sent again as it
  * was, it matches that; spelled otherwise, the meaning its input holds.
  */
+/**
+ * A body today's checks refuse, whose requestId names a request accepted before (a Mapping
+ * edited since, a rule added by an upgrade): answered as the request it names, not as
+ * "nothing was started", which would have its caller send it again under another id and run
+ * it twice. Undefined when the body names no such request.
+ */
+async function acceptedBefore(
+  body: unknown,
+  orchestrations: OrchestrationClient,
+): Promise<SubmitOutcome | undefined> {
+  const requestId = (body as { requestId?: unknown } | null)?.requestId;
+  if (typeof requestId !== 'string' || requestId === '') return undefined;
+  if ((await orchestrations.getStatus(requestInstanceId(requestId))) === undefined) {
+    return undefined;
+  }
+  return {
+    kind: 'conflict',
+    requestId,
+    error: {
+      code: 'REQUEST_CONFLICT',
+      message:
+        `requestId "${requestId}" names a request accepted before (GET /requests/${requestId}); ` +
+        `this body does not pass today's checks, so it is not taken for that request`,
+      retryable: false,
+      object: requestId,
+    },
+  };
+}
+
 function compareExisting(
   requestId: string,
   input: unknown,

@@ -113,6 +113,29 @@ describe('attributes a connector does not write', () => {
     await expectNothingOf('attr-graph', upn);
   }, 60_000);
 
+  it('answers a refused body whose requestId names a request accepted before as that request, not as nothing started', async () => {
+    const accepted = await t.api('POST', '/api/requests', {
+      requestId: 'attr-accepted-before',
+      connector: SCIM,
+      account: { accountId: 'attr.before', attributes: { jobTitle: 'Analyst' } },
+      actions: [{ type: 'create' }],
+    });
+    expect(accepted.status).toBe(202);
+    // The same id again with an attribute the Mapping does not name (say, edited since).
+    const again = await t.api('POST', '/api/requests', {
+      requestId: 'attr-accepted-before',
+      connector: SCIM,
+      account: { accountId: 'attr.before', attributes: { department: 'Finance' } },
+      actions: [{ type: 'create' }],
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({
+      code: 'REQUEST_CONFLICT',
+      object: 'attr-accepted-before',
+      message: expect.stringContaining('names a request accepted before'),
+    });
+  }, 60_000);
+
   it('writes the attributes the Mapping names, on SCIM and on Graph, as before', async () => {
     const { scim, graph } = t.host.sandboxes!;
     const a = await t.api('POST', '/api/requests', {
