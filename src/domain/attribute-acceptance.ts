@@ -6,7 +6,6 @@
  * attributes travel in the orchestration's input and history (DESIGN invariant 5).
  */
 
-
 /** Why one attribute of a request is refused. */
 export interface AttributeRefusal {
   attribute: string;
