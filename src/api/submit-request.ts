@@ -176,11 +176,6 @@ async function indexSubmitted(services: WorkflowServices, request: ProvisioningR
 }
 
 /**
- * The same request is a duplicate, in any spelling. One stored before fingerprints were
- * taken of the request's meaning carries the fingerprint of its spelling: sent again as it
- * was, it matches that; spelled otherwise, the meaning its input holds.
- */
-/**
  * A body today's checks refuse, whose requestId names a request accepted before (a Mapping
  * edited since, a rule added by an upgrade): answered as the request it names, not as
  * "nothing was started", which would have its caller send it again under another id and run
@@ -209,6 +204,11 @@ async function acceptedBefore(
   };
 }
 
+/**
+ * The same request is a duplicate, in any spelling. One stored before fingerprints were
+ * taken of the request's meaning carries the fingerprint of its spelling: sent again as it
+ * was, it matches that; spelled otherwise, the meaning its input holds.
+ */
 function compareExisting(
   requestId: string,
   input: unknown,
