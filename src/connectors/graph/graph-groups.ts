@@ -1,4 +1,5 @@
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
+import { SEARCH_MATCH_LIMIT } from '../connector';
 import type { GroupRef } from '../../domain/group';
 import { sendBatch, type BatchRequest, type BatchResponse } from './graph-batch';
 import { groupErrorContext, errorContext, noSuchGroupId, type GraphContext } from './graph-context';
@@ -82,13 +83,6 @@ export async function findGroup(
   }
   return candidates[0];
 }
-
-/**
- * The most groups one live search answers with. A search that matches more is refused with
- * a message to narrow it rather than cut short: a list that silently stops is a verdict the
- * service did not see (DESIGN invariant 11).
- */
-export const SEARCH_MATCH_LIMIT = 1000;
 
 /**
  * Group search by display name, every page read (spec: Connector B rule 2: list reads cover

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GraphConnector } from '../../../src/connectors/graph';
-import { SEARCH_MATCH_LIMIT } from '../../../src/connectors/graph/graph-groups';
+import { SEARCH_MATCH_LIMIT } from '../../../src/connectors/connector';
 import type { GroupRef } from '../../../src/domain/group';
 import type { SandboxGroupSeed } from '../../../src/sandbox/graph';
 import { ADMIN, requestLines, startHarness, type Harness } from './graph-harness';
