@@ -1,4 +1,4 @@
-import { isProvisioningError, ProvisioningError } from '../domain/errors';
+import { isProvisioningError } from '../domain/errors';
 import { targetFailureOf, type TargetFailure, type TargetFailureMark } from '../domain/quarantine';
 import type { Connector } from './connector';
 
@@ -55,13 +55,7 @@ function observeFailure(name: string, error: unknown, observer: TargetObserver):
     return error;
   }
   const mark: TargetFailureMark = { kind, quarantines: observer.failed(name, kind) };
-  return new ProvisioningError(error.code, error.message, {
-    retryable: error.retryable,
-    ...(error.status === undefined ? {} : { status: error.status }),
-    ...(error.object === undefined ? {} : { object: error.object }),
-    details: { ...error.details, targetFailure: mark },
-    cause: error,
-  });
+  return error.withDetails({ targetFailure: mark });
 }
 
 async function* observeIterable<T>(

@@ -1,4 +1,4 @@
-import { isProvisioningError, ProvisioningError } from '../domain/errors';
+import { isProvisioningError } from '../domain/errors';
 
 /**
  * Runs a read a write call needs before it can answer (the lookup after a create's 409),
@@ -14,23 +14,6 @@ export async function readAfterWrite<T>(maybeApplied: boolean, read: () => Promi
     return await read();
   } catch (error) {
     if (!maybeApplied || !isProvisioningError(error)) throw error;
-    throw mayHaveApplied(error);
+    throw error.withDetails({ maybeApplied: true });
   }
-}
-
-/**
- * The same error, saying that writes of its call may have been applied before it
- * (`details.maybeApplied`): only a read can tell (DESIGN invariant 11).
- *
- * @example
- * throw mayHaveApplied(envelopeError);
- */
-export function mayHaveApplied(error: ProvisioningError): ProvisioningError {
-  return new ProvisioningError(error.code, error.message, {
-    retryable: error.retryable,
-    ...(error.status === undefined ? {} : { status: error.status }),
-    ...(error.object === undefined ? {} : { object: error.object }),
-    details: { ...error.details, maybeApplied: true },
-    cause: error,
-  });
 }

@@ -97,6 +97,23 @@ export class ProvisioningError extends Error {
     this.details = options.details;
   }
 
+  /**
+   * The same error with more details (what a caller up the stack learned of it), the
+   * original as its cause.
+   *
+   * @example
+   * throw error.withDetails({ maybeApplied: true });
+   */
+  withDetails(more: Record<string, unknown>): ProvisioningError {
+    return new ProvisioningError(this.code, this.message, {
+      retryable: this.retryable,
+      ...(this.status === undefined ? {} : { status: this.status }),
+      ...(this.object === undefined ? {} : { object: this.object }),
+      details: { ...this.details, ...more },
+      cause: this,
+    });
+  }
+
   /** A plain, JSON-safe form for activity results, API responses and reports. */
   toJSON(): SerializedError {
     return {

@@ -1,6 +1,5 @@
 import { chunk } from '../../domain/chunk';
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
-import { mayHaveApplied } from '../read-after-write';
 import { parseRetryAfter } from '../http/retry-after';
 import {
   failedWait,
@@ -116,7 +115,7 @@ async function allOrMaybeApplied<T>(
   const error: unknown = failed.reason;
   const others = answeredBefore || settled.some((outcome) => outcome.status === 'fulfilled');
   if (!others || !isProvisioningError(error)) throw error;
-  throw mayHaveApplied(error);
+  throw error.withDetails({ maybeApplied: true });
 }
 
 /**

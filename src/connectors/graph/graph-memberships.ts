@@ -188,13 +188,7 @@ async function nothingSentIfFails<T>(work: Promise<T>): Promise<T> {
     return await work;
   } catch (error) {
     if (!isProvisioningError(error)) throw error;
-    throw new ProvisioningError(error.code, error.message, {
-      retryable: error.retryable,
-      ...(error.status === undefined ? {} : { status: error.status }),
-      ...(error.object === undefined ? {} : { object: error.object }),
-      details: { ...error.details, written: [], failed: [] },
-      cause: error,
-    });
+    throw error.withDetails({ written: [], failed: [] });
   }
 }
 
