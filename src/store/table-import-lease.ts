@@ -38,8 +38,9 @@ export class TableImportLease {
       since: new Date(claim.nowMs).toISOString(),
       expiresAt: new Date(claim.nowMs + claim.ttlMs).toISOString(),
     };
-    // Two rounds: a rival that created or replaced the row between our read and write is read again.
-    for (let round = 0; round < 2; round += 1) {
+    // A rival that created, replaced or deleted the row between our read and write is read
+    // again; held only once this job's own write went through (or the row shows it).
+    for (let round = 0; round < 3; round += 1) {
       const stored = await this.read(connector);
       if (stored === undefined) {
         if (await this.attempt(() => client.createEntity(entity))) return { held: true };
@@ -59,17 +60,16 @@ export class TableImportLease {
       }
     }
     const holder = await this.holder(connector);
-    if (holder === undefined || holder.jobId === claim.jobId) return { held: true };
+    if (holder?.jobId === claim.jobId) return { held: true };
+    // Still contended after three rounds: not held, and nothing written says otherwise.
+    if (holder === undefined) {
+      throw new ProvisioningError(
+        'INTERNAL_ERROR',
+        `the import lease of connector "${connector}" kept changing under job ${claim.jobId}: try again`,
+        { retryable: true, object: connector },
+      );
+    }
     return { held: false, holder };
-  }
-
-  /**
-   * Renews the job's lease; IMPORT_ALREADY_RUNNING when another job took it (this one's had
-   * expired): a job that lost its lease stops before it marks anything gone.
-   */
-  async renew(connector: string, jobId: string, nowMs: number, ttlMs: number): Promise<void> {
-    const answer = await this.claim(connector, { jobId, nowMs, ttlMs });
-    if (!answer.held) throw superseded(connector, jobId, answer.holder);
   }
 
   /** Throws IMPORT_ALREADY_RUNNING unless `jobId` holds the connector's lease. */
