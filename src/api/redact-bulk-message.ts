@@ -1,4 +1,5 @@
-import { isSecretKey, redactSecretText } from '../telemetry/privacy-rules';
+import { isSecretName } from '../domain/secret-names';
+import { redactSecretText } from '../telemetry/privacy-rules';
 
 const REDACTED = '[redacted]';
 const WITHHELD = '[not JSON; withheld because it may contain a secret]';
@@ -18,7 +19,7 @@ export function redactBulkMessage(message: unknown): unknown {
   if (typeof message === 'string') {
     const parsed = parseJson(message);
     if (parsed !== undefined) return redactValue(parsed);
-    return isSecretKey(message) ? WITHHELD : redactSecretText(message);
+    return isSecretName(message) ? WITHHELD : redactSecretText(message);
   }
   return redactValue(message);
 }
@@ -30,7 +31,7 @@ function redactValue(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [
       key,
-      isSecretKey(key) ? REDACTED : redactValue(item),
+      isSecretName(key) ? REDACTED : redactValue(item),
     ]),
   );
 }

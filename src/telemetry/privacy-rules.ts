@@ -13,12 +13,6 @@ export interface PrivacyOptions {
   accountIds: boolean;
 }
 
-/**
- * Whether a key (an attribute, a field of a message) names a credential: its value is a
- * secret, whatever it holds (the one rule: {@link isSecretName}).
- */
-export const isSecretKey = isSecretName;
-
 /** Attribute keys that hold an account ID. */
 const ACCOUNT_KEYS = new Set<string>([SPAN_ATTRIBUTES.accountId, 'accountId']);
 
@@ -103,7 +97,7 @@ function keyRule(key: string): KeyRule {
   let rule = KEY_RULES.get(key);
   if (rule !== undefined) return rule;
   rule =
-    isSecretKey(key) || QUERY_KEYS.has(key)
+    isSecretName(key) || QUERY_KEYS.has(key)
       ? 'drop'
       : ACCOUNT_KEYS.has(key)
         ? 'account'
