@@ -113,7 +113,8 @@ async function submit(
       actions,
       hasPassword: password !== undefined,
     }),
-    legacy: legacyRequestFingerprint(rest, requestId, password !== undefined),
+    // Only a request sent again compares with it: hashed then.
+    legacy: () => legacyRequestFingerprint(rest, requestId, password !== undefined),
   };
   const instanceId = requestInstanceId(requestId);
 
@@ -212,13 +213,13 @@ async function acceptedBefore(
 function compareExisting(
   requestId: string,
   input: unknown,
-  fingerprints: { current: string; legacy: string },
+  fingerprints: { current: string; legacy: () => string },
 ): SubmitOutcome {
   const stored = input as ProvisioningRequest | undefined;
   const known = stored?.fingerprint;
   if (
     known === fingerprints.current ||
-    known === fingerprints.legacy ||
+    known === fingerprints.legacy() ||
     (stored?.account !== undefined && storedRequestFingerprint(stored) === fingerprints.current)
   ) {
     return { kind: 'duplicate', requestId };
