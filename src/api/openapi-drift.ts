@@ -142,9 +142,16 @@ export const driftSchemas = {
   },
 };
 
+/**
+ * What a filter by account matches, in the drift report, the journal and the request list:
+ * the account under any spelling its connector takes for it (store/account-keys.ts).
+ */
+export const ACCOUNT_FILTER =
+  "The account, in any spelling its connector takes for the same account (SCIM userName and Graph UPN are case-insensitive; Graph completes a bare name with its UPN domain): rows written under every spelling match, each showing the accountId as its request spelled it. Without a connector, each connector's own rule applies to its rows. Rows written before the service kept the account's key are matched by their exact spelling only.";
+
 const filterParameters = [
   { name: 'type', in: 'query', schema: driftType },
-  { name: 'accountId', in: 'query', schema: { type: 'string' } },
+  { name: 'accountId', in: 'query', description: ACCOUNT_FILTER, schema: { type: 'string' } },
   { name: 'groupId', in: 'query', schema: { type: 'string' } },
 ];
 

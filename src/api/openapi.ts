@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ERROR_CATALOGUE, ERROR_CODES } from '../domain/error-catalogue';
 import { JOURNAL_CHANGES } from '../domain/journal-entry';
 import { compatibilityResultSchema } from './openapi-compatibility';
-import { driftPaths, driftSchemas } from './openapi-drift';
+import { ACCOUNT_FILTER, driftPaths, driftSchemas } from './openapi-drift';
 import { credentialSchema, operatingPaths } from './openapi-health';
 import { roleFor, type Access } from './caller';
 import { previewResponses, requestPlanSchema } from './openapi-preview';
@@ -219,7 +219,7 @@ const journalEntrySchema = {
 
 const JOURNAL_FILTERS: Record<string, string> = {
   connector: 'Connector name',
-  accountId: 'Account ID (exact)',
+  accountId: ACCOUNT_FILTER,
   requestId: 'Request id (exact)',
   correlationId: "The governance workflow's case id the requests carried (exact)",
   requestedBy: 'Who asked, as the requests named them (exact)',
@@ -348,7 +348,12 @@ function describeApi(): Record<string, unknown> {
             'pending and running are live states; a page may hold fewer than limit requests and still carry a continuationToken: read on while there is one.',
           parameters: [
             { name: 'connector', in: 'query', schema: { type: 'string' } },
-            { name: 'accountId', in: 'query', schema: { type: 'string' } },
+            {
+              name: 'accountId',
+              in: 'query',
+              description: ACCOUNT_FILTER,
+              schema: { type: 'string' },
+            },
             {
               name: 'status',
               in: 'query',

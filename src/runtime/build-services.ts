@@ -7,6 +7,7 @@ import { METER_NAME } from '../domain/metric-catalogue';
 import { createKeyVaultSecretStore } from '../secrets/key-vault-secret-store';
 import { LocalSecretStore } from '../secrets/local-secret-store';
 import type { SecretStore } from '../secrets/secret-store';
+import type { AccountKeys } from '../store/account-keys';
 import { BulkQueue } from '../store/bulk-queue';
 import { DRIFT_EVENTS_QUEUE, DriftEventQueue } from '../store/drift-events';
 import { TableDriftFindings } from '../store/table-drift-findings';
@@ -93,21 +94,24 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
   );
   const quarantine = new TableQuarantineStore(tableClient(storage, TABLES.quarantine));
   observeServiceGauges(serviceMetrics, { registry, bulkQueue, quarantine, now: Date.now });
+  // One rule for telling accounts apart: the lease, the record and every row naming an account.
+  const accountKeys: AccountKeys = {
+    keyOf: (connector, accountId) => registry.accountKey(connector, accountId),
+    connectors: () => registry.names(),
+  };
   return {
     registry,
     secrets,
-    journal: new TableJournalStore(tableClient(storage, TABLES.journal)),
+    journal: new TableJournalStore(tableClient(storage, TABLES.journal), accountKeys),
     catalogue: new CachedRoleCatalogue(
       new TableRoleCatalogue(tableClient(storage, TABLES.catalogue)),
     ),
-    accounts: new TableAccountState(tableClient(storage, TABLES.journal), (connector, accountId) =>
-      registry.accountKey(connector, accountId),
-    ),
+    accounts: new TableAccountState(tableClient(storage, TABLES.journal), accountKeys.keyOf),
     intents: new TableWriteIntents(tableClient(storage, TABLES.intents)),
     compatibility: new TableCompatibilityRuns(tableClient(storage, TABLES.compatibility)),
-    requests: new TableRequestIndex(tableClient(storage, TABLES.requests)),
+    requests: new TableRequestIndex(tableClient(storage, TABLES.requests), accountKeys),
     quarantine,
-    drift: new TableDriftFindings(tableClient(storage, TABLES.drift)),
+    drift: new TableDriftFindings(tableClient(storage, TABLES.drift), accountKeys),
     reconciliation: new TableReconciliationState(tableClient(storage, TABLES.reconciliation)),
     driftEvents: new DriftEventQueue(queueClient(storage, DRIFT_EVENTS_QUEUE)),
     connectorStates: new TableConnectorStates(tableClient(storage, TABLES.connectorStates)),

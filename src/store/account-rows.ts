@@ -35,7 +35,7 @@ export class AccountRows {
    */
   constructor(
     readonly client: TableClient,
-    private readonly accountKey: AccountKeyOf,
+    readonly accountKey: AccountKeyOf,
   ) {}
 
   /**

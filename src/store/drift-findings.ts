@@ -32,6 +32,7 @@ export interface FindingChange {
 export interface DriftQuery {
   connector: string;
   type?: DriftType;
+  /** The account in any spelling the connector takes for it (account-keys.ts). */
   accountId?: string;
   groupId?: string;
   status?: 'open' | 'closed';

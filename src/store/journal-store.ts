@@ -2,6 +2,11 @@ import type { JournalEntry } from '../domain/journal-entry';
 
 export interface JournalQuery {
   connector?: string;
+  /**
+   * The account, in any spelling its connector takes for it: entries whose account has the
+   * same key (account-keys.ts), and entries written before rows carried the key under this
+   * exact spelling.
+   */
   accountId?: string;
   requestId?: string;
   /** The governance workflow's case id the requests carried (exact). */

@@ -21,6 +21,11 @@ export interface RequestIndexEntry extends RequestContext {
 
 export interface RequestIndexQuery {
   connector?: string;
+  /**
+   * The account, in any spelling its connector takes for it: requests whose account has the
+   * same key (account-keys.ts), and requests indexed before rows carried the key under this
+   * exact spelling.
+   */
   accountId?: string;
   /** Entries whose stored status is one of these; all when absent. */
   statuses?: readonly RequestStatus[];

@@ -8,6 +8,7 @@ import {
   type DriftSubjectDetails,
 } from '../domain/drift-finding';
 import { ProvisioningError } from '../domain/errors';
+import { accountFilter, ACCOUNT_IDS_AS_GIVEN, type AccountKeys } from './account-keys';
 import { EnsuredTable } from './ensured-table';
 import type {
   DriftFindingStore,
@@ -57,6 +58,8 @@ interface FindingRow extends DriftSubjectDetails {
   restoreAt?: string;
   /** An open finding written with its subject's claim (rows written before claims have none). */
   claimed?: boolean;
+  /** The account's key (account-keys.ts), beside its ID; absent in rows written before. */
+  accountKey?: string;
 }
 
 /**
@@ -73,7 +76,11 @@ interface FindingRow extends DriftSubjectDetails {
 export class TableDriftFindings implements DriftFindingStore {
   private readonly table: EnsuredTable;
 
-  constructor(client: TableClient) {
+  /** `keys`: the connectors' canonical forms of account IDs (default: each ID as it is). */
+  constructor(
+    client: TableClient,
+    private readonly keys: AccountKeys = ACCOUNT_IDS_AS_GIVEN,
+  ) {
     this.table = new EnsuredTable(client);
   }
 
@@ -109,7 +116,7 @@ export class TableDriftFindings implements DriftFindingStore {
 
   async query(query: DriftQuery): Promise<DriftPage> {
     const page = await readPage<FindingRow, StoredFinding>(await this.table.client(), {
-      filter: queryFilter(query),
+      filter: queryFilter(query, this.keys),
       limit: query.limit,
       defaultLimit: 100,
       maxLimit: 500,
@@ -135,7 +142,7 @@ export class TableDriftFindings implements DriftFindingStore {
     for (const change of latest.values()) {
       const target = change.judge(change.read);
       if (target === undefined) continue;
-      const planned = { change, target, actions: actionsOf(change.read, target) };
+      const planned = { change, target, actions: actionsOf(change.read, target, this.keys) };
       const partitionKey = encodeTableKey(change.connector);
       byPartition.set(partitionKey, [...(byPartition.get(partitionKey) ?? []), planned]);
     }
@@ -210,7 +217,7 @@ export class TableDriftFindings implements DriftFindingStore {
       const again = change.judge(fresh);
       if (again === undefined) return undefined;
       target = again;
-      actions = actionsOf(fresh, again);
+      actions = actionsOf(fresh, again, this.keys);
     }
   }
 
@@ -247,12 +254,19 @@ interface Planned {
  * one replaced at the version read, a closed one moved from its open row, deleted at the
  * version read, to its closed row, its claim deleted with it.
  */
-function actionsOf(base: StoredFinding | undefined, target: DriftFinding): TableAction[] {
+function actionsOf(
+  base: StoredFinding | undefined,
+  target: DriftFinding,
+  keys: AccountKeys,
+): TableAction[] {
   const partitionKey = encodeTableKey(target.connector);
   const row = (claimed: boolean) => ({
     partitionKey,
     rowKey: rowKeyOf(target),
     ...toRow(target),
+    ...(target.accountId === undefined
+      ? {}
+      : { accountKey: keys.keyOf(target.connector, target.accountId) }),
     ...(claimed && target.status === 'open' ? { claimed: true } : {}),
   });
   const read = base?.version === undefined ? undefined : versionOf(base.version, target.findingId);
@@ -322,7 +336,7 @@ function rowKeyOf(finding: Pick<DriftFinding, 'status' | 'findingId'>): string {
   return `${finding.status === 'open' ? OPEN : CLOSED}${encodeTableKey(finding.findingId)}`;
 }
 
-function queryFilter(query: DriftQuery): string {
+function queryFilter(query: DriftQuery, keys: AccountKeys): string {
   const clauses = [odata`PartitionKey eq ${encodeTableKey(query.connector)}`];
   // Claims are no findings: they sort before every finding's row.
   if (query.status === undefined) clauses.push(odata`RowKey ge ${OPEN}`);
@@ -330,7 +344,9 @@ function queryFilter(query: DriftQuery): string {
   if (query.status === 'closed')
     clauses.push(odata`RowKey ge ${CLOSED} and RowKey lt ${'x~\uffff'}`);
   if (query.type !== undefined) clauses.push(odata`type eq ${query.type}`);
-  if (query.accountId !== undefined) clauses.push(odata`accountId eq ${query.accountId}`);
+  if (query.accountId !== undefined) {
+    clauses.push(accountFilter(keys, query.accountId, query.connector));
+  }
   if (query.groupId !== undefined) clauses.push(odata`groupId eq ${query.groupId}`);
   return clauses.join(' and ');
 }

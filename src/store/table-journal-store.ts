@@ -2,7 +2,9 @@ import { odata, type TableClient, type TableEntityResult } from '@azure/data-tab
 import { ProvisioningError } from '../domain/errors';
 import type { JournalChange, JournalEntry } from '../domain/journal-entry';
 import { requestContextOf } from '../domain/request-context';
+import { accountFilter, ACCOUNT_IDS_AS_GIVEN, type AccountKeys } from './account-keys';
 import { JOURNAL_ROWS_END } from './account-row';
+import type { AccountKeyOf } from './account-rows';
 import { EnsuredTable } from './ensured-table';
 import type { JournalPage, JournalQuery, JournalStore } from './journal-store';
 import { readPage } from './table-page';
@@ -16,7 +18,10 @@ const MAX_LIMIT = 1000;
 interface JournalRow {
   key: string;
   connector: string;
+  /** The request's spelling, as shown. */
   accountId: string;
+  /** The connector's canonical form of it (account-keys.ts); absent in rows written before. */
+  accountKey?: string;
   requestId: string;
   step: number;
   change: string;
@@ -33,19 +38,25 @@ interface JournalRow {
  * The change journal in Table Storage. PartitionKey is the connector, RowKey
  * `<at as ISO>_<key>`: rows of a connector sort by time, and an entry recorded again at the
  * same time (a retried activity) lands on the same row (DESIGN invariant 1). A step's commit
- * run again at a later time finds its marker instead (step-marker.ts).
+ * run again at a later time finds its marker instead (step-marker.ts). Each row carries the
+ * account's key, and a filter by account matches it: every spelling of an account finds all
+ * its entries.
  */
 export class TableJournalStore implements JournalStore {
   private readonly table: EnsuredTable;
 
-  constructor(client: TableClient) {
+  /** `keys`: the connectors' canonical forms of account IDs (default: each ID as it is). */
+  constructor(
+    client: TableClient,
+    private readonly keys: AccountKeys = ACCOUNT_IDS_AS_GIVEN,
+  ) {
     this.table = new EnsuredTable(client);
   }
 
   /** Upserts the entries, 100 per transaction and partition; the same entries twice leave one row each. */
   async record(entries: readonly JournalEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const rows = journalRowsOf(entries);
+    const rows = journalRowsOf(entries, this.keys.keyOf);
     const client = await this.table.client();
     await guardStorage('record journal entries', () => upsertInBatches(client, rows, 'Replace'));
   }
@@ -57,7 +68,7 @@ export class TableJournalStore implements JournalStore {
    */
   async query(query: JournalQuery): Promise<JournalPage> {
     return readPage<JournalRow, JournalEntry>(await this.table.client(), {
-      filter: journalFilter(query),
+      filter: journalFilter(query, this.keys),
       limit: query.limit,
       defaultLimit: DEFAULT_LIMIT,
       maxLimit: MAX_LIMIT,
@@ -70,22 +81,26 @@ export class TableJournalStore implements JournalStore {
 
 /**
  * The table rows of journal entries: PartitionKey the connector, RowKey `<at as ISO>_<key>`,
- * so that an entry recorded again at the same time lands on the same row.
+ * so that an entry recorded again at the same time lands on the same row; `accountKey`: the
+ * key each row carries besides the account ID as the request spelled it.
  */
-export function journalRowsOf(entries: readonly JournalEntry[]) {
+export function journalRowsOf(entries: readonly JournalEntry[], accountKey: AccountKeyOf) {
   return entries.map((entry) => ({
     partitionKey: encodeTableKey(entry.connector),
     rowKey: `${isoTime(entry.at, 'at')}_${entry.key}`,
     ...toRow(entry),
+    accountKey: accountKey(entry.connector, entry.accountId),
   }));
 }
 
-function journalFilter(query: JournalQuery): string {
+function journalFilter(query: JournalQuery, keys: AccountKeys): string {
   const clauses: string[] = [];
   if (query.connector !== undefined) {
     clauses.push(odata`PartitionKey eq ${encodeTableKey(query.connector)}`);
   }
-  if (query.accountId !== undefined) clauses.push(odata`accountId eq ${query.accountId}`);
+  if (query.accountId !== undefined) {
+    clauses.push(accountFilter(keys, query.accountId, query.connector));
+  }
   if (query.requestId !== undefined) clauses.push(odata`requestId eq ${query.requestId}`);
   if (query.correlationId !== undefined) {
     clauses.push(odata`correlationId eq ${query.correlationId}`);

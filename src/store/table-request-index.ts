@@ -7,6 +7,13 @@ import {
 import { ProvisioningError } from '../domain/errors';
 import { requestContextOf, type RequestContext } from '../domain/request-context';
 import type { RequestStatus } from '../domain/request-report';
+import {
+  accountFilter,
+  accountKeysOf,
+  ACCOUNT_IDS_AS_GIVEN,
+  type AccountKeys,
+} from './account-keys';
+import type { AccountKeyOf } from './account-rows';
 import { EnsuredTable } from './ensured-table';
 import { readPage } from './table-page';
 import type {
@@ -27,7 +34,10 @@ const LAST_MS = 9_999_999_999_999;
 interface IndexRow extends RequestContext {
   requestId: string;
   connector: string;
+  /** The request's spelling, as shown. */
   accountId: string;
+  /** The connector's canonical form of it (account-keys.ts); absent in rows written before. */
+  accountKey?: string;
   /** Action types joined with commas (a table property holds no arrays). */
   actions: string;
   status: string;
@@ -48,25 +58,33 @@ const ALL_ROWS_END = ':';
  * The request index in Table Storage, in one partition so that each write is one entity
  * group transaction. Each request has three rows, each range read in key order by one
  * filter of the list: `<suffix>` (all requests), `c~<connector>~<suffix>` and
- * `a~<account ID>~<suffix>` (the connector, when both are given, is a property filter on
- * the account's range). The suffix `<13 digits: 9999999999999 - received ms>_<requestId>`
+ * `a~<account key>~<suffix>` (the connector, when both are given, is a property filter on
+ * the account's range). The account key is the connector's canonical form of the account ID
+ * (account-keys.ts), so every spelling of an account reads one range; each row also keeps the
+ * ID as the request spelled it. The suffix `<13 digits: 9999999999999 - received ms>_<requestId>`
  * sorts the newest first, and is derived from the request alone: a retried or replayed
  * write lands on the same rows.
  *
  * Rows the earlier layout wrote to partitions `connector:<name>` and `account:<account ID>`
  * are still read: a filtered list goes on into that partition when the new range is
- * exhausted (its rows are older than any new one).
+ * exhausted (its rows are older than any new one). So are account rows written before rows
+ * were keyed by the account's key, under `a~<account ID as spelled>~`: found by the spelling
+ * that wrote them, read after the key's range (they are older than any row in it).
  */
 export class TableRequestIndex implements RequestIndexStore {
   private readonly table: EnsuredTable;
 
-  constructor(client: TableClient) {
+  /** `keys`: the connectors' canonical forms of account IDs (default: each ID as it is). */
+  constructor(
+    client: TableClient,
+    private readonly keys: AccountKeys = ACCOUNT_IDS_AS_GIVEN,
+  ) {
     this.table = new EnsuredTable(client);
   }
 
   async add(entry: RequestIndexEntry): Promise<void> {
     const client = await this.table.client();
-    const rows = rowsOf(entry);
+    const rows = rowsOf(entry, this.keys.keyOf);
     try {
       await submitTransaction(
         client,
@@ -94,17 +112,19 @@ export class TableRequestIndex implements RequestIndexStore {
     await guardStorage('index the request', () =>
       submitTransaction(
         client,
-        rowsOf(entry).map((row): TransactionAction => ['upsert', row, 'Merge']),
+        rowsOf(entry, this.keys.keyOf).map((row): TransactionAction => ['upsert', row, 'Merge']),
       ),
     );
   }
 
   async query(query: RequestIndexQuery): Promise<RequestIndexPage> {
     const client = await this.table.client();
-    const { scope, ...filters } = indexFilters(query);
+    const { scope, earlier, ...filters } = indexFilters(query, this.keys);
+    const newRowKey = (entry: RequestIndexEntry, within: Scope) =>
+      newRowKeyOf(entry, within, this.keys.keyOf);
     const limit = query.limit ?? DEFAULT_LIMIT;
     const entries: RequestIndexEntry[] = [];
-    let continuationToken = fromEarlierLayout(query, query.continuationToken);
+    let continuationToken = fromEarlierLayout(filters.thenFilters, query.continuationToken);
     // Reads on when an earlier layout's row it skipped leaves the page short.
     do {
       const page = await readPage<IndexRow, ReadRow>(client, {
@@ -114,7 +134,7 @@ export class TableRequestIndex implements RequestIndexStore {
         maxLimit: MAX_LIMIT,
         continuationToken,
         of: 'the request list',
-        fromRow: (row) => ({ entry: fromRow(row), legacy: row.partitionKey !== PARTITION }),
+        fromRow: (row) => ({ entry: fromRow(row), legacy: earlier(row) }),
       });
       // Only a filtered list reads the earlier layout (its all-requests rows had today's keys).
       const earlierPending = (row: ReadRow) => row.legacy && row.entry.status === 'pending';
@@ -139,24 +159,24 @@ export class TableRequestIndex implements RequestIndexStore {
 
 /**
  * A page token the earlier layout gave out for a filtered list stopped in its `connector:`
- * or `account:` partition, which is now read second: such a token (it has no `phase`, which
+ * or `account:` partition, which is now read last: such a token (it has no `phase`, which
  * the page reader writes in every token of a filtered list now) reads on there rather than
  * from the newest request again.
  */
 function fromEarlierLayout(
-  query: RequestIndexQuery,
+  thenFilters: readonly string[] | undefined,
   token: string | undefined,
 ): string | undefined {
-  if (token === undefined || (query.connector === undefined && query.accountId === undefined)) {
-    return token;
-  }
+  if (token === undefined || thenFilters === undefined) return token;
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
       phase?: unknown;
       nextPartitionKey?: unknown;
     };
     if (parsed.phase === undefined && typeof parsed.nextPartitionKey === 'string') {
-      return Buffer.from(JSON.stringify({ ...parsed, phase: 1 })).toString('base64url');
+      return Buffer.from(JSON.stringify({ ...parsed, phase: thenFilters.length })).toString(
+        'base64url',
+      );
     }
   } catch {
     // Not a token of ours: the page reader says so.
@@ -174,8 +194,8 @@ interface ReadRow {
 type Scope = 'account' | 'connector';
 
 /** The RowKey of the entry's row in the new layout's range for `scope`. */
-function newRowKey(entry: RequestIndexEntry, scope: Scope): string {
-  const [, connectorRow, accountRow] = rowsOf(entry);
+function newRowKeyOf(entry: RequestIndexEntry, scope: Scope, accountKey: AccountKeyOf): string {
+  const [, connectorRow, accountRow] = rowsOf(entry, accountKey);
   return (scope === 'account' ? accountRow : connectorRow)!.rowKey;
 }
 
@@ -201,13 +221,23 @@ async function listedInNewRange(client: TableClient, rowKeys: string[]): Promise
 }
 
 /**
- * The key range a query reads in the index's partition (the account's, else the
- * connector's, else all requests), then the earlier layout's partition for the same filter.
+ * The key range a query reads in the index's partition (the account key's, else the
+ * connector's, else all requests), then the account's rows written before rows were keyed
+ * by the account's key (under its spelling, when that differs), then the earlier layout's
+ * partition for the same filter. `earlier`: whether a row read comes from either of those.
+ *
+ * An account filter that names no connector, when the configured connectors give the ID
+ * different keys (a bare name a Graph connector completes), reads all requests by the key
+ * column instead, as one range kept newest first.
  */
-function indexFilters(query: RequestIndexQuery): {
+function indexFilters(
+  query: RequestIndexQuery,
+  keys: AccountKeys,
+): {
   filter: string;
   thenFilters?: string[];
   scope?: Scope;
+  earlier: (row: TableEntityResult<IndexRow>) => boolean;
 } {
   const properties: string[] = [];
   if (query.accountId !== undefined && query.connector !== undefined) {
@@ -217,32 +247,45 @@ function indexFilters(query: RequestIndexQuery): {
     properties.push(`(${query.statuses.map((status) => odata`status eq ${status}`).join(' or ')})`);
   }
   const withProperties = (range: string) => [range, ...properties].join(' and ');
-  const scope =
-    query.accountId !== undefined
-      ? {
-          name: 'account' as const,
-          prefix: accountPrefix(query.accountId),
-          legacy: `account:${encodeTableKey(query.accountId)}`,
-        }
-      : query.connector !== undefined
-        ? {
-            name: 'connector' as const,
-            prefix: connectorPrefix(query.connector),
-            legacy: `connector:${encodeTableKey(query.connector)}`,
-          }
-        : undefined;
-  if (scope === undefined) {
+  const inRange = (prefix: string) =>
+    withProperties(
+      odata`PartitionKey eq ${PARTITION} and RowKey ge ${prefix} and RowKey lt ${prefixEnd(prefix)}`,
+    );
+  const allRequests = odata`PartitionKey eq ${PARTITION} and RowKey lt ${ALL_ROWS_END}`;
+  const inLegacyPartition = (row: TableEntityResult<IndexRow>) => row.partitionKey !== PARTITION;
+  if (query.accountId !== undefined) {
+    const accountId = query.accountId;
+    const accountKeys = new Set(
+      accountKeysOf(keys, accountId, query.connector).map(({ key }) => key),
+    );
+    if (accountKeys.size > 1) {
+      return {
+        filter: withProperties(`${allRequests} and ${accountFilter(keys, accountId, undefined)}`),
+        earlier: () => false,
+      };
+    }
+    const [key = accountId] = accountKeys;
+    const legacy = odata`PartitionKey eq ${`account:${encodeTableKey(accountId)}`}`;
+    const spelled = accountPrefix(accountId);
+    const beforeKeys = key === accountId ? [] : [inRange(spelled)];
     return {
-      filter: withProperties(odata`PartitionKey eq ${PARTITION} and RowKey lt ${ALL_ROWS_END}`),
+      filter: inRange(accountPrefix(key)),
+      thenFilters: [...beforeKeys, withProperties(legacy)],
+      scope: 'account',
+      earlier: (row) =>
+        inLegacyPartition(row) || (beforeKeys.length > 0 && row.rowKey!.startsWith(spelled)),
     };
   }
-  return {
-    filter: withProperties(
-      odata`PartitionKey eq ${PARTITION} and RowKey ge ${scope.prefix} and RowKey lt ${prefixEnd(scope.prefix)}`,
-    ),
-    thenFilters: [withProperties(odata`PartitionKey eq ${scope.legacy}`)],
-    scope: scope.name,
-  };
+  if (query.connector !== undefined) {
+    const legacy = odata`PartitionKey eq ${`connector:${encodeTableKey(query.connector)}`}`;
+    return {
+      filter: inRange(connectorPrefix(query.connector)),
+      thenFilters: [withProperties(legacy)],
+      scope: 'connector',
+      earlier: inLegacyPartition,
+    };
+  }
+  return { filter: withProperties(allRequests), earlier: () => false };
 }
 
 /**
@@ -266,8 +309,8 @@ function prefixEnd(prefix: string): string {
   return `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
 }
 
-/** The entry's three rows: all requests, its connector's and its account's. */
-function rowsOf(entry: RequestIndexEntry) {
+/** The entry's three rows: all requests, its connector's and its account key's. */
+function rowsOf(entry: RequestIndexEntry, accountKey: AccountKeyOf) {
   const received = Date.parse(entry.receivedAt);
   if (Number.isNaN(received)) {
     throw new ProvisioningError('INTERNAL_ERROR', 'request index: receivedAt is not a time', {
@@ -275,11 +318,13 @@ function rowsOf(entry: RequestIndexEntry) {
     });
   }
   const suffix = `${String(LAST_MS - received).padStart(13, '0')}_${encodeTableKey(entry.requestId)}`;
+  const key = accountKey(entry.connector, entry.accountId);
   const row: IndexRow = {
     ...requestContextOf(entry),
     requestId: entry.requestId,
     connector: entry.connector,
     accountId: entry.accountId,
+    accountKey: key,
     actions: entry.actions.join(','),
     status: entry.status,
     source: entry.source,
@@ -289,7 +334,7 @@ function rowsOf(entry: RequestIndexEntry) {
   return [
     suffix,
     `${connectorPrefix(entry.connector)}${suffix}`,
-    `${accountPrefix(entry.accountId)}${suffix}`,
+    `${accountPrefix(key)}${suffix}`,
   ].map((rowKey) => ({ partitionKey: PARTITION, rowKey, ...row }));
 }
 

@@ -64,7 +64,7 @@ async function commitAtOnce(
     ...toAccountRow(record, commit.release ? undefined : leaseOf(commit)),
   };
   if (!fits(row)) return undefined;
-  const actions: TransactionAction[] = journalRowsOf(commit.entries).map(
+  const actions: TransactionAction[] = journalRowsOf(commit.entries, rows.accountKey).map(
     (entry): TransactionAction => ['upsert', entry, 'Replace'],
   );
   if (marker !== undefined) actions.push(['create', stepMarkerRow(marker, true)]);
@@ -102,7 +102,7 @@ async function commitInParts(
     if (claim.at !== marker.at) entries = entries.map((entry) => ({ ...entry, at: claim.at }));
   }
   if (entries.length > 0) {
-    const journal = journalRowsOf(entries);
+    const journal = journalRowsOf(entries, rows.accountKey);
     await guardStorage('record journal entries', () =>
       upsertInBatches(rows.client, journal, 'Replace'),
     );

@@ -190,7 +190,8 @@ describe('recordStep run again for the same step at a later orchestration time',
     const client = tableClient(storage.connection, 'ProvisioningJournal');
     const marker = stepMarkerOf(entriesAt(FIRST_AT))!;
     expect(await claimStepMarker(client, marker)).toEqual({ done: false, at: FIRST_AT });
-    await client.upsertEntity(journalRowsOf(entriesAt(FIRST_AT))[0]!, 'Replace');
+    const asGiven = (_connector: string, accountId: string) => accountId;
+    await client.upsertEntity(journalRowsOf(entriesAt(FIRST_AT), asGiven)[0]!, 'Replace');
 
     valueOf(
       await activities.recordStep({
