@@ -6,6 +6,7 @@ import type {
   ImportOptions,
   ImportPageCounts,
   ImportProgress,
+  LeaseTerm,
   RoleCatalogueStore,
   RoleSnapshot,
   SavedChangeCursor,
@@ -74,8 +75,11 @@ export class CachedRoleCatalogue implements RoleCatalogueStore {
     connector: string,
     groupIds: readonly string[],
     options: Pick<ImportOptions, 'jobId' | 'at'>,
+    lease: LeaseTerm,
   ): Promise<number> {
-    return this.changing(connector, () => this.store.markRemoved(connector, groupIds, options));
+    return this.changing(connector, () =>
+      this.store.markRemoved(connector, groupIds, options, lease),
+    );
   }
 
   claimImport(connector: string, claim: ImportClaim): Promise<ImportLeaseAnswer> {

@@ -141,6 +141,7 @@ async function fullImport(
     input.connector,
     proof.gone.map((role) => role.groupId),
     input,
+    lease.term(),
   );
   if (cursor !== undefined) await saveCursor(s, input, cursor);
   logDone(s, input, summary);
@@ -179,6 +180,7 @@ async function incrementalImport(
       input.connector,
       proof.gone.map((role) => role.groupId),
       input,
+      lease.term(),
     );
     next = page.cursor ?? next;
   }

@@ -1,3 +1,5 @@
+import { isProvisioningError } from '../../domain/errors';
+import type { LeaseTerm } from '../../store/role-catalogue';
 import { superseded } from '../../store/table-import-lease';
 import type { WorkflowServices } from '../workflow-services';
 
@@ -13,16 +15,22 @@ const RENEW_AFTER_MS = 60_000;
 /**
  * The lease a catalogue import job holds on its connector while it runs (one import per
  * connector at a time): taken at the start (the API usually took it already for this job),
- * renewed as the job goes, released at its end. A job that finds another holding it fails
- * with IMPORT_ALREADY_RUNNING before it writes anything.
+ * renewed as the job goes and, on a timer, while one call of it waits (a page read throttled
+ * for minutes), released at its end. A job that finds another holding it fails with
+ * IMPORT_ALREADY_RUNNING before it writes anything; roles are marked gone only together with
+ * a renewal of the lease under its ETag (see {@link term}).
  */
 export class ImportLeaseKeeper {
   private renewedAt = 0;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  /** Why a renewal on the timer failed: the next `keep` throws it. */
+  private lost: unknown;
 
   constructor(
     private readonly s: WorkflowServices,
     private readonly connector: string,
     private readonly jobId: string,
+    private readonly renewEveryMs = RENEW_AFTER_MS,
   ) {}
 
   /** Takes the lease for the job; IMPORT_ALREADY_RUNNING when another live job holds it. */
@@ -35,16 +43,27 @@ export class ImportLeaseKeeper {
     });
     if (!answer.held) throw superseded(this.connector, this.jobId, answer.holder);
     this.renewedAt = nowMs;
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => void this.renewOnTimer(), this.renewEveryMs);
+      this.timer.unref();
+    }
   }
 
   /** Renews the lease once a while has passed; IMPORT_ALREADY_RUNNING when another job took it. */
   async keep(): Promise<void> {
-    if (this.now() - this.renewedAt < RENEW_AFTER_MS) return;
+    if (this.lost !== undefined) throw this.lost;
+    if (this.now() - this.renewedAt < this.renewEveryMs) return;
     await this.take();
+  }
+
+  /** The lease as a write that marks roles gone renews it: from now, for the lease's length. */
+  term(): LeaseTerm {
+    return { nowMs: this.now(), ttlMs: IMPORT_LEASE_MS };
   }
 
   /** Releases the lease; a failure only leaves it to expire (the next import is told who held it). */
   async release(): Promise<void> {
+    clearInterval(this.timer);
     try {
       await this.s.catalogue.releaseImport(this.connector, this.jobId);
     } catch {
@@ -55,7 +74,24 @@ export class ImportLeaseKeeper {
     }
   }
 
+  private async renewOnTimer(): Promise<void> {
+    if (this.lost !== undefined) return;
+    try {
+      await this.take();
+    } catch (error) {
+      // A storage hiccup is tried again on the next tick; a lease another job took is lost.
+      if (isLostLease(error)) {
+        this.lost = error;
+        clearInterval(this.timer);
+      }
+    }
+  }
+
   private now(): number {
     return this.s.now?.() ?? Date.now();
   }
+}
+
+function isLostLease(error: unknown): boolean {
+  return isProvisioningError(error) && error.code === 'IMPORT_ALREADY_RUNNING';
 }
