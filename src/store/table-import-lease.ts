@@ -97,10 +97,9 @@ export class TableImportLease {
       const part = rows.slice(start, start + size);
       for (let round = 0; ; round += 1) {
         const stored = await this.read(connector);
-        const lease = stored?.lease;
-        const live = lease !== undefined && Date.parse(lease.expiresAt) > claim.nowMs;
-        if (!live || lease.jobId !== claim.jobId) {
-          throw superseded(connector, claim.jobId, live ? lease : undefined);
+        const live = stored !== undefined && Date.parse(stored.lease.expiresAt) > claim.nowMs;
+        if (stored === undefined || !live || stored.lease.jobId !== claim.jobId) {
+          throw superseded(connector, claim.jobId, live ? stored?.lease : undefined);
         }
         const renewed = {
           partitionKey: encodeTableKey(connector),
@@ -108,7 +107,7 @@ export class TableImportLease {
           expiresAt: new Date(claim.nowMs + claim.ttlMs).toISOString(),
         };
         const actions: TableAction[] = [
-          ['update', renewed, 'Merge', { etag: stored!.etag }],
+          ['update', renewed, 'Merge', { etag: stored.etag }],
           ...part.map((row): TableAction => ['upsert', row, 'Merge']),
         ];
         try {

@@ -31,7 +31,10 @@ export interface ImportSummary extends ImportPageCounts {
    * found on the target (kept, not gone).
    */
   foundById: number;
-  /** Roles not listed or reported removed whose read by id failed: left as they were, each named in a notice. */
+  /**
+   * Roles not listed, or reported removed, whose read by id failed: left as they were, each
+   * named in a notice.
+   */
   goneUnconfirmed: number;
   /** Why an incremental import read everything, and other things the operator should know. */
   notices: string[];
@@ -47,14 +50,16 @@ const IMPORT_CHUNK = 500;
  * option, groups reported removed read by id and marked gone only on the target's own 404,
  * never deleted). Full otherwise, and whenever the cursor is missing or expired, with a
  * notice saying why: every page of the catalogue, then each role not seen read by its id,
- * and marked gone only when the target answers its own 404 (a proxy's bare 404 proves nothing).
+ * and marked gone only when the target answers its own 404 (a proxy's bare 404 proves
+ * nothing).
  * A full import of a connector with a feed takes a cursor first, so the next incremental
  * import starts from before this read.
  *
  * One import per connector at a time: the job holds the connector's import lease while it
  * runs (IMPORT_ALREADY_RUNNING when another job holds it), and marks roles gone only in one
- * transaction with a renewal of it: nothing once it expired or another job took it. Running it again is harmless (Durable runs activities at least once): every write
- * is an upsert, counts of a repeated run are those of the first, and the cursor is saved last.
+ * transaction with a renewal of it: nothing once it expired or another job took it. Running
+ * it again is harmless (Durable runs activities at least once): every write is an upsert,
+ * counts of a repeated run are those of the first, and the cursor is saved last.
  */
 export async function runCatalogueImport(
   s: WorkflowServices,

@@ -1,4 +1,4 @@
-import { isProvisioningError } from '../../domain/errors';
+import { isProvisioningError, type ProvisioningError } from '../../domain/errors';
 import type { LeaseTerm } from '../../store/role-catalogue';
 import { superseded } from '../../store/table-import-lease';
 import type { WorkflowServices } from '../workflow-services';
@@ -24,7 +24,10 @@ export class ImportLeaseKeeper {
   private renewedAt = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
   /** Why a renewal on the timer failed: the next `keep` throws it. */
-  private lost: unknown;
+  private lost: ProvisioningError | undefined;
+  /** The renewal the timer has under way: a release waits for it, lest it take the lease again. */
+  private renewing: Promise<void> | undefined;
+  private released = false;
 
   constructor(
     private readonly s: WorkflowServices,
@@ -44,7 +47,11 @@ export class ImportLeaseKeeper {
     if (!answer.held) throw superseded(this.connector, this.jobId, answer.holder);
     this.renewedAt = nowMs;
     if (this.timer === undefined) {
-      this.timer = setInterval(() => void this.renewOnTimer(), this.renewEveryMs);
+      this.timer = setInterval(() => {
+        this.renewing ??= this.renewOnTimer().finally(() => {
+          this.renewing = undefined;
+        });
+      }, this.renewEveryMs);
       this.timer.unref();
     }
   }
@@ -63,7 +70,9 @@ export class ImportLeaseKeeper {
 
   /** Releases the lease; a failure only leaves it to expire (the next import is told who held it). */
   async release(): Promise<void> {
+    this.released = true;
     clearInterval(this.timer);
+    await this.renewing;
     try {
       await this.s.catalogue.releaseImport(this.connector, this.jobId);
     } catch {
@@ -75,12 +84,12 @@ export class ImportLeaseKeeper {
   }
 
   private async renewOnTimer(): Promise<void> {
-    if (this.lost !== undefined) return;
+    if (this.lost !== undefined || this.released) return;
     try {
       await this.take();
     } catch (error) {
       // A storage hiccup is tried again on the next tick; a lease another job took is lost.
-      if (isLostLease(error)) {
+      if (isProvisioningError(error) && error.code === 'IMPORT_ALREADY_RUNNING') {
         this.lost = error;
         clearInterval(this.timer);
       }
@@ -90,8 +99,4 @@ export class ImportLeaseKeeper {
   private now(): number {
     return this.s.now?.() ?? Date.now();
   }
-}
-
-function isLostLease(error: unknown): boolean {
-  return isProvisioningError(error) && error.code === 'IMPORT_ALREADY_RUNNING';
 }

@@ -29,7 +29,7 @@ const MINUTE = 60_000;
 /** A catalogue whose table client runs `onLeaseRead` once, right after the next read of a lease row. */
 function catalogueWithHook(table: string): {
   catalogue: TableRoleCatalogue;
-  afterNextLeaseRead(hook: () => Promise<void>): void;
+  afterNextLeaseRead: (hook: () => Promise<void>) => void;
 } {
   const client: TableClient = tableClient(storage.connection, table);
   let hook: (() => Promise<void>) | undefined;
