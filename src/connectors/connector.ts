@@ -142,7 +142,8 @@ export interface Connector {
   readonly reconciliation?: ReconciliationReads;
   /**
    * The group with this id as the target shows it now; undefined only when the target
-   * answers that it has no such group (404): the proof a catalogue import needs before it
+   * answers, in its own error body, that it has no such group (a bare 404 from a proxy
+   * throws TARGET_RESPONSE_INVALID): the proof a catalogue import needs before it
    * marks a role gone. Any other failure throws.
    */
   readGroup(groupId: string): Promise<GroupRef | undefined>;

@@ -69,7 +69,8 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   TARGET_FORBIDDEN: { status: 502, meaning: 'the target refused the call (403)' },
   TARGET_RESPONSE_INVALID: {
     status: 502,
-    meaning: 'the target answered something the service cannot read',
+    meaning:
+      "the target answered something the service cannot read (also a 404 without the target's own not-found error: a proxy's or gateway's, which proves nothing)",
   },
   CONNECTOR_QUARANTINED: {
     status: 503,

@@ -6,6 +6,11 @@ export interface GroupRef {
   writable?: boolean;
   /** Why members cannot be written (dynamic, mail-enabled, synced from on-premises...). */
   notWritableReason?: string;
+  /**
+   * Set on a role the catalogue marks gone (an import's read by id found no such group):
+   * since when. The target may have the group again since; a write's answer tells.
+   */
+  goneSince?: string;
 }
 
 /** A group named in a result, for messages: "Sales (8f1c...)". */

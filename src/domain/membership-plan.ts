@@ -22,6 +22,13 @@ export interface MembershipWritePlan {
   leftAlone: GroupRef[];
   /** Named groups whose members the service may not write: the step fails before any write. */
   refused: GroupRef[];
+  /**
+   * setMemberships: managed groups whose role is marked gone and that the request does not
+   * name: taken out of only where a read shows the account in one (see planGoneRoles).
+   */
+  gone: GroupRef[];
+  /** setMemberships: named groups whose role is marked gone (written all the same, with a notice). */
+  goneNamed: GroupRef[];
 }
 
 /**
@@ -31,7 +38,7 @@ export interface MembershipWritePlan {
  *
  * @example
  * planMembershipWrites('grant', [{ id: 'g1', displayName: 'Sales' }], []);
- * // { add: ['g1'], remove: [], removeIfPresent: [], expected: { g1: true }, leftAlone: [], refused: [] }
+ * // { add: ['g1'], remove: [], removeIfPresent: [], expected: { g1: true }, leftAlone: [], refused: [], gone: [], goneNamed: [] }
  */
 export function planMembershipWrites(
   action: MembershipAction,
@@ -50,18 +57,31 @@ export function planMembershipWrites(
       expected,
       leftAlone: [],
       refused,
+      gone: [],
+      goneNamed: [],
     };
   }
   const wanted = new Set(ids);
-  const leftAlone = managed.filter((group) => group.writable === false && !wanted.has(group.id));
+  const present = managed.filter((group) => group.goneSince === undefined);
+  const gone = managed.filter((group) => group.goneSince !== undefined);
+  const leftAlone = present.filter((group) => group.writable === false && !wanted.has(group.id));
   const removeIfPresent = unique(
-    managed
+    present
       .filter((group) => group.writable !== false && !wanted.has(group.id))
       .map((group) => group.id),
   );
   for (const id of ids) expected[id] = true;
   for (const id of removeIfPresent) expected[id] = false;
-  return { add: ids, remove: [], removeIfPresent, expected, leftAlone, refused };
+  return {
+    add: ids,
+    remove: [],
+    removeIfPresent,
+    expected,
+    leftAlone,
+    refused,
+    gone: gone.filter((group) => !wanted.has(group.id)),
+    goneNamed: gone.filter((group) => wanted.has(group.id)),
+  };
 }
 
 /**

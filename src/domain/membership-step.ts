@@ -4,6 +4,7 @@ import { recentGroupWrite, type AccountRecordUpdate } from './account-record';
 import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
 import { describeGroup, type GroupRef } from './group';
+import { planGoneRoles } from './gone-roles';
 import { resolveGroups } from './group-resolution';
 import {
   lostAndStale,
@@ -68,7 +69,9 @@ function* changeMemberships(
     });
     if (!listed.ok) return failed(listed.error);
     // Reconciling against no catalogue would grant and never revoke: refused before any write.
-    if (listed.value.length === 0) return failed(catalogueEmpty(input));
+    if (listed.value.every((group) => group.goneSince !== undefined)) {
+      return failed(catalogueEmpty(input));
+    }
     managed = listed.value;
   }
   const resolved = yield* resolveGroups(input.connector, input.groups, input.lookedUp);
@@ -86,7 +89,8 @@ function* changeMemberships(
   };
 
   const startedAt = yield* now();
-  const read = firstStepAfterCreate(input)
+  const readBefore = !firstStepAfterCreate(input);
+  const read = !readBefore
     ? nothingToRead()
     : yield* readMemberships(input, account, Object.keys(plan.expected), leaving(plan));
   if ('error' in read) return failed(read.error);
@@ -107,8 +111,17 @@ function* changeMemberships(
     );
   }
 
-  const ledger: MembershipWriteAnswer[] = [];
   const assigned = input.handle.record?.assignedGroups ?? [];
+  const gone = planGoneRoles(plan, {
+    named: resolved.groups,
+    seen,
+    readAll: input.capabilities.membershipReadScope === 'all',
+    read: readBefore && read.visible,
+    assigned,
+  });
+  notices.push(...gone.notices);
+
+  const ledger: MembershipWriteAnswer[] = [];
   const written = yield* writeMembershipChanges(
     input,
     account,

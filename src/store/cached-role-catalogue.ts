@@ -6,6 +6,7 @@ import type {
   ImportOptions,
   ImportPageCounts,
   ImportProgress,
+  LeaseTerm,
   RoleCatalogueStore,
   RoleSnapshot,
   SavedChangeCursor,
@@ -36,12 +37,18 @@ export class CachedRoleCatalogue implements RoleCatalogueStore {
     connector: string,
     options?: { search?: string; includeGone?: boolean },
   ): Promise<CatalogueRole[]> {
-    if (options?.search !== undefined || options?.includeGone === true) {
-      return this.store.list(connector, options);
-    }
+    if (options?.search !== undefined) return this.store.list(connector, options);
+    // Gone roles kept too (setMemberships reads them), so both kinds of list cost one read.
+    const all = this.everyRole(connector);
+    return options?.includeGone === true
+      ? all
+      : all.then((roles) => roles.filter((role) => role.status === 'present'));
+  }
+
+  private everyRole(connector: string): Promise<CatalogueRole[]> {
     const copy = this.copies.get(connector);
     if (copy !== undefined && this.now() - copy.at < this.keepMs) return copy.roles;
-    const roles = this.store.list(connector);
+    const roles = this.store.list(connector, { includeGone: true });
     const entry = { at: this.now(), roles };
     this.copies.set(connector, entry);
     // A failed read is not kept.
@@ -74,8 +81,11 @@ export class CachedRoleCatalogue implements RoleCatalogueStore {
     connector: string,
     groupIds: readonly string[],
     options: Pick<ImportOptions, 'jobId' | 'at'>,
+    lease: LeaseTerm,
   ): Promise<number> {
-    return this.changing(connector, () => this.store.markRemoved(connector, groupIds, options));
+    return this.changing(connector, () =>
+      this.store.markRemoved(connector, groupIds, options, lease),
+    );
   }
 
   claimImport(connector: string, claim: ImportClaim): Promise<ImportLeaseAnswer> {

@@ -36,15 +36,17 @@ export interface RoleCatalogueStore {
    */
   unseenRoles(connector: string, jobId: string): Promise<CatalogueRole[]>;
   /**
-   * Roles of groups the target reports removed (a 404 to a read by id, a change feed's
-   * removal) become `gone` (never deleted). Returns how many this job marked, the same again
-   * when a retried run of the job repeats it. IMPORT_ALREADY_RUNNING, marking nothing, unless
-   * the job holds the connector's import lease.
+   * Roles of groups the target proved gone (its own 404 to a read by id) become `gone`
+   * (never deleted). Returns how many this job marked, the same again when a retried run of
+   * the job repeats it. Written together with a renewal of the job's import lease (`lease`)
+   * under the lease row's ETag: IMPORT_ALREADY_RUNNING, marking nothing more, unless the job
+   * holds the connector's lease unexpired at `lease.nowMs` until the write.
    */
   markRemoved(
     connector: string,
     groupIds: readonly string[],
     options: Pick<ImportOptions, 'jobId' | 'at'>,
+    lease: LeaseTerm,
   ): Promise<number>;
   /** Where the connector's last import left its target's change feed; undefined before the first. */
   changeCursor(connector: string): Promise<SavedChangeCursor | undefined>;
@@ -93,10 +95,14 @@ export interface ImportLease {
   expiresAt: string;
 }
 
-export interface ImportClaim {
-  jobId: string;
+/** The time a lease is judged at, and how long a renewal lasts from then. */
+export interface LeaseTerm {
   nowMs: number;
   ttlMs: number;
+}
+
+export interface ImportClaim extends LeaseTerm {
+  jobId: string;
   /** A job that held the lease and is known to have ended: its lease is taken over at once. */
   replacing?: string;
 }

@@ -3,12 +3,18 @@ import { ProvisioningError } from '../domain/errors';
 import type { ImportClaim, ImportLease, ImportLeaseAnswer } from './role-catalogue';
 import { storageFailure, storageStatus } from './storage-failure';
 import { encodeTableKey } from './table-key';
+import { submitTransaction, type TableAction } from './table-transaction';
 
-/*
- * The import leases live in the catalogue's table under a partition no connector can have
- * (connector names are lowercase letters, digits and dashes), one row per connector.
+/**
+ * A connector's import lease is a row of the connector's own partition of the catalogue, so
+ * that marking roles gone can be one transaction with a write of the lease under its ETag
+ * ({@link TableImportLease.markWhileHeld}). No role can have this RowKey: a role's RowKey is
+ * its group id through encodeTableKey, where every `%` starts a two-hex-digit escape.
  */
-const LEASE_PARTITION = '~import-leases';
+export const IMPORT_LEASE_ROW = '%import-lease';
+
+/** Azure Table Storage: at most 100 operations per entity group transaction. */
+const MAX_TRANSACTION = 100;
 
 interface LeaseRow {
   jobId: string;
@@ -19,7 +25,8 @@ interface LeaseRow {
 /**
  * One catalogue import per connector at a time: the job that holds the connector's lease
  * is the only one that may mark its roles gone. Taken and renewed under the row's ETag, so
- * two jobs that race for it cannot both win.
+ * two jobs that race for it cannot both win; roles are marked in the same transaction as a
+ * renewal under that ETag, so a job whose lease expired or was taken marks nothing.
  */
 export class TableImportLease {
   constructor(private readonly client: () => Promise<TableClient>) {}
@@ -32,8 +39,8 @@ export class TableImportLease {
   async claim(connector: string, claim: ImportClaim): Promise<ImportLeaseAnswer> {
     const client = await this.client();
     const entity = {
-      partitionKey: LEASE_PARTITION,
-      rowKey: encodeTableKey(connector),
+      partitionKey: encodeTableKey(connector),
+      rowKey: IMPORT_LEASE_ROW,
       jobId: claim.jobId,
       since: new Date(claim.nowMs).toISOString(),
       expiresAt: new Date(claim.nowMs + claim.ttlMs).toISOString(),
@@ -72,10 +79,49 @@ export class TableImportLease {
     return { held: false, holder };
   }
 
-  /** Throws IMPORT_ALREADY_RUNNING unless `jobId` holds the connector's lease. */
-  async assertHeld(connector: string, jobId: string): Promise<void> {
-    const holder = await this.holder(connector);
-    if (holder?.jobId !== jobId) throw superseded(connector, jobId, holder);
+  /**
+   * Writes `rows` (Merge, rows of the connector's partition) only while `claim.jobId` holds
+   * the connector's lease unexpired at `claim.nowMs`: each transaction of up to 99 rows also
+   * renews the lease under the ETag read just before, so a lease that expired or another job
+   * took in between fails the transaction whole (412) and nothing of it is written. Throws
+   * IMPORT_ALREADY_RUNNING, writing nothing more, once the job does not hold it.
+   */
+  async markWhileHeld(
+    connector: string,
+    claim: ImportClaim,
+    rows: readonly { partitionKey: string; rowKey: string; [key: string]: unknown }[],
+  ): Promise<void> {
+    const client = await this.client();
+    const size = MAX_TRANSACTION - 1;
+    for (let start = 0; start < rows.length; start += size) {
+      const part = rows.slice(start, start + size);
+      for (let round = 0; ; round += 1) {
+        const stored = await this.read(connector);
+        const live = stored !== undefined && Date.parse(stored.lease.expiresAt) > claim.nowMs;
+        if (stored === undefined || !live || stored.lease.jobId !== claim.jobId) {
+          throw superseded(connector, claim.jobId, live ? stored?.lease : undefined);
+        }
+        const renewed = {
+          partitionKey: encodeTableKey(connector),
+          rowKey: IMPORT_LEASE_ROW,
+          expiresAt: new Date(claim.nowMs + claim.ttlMs).toISOString(),
+        };
+        const actions: TableAction[] = [
+          ['update', renewed, 'Merge', { etag: stored.etag }],
+          ...part.map((row): TableAction => ['upsert', row, 'Merge']),
+        ];
+        try {
+          await submitTransaction(client, actions);
+          break;
+        } catch (error) {
+          const status = storageStatus(error);
+          // The lease row changed since it was read: read it again (held still, or not).
+          if ((status === 412 || status === 404) && round < 2) continue;
+          if (status === 412 || status === 404) throw superseded(connector, claim.jobId, undefined);
+          throw storageFailure('mark catalogue roles gone', error);
+        }
+      }
+    }
   }
 
   /** Ends the job's lease; one another job holds is left alone. */
@@ -84,14 +130,14 @@ export class TableImportLease {
     if (stored === undefined || stored.lease.jobId !== jobId) return;
     const client = await this.client();
     await this.attempt(() =>
-      client.deleteEntity(LEASE_PARTITION, encodeTableKey(connector), { etag: stored.etag }),
+      client.deleteEntity(encodeTableKey(connector), IMPORT_LEASE_ROW, { etag: stored.etag }),
     );
   }
 
   private async read(connector: string): Promise<{ lease: ImportLease; etag: string } | undefined> {
     const client = await this.client();
     try {
-      const row = await client.getEntity<LeaseRow>(LEASE_PARTITION, encodeTableKey(connector));
+      const row = await client.getEntity<LeaseRow>(encodeTableKey(connector), IMPORT_LEASE_ROW);
       return {
         lease: { jobId: row.jobId, since: row.since, expiresAt: row.expiresAt },
         etag: row.etag,

@@ -6,7 +6,7 @@ import {
 } from '../domain/catalogue-import';
 import type { GroupRef } from '../domain/group';
 import { EnsuredTable } from './ensured-table';
-import { TableImportLease } from './table-import-lease';
+import { IMPORT_LEASE_ROW, TableImportLease } from './table-import-lease';
 import type {
   CatalogueRole,
   ImportClaim,
@@ -16,6 +16,7 @@ import type {
   ImportPageCounts,
   RoleCatalogueStore,
   ImportProgress,
+  LeaseTerm,
   RoleSnapshot,
   SavedChangeCursor,
 } from './role-catalogue';
@@ -62,7 +63,7 @@ class TableRoleSnapshot implements RoleSnapshot {
 
 /**
  * The role catalogue in Table Storage: PartitionKey is the connector, RowKey the group id
- * (encoded). Roles are never deleted: a group missing from a complete import becomes
+ * (encoded); the connector's import lease is a row of the same partition (IMPORT_LEASE_ROW). Roles are never deleted: a group missing from a complete import becomes
  * `gone` and may return.
  */
 export class TableRoleCatalogue implements RoleCatalogueStore {
@@ -153,7 +154,7 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
 
   async snapshot(connector: string): Promise<RoleSnapshot> {
     const client = await this.table.client();
-    const filter = odata`PartitionKey eq ${encodeTableKey(connector)}`;
+    const filter = odata`PartitionKey eq ${encodeTableKey(connector)} and RowKey ne ${IMPORT_LEASE_ROW}`;
     const rows = new Map<string, StoredRole>();
     await guardStorage('read catalogue roles', async () => {
       for await (const row of client.listEntities<RoleRow>({ queryOptions: { filter } })) {
@@ -180,11 +181,10 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
     connector: string,
     groupIds: readonly string[],
     options: Pick<ImportOptions, 'jobId' | 'at'>,
+    lease: LeaseTerm,
   ): Promise<number> {
     const unique = [...new Set(groupIds)];
     if (unique.length === 0) return 0;
-    // Checked last before the write: a job whose lease another took marks nothing.
-    await this.leases.assertHeld(connector, options.jobId);
     const existing = await this.readRows(connector, unique);
     const partitionKey = encodeTableKey(connector);
     let marked = 0;
@@ -203,10 +203,9 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
         goneJobId: options.jobId,
       });
     }
-    const client = await this.table.client();
-    await guardStorage('mark catalogue roles gone', () =>
-      upsertInBatches(client, updates, 'Merge'),
-    );
+    // Written with a renewal of the job's lease under its ETag: a lease that expired or
+    // another job took marks nothing.
+    await this.leases.markWhileHeld(connector, { jobId: options.jobId, ...lease }, updates);
     return marked;
   }
 
@@ -276,7 +275,7 @@ export class TableRoleCatalogue implements RoleCatalogueStore {
     const client = await this.table.client();
     const partition = encodeTableKey(connector);
     const filter = includeGone
-      ? odata`PartitionKey eq ${partition}`
+      ? odata`PartitionKey eq ${partition} and RowKey ne ${IMPORT_LEASE_ROW}`
       : odata`PartitionKey eq ${partition} and status eq ${'present'}`;
     return guardStorage('read catalogue roles', async () => {
       const roles: CatalogueRole[] = [];

@@ -1,9 +1,10 @@
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
+import { unprovenNotFound } from '../unproven-not-found';
 import { SEARCH_MATCH_LIMIT } from '../connector';
 import type { GroupRef } from '../../domain/group';
 import { sendBatch, type BatchRequest, type BatchResponse } from './graph-batch';
 import { groupErrorContext, errorContext, noSuchGroupId, type GraphContext } from './graph-context';
-import { mapGraphError, type GraphErrorContext } from './graph-error-mapper';
+import { mapGraphError, readGraphError, type GraphErrorContext } from './graph-error-mapper';
 import { isObjectId, isRecord, type GraphObject } from './graph-objects';
 import { ROLE_ASSIGNABLE_WRITE_PERMISSION } from './graph-permissions';
 import { odataString, segment } from './graph-urls';
@@ -31,9 +32,14 @@ export async function* importGroups(context: GraphContext): AsyncGenerator<Group
   }
 }
 
+/** The `error.code`s of Graph's own "no such object" (graph-behaviour.md: Users, Errors). */
+const GRAPH_NOT_FOUND_CODES = new Set(['Request_ResourceNotFound', 'ResourceNotFound']);
+
 /**
- * The group by its id, with its writability; undefined only when Graph answers 404 (the
- * proof a catalogue import needs before it marks a role gone).
+ * The group by its id, with its writability; undefined only when Graph itself answers 404
+ * with its not-found error body (the proof a catalogue import needs before it marks a role
+ * gone). A 404 without it came from a proxy, a gateway or a wrong base URL: it proves
+ * nothing, and is TARGET_RESPONSE_INVALID.
  */
 export async function readGroup(
   context: GraphContext,
@@ -46,7 +52,10 @@ export async function readGroup(
     [200, 404],
     groupErrorContext(context, groupId),
   );
-  if (result.status === 404) return undefined;
+  if (result.status === 404) {
+    if (GRAPH_NOT_FOUND_CODES.has(readGraphError(result.body).code ?? '')) return undefined;
+    throw unprovenNotFound(context.settings.name, result.describe, groupId);
+  }
   if (!isRecord(result.body) || result.body.id !== groupId) {
     throw new ProvisioningError(
       'TARGET_RESPONSE_INVALID',

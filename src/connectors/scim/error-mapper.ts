@@ -19,6 +19,24 @@ export function readScimType(body: unknown): string | undefined {
   return typeof scimType === 'string' ? scimType : undefined;
 }
 
+/** RFC 7644 §3.12: the schema of a SCIM error answer. */
+const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+/**
+ * Whether a 404's body is the SCIM server's own "no such resource": an RFC 7644 §3.12 error
+ * (its schema, or its `status` 404, which some servers send without the schema). A proxy's
+ * HTML page or an empty body is neither.
+ */
+export function isScimNotFound(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const { schemas, status } = body as Record<string, unknown>;
+  return (
+    (Array.isArray(schemas) && schemas.includes(SCIM_ERROR_SCHEMA)) ||
+    status === '404' ||
+    status === 404
+  );
+}
+
 /** A mapped error whose server answered 400 with this `scimType` (RFC 7644 §3.12). */
 export function hasScimType(error: unknown, scimType: string): boolean {
   return isProvisioningError(error) && error.status === 400 && error.details?.scimType === scimType;

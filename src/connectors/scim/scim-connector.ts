@@ -16,8 +16,9 @@ import type {
 } from '../connector';
 import { readAfterWrite } from '../read-after-write';
 import { unusableCreateAnswer } from '../unusable-create-answer';
+import { unprovenNotFound } from '../unproven-not-found';
 import { createAnswerFault } from './create-answer';
-import { hasScimType, mapScimError, type ScimErrorContext } from './error-mapper';
+import { hasScimType, isScimNotFound, mapScimError, type ScimErrorContext } from './error-mapper';
 import { attributeFilter } from './filter';
 import { findFiltered } from './filtered-lookup';
 import { searchMatches } from './group-search';
@@ -250,7 +251,10 @@ export class ScimConnector implements Connector {
     }
   }
 
-  /** The group by its id (members excluded); undefined on the server's 404. */
+  /**
+   * The group by its id (members excluded); undefined only on the server's own 404 (a SCIM
+   * error body): a bare 404 (a proxy, a wrong base URL) proves nothing and throws.
+   */
   async readGroup(groupId: string): Promise<GroupRef | undefined> {
     const result = await this.http.send({
       method: 'GET',
@@ -258,7 +262,10 @@ export class ScimConnector implements Connector {
       accept: [200, 404],
       context: this.groupContext(`group ${groupId}`),
     });
-    if (result.status === 404) return undefined;
+    if (result.status === 404) {
+      if (isScimNotFound(result.body)) return undefined;
+      throw unprovenNotFound(this.name, result.describe, `group ${groupId}`);
+    }
     const body = result.body;
     const group =
       typeof body === 'object' && body !== null && !Array.isArray(body)

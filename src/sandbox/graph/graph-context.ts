@@ -49,4 +49,9 @@ export interface GraphContext {
   readonly accountEnabledBeforePatch: Map<string, unknown>;
   /** Groups seeded `limited`: no app may read them (only `@odata.type` and `id` come back). */
   readonly limitedGroups: Set<string>;
+  /**
+   * Groups `groups/delta` reports `@removed` though they exist (`reportGroupRemoved`): as for a
+   * group that left the query's scope, or on a replica's word.
+   */
+  readonly removedInDelta: Set<string>;
 }

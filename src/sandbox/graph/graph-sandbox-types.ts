@@ -1,3 +1,4 @@
+import type { ProxyNotFoundBody } from '../faults/proxy-not-found.js';
 import type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 import type { TruthEvent } from '../truth/truth-event.js';
 import type { DirectorySnapshot } from './directory-snapshot.js';
@@ -173,6 +174,19 @@ export interface GraphSandbox {
   addAdministrativeUnit(a: { displayName: string }): { id: string };
   /** Changes a group as an administrator would (`displayName`, `mailEnabled`, ...): `groups/delta` reports it. */
   updateGroup(groupId: string, changes: Omit<Partial<SandboxGroupSeed>, 'id'>): void;
+  /**
+   * From now on `groups/delta` reports this group `@removed` though it still exists and
+   * `GET /groups/{id}` answers it: what Graph does for a group that left the delta query's
+   * scope or filter, or on a replica's disagreement (graph-behaviour.md).
+   */
+  reportGroupRemoved(groupId: string): void;
+  /**
+   * Requests whose path ends with `pathEnd` (`/groups/{id}`) are answered 404 by a proxy in
+   * front of Graph, with an HTML page or an empty body: never Graph's error body. Until
+   * `clearProxyNotFound`.
+   */
+  injectProxyNotFound(pathEnd: string, body?: ProxyNotFoundBody): void;
+  clearProxyNotFound(): void;
   /** Deletes a group as an administrator would: `groups/delta` reports it removed. */
   deleteGroup(groupId: string): void;
   /** Every delta and skip token issued so far expires (400 `syncStateNotFound`), as after 7 days. */

@@ -15,6 +15,8 @@ export interface LoopbackRequest {
 /** A reply, or (`resetConnection`) no reply at all: the socket is destroyed, as by a reset. */
 export interface LoopbackReply extends GraphReply {
   resetConnection?: boolean;
+  /** A body sent as it is, not as JSON (a proxy's HTML page), with the headers' content type. */
+  text?: string;
 }
 
 export interface LoopbackHttpsServer {
@@ -93,11 +95,11 @@ async function serve(
     return 0;
   }
   const headers: Record<string, string> = { ...reply.headers };
-  if (reply.body === undefined || reply.status === 204) {
+  if ((reply.body === undefined && reply.text === undefined) || reply.status === 204) {
     res.writeHead(reply.status, headers).end();
     return 0;
   }
-  const text = JSON.stringify(reply.body);
+  const text = reply.text ?? JSON.stringify(reply.body);
   if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
     headers['Content-Type'] = 'application/json';
   }

@@ -1,4 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  PROXY_NOT_FOUND_PAGE,
+  type ProxyNotFound,
+  type ProxyNotFoundBody,
+} from '../faults/proxy-not-found.js';
 import { handleGraphRequest } from './graph-endpoint.js';
 import type { GraphEndpointDeps } from './graph-endpoint.js';
 import { callFaultReply, gatewayTimeoutReply } from './graph-fault-replies.js';
@@ -14,6 +19,8 @@ export interface SandboxDispatcherDeps {
   latencyMs(): number;
   /** After a request that may have changed the directory, before it is answered. */
   onChange?: () => void;
+  /** Graph paths a proxy in front of the sandbox answers 404 itself (`injectProxyNotFound`). */
+  proxy: ProxyNotFound;
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -57,6 +64,11 @@ async function serveGraph(
     ...(typeof traceparent === 'string' ? { traceparent } : {}),
   };
   deps.graph.record(entry);
+  const proxied = deps.proxy.match(path);
+  if (proxied !== undefined) {
+    entry.status = 404;
+    return proxyNotFoundReply(proxied);
+  }
   // A $batch's sub-requests, so a lost envelope marks the sub-responses it carried as lost.
   const subEntries: GraphSandboxRequestRecord[] = [];
   const record = (sub: GraphSandboxRequestRecord) => {
@@ -70,6 +82,13 @@ async function serveGraph(
   entry.status = reply.status;
   if (lost) for (const lostEntry of [entry, ...subEntries]) lostEntry.answerLost = true;
   return reply;
+}
+
+/** A proxy's own 404: its HTML page or nothing, never Graph's error body. */
+function proxyNotFoundReply(body: ProxyNotFoundBody): LoopbackReply {
+  return body === 'empty'
+    ? { status: 404 }
+    : { status: 404, headers: { 'Content-Type': 'text/html' }, text: PROXY_NOT_FOUND_PAGE };
 }
 
 /**

@@ -18,6 +18,7 @@ import { generateLoopbackCertificate } from './loopback-certificate.js';
 import { startLoopbackHttpsServer } from './loopback-https-server.js';
 import { EntraQuota, type GraphQuotaOptions } from './entra-quota.js';
 import { RequestBudget } from './request-budget.js';
+import { ProxyNotFound } from '../faults/proxy-not-found.js';
 import { createSandboxDispatcher } from './sandbox-request-dispatcher.js';
 import {
   DEFAULT_SANDBOX_CLIENT,
@@ -144,8 +145,10 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
     staleLockReads: new Set(),
     accountEnabledBeforePatch: new Map(),
     limitedGroups: new Set(),
+    removedInDelta: new Set(),
   };
 
+  const proxy = new ProxyNotFound();
   const server = await startLoopbackHttpsServer(
     certificate,
     createSandboxDispatcher({
@@ -170,6 +173,7 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
       },
       stats,
       latencyMs: () => latencyMs,
+      proxy,
       ...(options.onChange === undefined ? {} : { onChange: options.onChange }),
     }),
   );
@@ -204,6 +208,13 @@ export async function startGraphSandbox(options: GraphSandboxOptions = {}): Prom
     addDirectoryRole: (r) => seeder.addDirectoryRole(r),
     addAdministrativeUnit: (a) => seeder.addAdministrativeUnit(a),
     updateGroup: (groupId, changes) => seeder.updateGroup(groupId, changes),
+    reportGroupRemoved: (groupId) => {
+      if (store.group(groupId) === undefined) throw unknownGroup(groupId);
+      context.removedInDelta.add(groupId);
+      store.groupChanges.record(groupId, 'updated', [], now());
+    },
+    injectProxyNotFound: (pathEnd, body = 'html') => proxy.answer(pathEnd, body),
+    clearProxyNotFound: () => proxy.clear(),
     deleteGroup: (groupId) => {
       if (store.group(groupId) === undefined) throw unknownGroup(groupId);
       store.deleteGroup(groupId, now());

@@ -1,6 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { parseProjection } from './attribute-projection.js';
 import { checkCredentials } from './check-credentials.js';
+import { PROXY_NOT_FOUND_PAGE, type ProxyNotFoundBody } from '../faults/proxy-not-found.js';
 import { applyFaultPlan } from './fault-plan-middleware.js';
 import { redactSecrets } from './redact-secrets.js';
 import { shapeBody } from './response-shaping.js';
@@ -170,6 +171,11 @@ function limitCapacity(state: SandboxState) {
 
 function injectFaults(state: SandboxState) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    const proxied = state.proxy.match(req.path);
+    if (proxied !== undefined) {
+      answerAsProxy(res, proxied);
+      return;
+    }
     const fault = state.faults.take(req.method);
     if (fault === undefined) {
       next();
@@ -184,6 +190,12 @@ function injectFaults(state: SandboxState) {
       .status(fault.status)
       .json(scimErrorBody(fault.status, undefined, 'Service temporarily failing'));
   };
+}
+
+/** A proxy's own 404: its HTML page or nothing, never a SCIM error body. */
+function answerAsProxy(res: Response, body: ProxyNotFoundBody): void {
+  if (body === 'empty') res.status(404).end();
+  else res.status(404).type('text/html').send(PROXY_NOT_FOUND_PAGE);
 }
 
 /** Tells `onChange` about every request but a GET, when its answer is about to go out. */

@@ -1,4 +1,5 @@
 import type { FaultDecider } from '../faults/fault-decider.js';
+import type { ProxyNotFound } from '../faults/proxy-not-found.js';
 import type { FaultInjector } from './fault-injector.js';
 import type { ScimStore } from './scim-store.js';
 import type { ScimTruthRecorder } from './scim-truth.js';
@@ -18,6 +19,8 @@ export interface SandboxState {
   store: ScimStore;
   /** Bursts queued by `injectThrottle` / `injectServerErrors`. */
   faults: FaultInjector;
+  /** Paths a proxy in front of the server answers 404 itself (`injectProxyNotFound`). */
+  proxy: ProxyNotFound;
   /** The seeded fault plan, and the count of the faults it injected. */
   plan: FaultDecider;
   /** Records committed changes in the sandbox's truth log. */

@@ -4,6 +4,7 @@ import { FaultDecider } from '../faults/fault-decider.js';
 import { TruthLog } from '../truth/truth-log.js';
 import { createScimApp } from './create-scim-app.js';
 import { FaultInjector } from './fault-injector.js';
+import { ProxyNotFound } from '../faults/proxy-not-found.js';
 import type { SandboxState } from './sandbox-state.js';
 import { ScimStore } from './scim-store.js';
 import { ScimTruthRecorder } from './scim-truth.js';
@@ -41,6 +42,7 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     baseUrlPath: prefix.endsWith(SCIM_V2) ? prefix.slice(0, -SCIM_V2.length) : prefix,
     store,
     faults: new FaultInjector(),
+    proxy: new ProxyNotFound(),
     plan: new FaultDecider(now),
     truth: new ScimTruthRecorder(store, truthLog, now),
     quirks: { ...options.quirks },
@@ -86,8 +88,12 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     injectServerErrors(count, status) {
       state.faults.serverErrors(count, status);
     },
+    injectProxyNotFound(pathEnd, body = 'html') {
+      state.proxy.answer(pathEnd, body);
+    },
     clearInjected() {
       state.faults.clear();
+      state.proxy.clear();
     },
     clearRequests() {
       state.requests.length = 0;

@@ -1,3 +1,4 @@
+import type { ProxyNotFoundBody } from '../faults/proxy-not-found.js';
 import type { SandboxFaultKind, SandboxFaultPlan } from '../faults/sandbox-fault-plan.js';
 import type { TruthEvent } from '../truth/truth-event.js';
 import type { ThrottleScope } from './fault-injector.js';
@@ -198,7 +199,13 @@ export interface ScimSandbox {
   injectThrottle(count: number, retryAfter: string, scope?: ThrottleScope): void;
   /** The next `count` requests answer this status with a SCIM error body. */
   injectServerErrors(count: number, status: 500 | 502 | 503 | 504): void;
-  /** Drops the throttling and server-error bursts not yet served (a test's own, at its end). */
+  /**
+   * Requests whose path ends with `pathEnd` (`/Groups/{id}`) are answered 404 by a proxy in
+   * front of the server, with an HTML page or an empty body: never a SCIM error. Until
+   * `clearInjected`.
+   */
+  injectProxyNotFound(pathEnd: string, body?: ProxyNotFoundBody): void;
+  /** Drops the bursts not yet served and the proxy's 404s (a test's own, at its end). */
   clearInjected(): void;
   /** Every request, in order. */
   readonly requests: readonly RecordedRequest[];

@@ -2,7 +2,12 @@ import type { Connector } from '../../connectors/connector';
 import type { CatalogueChange, GroupChangeFeed } from '../../domain/catalogue-changes';
 import { isProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
-import type { ImportOptions, ImportPageCounts, RoleSnapshot } from '../../store/role-catalogue';
+import type {
+  CatalogueRole,
+  ImportOptions,
+  ImportPageCounts,
+  RoleSnapshot,
+} from '../../store/role-catalogue';
 import type { WorkflowServices } from '../workflow-services';
 import type { ImportCatalogueInput } from './activity-inputs';
 import { proofNotices, proveGone } from './gone-proof';
@@ -17,13 +22,19 @@ export interface ImportSummary extends ImportPageCounts {
   /** Chunks of groups written to the catalogue. */
   pages: number;
   /**
-   * Roles marked gone: the target answered 404 to a read by id of a group a full import's
-   * pages did not list, or reported it removed.
+   * Roles marked gone: the target answered its own 404 to a read by id of a group a full
+   * import's pages did not list, or that its change feed reported removed.
    */
   markedGone: number;
-  /** Groups the pages did not list that a read by id found on the target (kept, not gone). */
+  /**
+   * Groups the pages did not list, or the change feed reported removed, that a read by id
+   * found on the target (kept, not gone).
+   */
   foundById: number;
-  /** Roles not listed whose read by id failed: left as they were, each named in a notice. */
+  /**
+   * Roles not listed, or reported removed, whose read by id failed: left as they were, each
+   * named in a notice.
+   */
   goneUnconfirmed: number;
   /** Why an incremental import read everything, and other things the operator should know. */
   notices: string[];
@@ -36,16 +47,19 @@ const IMPORT_CHUNK = 500;
  * "Import SCIM groups" / "Import Directory Groups" (spec 4). Incremental, where asked for
  * and the connector has a change feed: only the changes since the cursor the last import
  * saved, by the same rules as a full import (new groups added, renames per the overwrite
- * option, removed groups marked gone, never deleted). Full otherwise, and whenever the
- * cursor is missing or expired, with a notice saying why: every page of the catalogue,
- * then each role not seen read by its id, and marked gone only when the target answers 404.
+ * option, groups reported removed read by id and marked gone only on the target's own 404,
+ * never deleted). Full otherwise, and whenever the cursor is missing or expired, with a
+ * notice saying why: every page of the catalogue, then each role not seen read by its id,
+ * and marked gone only when the target answers its own 404 (a proxy's bare 404 proves
+ * nothing).
  * A full import of a connector with a feed takes a cursor first, so the next incremental
  * import starts from before this read.
  *
  * One import per connector at a time: the job holds the connector's import lease while it
- * runs (IMPORT_ALREADY_RUNNING when another job holds it), and marks nothing gone once it
- * lost it. Running it again is harmless (Durable runs activities at least once): every write
- * is an upsert, counts of a repeated run are those of the first, and the cursor is saved last.
+ * runs (IMPORT_ALREADY_RUNNING when another job holds it), and marks roles gone only in one
+ * transaction with a renewal of it: nothing once it expired or another job took it. Running
+ * it again is harmless (Durable runs activities at least once): every write is an upsert,
+ * counts of a repeated run are those of the first, and the cursor is saved last.
  */
 export async function runCatalogueImport(
   s: WorkflowServices,
@@ -81,7 +95,7 @@ async function importUnderLease(
       );
     } else {
       try {
-        return await incrementalImport(s, feed, saved.cursor, input, lease);
+        return await incrementalImport(s, connector, feed, saved.cursor, input, lease);
       } catch (error) {
         if (!isProvisioningError(error) || error.code !== 'CATALOGUE_CURSOR_EXPIRED') throw error;
         notices.push(`${error.message}: the whole catalogue was read instead`);
@@ -128,11 +142,12 @@ async function fullImport(
   summary.groups += proof.found.length;
   summary.foundById = proof.found.length;
   summary.goneUnconfirmed = proof.unread.length;
-  summary.notices.push(...proofNotices(proof));
+  summary.notices.push(...proofNotices(proof, 'not listed'));
   summary.markedGone = await s.catalogue.markRemoved(
     input.connector,
     proof.gone.map((role) => role.groupId),
     input,
+    lease.term(),
   );
   if (cursor !== undefined) await saveCursor(s, input, cursor);
   logDone(s, input, summary);
@@ -141,6 +156,7 @@ async function fullImport(
 
 async function incrementalImport(
   s: WorkflowServices,
+  connector: Connector,
   feed: GroupChangeFeed,
   since: string,
   input: ImportCatalogueInput,
@@ -156,7 +172,22 @@ async function incrementalImport(
       if (change.kind === 'present') await writer.add(change.group);
     // A group shown and then removed within one read ends removed: write presences first.
     await writer.flush();
-    summary.markedGone += await s.catalogue.markRemoved(input.connector, removed, input);
+    // Graph reports `@removed` for a group that left the query's scope, or on a replica's
+    // word, too (graph-behaviour.md): the same proof as a full import, a read by id.
+    const proof = await proveGone(connector, await presentRoles(s, input, removed), () =>
+      lease.keep(),
+    );
+    for (const group of proof.found) await writer.add(group);
+    await writer.flush();
+    summary.foundById += proof.found.length;
+    summary.goneUnconfirmed += proof.unread.length;
+    summary.notices.push(...proofNotices(proof, 'reported removed'));
+    summary.markedGone += await s.catalogue.markRemoved(
+      input.connector,
+      proof.gone.map((role) => role.groupId),
+      input,
+      lease.term(),
+    );
     next = page.cursor ?? next;
   }
   if (next !== undefined) await saveCursor(s, input, next);
@@ -218,6 +249,18 @@ class ChunkWriter {
       at: new Date().toISOString(),
     });
   }
+}
+
+/** The present roles of these groups: only they can become gone. */
+async function presentRoles(
+  s: WorkflowServices,
+  input: ImportCatalogueInput,
+  groupIds: readonly string[],
+): Promise<CatalogueRole[]> {
+  const roles = await Promise.all(
+    [...new Set(groupIds)].map((id) => s.catalogue.get(input.connector, id)),
+  );
+  return roles.filter((role): role is CatalogueRole => role?.status === 'present');
 }
 
 function isRemoval(change: CatalogueChange): change is { kind: 'removed'; groupId: string } {

@@ -2,11 +2,17 @@ import type { Connector } from '../../connectors/connector';
 import type { CatalogueRole } from '../../domain/catalogue-import';
 import type { GroupRef } from '../../domain/group';
 
-/** What reads by id showed of the roles a full import's pages did not list. */
+/**
+ * What reads by id showed of the roles a full import's pages did not list, or a change feed
+ * reported removed.
+ */
 export interface GoneProof {
   /** Groups the target still has: the pages missed them (they shifted while being read). */
   found: GroupRef[];
-  /** Roles whose group the target answered 404 for: gone, on the target's own word. */
+  /**
+   * Roles whose group the target answered its own 404 for (its not-found error body; a bare
+   * 404 from a proxy is a failed read): gone, on the target's own word.
+   */
   gone: CatalogueRole[];
   /** Roles whose read failed: nothing is known, so nothing is concluded. */
   unread: { role: CatalogueRole; error: string }[];
@@ -43,23 +49,40 @@ export async function proveGone(
   return proof;
 }
 
+/**
+ * Why roles were read by id: a full import's pages did not list them, or the target's
+ * change feed reported them removed.
+ */
+export type ProofReason = 'not listed' | 'reported removed';
+
+const FOUND_BECAUSE: Record<ProofReason, string> = {
+  'not listed':
+    "the pages did not list were read by id and are on the target (the target's paging shifted while it was read)",
+  'reported removed':
+    "the change feed reported removed were read by id and are on the target (a group that left the query's scope, or a replica's word)",
+};
+
+const UNREAD_BECAUSE: Record<ProofReason, string> = {
+  'not listed': 'the pages did not list it',
+  'reported removed': 'the change feed reported it removed',
+};
+
 /** The notices an import's result carries about what its reads by id showed. */
-export function proofNotices(proof: GoneProof): string[] {
+export function proofNotices(proof: GoneProof, reason: ProofReason): string[] {
   const notices: string[] = [];
   if (proof.found.length > 0) {
     notices.push(
-      `${proof.found.length} group(s) the pages did not list were read by id and are on the target ` +
-        `(the target's paging shifted while it was read): ${names(proof.found.map((g) => `"${g.displayName}" (${g.id})`))}`,
+      `${proof.found.length} group(s) ${FOUND_BECAUSE[reason]}: ${names(proof.found.map((g) => `"${g.displayName}" (${g.id})`))}`,
     );
   }
   for (const { role, error } of proof.unread.slice(0, NAMED)) {
     notices.push(
-      `could not tell whether group "${role.targetName}" (${role.groupId}) is gone: the pages did not list it and its read by id failed (${error}); its role is left as it was`,
+      `could not tell whether group "${role.targetName}" (${role.groupId}) is gone: ${UNREAD_BECAUSE[reason]} and its read by id failed (${error}); its role is left as it was`,
     );
   }
   if (proof.unread.length > NAMED) {
     notices.push(
-      `${proof.unread.length - NAMED} more role(s) not listed could not be read by id either; they are left as they were`,
+      `${proof.unread.length - NAMED} more role(s) ${reason} could not be read by id either; they are left as they were`,
     );
   }
   return notices;

@@ -50,10 +50,13 @@ export function membershipActivities(services: ServicesProvider) {
       });
     },
 
-    /** The connector's managed groups: the present roles of its catalogue (setMemberships). */
+    /**
+     * The connector's managed groups (setMemberships): the roles of its catalogue, those
+     * marked gone with `goneSince` (the target may have the group again since).
+     */
     async listManagedGroups(input: ConnectorInput): Promise<ActivityResult<GroupRef[]>> {
       return runActivity('listManagedGroups', services, async (s) => {
-        const roles = await s.catalogue.list(input.connector);
+        const roles = await s.catalogue.list(input.connector, { includeGone: true });
         return roles.map(groupOf);
       });
     },

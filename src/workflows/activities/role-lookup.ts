@@ -89,5 +89,6 @@ export function groupOf(role: CatalogueRole): GroupRef {
     displayName: role.targetName,
     writable: role.writable,
     ...(role.notWritableReason === undefined ? {} : { notWritableReason: role.notWritableReason }),
+    ...(role.status === 'gone' ? { goneSince: role.goneSince ?? role.lastImportedAt } : {}),
   };
 }

@@ -18,6 +18,8 @@ const T1 = '2025-04-01T08:00:00.000Z';
 const T2 = '2025-04-02T08:00:00.000Z';
 const T3 = '2025-04-03T08:00:00.000Z';
 const none = { added: 0, renamed: 0, renameSkipped: 0, unchanged: 0, returned: 0 };
+/** A lease judged at `nowMs` and renewed for a minute by the write that marks roles gone. */
+const term = (nowMs: number) => ({ nowMs, ttlMs: 60_000 });
 
 describe('TableRoleCatalogue', () => {
   it('imports, renames per overwrite, marks missing groups gone and brings them back', async () => {
@@ -59,7 +61,9 @@ describe('TableRoleCatalogue', () => {
         held: true,
       },
     );
-    expect(await catalogue.markRemoved('imp', ['g?3'], { jobId: 'job-2', at: T2 })).toBe(1);
+    expect(
+      await catalogue.markRemoved('imp', ['g?3'], { jobId: 'job-2', at: T2 }, term(1_000)),
+    ).toBe(1);
     await catalogue.releaseImport('imp', 'job-2');
 
     expect(await catalogue.get('imp', 'g/1')).toMatchObject({
@@ -147,12 +151,12 @@ describe('TableRoleCatalogue', () => {
     expect(rivals.every((answer) => !answer.held)).toBe(true);
     expect(rivals[0]).toMatchObject({ held: false, holder: { jobId: 'job-a' } });
     await expect(
-      catalogue.markRemoved('lease', ['l1'], { jobId: 'job-b', at: T2 }),
+      catalogue.markRemoved('lease', ['l1'], { jobId: 'job-b', at: T2 }, term(1_000)),
     ).rejects.toMatchObject({ code: 'IMPORT_ALREADY_RUNNING', details: { runningJobId: 'job-a' } });
     // The lease expired: job-b takes it, and job-a (still running somewhere) marks nothing.
     expect(await claim('job-b', 61_000)).toEqual({ held: true });
     await expect(
-      catalogue.markRemoved('lease', ['l1'], { jobId: 'job-a', at: T2 }),
+      catalogue.markRemoved('lease', ['l1'], { jobId: 'job-a', at: T2 }, term(61_000)),
     ).rejects.toMatchObject({ code: 'IMPORT_ALREADY_RUNNING', details: { runningJobId: 'job-b' } });
     expect((await catalogue.get('lease', 'l1'))?.status).toBe('present');
     // A holder known to have ended is replaced at once; releasing someone else's lease does nothing.
@@ -202,11 +206,13 @@ describe('TableRoleCatalogue for incremental imports', () => {
     );
     const removal = { jobId: 'job-2', at: T2 };
     await catalogue.claimImport('rem', { jobId: 'job-2', nowMs: 0, ttlMs: 60_000 });
-    expect(await catalogue.markRemoved('rem', ['a', 'unknown'], removal)).toBe(1);
-    expect(await catalogue.markRemoved('rem', ['a'], removal)).toBe(1);
+    expect(await catalogue.markRemoved('rem', ['a', 'unknown'], removal, term(1_000))).toBe(1);
+    expect(await catalogue.markRemoved('rem', ['a'], removal, term(1_000))).toBe(1);
     await catalogue.releaseImport('rem', 'job-2');
     await catalogue.claimImport('rem', { jobId: 'job-3', nowMs: 0, ttlMs: 60_000 });
-    expect(await catalogue.markRemoved('rem', ['a'], { jobId: 'job-3', at: T3 })).toBe(0);
+    expect(await catalogue.markRemoved('rem', ['a'], { jobId: 'job-3', at: T3 }, term(1_000))).toBe(
+      0,
+    );
     expect(await catalogue.get('rem', 'a')).toMatchObject({ status: 'gone', goneSince: T2 });
     expect(await catalogue.get('rem', 'unknown')).toBeUndefined();
     expect((await catalogue.list('rem')).map((role) => role.groupId)).toEqual(['b']);

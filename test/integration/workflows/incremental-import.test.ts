@@ -140,11 +140,12 @@ describe('incremental catalogue import on Graph (groups/delta)', () => {
       markedGone: 3,
       notices: [],
     });
-    // One delta page; the renamed groups come as id + displayName and are read whole in one $batch.
+    // One delta page; the renamed groups come as id + displayName and are read whole in one
+    // $batch; each group reported removed is read by id, whose 404 proves it gone.
     const calls = graphCalls();
     expect(calls.deltaPages).toBeGreaterThanOrEqual(1);
     expect(calls.deltaPages).toBeLessThanOrEqual(2);
-    expect(calls).toMatchObject({ fullPages: 0, all: calls.deltaPages + 1 });
+    expect(calls).toMatchObject({ fullPages: 0, all: calls.deltaPages + 1 + deleted.length });
 
     const after = await rolesById();
     const touched = [...after.values()].filter((role) => {

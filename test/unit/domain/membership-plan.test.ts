@@ -15,6 +15,8 @@ describe('planMembershipWrites', () => {
       expected: { a: true, b: true },
       leftAlone: [],
       refused: [],
+      gone: [],
+      goneNamed: [],
     });
   });
 

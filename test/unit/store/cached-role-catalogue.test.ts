@@ -9,7 +9,11 @@ function countingStore(roles: CatalogueRole[]) {
   const store: RoleCatalogueStore = {
     list: async (connector, options) => {
       reads.push(`${connector}${options?.search === undefined ? '' : ` search ${options.search}`}`);
-      return roles.filter((role) => role.connector === connector);
+      return roles.filter(
+        (role) =>
+          role.connector === connector &&
+          (role.status === 'present' || options?.includeGone === true),
+      );
     },
     get: async () => undefined,
     applyImportPage: async () => {
@@ -67,5 +71,17 @@ describe('CachedRoleCatalogue', () => {
     await cached.list('hr', { search: 'Sal' });
     await cached.list('hr', { search: 'Sal' });
     expect(reads).toEqual(['hr', 'hr', 'hr search Sal', 'hr search Sal']);
+  });
+
+  it('serves the roles marked gone and the present ones from one read', async () => {
+    const gone = { ...role('hr', 'g-9', 'Legal'), status: 'gone' as const };
+    const { store, reads } = countingStore([role('hr', 'g-1', 'Sales'), gone]);
+    const cached = new CachedRoleCatalogue(store, () => 0);
+    expect((await cached.list('hr')).map((r) => r.groupId)).toEqual(['g-1']);
+    expect((await cached.list('hr', { includeGone: true })).map((r) => r.groupId)).toEqual([
+      'g-1',
+      'g-9',
+    ]);
+    expect(reads).toEqual(['hr']);
   });
 });

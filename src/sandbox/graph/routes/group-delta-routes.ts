@@ -19,7 +19,8 @@ const UNTRACKED_RELATIONSHIPS = new Set(['owners']);
  * "Get incremental changes for groups"): see {@link deltaRound} for rounds, tokens, lag and
  * `$filter=id eq`. Created groups come whole; updated ones as their id and the selected
  * properties that changed; deleted ones as their id with `@removed: { reason: 'changed' }`
- * (deleted groups stay restorable for 30 days). With `$select=members`, an initial round
+ * (deleted groups stay restorable for 30 days), and so are groups `reportGroupRemoved` names
+ * (out of the query's scope, or a replica's word). With `$select=members`, an initial round
  * lists each group's direct members in `members@delta` and later rounds the members added
  * and removed (`@removed`); a group with more members than fit a page comes again on the
  * next pages with the rest, as Graph splits large groups. `$top` is ignored, as Graph ignores
@@ -75,7 +76,7 @@ function roundItems(
     // As in GET /groups: a group no app may read is left out.
     if (context.limitedGroups.has(change.groupId) || !inRound(state, change.groupId)) continue;
     const group = context.store.group(change.groupId);
-    if (group === undefined || change.deleted) {
+    if (group === undefined || change.deleted || context.removedInDelta.has(change.groupId)) {
       if (state.from !== undefined || !change.deleted) items.push(removed(change.groupId));
       continue;
     }
