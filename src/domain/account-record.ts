@@ -17,6 +17,12 @@ export interface AccountRecord {
   enabled?: boolean;
   enabledAt?: string;
   /**
+   * What a lock or unlock sent at `enabledAt` asked for (false: locked), when its answer was
+   * lost and no read confirmed or refuted it: the enabled state is then not known (`enabled`
+   * is absent), and only a read, or a later write's own answer, settles it.
+   */
+  enabledUnconfirmed?: boolean;
+  /**
    * When the service last wrote the account's attributes (an update): until the visibility
    * window has passed, a read showing them as an update asks may be a replica from before.
    */
@@ -43,6 +49,8 @@ export interface AccountRecordUpdate {
   /** Link (or re-link) the account ID to this target id at `linkedAt`. */
   link?: { targetId: string; linkedAt: string; createdAt?: string };
   enabled?: { value: boolean; at: string };
+  /** A lock or unlock was sent at `at` that nothing confirmed or refuted: the state is not known. */
+  enabledUnconfirmed?: { value: boolean; at: string };
   /** The service wrote the account's attributes at this time. */
   profileAt?: string;
   /** Groups granted (added to the assigned set) and revoked (removed from it), at `groupsAt`. */
@@ -84,6 +92,7 @@ export function applyRecordUpdate(
     if (relinked) {
       delete next.enabled;
       delete next.enabledAt;
+      delete next.enabledUnconfirmed;
       delete next.profileAt;
       if (update.link.createdAt === undefined) delete next.createdAt;
     }
@@ -94,14 +103,29 @@ export function applyRecordUpdate(
   for (const id of update.revoked ?? []) assigned.delete(id);
   for (const id of update.granted ?? []) assigned.add(id);
   return {
-    ...next,
-    ...(update.enabled === undefined
-      ? {}
-      : { enabled: update.enabled.value, enabledAt: update.enabled.at }),
+    ...withEnabled(next, update),
     ...(update.profileAt === undefined ? {} : { profileAt: update.profileAt }),
     assignedGroups: [...assigned].sort(),
     ...groupWritesAfter(next.groupWrites, update),
   };
+}
+
+/** The record's enabled state after an update: set by a write's answer or a read, or not known. */
+function withEnabled(record: AccountRecord, update: AccountRecordUpdate): AccountRecord {
+  const next = { ...record };
+  if (update.enabled !== undefined) {
+    delete next.enabledUnconfirmed;
+    return { ...next, enabled: update.enabled.value, enabledAt: update.enabled.at };
+  }
+  if (update.enabledUnconfirmed !== undefined) {
+    delete next.enabled;
+    return {
+      ...next,
+      enabledAt: update.enabledUnconfirmed.at,
+      enabledUnconfirmed: update.enabledUnconfirmed.value,
+    };
+  }
+  return next;
 }
 
 /** The record of an account the service deleted: no link, the deleted object remembered for an hour. */
@@ -173,6 +197,7 @@ export function isEmptyRecordUpdate(update: AccountRecordUpdate): boolean {
   return (
     update.link === undefined &&
     update.enabled === undefined &&
+    update.enabledUnconfirmed === undefined &&
     update.profileAt === undefined &&
     (update.granted ?? []).length === 0 &&
     (update.revoked ?? []).length === 0 &&

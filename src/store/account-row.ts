@@ -16,6 +16,7 @@ export interface AccountRow {
   createdAt?: string;
   enabled?: boolean;
   enabledAt?: string;
+  enabledUnconfirmed?: boolean;
   profileAt?: string;
   /**
    * The account ID as first written (the key is its canonical form, see
@@ -86,6 +87,7 @@ export function recordOfRow(
     ...(row.createdAt === undefined ? {} : { createdAt: row.createdAt }),
     ...(row.enabled === undefined ? {} : { enabled: row.enabled }),
     ...(row.enabledAt === undefined ? {} : { enabledAt: row.enabledAt }),
+    ...(row.enabledUnconfirmed === undefined ? {} : { enabledUnconfirmed: row.enabledUnconfirmed }),
     ...(row.profileAt === undefined ? {} : { profileAt: row.profileAt }),
     assignedGroups: readGroups(joinJson(row, 'assignedGroups')),
     ...readGroupWrites(joinJson(row, 'groupWrites')),
@@ -114,6 +116,9 @@ export function toAccountRow(record: AccountRecord | null, lease: Lease | undefi
           ...(record.createdAt === undefined ? {} : { createdAt: record.createdAt }),
           ...(record.enabled === undefined ? {} : { enabled: record.enabled }),
           ...(record.enabledAt === undefined ? {} : { enabledAt: record.enabledAt }),
+          ...(record.enabledUnconfirmed === undefined
+            ? {}
+            : { enabledUnconfirmed: record.enabledUnconfirmed }),
           ...(record.profileAt === undefined ? {} : { profileAt: record.profileAt }),
           accountId: record.accountId,
           ...splitJson('assignedGroups', record.assignedGroups),

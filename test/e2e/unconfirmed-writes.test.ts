@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  journalChanges,
+  journalOfRequests,
+  truthChanges,
+  truthMark,
+} from '../support/journal-truth';
+import { startTestHost, type TestHost } from './local-host-harness';
+
+/**
+ * A lock whose answer was lost, on a Graph whose replicas lag beyond the 30 s window: no
+ * read-back confirms or refutes it, and the step ends "could not tell". The service's record
+ * must then not say the account is as before (DESIGN invariant 9): a later lock or unlock
+ * reads the account before it weighs its own write, so that the journal holds what the
+ * target's truth shows, no more and no less.
+ */
+
+const GRAPH = 'graph-sandbox';
+/**
+ * Replicas lagging beyond the window (graph-behaviour.md: "no maximum delay is documented"):
+ * every read 55 s behind, longer than the write's retries and its 30 s read-back together.
+ */
+const BEYOND_WINDOW = 55_000;
+
+let t: TestHost;
+
+beforeAll(async () => {
+  t = await startTestHost();
+}, 60_000);
+
+afterAll(() => t?.close());
+
+const graph = () => t.host.sandboxes!.graph;
+
+async function run(requestId: string, accountId: string, actions: unknown[]) {
+  const answer = await t.api('POST', '/api/requests', {
+    requestId,
+    connector: GRAPH,
+    account: { accountId, displayName: 'Unconfirmed Writes' },
+    actions,
+  });
+  expect(answer.status, answer.text).toBe(202);
+  return t.finished(requestId);
+}
+
+/** Creates the account, then locks it with the lock's answer lost and reads lagging beyond the window. */
+async function lockedUnconfirmed(name: string): Promise<string> {
+  const accountId = `${name}@contoso.example`;
+  graph().setReplicationDelay(0);
+  const made = await run(`${name}-create`, accountId, [{ type: 'create' }]);
+  expect(made.status, JSON.stringify(made.steps)).toBe('succeeded');
+  graph().setReplicationDelay(BEYOND_WINDOW);
+  const since = truthMark(graph().truthLog());
+  graph().setFaults({ seed: 11, lostAnswerRate: 1 });
+  try {
+    const lock = await run(`${name}-lock`, accountId, [{ type: 'lock' }]);
+    expect(graph().faultCounts()['lost answer']).toBeGreaterThan(0);
+    // The truth: the lock was applied. No read within the window showed it.
+    expect(truthChanges(graph().truthLog(), since)).toEqual([`${accountId} account locked`]);
+    expect(lock.status, JSON.stringify(lock.steps)).toBe('failed');
+    expect(await journalOfRequests(t, [`${name}-lock`])).toEqual([]);
+  } finally {
+    graph().setFaults(undefined);
+  }
+  return accountId;
+}
+
+describe('Graph: a lock whose answer was lost and that no read within the window showed', () => {
+  afterAll(() => graph().setReplicationDelay(0));
+
+  it('leaves the record saying the state is not known, not "enabled"', async () => {
+    const accountId = await lockedUnconfirmed('unconfirmed.record');
+    const record = await t.host.services.accounts.get(GRAPH, accountId);
+    expect(record?.enabled).toBeUndefined();
+    expect(record?.enabledUnconfirmed).toBe(false);
+  });
+
+  it('a later unlock reads the account first: the truth shows the unlock, and the journal has it', async () => {
+    const accountId = await lockedUnconfirmed('unconfirmed.unlock');
+    const since = truthMark(graph().truthLog());
+    const unlock = await run('unconfirmed.unlock-unlock', accountId, [{ type: 'unlock' }]);
+
+    const truth = truthChanges(graph().truthLog(), since);
+    expect(truth).toEqual([`${accountId} account unlocked`]);
+    expect(graph().getUser(graph().userIdByUpn(accountId)!)?.accountEnabled).toBe(true);
+    expect(
+      journalChanges(await journalOfRequests(t, ['unconfirmed.unlock-unlock'])),
+      JSON.stringify(unlock.steps),
+    ).toEqual(truth);
+    // The unlock's own answer settles the record.
+    const record = await t.host.services.accounts.get(GRAPH, accountId);
+    expect(record?.enabled).toBe(true);
+    expect(record?.enabledUnconfirmed).toBeUndefined();
+  });
+
+  it('a later lock that finds the account locked already journals nothing, as the truth shows nothing', async () => {
+    const accountId = await lockedUnconfirmed('unconfirmed.relock');
+    const since = truthMark(graph().truthLog());
+    const lock = await run('unconfirmed.relock-again', accountId, [{ type: 'lock' }]);
+
+    expect(truthChanges(graph().truthLog(), since)).toEqual([]);
+    expect(
+      await journalOfRequests(t, ['unconfirmed.relock-again']),
+      JSON.stringify(lock.steps),
+    ).toEqual([]);
+    expect(lock.steps[0].notices.join('\n')).toContain('shown applied by a read before this write');
+  });
+});
