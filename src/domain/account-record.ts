@@ -30,6 +30,12 @@ export interface AccountRecord {
   /** Direct groups the service has granted and not revoked since (`setMemberships` sets them). */
   assignedGroups: string[];
   /**
+   * Direct groups whose membership is not known: a grant or revoke was sent whose answer was
+   * lost, and no read confirmed or refuted it. Neither assigned nor not, until a later write's
+   * own answer or read-back settles it.
+   */
+  unconfirmedGroups?: string[];
+  /**
    * The service's latest membership writes by group, kept for an hour: until the visibility
    * window has passed, a write of the service says more about a membership than a read.
    */
@@ -56,6 +62,8 @@ export interface AccountRecordUpdate {
   /** Groups granted (added to the assigned set) and revoked (removed from it), at `groupsAt`. */
   granted?: string[];
   revoked?: string[];
+  /** Groups whose grant or revoke nothing confirmed or refuted: their membership is not known. */
+  unconfirmedGroups?: string[];
   groupsAt?: string;
   /** The service deleted the account (this object) at `at`: the link is dropped. */
   removed?: { targetId: string; at: string };
@@ -90,6 +98,7 @@ export function applyRecordUpdate(
       ...(update.link.createdAt === undefined ? {} : { createdAt: update.link.createdAt }),
     };
     if (relinked) {
+      delete next.unconfirmedGroups;
       delete next.enabled;
       delete next.enabledAt;
       delete next.enabledUnconfirmed;
@@ -102,8 +111,18 @@ export function applyRecordUpdate(
   const assigned = new Set(next.assignedGroups);
   for (const id of update.revoked ?? []) assigned.delete(id);
   for (const id of update.granted ?? []) assigned.add(id);
+  // A grant or revoke answered, or read back, settles a group; one nothing settled unsettles it.
+  const unknown = new Set(next.unconfirmedGroups ?? []);
+  for (const id of [...(update.granted ?? []), ...(update.revoked ?? [])]) unknown.delete(id);
+  for (const id of update.unconfirmedGroups ?? []) {
+    unknown.add(id);
+    assigned.delete(id);
+  }
+  const settled = withEnabled(next, update);
+  delete settled.unconfirmedGroups;
   return {
-    ...withEnabled(next, update),
+    ...settled,
+    ...(unknown.size === 0 ? {} : { unconfirmedGroups: [...unknown].sort() }),
     ...(update.profileAt === undefined ? {} : { profileAt: update.profileAt }),
     assignedGroups: [...assigned].sort(),
     ...groupWritesAfter(next.groupWrites, update),
@@ -201,6 +220,7 @@ export function isEmptyRecordUpdate(update: AccountRecordUpdate): boolean {
     update.profileAt === undefined &&
     (update.granted ?? []).length === 0 &&
     (update.revoked ?? []).length === 0 &&
+    (update.unconfirmedGroups ?? []).length === 0 &&
     update.removed === undefined
   );
 }

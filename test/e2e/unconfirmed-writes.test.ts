@@ -8,11 +8,12 @@ import {
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /**
- * A lock whose answer was lost, on a Graph whose replicas lag beyond the 30 s window: no
- * read-back confirms or refutes it, and the step ends "could not tell". The service's record
- * must then not say the account is as before (DESIGN invariant 9): a later lock or unlock
- * reads the account before it weighs its own write, so that the journal holds what the
- * target's truth shows, no more and no less.
+ * A write whose answer was lost and that no read-back confirms or refutes (Graph replicas
+ * lagging beyond the 30 s window; a read-back that cannot be made) ends "could not tell".
+ * The service's record must then not say the account is as before (DESIGN invariant 9): a
+ * later lock or unlock reads the account before it weighs its own write, so that the journal
+ * holds what the target's truth shows, no more and no less; a group a lost revoke may have
+ * left is no longer recorded as assigned.
  */
 
 const GRAPH = 'graph-sandbox';
@@ -26,6 +27,7 @@ let t: TestHost;
 
 beforeAll(async () => {
   t = await startTestHost();
+  expect((await t.importCatalogue('scim-sandbox')).status).toBe('succeeded');
 }, 60_000);
 
 afterAll(() => t?.close());
@@ -104,5 +106,64 @@ describe('Graph: a lock whose answer was lost and that no read within the window
       JSON.stringify(lock.steps),
     ).toEqual([]);
     expect(lock.steps[0].notices.join('\n')).toContain('shown applied by a read before this write');
+  });
+});
+
+describe('SCIM: a revoke whose answer was lost and whose read-back could not be made', () => {
+  it('leaves the group neither assigned nor unassigned in the record; the truth shows it removed', async () => {
+    const SCIM = 'scim-sandbox';
+    const scim = t.host.sandboxes!.scim;
+    const accountId = 'unconfirmed.revoke';
+    const sales = String(scim.getGroup('Sales')?.id);
+    const request = async (requestId: string, actions: unknown[]) => {
+      const answer = await t.api('POST', '/api/requests', {
+        requestId,
+        connector: SCIM,
+        account: { accountId, displayName: 'Unconfirmed Revoke' },
+        actions,
+      });
+      expect(answer.status, answer.text).toBe(202);
+      return t.finished(requestId);
+    };
+    const made = await request('unconfirmed.revoke-make', [
+      { type: 'create' },
+      { type: 'grant', groups: [{ name: 'Sales' }] },
+    ]);
+    expect(made.status, JSON.stringify(made.steps)).toBe('succeeded');
+    expect((await t.host.services.accounts.get(SCIM, accountId))?.assignedGroups).toEqual([sales]);
+
+    const since = truthMark(scim.truthLog());
+    scim.setFaults({ seed: 7, lostAnswerRate: 1 });
+    let watching = true;
+    // Once the revoke is applied (and its answer lost), the target answers every call 503.
+    const watch = (async () => {
+      while (watching) {
+        if (truthChanges(scim.truthLog(), since).length > 0) {
+          scim.injectServerErrors(400, 503);
+          return;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    try {
+      const revoke = await request('unconfirmed.revoke-revoke', [
+        { type: 'revoke', groups: [{ name: 'Sales' }] },
+      ]);
+      watching = false;
+      await watch;
+      expect(revoke.status).toBe('failed');
+      expect(revoke.steps[0].error.message).toContain('could not tell');
+    } finally {
+      watching = false;
+      scim.setFaults(undefined);
+      scim.clearInjected();
+    }
+    expect(truthChanges(scim.truthLog(), since)).toEqual([`${accountId} member removed ${sales}`]);
+    expect(scim.groupIdsOf(accountId)).not.toContain(sales);
+    expect(await journalOfRequests(t, ['unconfirmed.revoke-revoke'])).toEqual([]);
+    // Not "assigned" (a reconciliation would call the removal drift, a restore would undo it).
+    const record = await t.host.services.accounts.get(SCIM, accountId);
+    expect(record?.assignedGroups).toEqual([]);
+    expect(record?.unconfirmedGroups).toEqual([sales]);
   });
 });
