@@ -5,6 +5,9 @@ import { describeReads, readBack } from './patient-io';
 import { now, type Machine } from './step-machine';
 import type { StepContext } from './step-context';
 
+/** How long after a write no replica still shows the state before it: far beyond any lag seen. */
+const SETTLED_AFTER_MS = 60 * 60_000;
+
 /** What a lock or unlock knows of the state before it: evidence to weigh, or why there is none. */
 export type EnabledBefore =
   | { evidence: EnabledEvidence; notices: string[] }
@@ -50,8 +53,10 @@ export function* enabledBefore(
   }
   const what = `the ${unconfirmed ? 'unlock' : 'lock'} of ${record?.enabledAt ?? 'an earlier request'}`;
   // A read that shows what the unconfirmed write asked for shows it applied; where reads show
-  // writes at once, any read shows the state.
-  if (read !== undefined && (read.value === unconfirmed || window === 0)) {
+  // writes at once, or an hour after it, any read shows the state.
+  const since = Date.parse(record?.enabledAt ?? '');
+  const longAfter = read !== undefined && read.atMs - since >= SETTLED_AFTER_MS;
+  if (read !== undefined && (read.value === unconfirmed || window === 0 || longAfter)) {
     return { evidence: { target, seen: read, visibilityWindowMs: window }, notices: [] };
   }
   const back = yield* readBack(input, account, (shown) => shown?.enabled === unconfirmed);

@@ -132,4 +132,25 @@ describe('the next unlock, with the state not known', () => {
     expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account unlocked' }] });
     expect(io.callsOf('readAccount')).toHaveLength(1);
   });
+
+  it('takes a read made an hour after the unconfirmed lock as the state, without reading again', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: { ...ADA, enabled: true },
+        record: record({
+          enabledAt: new Date(START - 2 * 60 * 60_000).toISOString(),
+          enabledUnconfirmed: false,
+        }),
+      }),
+      setAccountEnabled: () => ({}),
+      readAccount: () => ({ ...ADA, enabled: true }),
+    });
+    const outcome = await run('unlock', io);
+    expect(outcome).toMatchObject({
+      ok: true,
+      changes: [],
+      notices: ['account was already unlocked'],
+    });
+    expect(io.callsOf('readAccount')).toHaveLength(1);
+  });
 });
