@@ -17,12 +17,24 @@ export interface AccountRecord {
   enabled?: boolean;
   enabledAt?: string;
   /**
+   * What a lock or unlock sent at `enabledAt` asked for (false: locked), when its answer was
+   * lost and no read confirmed or refuted it: the enabled state is then not known (`enabled`
+   * is absent), and only a read, or a later write's own answer, settles it.
+   */
+  enabledUnconfirmed?: boolean;
+  /**
    * When the service last wrote the account's attributes (an update): until the visibility
    * window has passed, a read showing them as an update asks may be a replica from before.
    */
   profileAt?: string;
   /** Direct groups the service has granted and not revoked since (`setMemberships` sets them). */
   assignedGroups: string[];
+  /**
+   * Direct groups whose membership is not known: a grant or revoke was sent whose answer was
+   * lost, and no read confirmed or refuted it. Neither assigned nor not, until a later write's
+   * own answer or read-back settles it.
+   */
+  unconfirmedGroups?: string[];
   /**
    * The service's latest membership writes by group, kept for an hour: until the visibility
    * window has passed, a write of the service says more about a membership than a read.
@@ -43,11 +55,15 @@ export interface AccountRecordUpdate {
   /** Link (or re-link) the account ID to this target id at `linkedAt`. */
   link?: { targetId: string; linkedAt: string; createdAt?: string };
   enabled?: { value: boolean; at: string };
+  /** A lock or unlock was sent at `at` that nothing confirmed or refuted: the state is not known. */
+  enabledUnconfirmed?: { value: boolean; at: string };
   /** The service wrote the account's attributes at this time. */
   profileAt?: string;
   /** Groups granted (added to the assigned set) and revoked (removed from it), at `groupsAt`. */
   granted?: string[];
   revoked?: string[];
+  /** Groups whose grant or revoke nothing confirmed or refuted: their membership is not known. */
+  unconfirmedGroups?: string[];
   groupsAt?: string;
   /** The service deleted the account (this object) at `at`: the link is dropped. */
   removed?: { targetId: string; at: string };
@@ -82,8 +98,10 @@ export function applyRecordUpdate(
       ...(update.link.createdAt === undefined ? {} : { createdAt: update.link.createdAt }),
     };
     if (relinked) {
+      delete next.unconfirmedGroups;
       delete next.enabled;
       delete next.enabledAt;
+      delete next.enabledUnconfirmed;
       delete next.profileAt;
       if (update.link.createdAt === undefined) delete next.createdAt;
     }
@@ -93,15 +111,40 @@ export function applyRecordUpdate(
   const assigned = new Set(next.assignedGroups);
   for (const id of update.revoked ?? []) assigned.delete(id);
   for (const id of update.granted ?? []) assigned.add(id);
+  // A grant or revoke answered, or read back, settles a group; one nothing settled unsettles it.
+  const unknown = new Set(next.unconfirmedGroups ?? []);
+  for (const id of [...(update.granted ?? []), ...(update.revoked ?? [])]) unknown.delete(id);
+  for (const id of update.unconfirmedGroups ?? []) {
+    unknown.add(id);
+    assigned.delete(id);
+  }
+  const settled = withEnabled(next, update);
+  delete settled.unconfirmedGroups;
   return {
-    ...next,
-    ...(update.enabled === undefined
-      ? {}
-      : { enabled: update.enabled.value, enabledAt: update.enabled.at }),
+    ...settled,
+    ...(unknown.size === 0 ? {} : { unconfirmedGroups: [...unknown].sort() }),
     ...(update.profileAt === undefined ? {} : { profileAt: update.profileAt }),
     assignedGroups: [...assigned].sort(),
     ...groupWritesAfter(next.groupWrites, update),
   };
+}
+
+/** The record's enabled state after an update: set by a write's answer or a read, or not known. */
+function withEnabled(record: AccountRecord, update: AccountRecordUpdate): AccountRecord {
+  const next = { ...record };
+  if (update.enabled !== undefined) {
+    delete next.enabledUnconfirmed;
+    return { ...next, enabled: update.enabled.value, enabledAt: update.enabled.at };
+  }
+  if (update.enabledUnconfirmed !== undefined) {
+    delete next.enabled;
+    return {
+      ...next,
+      enabledAt: update.enabledUnconfirmed.at,
+      enabledUnconfirmed: update.enabledUnconfirmed.value,
+    };
+  }
+  return next;
 }
 
 /** The record of an account the service deleted: no link, the deleted object remembered for an hour. */
@@ -173,9 +216,11 @@ export function isEmptyRecordUpdate(update: AccountRecordUpdate): boolean {
   return (
     update.link === undefined &&
     update.enabled === undefined &&
+    update.enabledUnconfirmed === undefined &&
     update.profileAt === undefined &&
     (update.granted ?? []).length === 0 &&
     (update.revoked ?? []).length === 0 &&
+    (update.unconfirmedGroups ?? []).length === 0 &&
     update.removed === undefined
   );
 }

@@ -3,6 +3,7 @@ import type { AccountRecordUpdate } from './account-record';
 import { resolveAccount } from './account-lookup';
 import { acknowledgedNotMade, readRefutes } from './account-write-verdicts';
 import { enabledChangeIsEffective } from './effective-change';
+import { enabledBefore } from './enabled-before';
 import type { SerializedError } from './errors';
 import { intentKey } from './journal-entry';
 import { describeLostAnswer, mayHaveBeenApplied } from './lost-answer';
@@ -204,18 +205,10 @@ function* setEnabled(
   account: TargetAccount,
   enabled: boolean,
 ): Machine<StepOutcome> {
-  const at = yield* now();
   const record = input.handle.record;
-  const effective = enabledChangeIsEffective({
-    target: enabled,
-    ...(record?.enabled === undefined || record.enabledAt === undefined
-      ? {}
-      : { recorded: { value: record.enabled, atMs: Date.parse(record.enabledAt) } }),
-    ...(input.handle.seen
-      ? { seen: { value: account.enabled, atMs: input.handle.seenAt ?? at } }
-      : {}),
-    visibilityWindowMs: input.capabilities.visibilityWindowMs,
-  });
+  const before = yield* enabledBefore(input, account, enabled);
+  if ('error' in before) return failed(before.error);
+  const effective = 'evidence' in before && enabledChangeIsEffective(before.evidence);
   const written = yield* writePatiently<SetEnabledAnswer>(input, STEP_OPS.setAccountEnabled, {
     connector: input.connector,
     account,
@@ -223,10 +216,16 @@ function* setEnabled(
   });
   const word = enabled ? 'unlocked' : 'locked';
   const changes = effective ? [{ change: `account ${word}` as const }] : [];
-  const notices = effective ? [] : [`account was already ${word}`];
+  const notices =
+    'unknown' in before
+      ? [before.unknown]
+      : [...before.notices, ...(effective ? [] : [`account was already ${word}`])];
   // Recorded as of the write's answer: reads may lag behind it from then on.
   const answeredAt = yield* now();
   const update: AccountRecordUpdate = { enabled: { value: enabled, at: iso(answeredAt) } };
+  const unsettled: AccountRecordUpdate = {
+    enabledUnconfirmed: { value: enabled, at: iso(answeredAt) },
+  };
   if (!written.ok) {
     const settled = yield* afterFailedAccountWrite(
       input,
@@ -238,6 +237,7 @@ function* setEnabled(
         changes,
         notices,
         record: update,
+        ...(input.replaysRevision1 === true ? {} : { unsettled }),
         // A lagging read may show the state from before the service's last lock or unlock,
         // which may be what this write asks for; before the create there was no account,
         // which no read takes for either.

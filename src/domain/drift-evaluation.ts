@@ -106,7 +106,9 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
     for (const [key, member] of members) {
       const record = records.get(key);
       if (record !== undefined) {
-        if (accountRead(record) && !record.assignedGroups.includes(groupId)) {
+        // A group whose membership the record does not know is no evidence either way.
+        const known = !(record.unconfirmedGroups ?? []).includes(groupId);
+        if (accountRead(record) && known && !record.assignedGroups.includes(groupId)) {
           candidates.push(membership('memberAddedOutside', record, group));
         }
         continue;

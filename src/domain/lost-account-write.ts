@@ -2,6 +2,7 @@ import type { TargetAccount } from './account';
 import type { AccountRecordUpdate } from './account-record';
 import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
+import { readRefutes } from './account-write-verdicts';
 import { describeLostAnswer, mayHaveBeenApplied } from './lost-answer';
 import { describeReads, readBack } from './patient-io';
 import { now, type Machine } from './step-machine';
@@ -15,6 +16,12 @@ export interface LostWriteChange {
   changes: EffectiveChange[];
   notices: string[];
   record?: AccountRecordUpdate;
+  /**
+   * What the record learns when the write's fate stays unknown (its answer lost, and no read
+   * confirmed or refuted it): what the write touched is marked not known, so that no later
+   * step rests a verdict on the record for it.
+   */
+  unsettled?: AccountRecordUpdate;
   /**
    * Until when (ms) a read may still show the state from before the service's own last
    * write of the same thing, or from before the account existed: a read made earlier that
@@ -46,7 +53,9 @@ export function lagAfter(
  * the visibility window (DESIGN invariant 11). Shown applied: the step succeeds with the
  * write's changes, saying the answer was lost. Not shown, shown only by a read that may lag
  * the service's own last write, or not readable: the step fails with the write's own error,
- * saying what the reads showed or that it could not tell; nothing is journaled or recorded.
+ * saying what the reads showed or that it could not tell; nothing is journaled, and the
+ * record learns `unsettled` (what the write touched is not known), unless a read that shows
+ * what the target holds (`readRefutes`) showed it not applied.
  */
 export function* afterFailedAccountWrite(
   context: StepContext,
@@ -64,7 +73,7 @@ export function* afterFailedAccountWrite(
     const tell =
       `${how}, and reading the account back failed (${back.error.code}): ` +
       `could not tell whether it was applied`;
-    return failed({ ...error, message: `${error.message}; ${tell}` }, [], [tell]);
+    return failed({ ...error, message: `${error.message}; ${tell}` }, [], [tell], change.unsettled);
   }
   const lagging = change.readsMayLagUntilMs;
   if (back.confirmed && lagging !== undefined && readFrom + back.elapsedMs < lagging) {
@@ -74,7 +83,7 @@ export function* afterFailedAccountWrite(
       `so it could not tell whether this one was applied`;
     // Not a verification either: the read proved nothing.
     return withVerification(
-      failed({ ...error, message: `${error.message}; ${tell}` }, [], [tell]),
+      failed({ ...error, message: `${error.message}; ${tell}` }, [], [tell], change.unsettled),
       { ...back, confirmed: false },
     );
   }
@@ -83,8 +92,16 @@ export function* afterFailedAccountWrite(
     return withVerification(succeeded(change.changes, notices, change.record), back);
   }
   const tell = `${how}, and no read-back shows it applied after ${describeReads(back.reads, back.elapsedMs)}`;
+  // Where reads lag, one that does not show the write is no proof it was not applied: a
+  // replica may lag longer than the window (no maximum delay is documented).
+  const refuted = readRefutes(context) && back.seen !== null;
   return withVerification(
-    failed({ ...error, message: `${error.message}; ${tell}` }, [], [tell]),
+    failed(
+      { ...error, message: `${error.message}; ${tell}` },
+      [],
+      [tell],
+      refuted ? undefined : change.unsettled,
+    ),
     back,
   );
 }

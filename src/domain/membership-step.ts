@@ -1,5 +1,6 @@
 import type { TargetAccount } from './account';
 import { resolveAccount } from './account-lookup';
+import { readRefutes } from './account-write-verdicts';
 import { recentGroupWrite, type AccountRecordUpdate } from './account-record';
 import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
@@ -111,7 +112,11 @@ function* changeMemberships(
     );
   }
 
-  const assigned = input.handle.record?.assignedGroups ?? [];
+  // A group whose membership is not known may hold the account: its removal is written too.
+  const assigned = [
+    ...(input.handle.record?.assignedGroups ?? []),
+    ...(input.handle.record?.unconfirmedGroups ?? []),
+  ];
   const gone = planGoneRoles(plan, {
     named: resolved.groups,
     seen,
@@ -130,10 +135,15 @@ function* changeMemberships(
     'write',
   );
   ledger.push(...written.answers);
-  const finish = (at: number, error?: SerializedError, answers = ledger): StepOutcome => {
+  const finish = (
+    at: number,
+    error?: SerializedError,
+    answers = ledger,
+    unconfirmed: readonly MembershipWriteAnswer[] = [],
+  ): StepOutcome => {
     const changes = effectiveChanges(answers, stateBefore, names);
     const all = [...notices, ...answerNotices(answers, changes, names)];
-    const record = recordUpdate(input.action, plan, answers, error === undefined, at);
+    const record = recordUpdate(input.action, plan, answers, error === undefined, at, unconfirmed);
     return error === undefined
       ? succeeded(changes, all, record)
       : failed(error, changes, all, record);
@@ -164,7 +174,8 @@ function* changeMemberships(
   if (lost !== undefined) notices.push(...lostAnswerNotices(lost, ledger, verified, names));
   if (lost !== undefined && stale.size > 0 && !('error' in verified)) {
     const answers = ledger.filter((a) => a.outcome !== 'unanswered' || !stale.has(a.groupId));
-    const outcome = finish(yield* now(), refused ?? lostAndStale(lost, stale), answers);
+    const untold = ledger.filter((a) => !answers.includes(a));
+    const outcome = finish(yield* now(), refused ?? lostAndStale(lost, stale), answers, untold);
     return withVerification(outcome, { ...verified, confirmed: false });
   }
   if ('error' in verified) {
@@ -184,7 +195,10 @@ function* changeMemberships(
       (lost === undefined || unproven.length === 0
         ? verified.error
         : lostAndUnproven(lost, verified, unproven.length));
-    const outcome = finish(yield* now(), error, answers);
+    // Where reads show writes at once, a read that does not show a lost write shows it was
+    // not applied; elsewhere (or with no read made) its membership is not known.
+    const refutedByRead = readRefutes(input) && verified.read !== undefined;
+    const outcome = finish(yield* now(), error, answers, refutedByRead ? [] : unproven);
     return verified.read === undefined
       ? outcome
       : withVerification(outcome, { ...verified.read, confirmed: false });
@@ -260,7 +274,8 @@ function answerNotices(
 
 /**
  * What the service's record learns: the groups it granted and revoked. On failure only the
- * changes the target answered for count.
+ * changes the target answered for count; those whose answer was lost and that no read
+ * confirmed or refuted (`unconfirmed`) are marked not known.
  */
 function recordUpdate(
   action: MembershipAction,
@@ -268,6 +283,7 @@ function recordUpdate(
   ledger: readonly MembershipWriteAnswer[],
   verified: boolean,
   at: number,
+  unconfirmed: readonly MembershipWriteAnswer[],
 ): AccountRecordUpdate {
   const settled = settledChanges(ledger);
   const granted = plan.add.filter((id) => verified || settled.has(`added:${id}`));
@@ -279,9 +295,11 @@ function recordUpdate(
       ...plan.removeIfPresent.filter((id) => settled.has(`removed:${id}`)),
     ]),
   ];
+  const unknown = [...new Set(unconfirmed.map((answer) => answer.groupId))];
   return {
     ...(granted.length === 0 ? {} : { granted }),
     ...(revoked.length === 0 ? {} : { revoked }),
+    ...(unknown.length === 0 ? {} : { unconfirmedGroups: unknown }),
     ...(granted.length + revoked.length === 0 ? {} : { groupsAt: iso(at) }),
   };
 }

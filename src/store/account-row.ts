@@ -16,6 +16,7 @@ export interface AccountRow {
   createdAt?: string;
   enabled?: boolean;
   enabledAt?: string;
+  enabledUnconfirmed?: boolean;
   profileAt?: string;
   /**
    * The account ID as first written (the key is its canonical form, see
@@ -26,6 +27,8 @@ export interface AccountRow {
   assignedGroups?: string;
   /** JSON object: group id -> { member, at }. */
   groupWrites?: string;
+  /** JSON array of group ids whose membership is not known. */
+  unconfirmedGroups?: string;
   /** JSON array of { id, at }: objects the service deleted for this account ID. */
   deletedTargetIds?: string;
   /** The further parts of a long JSON column: `<column>Part1`, ..., and `<column>Parts`. */
@@ -33,6 +36,7 @@ export interface AccountRow {
   assignedGroupsParts?: number;
   groupWritesParts?: number;
   deletedTargetIdsParts?: number;
+  unconfirmedGroupsParts?: number;
   leaseOwner?: string;
   /** Milliseconds since the epoch, from the caller's clock. */
   leaseExpiresAtMs?: number;
@@ -41,7 +45,7 @@ export interface AccountRow {
 }
 
 /** The record's columns that hold JSON, and may be split over several properties. */
-type JsonColumn = 'assignedGroups' | 'groupWrites' | 'deletedTargetIds';
+type JsonColumn = 'assignedGroups' | 'groupWrites' | 'deletedTargetIds' | 'unconfirmedGroups';
 
 /**
  * Table Storage holds at most 64 KiB in a string property, UTF-16: 32 Ki characters
@@ -86,8 +90,10 @@ export function recordOfRow(
     ...(row.createdAt === undefined ? {} : { createdAt: row.createdAt }),
     ...(row.enabled === undefined ? {} : { enabled: row.enabled }),
     ...(row.enabledAt === undefined ? {} : { enabledAt: row.enabledAt }),
+    ...(row.enabledUnconfirmed === undefined ? {} : { enabledUnconfirmed: row.enabledUnconfirmed }),
     ...(row.profileAt === undefined ? {} : { profileAt: row.profileAt }),
     assignedGroups: readGroups(joinJson(row, 'assignedGroups')),
+    ...readUnconfirmed(joinJson(row, 'unconfirmedGroups')),
     ...readGroupWrites(joinJson(row, 'groupWrites')),
     ...readDeleted(joinJson(row, 'deletedTargetIds')),
   };
@@ -114,10 +120,16 @@ export function toAccountRow(record: AccountRecord | null, lease: Lease | undefi
           ...(record.createdAt === undefined ? {} : { createdAt: record.createdAt }),
           ...(record.enabled === undefined ? {} : { enabled: record.enabled }),
           ...(record.enabledAt === undefined ? {} : { enabledAt: record.enabledAt }),
+          ...(record.enabledUnconfirmed === undefined
+            ? {}
+            : { enabledUnconfirmed: record.enabledUnconfirmed }),
           ...(record.profileAt === undefined ? {} : { profileAt: record.profileAt }),
           accountId: record.accountId,
           ...splitJson('assignedGroups', record.assignedGroups),
           ...(record.groupWrites === undefined ? {} : splitJson('groupWrites', record.groupWrites)),
+          ...(record.unconfirmedGroups === undefined
+            ? {}
+            : splitJson('unconfirmedGroups', record.unconfirmedGroups)),
           ...(record.deletedTargetIds === undefined
             ? {}
             : splitJson('deletedTargetIds', record.deletedTargetIds)),
@@ -169,6 +181,11 @@ function joinJson(row: AccountRow, column: JsonColumn): string | undefined {
 function readGroups(text: string | undefined): string[] {
   const parsed = parseJson(text);
   return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === 'string') : [];
+}
+
+function readUnconfirmed(text: string | undefined): Pick<AccountRecord, 'unconfirmedGroups'> {
+  const groups = readGroups(text);
+  return groups.length === 0 ? {} : { unconfirmedGroups: groups };
 }
 
 function readGroupWrites(text: string | undefined): Pick<AccountRecord, 'groupWrites'> {

@@ -50,8 +50,12 @@ export interface RequestIndexPage {
 export interface RequestIndexStore {
   /** At submission: adds the entry unless the request is indexed already (its end may be written first). */
   add(entry: RequestIndexEntry): Promise<void>;
-  /** At the request's end: the entry with its final status, whatever was there. */
-  recordEnd(entry: RequestIndexEntry): Promise<void>;
+  /**
+   * At the request's end: the entry with its final status. True when this call ended it;
+   * false when it was ended before (a run of the same activity whose answer was lost), and
+   * then nothing is written: a caller counts the request's end only on true.
+   */
+  recordEnd(entry: RequestIndexEntry): Promise<boolean>;
   query(query: RequestIndexQuery): Promise<RequestIndexPage>;
 }
 

@@ -30,6 +30,8 @@ const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 200;
 /** The largest time in milliseconds a RowKey spells with 13 digits (the year 2286). */
 const LAST_MS = 9_999_999_999_999;
+/** The prefix of the rows that mark a request's end as written (see {@link endMarkerOf}). */
+const END_MARKER_PREFIX = 'e~';
 
 interface IndexRow extends RequestContext {
   requestId: string;
@@ -107,14 +109,21 @@ export class TableRequestIndex implements RequestIndexStore {
     }
   }
 
-  async recordEnd(entry: RequestIndexEntry): Promise<void> {
+  async recordEnd(entry: RequestIndexEntry): Promise<boolean> {
     const client = await this.table.client();
-    await guardStorage('index the request', () =>
-      submitTransaction(
-        client,
-        rowsOf(entry, this.keys.keyOf).map((row): TransactionAction => ['upsert', row, 'Merge']),
-      ),
-    );
+    const rows = rowsOf(entry, this.keys.keyOf);
+    try {
+      // The end's marker is created with the rows: a run again of the same end (its answer
+      // lost) is refused as a whole, and writes nothing and counts nothing.
+      await submitTransaction(client, [
+        ['create', endMarkerOf(entry, rows[0]!.rowKey)],
+        ...rows.map((row): TransactionAction => ['upsert', row, 'Merge']),
+      ]);
+      return true;
+    } catch (error) {
+      if (storageStatus(error) === 409) return false;
+      throw storageFailure('index the request', error);
+    }
   }
 
   async query(query: RequestIndexQuery): Promise<RequestIndexPage> {
@@ -307,6 +316,19 @@ function accountPrefix(accountId: string): string {
 /** The first key after every key that begins with `prefix`. */
 function prefixEnd(prefix: string): string {
   return `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
+}
+
+/**
+ * The row that says a request's end was written: `e~<suffix>`, beside its three rows and
+ * outside every range the list reads (`e` sorts after the digits and apart from `a~`, `c~`).
+ */
+function endMarkerOf(entry: RequestIndexEntry, suffix: string) {
+  return {
+    partitionKey: PARTITION,
+    rowKey: `${END_MARKER_PREFIX}${suffix}`,
+    requestId: entry.requestId,
+    status: entry.status,
+  };
 }
 
 /** The entry's three rows: all requests, its connector's and its account key's. */

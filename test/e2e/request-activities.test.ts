@@ -191,8 +191,9 @@ describe('when the last commit or the index write fails', () => {
           retryable: true,
         });
       }
-      await recordEnd(entry);
+      const ended = await recordEnd(entry);
       calls.written += 1;
+      return ended;
     };
     return { calls, restore: () => (requests.recordEnd = recordEnd) };
   }

@@ -5,6 +5,7 @@ import {
   type DataPoint,
   type Histogram,
 } from '@opentelemetry/sdk-metrics';
+import type { Meter } from '@opentelemetry/api';
 import { METER_NAME } from '../../src/domain/metric-catalogue';
 import { ServiceMetrics } from '../../src/telemetry/service-metrics';
 
@@ -34,16 +35,19 @@ export interface CollectedMetric {
   points: CollectedPoint[];
 }
 
-/** ServiceMetrics on a meter provider of their own, and what was recorded on it. */
+/** ServiceMetrics on a meter provider of their own (its meter, for services built on it), and what was recorded on it. */
 export function metricsUnderTest(): {
   metrics: ServiceMetrics;
+  meter: Meter;
   collect(): Promise<CollectedMetric[]>;
   close: () => Promise<void>;
 } {
   const reader = new CollectingReader();
   const provider = new MeterProvider({ readers: [reader] });
+  const meter = provider.getMeter(METER_NAME);
   return {
-    metrics: new ServiceMetrics(provider.getMeter(METER_NAME)),
+    metrics: new ServiceMetrics(meter),
+    meter,
     collect: async () => {
       const { resourceMetrics } = await reader.collect();
       return resourceMetrics.scopeMetrics.flatMap((scope) =>

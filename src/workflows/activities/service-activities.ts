@@ -59,8 +59,9 @@ export function serviceActivities(services: ServicesProvider) {
         const committed = await s.accounts.commitStep(commit);
         if (end === undefined) return committed;
         const { measures, ...entry } = end;
+        let endedHere: boolean;
         try {
-          await s.requests.recordEnd(entry);
+          endedHere = await s.requests.recordEnd(entry);
         } catch (error) {
           s.logger.warn(
             `request ${entry.requestId}: its end was not indexed with its last step (${isProvisioningError(error) ? error.code : 'unexpected failure'}); it is indexed on its own`,
@@ -68,8 +69,9 @@ export function serviceActivities(services: ServicesProvider) {
           );
           return committed;
         }
-        // Counted after every write that can fail: a retry of this activity counts nothing twice.
-        if (measures !== undefined) s.metrics.requestEnded(entry.connector, measures);
+        // Counted after every write that can fail, and only by the run that ended the entry:
+        // a run again of this activity (its answer lost, a host killed) counts nothing twice.
+        if (measures !== undefined && endedHere) s.metrics.requestEnded(entry.connector, measures);
         return { ...committed, indexed: true };
       });
     },
@@ -78,14 +80,15 @@ export function serviceActivities(services: ServicesProvider) {
      * The request list learns how a request ended, unless the last step's commit wrote it.
      * Keyed by the request alone, so a retried activity writes the same entry again; a replay
      * does not run it at all. The metrics count the request and its steps once the write
-     * succeeded, so a retry after a failed write counts nothing twice; when no attempt could
+     * succeeded, and only when this run ended the entry (a run again finds it ended, and
+     * counts nothing twice); when no attempt could
      * write it, the orchestration counts the request through countRequestEnd.
      */
     async indexRequestEnd(input: RequestEnd): Promise<ActivityResult<null>> {
       return runActivity('indexRequestEnd', services, async (s) => {
         const { measures, ...entry } = input;
-        await s.requests.recordEnd(entry);
-        if (measures !== undefined) s.metrics.requestEnded(entry.connector, measures);
+        const endedHere = await s.requests.recordEnd(entry);
+        if (measures !== undefined && endedHere) s.metrics.requestEnded(entry.connector, measures);
         return null;
       });
     },

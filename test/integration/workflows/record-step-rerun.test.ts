@@ -10,10 +10,14 @@ import { tableClient } from '../../../src/store/storage-clients';
 import { journalRowsOf } from '../../../src/store/table-journal-store';
 import { claimStepMarker, stepMarkerOf } from '../../../src/store/step-marker';
 import type { ActivityResult } from '../../../src/workflows/activity-result';
-import type { RecordStepActivityInput } from '../../../src/workflows/activities/activity-inputs';
+import type {
+  RecordStepActivityInput,
+  RequestEnd,
+} from '../../../src/workflows/activities/activity-inputs';
 import { serviceActivities } from '../../../src/workflows/activities/service-activities';
 import type { WorkflowServices } from '../../../src/workflows/workflow-services';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
+import { metricsUnderTest } from '../../support/collected-metrics';
 
 /**
  * A step's commit is idempotent under re-execution: Durable Functions runs an activity at
@@ -26,6 +30,7 @@ import { startTestStorage, type TestStorage } from '../../support/azurite-storag
 let storage: TestStorage;
 let services: WorkflowServices;
 let activities: ReturnType<typeof serviceActivities>;
+const measured = metricsUnderTest();
 
 beforeAll(async () => {
   storage = await startTestStorage();
@@ -33,10 +38,14 @@ beforeAll(async () => {
     config: loadConfig({ PROVISIONING_CONNECTORS: '[]' }, connectorSettingsKinds()),
     logger: silentLogger,
     storage: storage.connection,
+    meter: measured.meter,
   });
   activities = serviceActivities(async () => services);
 });
-afterAll(() => storage.close());
+afterAll(async () => {
+  await measured.close();
+  await storage.close();
+});
 
 const CONNECTOR = 'hr';
 const NOW = Date.parse('2026-03-01T08:00:00.000Z');
@@ -278,5 +287,65 @@ describe('recordStep run again for the same step at a later orchestration time',
       `member added at ${FIRST_AT}`,
       `member added at ${RERUN_AT}`,
     ]);
+  });
+});
+
+describe("the request's end, written with its last step's commit, run again", () => {
+  /** How many ends of `connector`'s requests the metrics counted (`provisioning.requests`). */
+  async function endsCounted(connector: string): Promise<number> {
+    const metric = (await measured.collect()).find((m) => m.name === 'provisioning.requests');
+    return (metric?.points ?? [])
+      .filter((point) => point.attributes['provisioning.connector'] === connector)
+      .reduce((total, point) => total + (point.value ?? 0), 0);
+  }
+
+  function end(accountId: string, connector = CONNECTOR): RequestEnd {
+    return {
+      requestId: `req-${accountId}`,
+      connector,
+      accountId,
+      actions: ['create'],
+      status: 'succeeded',
+      source: 'http',
+      receivedAt: '2026-03-01T08:00:00.000Z',
+      finishedAt: FIRST_AT,
+      measures: { outcome: 'succeeded', steps: [] },
+    };
+  }
+
+  async function indexed(accountId: string): Promise<string[]> {
+    const page = await services.requests.query({ connector: CONNECTOR, accountId });
+    return page.entries.map((entry) => `${entry.requestId} ${entry.status}`);
+  }
+
+  it('counts the request once: the run again finds the end written and counts nothing', async () => {
+    const lease = await takeLease('gus');
+    const first = valueOf(
+      await activities.recordStep({
+        ...createCommit('gus', FIRST_AT, { etag: lease.etag! }, true),
+        end: end('gus'),
+      }),
+    );
+    expect(first.indexed).toBe(true);
+    expect(await endsCounted(CONNECTOR)).toBe(1);
+    // Durable runs it again (its completion was never saved): the same input, a later time.
+    valueOf(
+      await activities.recordStep({
+        ...createCommit('gus', RERUN_AT, { etag: lease.etag! }, true),
+        end: end('gus'),
+      }),
+    );
+
+    expect(await endsCounted(CONNECTOR)).toBe(1);
+    expect(await indexed('gus')).toEqual(['req-gus succeeded']);
+    expect(await journalRows('gus')).toHaveLength(1);
+  });
+
+  it('indexRequestEnd run again counts the end once too', async () => {
+    const connector = 'hr-ends';
+    valueOf(await activities.indexRequestEnd(end('hal', connector)));
+    valueOf(await activities.indexRequestEnd(end('hal', connector)));
+
+    expect(await endsCounted(connector)).toBe(1);
   });
 });

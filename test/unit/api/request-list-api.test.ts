@@ -28,7 +28,7 @@ const stored = [entry('crashed', 'pending'), entry('done', 'succeeded'), entry('
 
 const index: RequestIndexStore = {
   add: async () => undefined,
-  recordEnd: async () => undefined,
+  recordEnd: async () => true,
   query: async (query: RequestIndexQuery) => ({
     entries: stored.filter(
       (e) => query.statuses === undefined || query.statuses.includes(e.status),

@@ -9,6 +9,31 @@ import {
 const at = '2026-11-23T08:00:00.000Z';
 
 describe('applyRecordUpdate', () => {
+  it('marks the enabled state not known after an unconfirmed lock, until a write or a read settles it', () => {
+    const later = '2026-11-23T08:01:00.000Z';
+    const known = applyRecordUpdate(undefined, 'hr', 'ada', {
+      link: { targetId: 'u1', linkedAt: at, createdAt: at },
+      enabled: { value: true, at },
+    });
+    const unknown = applyRecordUpdate(known, 'hr', 'ada', {
+      enabledUnconfirmed: { value: false, at: later },
+    });
+    expect(unknown?.enabled).toBeUndefined();
+    expect(unknown).toMatchObject({ enabledAt: later, enabledUnconfirmed: false });
+    // A step that writes nothing about the state leaves it not known.
+    expect(applyRecordUpdate(unknown, 'hr', 'ada', { granted: ['g1'] })).toMatchObject({
+      enabledUnconfirmed: false,
+    });
+    const settled = applyRecordUpdate(unknown, 'hr', 'ada', { enabled: { value: true, at } });
+    expect(settled).toMatchObject({ enabled: true, enabledAt: at });
+    expect(settled?.enabledUnconfirmed).toBeUndefined();
+    // Another object under the account ID knows nothing of the old one's state.
+    const relinked = applyRecordUpdate(unknown, 'hr', 'ada', {
+      link: { targetId: 'u2', linkedAt: later },
+    });
+    expect(relinked?.enabledUnconfirmed).toBeUndefined();
+  });
+
   it('links a new account and tracks the groups the service grants and revokes', () => {
     const linked = applyRecordUpdate(undefined, 'hr', 'ada', {
       link: { targetId: 'u1', linkedAt: at, createdAt: at },
