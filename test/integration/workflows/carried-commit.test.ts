@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { JournalEntry } from '../../../src/domain/journal-entry';
-import type { RequestHold, RequestReport } from '../../../src/domain/request-report';
 import { HISTORY_EVENT } from '../../../src/runtime/local-host/history-events';
 import type { RecordStepActivityInput } from '../../../src/workflows/activities/activity-inputs';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import { journalChanges, truthChanges, truthMark } from '../../support/journal-truth';
 import { until } from '../../support/poll-until';
+import { untilHeld } from '../../support/quarantine-watch';
 import {
   GRAPH,
   SCIM,
@@ -143,18 +143,6 @@ describe('a create + grant accepted now', () => {
   }, 60_000);
 });
 
-/** The request's hold once it shows one (real-time poll: the hold lasts 3 s here). */
-function untilHeld(requestId: string): Promise<RequestHold> {
-  return until(
-    `request ${requestId} held`,
-    async () => {
-      const state = await bench.runtime.driver.getStatus(requestInstanceId(requestId));
-      return (state?.customStatus as RequestReport | undefined)?.hold;
-    },
-    { timeoutMs: 60_000, everyMs: 5 },
-  );
-}
-
 describe('a grant throttled past its in-place wait, after the create', () => {
   it('journals the create before the hold begins, and each change once in the end', async () => {
     const { scim } = bench.sandboxes;
@@ -169,7 +157,7 @@ describe('a grant throttled past its in-place wait, after the create', () => {
       account: { accountId, displayName: 'Carried Held' },
       actions: [{ type: 'create' }, { type: 'grant', groups: [{ name: 'Sales' }] }],
     });
-    const hold = await untilHeld(requestId);
+    const hold = await untilHeld(bench, requestId);
     expect(hold).toMatchObject({ cause: 'throttling' });
     // While it is held: the create is in the journal and the record, the grant not yet.
     const duringHold = await entriesOf(SCIM, accountId, requestId);
