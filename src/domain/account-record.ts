@@ -147,6 +147,26 @@ function withEnabled(record: AccountRecord, update: AccountRecordUpdate): Accoun
   return next;
 }
 
+/**
+ * The record as stored (null: none) once `updates` are applied in order: what a commit
+ * carrying several steps' updates leaves (null when nothing is linked or remembered).
+ *
+ * @example
+ * recordAfterUpdates(null, 'hr', 'ada', [{ link: { targetId: 'u1', linkedAt: t } }, { granted: ['g1'], groupsAt: t }]);
+ */
+export function recordAfterUpdates(
+  stored: AccountRecord | null,
+  connector: string,
+  accountId: string,
+  updates: readonly AccountRecordUpdate[],
+): AccountRecord | null {
+  return updates.reduce<AccountRecord | null>(
+    (record, update) =>
+      applyRecordUpdate(record ?? undefined, connector, accountId, update) ?? null,
+    stored,
+  );
+}
+
 /** The record of an account the service deleted: no link, the deleted object remembered for an hour. */
 function tombstone(
   record: AccountRecord | undefined,

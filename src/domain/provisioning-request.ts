@@ -65,9 +65,12 @@ export interface ProvisioningRequest extends RequestContext {
  * The orchestration's revision for requests accepted now. 2: a step that meets throttling
  * past its in-place wait holds the request (DESIGN invariant 8) instead of failing it; a
  * write whose answer was lost is read back; an update shown in place and a write a read-back
- * refutes commit nothing (`StepContext.replaysRevision1`).
+ * refutes commit nothing (`StepContext.replaysRevision1`). 3: a step that succeeded with
+ * another step right after it schedules no commit (recordStep) of its own: its journal
+ * entries (keyed and timed by its own step) and record update go with the next commit, and
+ * are written before a lease renewal, a hold, or the end (`CarriedCommit`).
  */
-export const REQUEST_REVISION = 2;
+export const REQUEST_REVISION = 3;
 
 /** Whether a request was accepted under `revision` or a later one. */
 export function acceptedSince(request: ProvisioningRequest, revision: number): boolean {

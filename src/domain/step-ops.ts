@@ -130,8 +130,15 @@ export interface RecordStepInput {
   leaseExpiresAtMs: number;
   /** The row's version as the holder last wrote it; absent: read it. */
   etag?: string;
+  /** The step's entries, and those of the steps before it the commit carries (each keyed by its own step). */
   entries: JournalEntry[];
   update?: AccountRecordUpdate;
+  /**
+   * The record updates of the steps before this one whose commits this one carries
+   * (revision 3: a step followed at once by another is committed with it), in step order:
+   * applied before `update`.
+   */
+  earlier?: AccountRecordUpdate[];
   /** The record as stored (the holder is its only writer): with `etag`, no read. */
   stored: AccountRecord | null;
   release: boolean;

@@ -17,7 +17,10 @@ export interface LeaseResult {
   record?: AccountRecord | null;
 }
 
-/** One step's effective changes and what the record learns, written under the request's lease. */
+/**
+ * One step's effective changes and what the record learns (with those of the steps before
+ * it whose commits it carries), written under the request's lease.
+ */
 export interface StepCommit {
   connector: string;
   accountId: string;
@@ -26,8 +29,11 @@ export interface StepCommit {
   leaseExpiresAtMs: number;
   /** The row's version as the holder last wrote it (from the lease or the last commit). */
   etag?: string;
+  /** The entries of each step the commit writes, each stamped with its own step's end. */
   entries: readonly JournalEntry[];
   update?: AccountRecordUpdate;
+  /** The updates of earlier steps the commit carries, in order: applied before `update`. */
+  earlier?: readonly AccountRecordUpdate[];
   /** The record as stored now (the holder is its only writer): the commit needs no read. */
   stored?: AccountRecord | null;
   /** Release the lease in the same write: nothing of the request follows. */

@@ -68,6 +68,25 @@ export function stepMarkerOf(entries: readonly JournalEntry[]): StepMarker | und
   };
 }
 
+/**
+ * The markers of a commit that carries the entries of several steps (revision 3 commits a
+ * step with the one after it): one per step, each exactly the marker a commit of that step
+ * alone has, so that a second run finds each step's first run whichever way the steps were
+ * grouped then (a re-run episode may renew the lease between them and commit them apart).
+ *
+ * @example
+ * stepMarkersOf([...journalEntriesOf(request, 0, created, t0), ...journalEntriesOf(request, 1, added, t1)]); // two markers
+ */
+export function stepMarkersOf(entries: readonly JournalEntry[]): StepMarker[] {
+  const bySteps = new Map<number, JournalEntry[]>();
+  for (const entry of entries) {
+    const step = bySteps.get(entry.step);
+    if (step === undefined) bySteps.set(entry.step, [entry]);
+    else step.push(entry);
+  }
+  return [...bySteps.values()].map((step) => stepMarkerOf(step)!);
+}
+
 /** The marker's row; `done` when it is written with (or after) everything the commit writes. */
 export function stepMarkerRow(marker: StepMarker, done: boolean) {
   const row: StepMarkerRow = {

@@ -1,5 +1,6 @@
 import type { TransactionAction } from '@azure/data-tables';
-import { applyRecordUpdate, type AccountRecord } from '../domain/account-record';
+import { recordAfterUpdates, type AccountRecord } from '../domain/account-record';
+import type { JournalEntry } from '../domain/journal-entry';
 import { leaseOfRow, recordOfRow, toAccountRow, type Lease } from './account-row';
 import { fits, tooLarge } from './account-row-size';
 import { MAX_ROUNDS, type AccountRows, type RowKeys } from './account-rows';
@@ -7,8 +8,8 @@ import type { CommittedStep, StepCommit } from './account-state';
 import {
   claimStepMarker,
   markStepDone,
-  stepMarkerOf,
   stepMarkerRow,
+  stepMarkersOf,
   type StepMarker,
 } from './step-marker';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
@@ -16,16 +17,17 @@ import { upsertInBatches } from './table-batches';
 import { journalRowsOf } from './table-journal-store';
 import { submitTransaction } from './table-transaction';
 
-/** Table Storage: at most 100 operations per transaction; one is the account's row, one the step's marker. */
-const ENTRIES_WITH_ROW = 98;
+/** Table Storage: at most 100 operations per transaction; one is the account's row. */
+const ACTIONS_WITH_ROW = 99;
 
 /**
  * Writes a step's commit (DESIGN invariant 1) so that running it again writes nothing twice,
  * even with its entries stamped with a later time (a re-run episode): one transaction when
- * the row's version is known, with the entries, the step's marker (created: refused when the
- * commit ran before) and the row; otherwise, or when the transaction is refused, in parts
- * that a second run finds and completes. `release`: releases this owner's lease, for a
- * releasing commit that ran before.
+ * the row's version is known, with the entries, the marker of each step they belong to
+ * (created: refused when the commit ran before; a commit may carry the steps before its
+ * own) and the row; otherwise, or when the transaction is refused, in parts that a second
+ * run finds and completes. `release`: releases this owner's lease, for a releasing commit
+ * that ran before.
  *
  * @example
  * const committed = await commitStepToRows(rows, commit, () => store.release(connector, accountId, owner));
@@ -35,27 +37,31 @@ export async function commitStepToRows(
   commit: StepCommit,
   release: () => Promise<void>,
 ): Promise<CommittedStep> {
-  const marker = stepMarkerOf(commit.entries);
+  const markers = stepMarkersOf(commit.entries);
   const { etag, stored } = commit;
-  if (etag !== undefined && stored !== undefined && commit.entries.length <= ENTRIES_WITH_ROW) {
-    const committed = await commitAtOnce(rows, commit, { etag, stored }, marker);
+  if (
+    etag !== undefined &&
+    stored !== undefined &&
+    commit.entries.length + markers.length <= ACTIONS_WITH_ROW
+  ) {
+    const committed = await commitAtOnce(rows, commit, { etag, stored }, markers);
     if (committed !== undefined) return committed;
   }
-  return commitInParts(rows, commit, marker, release);
+  return commitInParts(rows, commit, markers, release);
 }
 
 /**
  * The commit as one transaction at the row's version; undefined when it was refused as a
  * whole (nothing of it written): 412, the row changed since (the lease expired and was taken,
  * or this commit ran before); 404, no row under the canonical key (a lease taken before rows
- * were keyed canonically); 409, the step's marker exists (this commit ran before); or the
- * row would be too large.
+ * were keyed canonically); 409, a step's marker exists (a commit of that step ran before);
+ * or the row would be too large.
  */
 async function commitAtOnce(
   rows: AccountRows,
   commit: StepCommit,
   version: { etag: string; stored: AccountRecord | null },
-  marker: StepMarker | undefined,
+  markers: readonly StepMarker[],
 ): Promise<CommittedStep | undefined> {
   const record = recordAfter(commit, version.stored);
   const row = {
@@ -67,7 +73,7 @@ async function commitAtOnce(
   const actions: TransactionAction[] = journalRowsOf(commit.entries, rows.accountKey).map(
     (entry): TransactionAction => ['upsert', entry, 'Replace'],
   );
-  if (marker !== undefined) actions.push(['create', stepMarkerRow(marker, true)]);
+  for (const marker of markers) actions.push(['create', stepMarkerRow(marker, true)]);
   actions.push(['update', row, 'Replace', { etag: version.etag }]);
   try {
     const response = await submitTransaction(rows.client, actions);
@@ -84,23 +90,28 @@ async function commitAtOnce(
 }
 
 /**
- * The commit in parts: the step's marker first (a run before this one that finished leaves
- * nothing to write; one that stopped part way gives the time its entries are under), the
- * entries (upserts onto the same rows), the update applied to the record as it is now, and
- * the marker last, done.
+ * The commit in parts: each step's marker first (a run before this one that finished leaves
+ * nothing of that step to write; one that stopped part way gives the time its entries are
+ * under), the entries (upserts onto the same rows), the updates applied to the record as it
+ * is now, and the markers last, done.
  */
 async function commitInParts(
   rows: AccountRows,
   commit: StepCommit,
-  marker: StepMarker | undefined,
+  markers: readonly StepMarker[],
   release: () => Promise<void>,
 ): Promise<CommittedStep> {
-  let entries = commit.entries;
-  if (marker !== undefined) {
+  const entries: JournalEntry[] = [];
+  const claimed: StepMarker[] = [];
+  for (const marker of markers) {
     const claim = await claimStepMarker(rows.client, marker);
-    if (claim.done) return committedBefore(rows, commit, release);
-    if (claim.at !== marker.at) entries = entries.map((entry) => ({ ...entry, at: claim.at }));
+    if (claim.done) continue;
+    claimed.push(marker);
+    for (const entry of commit.entries) {
+      if (entry.step === marker.step) entries.push({ ...entry, at: claim.at });
+    }
   }
+  if (markers.length > 0 && claimed.length === 0) return committedBefore(rows, commit, release);
   if (entries.length > 0) {
     const journal = journalRowsOf(entries, rows.accountKey);
     await guardStorage('record journal entries', () =>
@@ -108,7 +119,7 @@ async function commitInParts(
     );
   }
   const committed = await commitToCurrent(rows, commit);
-  if (marker !== undefined) await markStepDone(rows.client, marker);
+  for (const marker of claimed) await markStepDone(rows.client, marker);
   return committed;
 }
 
@@ -176,11 +187,12 @@ function leaseOf(commit: StepCommit): Lease {
   };
 }
 
-/** The record once the commit's update is applied to it (null: none). */
+/** The record once the commit's updates are applied to it, earlier steps' first (null: none). */
 function recordAfter(commit: StepCommit, stored: AccountRecord | null): AccountRecord | null {
-  if (commit.update === undefined) return stored;
-  return (
-    applyRecordUpdate(stored ?? undefined, commit.connector, commit.accountId, commit.update) ??
-    null
-  );
+  const updates = [
+    ...(commit.earlier ?? []),
+    ...(commit.update === undefined ? [] : [commit.update]),
+  ];
+  if (updates.length === 0) return stored;
+  return recordAfterUpdates(stored, commit.connector, commit.accountId, updates);
 }

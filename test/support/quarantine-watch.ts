@@ -1,5 +1,5 @@
 import type { QuarantineState } from '../../src/domain/quarantine';
-import type { RequestReport } from '../../src/domain/request-report';
+import type { RequestHold, RequestReport } from '../../src/domain/request-report';
 import type { TruthEvent } from '../../src/sandbox/truth';
 import type { GateAnswer } from '../../src/workflows/activities/quarantine-activities';
 import { ACTIVITIES, requestInstanceId } from '../../src/workflows/names';
@@ -20,6 +20,14 @@ export function untilQuarantined(bench: ServiceBench, connector: string): Promis
   return until(`connector ${connector} quarantined`, async () => {
     const state = await bench.runtime.services.quarantine.get(connector);
     return state?.quarantined === true ? state : undefined;
+  });
+}
+
+/** The request's hold once it shows one (held states pass quickly: polled closely). */
+export function untilHeld(bench: ServiceBench, requestId: string): Promise<RequestHold> {
+  return until(`request ${requestId} held`, async () => {
+    const state = await bench.runtime.driver.getStatus(requestInstanceId(requestId));
+    return (state?.customStatus as RequestReport | undefined)?.hold;
   });
 }
 

@@ -101,9 +101,8 @@ export function* keepHold(
   waiting: HoldSubject,
   renew = false,
 ): Step<{ error: SerializedError } | undefined> {
-  const nowMs = context.df.currentUtcDateTime.getTime();
-  if (!renew && nowMs - hold.takenAt <= LEASE_TTL_MS / 2) return undefined;
-  hold.takenAt = nowMs;
+  if (!renew && !renewalDue(context, hold)) return undefined;
+  hold.takenAt = context.df.currentUtcDateTime.getTime();
   const renewed = yield* takeLease(context, hold, false, waiting);
   if ('error' in renewed) return renewed;
   if (renewed.etag === undefined) delete hold.etag;
@@ -112,19 +111,27 @@ export function* keepHold(
   return undefined;
 }
 
+/** Whether half of the lease has passed: the next step's start renews it (`keepHold`). */
+export function renewalDue(context: OrchestrationContext, hold: AccountHold): boolean {
+  return context.df.currentUtcDateTime.getTime() - hold.takenAt > LEASE_TTL_MS / 2;
+}
+
 /**
  * The lease as the request's writes need it (`WriteLease`): when it ends, renewed first only
  * with `renew` (a write refused for its lease). A write is never preceded by a renewal of
  * its own otherwise: a request that was running when this version was deployed replays the
- * activities its history holds (the step's start renews as before).
+ * activities its history holds (the step's start renews as before). `beforeRenewal`: what
+ * the request writes before the renewal rewrites the row (a commit it carries).
  */
 export function writeLease(
   context: OrchestrationContext,
   hold: AccountHold,
   waiting: HoldSubject,
+  beforeRenewal?: () => Step<void>,
 ): (renew: boolean) => Step<number | { error: SerializedError }> {
   return function* (renew) {
     if (!renew) return hold.takenAt + LEASE_TTL_MS;
+    if (beforeRenewal !== undefined) yield* beforeRenewal();
     const lost = yield* keepHold(context, hold, waiting, true);
     return lost ?? hold.takenAt + LEASE_TTL_MS;
   };
@@ -141,9 +148,10 @@ export function renewedWhileHeld(
 
 /**
  * A step's journal entries and record update, written together (DESIGN invariant 1) with
- * the lease released in the same write when nothing of the request follows. `end`: the
- * request's end, indexed and counted by the same activity once the commit is written
- * (`indexed` in the answer says it was).
+ * the lease released in the same write when nothing of the request follows. `earlier`: the
+ * record updates of the steps before it whose commits it carries (their entries are in
+ * `entries`). `end`: the request's end, indexed and counted by the same activity once the
+ * commit is written (`indexed` in the answer says it was).
  */
 export function* commitStep(
   context: OrchestrationContext,
@@ -151,6 +159,7 @@ export function* commitStep(
   commit: {
     entries: JournalEntry[];
     update?: AccountRecordUpdate;
+    earlier?: AccountRecordUpdate[];
     release: boolean;
     end?: RequestEnd;
   },
@@ -163,6 +172,7 @@ export function* commitStep(
     ...(hold.etag === undefined ? {} : { etag: hold.etag }),
     entries: commit.entries,
     ...(commit.update === undefined ? {} : { update: commit.update }),
+    ...(commit.earlier === undefined ? {} : { earlier: commit.earlier }),
     stored: hold.stored,
     release: commit.release,
     ...(commit.end === undefined ? {} : { end: commit.end }),

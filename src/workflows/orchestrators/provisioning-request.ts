@@ -1,5 +1,10 @@
 import type { OrchestrationContext } from 'durable-functions';
-import { applyRecordUpdate, isEmptyRecordUpdate, isLinked } from '../../domain/account-record';
+import {
+  applyRecordUpdate,
+  isEmptyRecordUpdate,
+  isLinked,
+  recordAfterUpdates,
+} from '../../domain/account-record';
 import type { SerializedError } from '../../domain/errors';
 import { journalEntriesOf, type EffectiveChange } from '../../domain/journal-entry';
 import type { ProvisioningRequest } from '../../domain/provisioning-request';
@@ -26,10 +31,12 @@ import {
   keepHold,
   LEASE_TTL_MS,
   releaseHold,
+  renewalDue,
   renewedWhileHeld,
   writeLease,
 } from './account-hold';
 import { callActivity, type Step } from './activity-calls';
+import { carry, unrecordedNotice, type CarriedCommit } from './carried-commit';
 import { withIntentDay } from './dated-intents';
 import { driveMachine } from './drive-machine';
 import { holdAfterFailure, withHolds, type HoldSubject } from './quarantine-hold';
@@ -40,7 +47,9 @@ import { holdAfterFailure, withHolds, type HoldSubject } from './quarantine-hold
  * durable timers, with its state published in custom status; a failed step fails the
  * request and skips the rest. The account's lease keeps another request's writes from
  * interleaving with this one's (DESIGN invariant 7). Each step's effective changes and what
- * the service's record of the account learns are written together once the step ends.
+ * the service's record of the account learns are written together once the step ends; from
+ * revision 3, a step that succeeded with another right after it is written with that one's
+ * commit (`CarriedCommit`), and before the request waits on anything that can last.
  */
 export function* provisioningRequestOrchestrator(
   context: OrchestrationContext,
@@ -150,6 +159,27 @@ export function* provisioningRequestOrchestrator(
   let earlier: EffectiveChange[] = [];
   /** When the request ended, once the last step's commit indexed its end. */
   let indexedAt: string | undefined;
+  // Revision 3: a step that succeeded with another right after it is committed with that
+  // one. What it carries is written before anything that can last: a renewal of the lease
+  // (it rewrites the row; a lost lease ends the request), a hold (the failure before it
+  // commits), and the end. The password's secret is discarded by the step that used it last,
+  // before its commit is written either way: nothing later needs it, and no commit names it.
+  const folds = acceptedSince(request, 3);
+  let carried: CarriedCommit | undefined;
+  /** Writes what is carried now (`release`: with the lease, at the end). */
+  function* writeCarried(release: boolean): Step<void> {
+    if (carried === undefined) return;
+    const committed = yield* commitStep(context, hold, {
+      entries: carried.entries,
+      earlier: carried.updates,
+      release,
+    });
+    if (committed.ok) carried = undefined;
+    else if (release) {
+      report.notices = [...(report.notices ?? []), unrecordedNotice(carried, committed.error)];
+    }
+  }
+  const lease = writeLease(context, hold, waiting, folds ? () => writeCarried(false) : undefined);
   for (let index = 0; index < request.actions.length; index++) {
     report.steps[index] = {
       ...(report.steps[index] as StepReport),
@@ -157,18 +187,23 @@ export function* provisioningRequestOrchestrator(
       startedAt: now(),
     };
     publish();
+    if (carried !== undefined && renewalDue(context, hold)) yield* writeCarried(false);
     const lost = yield* keepHold(context, hold, waiting);
     if (lost !== undefined) {
       failAt(index, lost);
       break;
     }
-    handle.stored = hold.stored;
+    // The record as stored once what is carried is written: the request is its only writer.
+    handle.stored =
+      carried === undefined
+        ? hold.stored
+        : recordAfterUpdates(hold.stored, connector, accountId, carried.updates);
     const roles = lookedUp.get(index);
     lookedUp.delete(index);
     let outcome = yield* driveMachine(
       context,
       withIntentDay(requestStep(steps, index, handle, roles), request.intentDay),
-      writeLease(context, hold, waiting),
+      lease,
     );
     verifications[index] = outcome.verification;
     if (outcome.ok && index === lastUse) passwordDiscarded = true;
@@ -181,25 +216,37 @@ export function* provisioningRequestOrchestrator(
     // The last step, when it succeeded, releases the lease in the same write, and the same
     // activity indexes and counts the request's end as it will be reported (a failed commit
     // or index write ends the request through indexRequestEnd instead); a failed step keeps
-    // the lease (the request may be held and run the step again) until the end.
+    // the lease (the request may be held and run the step again) until the end. A step that
+    // succeeded with another after it is carried into that one's commit (revision 3).
     const record = outcome.record;
-    if (outcome.changes.length > 0 || (record !== undefined && !isEmptyRecordUpdate(record))) {
+    const own =
+      outcome.changes.length > 0 || (record !== undefined && !isEmptyRecordUpdate(record));
+    const endAt = now();
+    const entries = () =>
+      journalEntriesOf(
+        { requestId: request.requestId, connector, accountId, ...requestContextOf(request) },
+        index,
+        outcome.changes,
+        endAt,
+      );
+    const carriedOn = folds && outcome.ok && index < request.actions.length - 1;
+    if (carriedOn) {
+      if (own) carried = carry(carried, index, entries(), record);
+    } else if (own || carried !== undefined) {
       const release = outcome.ok && index === request.actions.length - 1;
-      const endAt = now();
       const committed = yield* commitStep(context, hold, {
-        entries: journalEntriesOf(
-          { requestId: request.requestId, connector, accountId, ...requestContextOf(request) },
-          index,
-          outcome.changes,
-          endAt,
-        ),
+        entries: [...(carried?.entries ?? []), ...entries()],
         ...(record === undefined ? {} : { update: record }),
+        ...(carried === undefined ? {} : { earlier: carried.updates }),
         release,
         ...(release ? { end: endOf(endedSteps(index, outcome, endAt), endAt) } : {}),
       });
       handle.stored = hold.stored;
       if (committed.ok) {
-        if (record !== undefined) handle.record = isLinked(hold.stored) ? hold.stored : null;
+        if (record !== undefined || carried !== undefined) {
+          handle.record = isLinked(hold.stored) ? hold.stored : null;
+        }
+        carried = undefined;
         // An answer from before commits indexed the end has no `indexed`: indexRequestEnd does.
         if (committed.value.indexed === true) indexedAt = endAt;
       } else if (outcome.ok) outcome = { ...outcome, ok: false, error: committed.error };
@@ -221,11 +268,13 @@ export function* provisioningRequestOrchestrator(
     report.steps[index] = stepEnded(
       report.steps[index] as StepReport,
       withHolds(outcome, earlier, waiting),
-      indexedAt ?? now(),
+      carriedOn ? endAt : (indexedAt ?? now()),
     );
     earlier = [];
   }
 
+  // Left carried only when its commit failed, or the lease was lost: one more try.
+  yield* writeCarried(true);
   yield* releaseHold(context, hold);
   if (!passwordDiscarded) yield* discardPassword(context, request);
   return yield* finish(indexedAt);

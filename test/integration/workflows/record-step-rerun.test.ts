@@ -8,7 +8,7 @@ import { buildServices } from '../../../src/runtime/build-services';
 import { JOURNAL_ROWS_END } from '../../../src/store/account-row';
 import { tableClient } from '../../../src/store/storage-clients';
 import { journalRowsOf } from '../../../src/store/table-journal-store';
-import { claimStepMarker, stepMarkerOf } from '../../../src/store/step-marker';
+import { claimStepMarker, stepMarkerOf, stepMarkersOf } from '../../../src/store/step-marker';
 import type { ActivityResult } from '../../../src/workflows/activity-result';
 import type {
   RecordStepActivityInput,
@@ -347,5 +347,186 @@ describe("the request's end, written with its last step's commit, run again", ()
     valueOf(await activities.indexRequestEnd(end('hal', connector)));
 
     expect(await endsCounted(connector)).toBe(1);
+  });
+});
+
+/*
+ * Revision 3: a create followed at once by a grant is committed once, the create's entries
+ * and record update carried into the grant's commit. Each entry keeps its own step and that
+ * step's end; a second run (a re-run episode, at later times) writes nothing twice, whether
+ * it meets the first run's commit whole, stopped part way, or grouped otherwise (a re-run
+ * that renewed the lease between the steps commits them apart).
+ */
+describe('recordStep carrying the step before its own, run again at later orchestration times', () => {
+  /** The create's end and the grant's in a run; a re-run has both later. */
+  const FIRST = { create: FIRST_AT, grant: '2026-03-01T08:00:06.000Z' };
+  const RERUN = { create: RERUN_AT, grant: '2026-03-01T08:00:10.000Z' };
+  const GROUPS = ['g-1', 'g-2', 'g-3'];
+
+  function createEntries(accountId: string, at: string) {
+    return journalEntriesOf(
+      { requestId: `req-${accountId}`, connector: CONNECTOR, accountId },
+      0,
+      [{ change: 'account created' }],
+      at,
+    );
+  }
+  function grantEntries(accountId: string, at: string) {
+    return journalEntriesOf(
+      { requestId: `req-${accountId}`, connector: CONNECTOR, accountId },
+      1,
+      GROUPS.map((groupId) => ({ change: 'member added' as const, groupId })),
+      at,
+    );
+  }
+  /** The grant's commit carrying the create's, as the orchestrator builds it. */
+  function carryingCommit(
+    accountId: string,
+    at: { create: string; grant: string },
+    version: { etag?: string },
+    release = true,
+  ): RecordStepActivityInput {
+    return {
+      connector: CONNECTOR,
+      accountId,
+      owner: `req-${accountId}`,
+      leaseExpiresAtMs: NOW + TTL,
+      ...version,
+      stored: null,
+      entries: [...createEntries(accountId, at.create), ...grantEntries(accountId, at.grant)],
+      earlier: [
+        { link: { targetId: `id-${accountId}`, linkedAt: at.create, createdAt: at.create } },
+      ],
+      update: { granted: GROUPS, groupsAt: at.grant },
+      release,
+    };
+  }
+  /** The account's entries as `step change at`, sorted. */
+  async function entriesOf(accountId: string): Promise<string[]> {
+    const page = await services.journal.query({ connector: CONNECTOR, accountId, limit: 100 });
+    return page.entries.map((entry) => `${entry.step} ${entry.change} ${entry.at}`).sort();
+  }
+  const firstRun = [
+    `0 account created ${FIRST.create}`,
+    ...Array(3).fill(`1 member added ${FIRST.grant}`),
+  ];
+
+  it('writes each step’s entries once, under its own step’s end, and the record both steps leave', async () => {
+    const lease = await takeLease('gus');
+    const first = valueOf(
+      await activities.recordStep(carryingCommit('gus', FIRST, { etag: lease.etag! })),
+    );
+    const again = valueOf(
+      await activities.recordStep(carryingCommit('gus', RERUN, { etag: lease.etag! })),
+    );
+
+    expect(await journalRows('gus')).toHaveLength(4);
+    expect(await entriesOf('gus')).toEqual(firstRun);
+    const stored = await services.accounts.get(CONNECTOR, 'gus');
+    expect(stored).toMatchObject({
+      targetId: 'id-gus',
+      linkedAt: FIRST.create,
+      createdAt: FIRST.create,
+      assignedGroups: GROUPS,
+    });
+    expect(first.record).toEqual(stored);
+    expect(again.record).toEqual(stored);
+    // Released by the first run: another request takes the lease at once.
+    expect(
+      await services.accounts.acquire(CONNECTOR, 'gus', 'someone-else', NOW + 5_000, TTL),
+    ).toMatchObject({ acquired: true });
+  });
+
+  it('after a run killed part way (the create’s marker and one entry written): the re-run finishes it on the same rows', async () => {
+    await takeLease('hal');
+    const client = tableClient(storage.connection, 'ProvisioningJournal');
+    const [createMarker, grantMarker] = stepMarkersOf([
+      ...createEntries('hal', FIRST.create),
+      ...grantEntries('hal', FIRST.grant),
+    ]);
+    // The markers are the ones a commit of each step alone has.
+    expect(createMarker).toEqual(stepMarkerOf(createEntries('hal', FIRST.create)));
+    expect(grantMarker).toEqual(stepMarkerOf(grantEntries('hal', FIRST.grant)));
+    expect(await claimStepMarker(client, createMarker!)).toEqual({ done: false, at: FIRST.create });
+    await client.upsertEntity(
+      journalRowsOf(
+        createEntries('hal', FIRST.create),
+        (_connector: string, accountId: string) => accountId,
+      )[0]!,
+      'Replace',
+    );
+
+    valueOf(await activities.recordStep(carryingCommit('hal', RERUN, {})));
+
+    // The create's entry stays under the first run's time; the grant's, never written, under the re-run's.
+    expect(await entriesOf('hal')).toEqual([
+      `0 account created ${FIRST.create}`,
+      ...Array(3).fill(`1 member added ${RERUN.grant}`),
+    ]);
+    expect(await services.accounts.get(CONNECTOR, 'hal')).toMatchObject({
+      targetId: 'id-hal',
+      assignedGroups: GROUPS,
+    });
+    expect(await claimStepMarker(client, createMarker!)).toEqual({ done: true });
+    expect(await claimStepMarker(client, grantMarker!)).toEqual({ done: true });
+  });
+
+  it('after a first run that committed the steps apart (it renewed the lease between them): nothing doubles', async () => {
+    const lease = await takeLease('ida');
+    const alone = valueOf(
+      await activities.recordStep({
+        connector: CONNECTOR,
+        accountId: 'ida',
+        owner: 'req-ida',
+        leaseExpiresAtMs: NOW + TTL,
+        etag: lease.etag!,
+        stored: null,
+        entries: createEntries('ida', FIRST.create),
+        update: { link: { targetId: 'id-ida', linkedAt: FIRST.create, createdAt: FIRST.create } },
+        release: false,
+      }),
+    );
+    valueOf(
+      await activities.recordStep({
+        connector: CONNECTOR,
+        accountId: 'ida',
+        owner: 'req-ida',
+        leaseExpiresAtMs: NOW + TTL,
+        etag: alone.etag!,
+        stored: alone.record,
+        entries: grantEntries('ida', FIRST.grant),
+        update: { granted: GROUPS, groupsAt: FIRST.grant },
+        release: true,
+      }),
+    );
+    // The re-run episode did not renew: it carries the create into the grant's commit.
+    valueOf(await activities.recordStep(carryingCommit('ida', RERUN, { etag: lease.etag! })));
+
+    expect(await entriesOf('ida')).toEqual(firstRun);
+    expect(await services.accounts.get(CONNECTOR, 'ida')).toMatchObject({
+      linkedAt: FIRST.create,
+      assignedGroups: GROUPS,
+    });
+  });
+
+  it('after a first run that carried the create, when the re-run commits it alone first: nothing doubles', async () => {
+    const lease = await takeLease('jo');
+    valueOf(await activities.recordStep(carryingCommit('jo', FIRST, { etag: lease.etag! })));
+    valueOf(
+      await activities.recordStep({
+        connector: CONNECTOR,
+        accountId: 'jo',
+        owner: 'req-jo',
+        leaseExpiresAtMs: NOW + TTL,
+        etag: lease.etag!,
+        stored: null,
+        entries: createEntries('jo', RERUN.create),
+        update: { link: { targetId: 'id-jo', linkedAt: RERUN.create, createdAt: RERUN.create } },
+        release: false,
+      }),
+    );
+
+    expect(await entriesOf('jo')).toEqual(firstRun);
+    expect((await services.accounts.get(CONNECTOR, 'jo'))?.assignedGroups).toEqual(GROUPS);
   });
 });

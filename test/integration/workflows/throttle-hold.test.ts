@@ -1,9 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RequestHold, RequestReport } from '../../../src/domain/request-report';
-import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
+import { ACTIVITIES } from '../../../src/workflows/names';
 import { graphTestClient } from '../sandbox/graph-test-client';
-import { until } from '../../support/poll-until';
-import { truthCounts } from '../../support/quarantine-watch';
+import { truthCounts, untilHeld } from '../../support/quarantine-watch';
 import {
   GRAPH,
   SCIM,
@@ -41,18 +39,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** The request's hold once it shows one (real-time poll: holds last seconds here). */
-function untilHeld(requestId: string): Promise<RequestHold> {
-  return until(
-    `request ${requestId} held`,
-    async () => {
-      const state = await bench.runtime.driver.getStatus(requestInstanceId(requestId));
-      return (state?.customStatus as RequestReport | undefined)?.hold;
-    },
-    { timeoutMs: 60_000, everyMs: 5 },
-  );
-}
-
 /** The request's journal entries as `step change group`, sorted. */
 async function journalOf(connector: string, accountId: string, requestId: string) {
   return (await bench.journal(connector, accountId))
@@ -78,7 +64,7 @@ describe('a SCIM target that throttles writes longer than a call waits in place'
       account: { accountId, displayName: 'Storm Writes' },
       actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales', 'Engineering'] }],
     });
-    const hold = await untilHeld(requestId);
+    const hold = await untilHeld(bench, requestId);
     expect(hold).toMatchObject({
       cause: 'throttling',
       reason: {
@@ -138,7 +124,7 @@ describe("a Graph tenant in a throttling storm whose Retry-After is beyond a cal
       account: { accountId, displayName: 'Storm Graph' },
       actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales'] }],
     });
-    const hold = await untilHeld(requestId);
+    const hold = await untilHeld(bench, requestId);
     expect(hold).toMatchObject({ cause: 'throttling', reason: { code: 'TARGET_THROTTLED' } });
     // The storm's Retry-After is what is left of it (the sped-up clock moves a few s meanwhile).
     expect(hold.reason.message).toMatch(/its last Retry-After asked for (5 min|4 min \d+ s)\)/);
@@ -274,7 +260,7 @@ describe('a Graph grant throttled past its wait, whose member an admin adds duri
       account: { accountId },
       actions: [{ type: 'grant', groups: ['Sales'] }],
     });
-    await untilHeld(requestId);
+    await untilHeld(bench, requestId);
     graph.setQuota(undefined);
     // Meanwhile an admin adds the account to Sales in the admin center; reads lag that write
     // for longer than the test (graph-behaviour.md: reads can be older than the truth).
