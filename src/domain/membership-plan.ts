@@ -86,15 +86,22 @@ export function planMembershipWrites(
 
 /**
  * The removals a setMemberships writes: the managed groups to leave that a read showed the
- * account in, or that the service itself granted (a lagging read may not show them yet).
+ * account in, that the service itself granted (a lagging read may not show them yet), or
+ * whose "not a member" the read could not vouch for (`unproven`: a member list the server
+ * may cut short). A read never cancels a write (DESIGN invariant 9): only a read the target
+ * vouches for spares a removal.
  */
 export function removalsToWrite(
   plan: MembershipWritePlan,
   seen: ReadonlySet<string>,
   assigned: readonly string[],
+  unproven: ReadonlySet<string> = new Set(),
 ): string[] {
   const held = new Set(assigned);
-  return [...plan.remove, ...plan.removeIfPresent.filter((id) => seen.has(id) || held.has(id))];
+  return [
+    ...plan.remove,
+    ...plan.removeIfPresent.filter((id) => seen.has(id) || held.has(id) || unproven.has(id)),
+  ];
 }
 
 function unique(ids: readonly string[]): string[] {

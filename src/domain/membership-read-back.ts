@@ -52,6 +52,9 @@ export function* readMemberships(
     read.groupIds.push(...result.value.groupIds);
     Object.assign(read.names, result.value.names);
     read.notices.push(...result.value.notices);
+    if (result.value.unproven !== undefined && result.value.unproven.length > 0) {
+      (read.unproven ??= []).push(...result.value.unproven);
+    }
   }
   return read;
 }

@@ -97,11 +97,13 @@ function* changeMemberships(
   if ('error' in read) return failed(read.error);
   Object.assign(names, read.names);
   const seen = new Set(read.groupIds);
+  const absenceUnproven = new Set(read.unproven ?? []);
   // What the account was a member of before this step: the service's own write within the
-  // visibility window, else the read (which may lag that write), else nothing known.
+  // visibility window, else the read (which may lag that write) where the target vouches
+  // for it, else nothing known.
   const stateBefore = (id: string): boolean | undefined =>
     recentGroupWrite(input.handle.record, id, startedAt, input.capabilities.visibilityWindowMs) ??
-    (read.visible ? seen.has(id) : undefined);
+    (read.visible && !absenceUnproven.has(id) ? seen.has(id) : undefined);
   const notices = [...read.notices];
   const leftAlone = plan.leftAlone.filter((group) => seen.has(group.id));
   if (leftAlone.length > 0) {
@@ -130,7 +132,7 @@ function* changeMemberships(
   const written = yield* writeMembershipChanges(
     input,
     account,
-    { remove: removalsToWrite(plan, seen, assigned), add: plan.add },
+    { remove: removalsToWrite(plan, seen, assigned, absenceUnproven), add: plan.add },
     groups,
     'write',
   );
@@ -142,7 +144,7 @@ function* changeMemberships(
     unconfirmed: readonly MembershipWriteAnswer[] = [],
   ): StepOutcome => {
     const changes = effectiveChanges(answers, stateBefore, names);
-    const all = [...notices, ...answerNotices(answers, changes, names)];
+    const all = [...notices, ...answerNotices(answers, changes, names, absenceUnproven)];
     const record = recordUpdate(input.action, plan, answers, error === undefined, at, unconfirmed);
     return error === undefined
       ? succeeded(changes, all, record)
@@ -251,25 +253,42 @@ function leaving(plan: MembershipWritePlan): Set<string> {
   return new Set(Object.keys(plan.expected).filter((id) => plan.expected[id] === false));
 }
 
-/** What the answers tell the operator: changes that were already in place. */
+/**
+ * What the answers tell the operator: changes that were already in place, and removals from
+ * groups whose state before no read could vouch for (`unproven`), acknowledged without a
+ * word on it: whether they changed anything could not be told, and they are not journaled.
+ */
 function answerNotices(
   ledger: readonly MembershipWriteAnswer[],
   changes: readonly EffectiveChange[],
   names: Record<string, string>,
+  unproven: ReadonlySet<string>,
 ): string[] {
   const effective = new Set(changes.map((c) => `${c.change}:${c.groupId ?? ''}`));
   const inPlace = new Map<string, string>();
+  const untold = new Map<string, string>();
   for (const answer of ledger) {
     const key = `${answer.change === 'added' ? 'member added' : 'member removed'}:${answer.groupId}`;
     if (answer.outcome === 'accountNotFound' || effective.has(key)) continue;
-    inPlace.set(
-      answer.groupId,
-      describeGroup({ id: answer.groupId, displayName: names[answer.groupId] ?? answer.groupName }),
-    );
+    const described = describeGroup({
+      id: answer.groupId,
+      displayName: names[answer.groupId] ?? answer.groupName,
+    });
+    const told = answer.outcome === 'already' || !unproven.has(answer.groupId);
+    (told ? inPlace : untold).set(answer.groupId, described);
   }
-  return inPlace.size === 0
-    ? []
-    : [`already as requested, nothing changed: ${[...inPlace.values()].join(', ')}`];
+  return [
+    ...(inPlace.size === 0
+      ? []
+      : [`already as requested, nothing changed: ${[...inPlace.values()].join(', ')}`]),
+    ...(untold.size === 0
+      ? []
+      : [
+          `removal sent, but whether the account was a member before could not be told (the ` +
+            `server's member list may be cut short), so no change is journaled for: ` +
+            [...untold.values()].join(', '),
+        ]),
+  ];
 }
 
 /**

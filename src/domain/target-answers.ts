@@ -9,6 +9,13 @@ export interface MembershipRead {
   names: Record<string, string>;
   /** Things the operator should know: a group whose members could not be read, a fallback used. */
   notices: string[];
+  /**
+   * Groups asked to confirm an absence (`confirmAbsent`) that the read did not show the
+   * account in, but whose "not a member" rests on nothing the target vouches for: a member
+   * list it may cut short, a filter not yet seen to find a member (scim-interop.md). Whether
+   * the account is a member there is not known.
+   */
+  unproven?: string[];
 }
 
 /**

@@ -17,6 +17,8 @@ interface GroupMembership {
   name: string;
   isMember: boolean;
   notice?: string;
+  /** "Not a member" rests on a list the server may cut short (MembershipRead.unproven). */
+  unproven?: true;
 }
 
 /**
@@ -89,13 +91,20 @@ export class ScimMemberships {
       : confirmAbsent.filter((id) => asked.has(id) && !found.groupIds.has(id));
     const confirmations = await Promise.all(unconfirmed.map((id) => this.readGroupMembers(id, id)));
     const notices: string[] = [];
+    const unproven: string[] = [];
     let missed: string | undefined;
     for (const [index, listed] of confirmations.entries()) {
       const groupId = unconfirmed[index]!;
       names[groupId] ??= listed.name;
       const described = describeGroup({ id: groupId, displayName: listed.name });
-      if (listsMember(listed.members, value)) missed ??= described;
-      else if (listed.members === undefined) {
+      if (listsMember(listed.members, value)) {
+        missed ??= described;
+        continue;
+      }
+      // Neither a filter not yet seen to find anyone nor a list the server may cut short
+      // vouches for the absence.
+      unproven.push(groupId);
+      if (listed.members === undefined) {
         notices.push(
           `group ${described}: "not a member" rests on the members filter alone, which has not ` +
             `yet shown this connector a member, and the group returns no member list to confirm it`,
@@ -121,6 +130,7 @@ export class ScimMemberships {
       groupIds: groupIds.filter((id) => found.groupIds.has(id)),
       names,
       notices,
+      ...(unproven.length === 0 ? {} : { unproven }),
     };
   }
 
@@ -134,10 +144,12 @@ export class ScimMemberships {
     const results = await Promise.all(
       groupIds.map((id) => this.readWhole(account, id, confirm.has(id), why)),
     );
+    const unproven = results.filter((r) => r.unproven === true).map((r) => r.groupId);
     return {
       groupIds: results.filter((r) => r.isMember).map((r) => r.groupId),
       names: Object.fromEntries(results.map((r) => [r.groupId, r.name])),
       notices: results.flatMap((r) => (r.notice === undefined ? [] : [r.notice])),
+      ...(unproven.length === 0 ? {} : { unproven }),
     };
   }
 
@@ -208,12 +220,26 @@ export class ScimMemberships {
               notice:
                 `group ${described}: "not a member" rests on the member list the server returned, ` +
                 `which it may cut short (${why})`,
+              unproven: true,
             }
           : {}),
       };
     }
     // No member list: an empty group (RFC 7643 omits unassigned attributes), a server that
-    // never returns members, or a group too big to return (scim-interop.md).
+    // never returns members, or a group too big to return (scim-interop.md). Where the step
+    // would leave the group, the removal is written all the same (a read never cancels a
+    // write); elsewhere nothing can be planned from it.
+    if (confirmAbsent) {
+      return {
+        groupId,
+        name,
+        isMember: false,
+        notice:
+          `group ${described}: returns no member list, and its membership cannot be asked ` +
+          `otherwise (${why}): whether the account is a member is not known`,
+        unproven: true,
+      };
+    }
     throw new ProvisioningError(
       'MEMBERSHIP_READ_UNAVAILABLE',
       `connector "${this.settings.name}": group ${described} returns no members, and its ` +
