@@ -77,6 +77,10 @@ export function mapScimError(result: HttpResult, context: ScimErrorContext): Pro
   const message =
     `connector "${context.connector}": ${result.describe} for ${context.subject} ` +
     `answered ${result.status}${scimType === undefined ? '' : ` ${scimType}`}` +
+    (code === 'TARGET_RESPONSE_INVALID' && result.status === 404
+      ? ' without a SCIM error body: not the server saying the object is missing (check the ' +
+        "connector's base URL, or a gateway in front of the server)"
+      : '') +
     (said === '' ? '' : `: ${said}`) +
     (result.status === 429 ? throttledFor(result) : '');
   const details = {
@@ -106,7 +110,7 @@ function codeFor(
     case 403:
       return 'TARGET_FORBIDDEN';
     case 404:
-      return context.notFound;
+      return isScimNotFound(result.body) ? context.notFound : 'TARGET_RESPONSE_INVALID';
     case 405:
     case 501:
       return result.describe.startsWith('PATCH')

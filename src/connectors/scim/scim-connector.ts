@@ -16,9 +16,8 @@ import type {
 } from '../connector';
 import { readAfterWrite } from '../read-after-write';
 import { unusableCreateAnswer } from '../unusable-create-answer';
-import { unprovenNotFound } from '../unproven-not-found';
 import { createAnswerFault } from './create-answer';
-import { hasScimType, isScimNotFound, mapScimError, type ScimErrorContext } from './error-mapper';
+import { hasScimType, mapScimError, type ScimErrorContext } from './error-mapper';
 import { attributeFilter } from './filter';
 import { findFiltered } from './filtered-lookup';
 import { searchMatches } from './group-search';
@@ -262,10 +261,8 @@ export class ScimConnector implements Connector {
       accept: [200, 404],
       context: this.groupContext(`group ${groupId}`),
     });
-    if (result.status === 404) {
-      if (isScimNotFound(result.body)) return undefined;
-      throw unprovenNotFound(this.name, result.describe, `group ${groupId}`);
-    }
+    // The transport lets a 404 through only as the server's own not-found (scim-http.ts).
+    if (result.status === 404) return undefined;
     const body = result.body;
     const group =
       typeof body === 'object' && body !== null && !Array.isArray(body)

@@ -9,7 +9,7 @@ import {
   type HttpMethod,
   type HttpResult,
 } from '../http/transport';
-import { mapScimError, type ScimErrorContext } from './error-mapper';
+import { isScimNotFound, mapScimError, type ScimErrorContext } from './error-mapper';
 
 export interface ScimHttpOptions {
   secrets: SecretStore;
@@ -70,7 +70,13 @@ export class ScimHttp {
         headers: { accept: `${SCIM_MEDIA_TYPE}, application/json;q=0.9` },
         ...(call.json === undefined ? {} : { json: call.json, contentType: SCIM_MEDIA_TYPE }),
       });
-      if (!call.accept.includes(result.status)) throw mapScimError(result, call.context);
+      // A 404 is taken for "missing" only when the server says so (DESIGN invariant 11).
+      if (
+        !call.accept.includes(result.status) ||
+        (result.status === 404 && !isScimNotFound(result.body))
+      ) {
+        throw mapScimError(result, call.context);
+      }
       return result;
     } finally {
       for (const secret of added) this.transient.delete(secret);

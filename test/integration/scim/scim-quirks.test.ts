@@ -2,7 +2,11 @@ import { ScimConnector } from '../../../src/connectors/scim/scim-connector';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEARCH_MATCH_LIMIT } from '../../../src/connectors/connector';
 import type { ScimQuirks } from '../../../src/sandbox/scim';
-import { createdAccount, runMembership } from '../../support/membership-procedure';
+import {
+  createdAccount,
+  runAccountAction,
+  runMembership,
+} from '../../support/membership-procedure';
 import { startScimTarget, type ScimTarget } from '../../support/scim-target';
 
 let target: ScimTarget | undefined;
@@ -187,6 +191,41 @@ describe('connector A tolerates', () => {
       }
     },
   );
+
+  it("a base URL that reaches the application's 404 page: a delete fails, the account stays, nothing is taken for missing", async () => {
+    target = await startScimTarget({
+      prefix: '/api/auth/scim/v2',
+      quirks: { outsidePrefix: 'html404' },
+    });
+    const account = await createdAccount(target.connector, { accountId: 'leaver.one' });
+    // The application moved its SCIM service; the connector still points at the old prefix.
+    const moved = new ScimConnector(
+      { ...target.settings, baseUrl: new URL(target.sandbox.endpoint).origin + '/api/old' },
+      { secrets: target.secrets },
+    );
+    try {
+      const deleted = await runAccountAction(moved, account, 'delete');
+      expect(deleted.ok).toBe(false);
+      expect(deleted.error).toMatchObject({
+        code: 'TARGET_RESPONSE_INVALID',
+        status: 404,
+        message: expect.stringContaining('without a SCIM error body'),
+      });
+      await expect(moved.findAccount('leaver.one')).rejects.toMatchObject({
+        code: 'TARGET_RESPONSE_INVALID',
+      });
+      await expect(moved.readAccount(account)).rejects.toMatchObject({
+        code: 'TARGET_RESPONSE_INVALID',
+      });
+      await expect(moved.readGroup('any-group')).rejects.toMatchObject({
+        code: 'TARGET_RESPONSE_INVALID',
+      });
+    } finally {
+      await moved.close();
+    }
+    // The truth: the leaver's account is still there; no request reached the SCIM service.
+    expect(target.sandbox.getUser('leaver.one')).toBeDefined();
+  });
 
   it('endpoints under another prefix, with the Base URL given with /scim/v2/', async () => {
     target = await startScimTarget({ prefix: '/tenant-a/scim/v2' });

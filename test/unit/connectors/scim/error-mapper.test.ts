@@ -36,7 +36,7 @@ describe('mapScimError', () => {
     [400, undefined, 'SCIM_REQUEST_REJECTED', false],
     [401, undefined, 'TARGET_AUTH_FAILED', false],
     [403, undefined, 'TARGET_FORBIDDEN', false],
-    [404, undefined, 'ACCOUNT_NOT_FOUND', false],
+    [404, undefined, 'TARGET_RESPONSE_INVALID', false],
     [409, 'uniqueness', 'SCIM_UNIQUENESS_CONFLICT', false],
     [409, undefined, 'SCIM_UNIQUENESS_CONFLICT', false],
     [429, undefined, 'TARGET_THROTTLED', false],
@@ -51,6 +51,19 @@ describe('mapScimError', () => {
     expect(error.retryable).toBe(retryable);
     expect(error.status).toBe(status);
     expect(error.object).toBe('jdoe');
+  });
+
+  it('takes a 404 for "missing" only with a SCIM error body: a gateway page proves nothing', () => {
+    const scim = { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], detail: 'gone' };
+    expect(mapScimError(answer(404, scim), context).code).toBe('ACCOUNT_NOT_FOUND');
+    expect(mapScimError(answer(404, { status: '404', detail: 'x' }), context).code).toBe(
+      'ACCOUNT_NOT_FOUND',
+    );
+    const page = mapScimError(answer(404, { error: 'Not Found' }), context);
+    expect(page.code).toBe('TARGET_RESPONSE_INVALID');
+    expect(page.message).toContain('without a SCIM error body');
+    expect(page.message).toContain("check the connector's base URL");
+    expect(mapScimError(answer(404), context).code).toBe('TARGET_RESPONSE_INVALID');
   });
 
   it('says how long a throttled call waited before its 429 became the answer', () => {
