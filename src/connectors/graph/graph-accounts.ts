@@ -10,7 +10,7 @@ import {
   withTransientSecret,
   type GraphContext,
 } from './graph-context';
-import { mapGraphError, readGraphError } from './graph-error-mapper';
+import { isGraphNotFound, mapGraphError, readGraphError } from './graph-error-mapper';
 import { isRecord } from './graph-objects';
 import {
   toGraphUser,
@@ -83,7 +83,11 @@ export async function readAccount(
     [200, 404],
     accountErrorContext(context, 'readAccounts', account),
   );
-  if (result.status === 404 || !isRecord(result.body)) return undefined;
+  if (result.status === 404) {
+    if (isGraphNotFound(result)) return undefined;
+    throw mapGraphError(result, accountErrorContext(context, 'readAccounts', account));
+  }
+  if (!isRecord(result.body)) return undefined;
   return toTargetAccount(result.body, mapping);
 }
 
@@ -173,6 +177,10 @@ export async function deleteAccount(
   });
   if (![204, 200, 404].includes(result.status)) {
     throw await accountWriteError(context, account, result);
+  }
+  // Only Graph's own not-found says the account is absent (a proxy's 404 proves nothing).
+  if (result.status === 404 && !isGraphNotFound(result)) {
+    throw mapGraphError(result, accountErrorContext(context, 'writeAccounts', account));
   }
   return {
     outcome: result.status === 404 ? 'absent' : 'deleted',

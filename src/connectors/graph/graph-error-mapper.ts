@@ -73,6 +73,18 @@ export function readGraphError(body: unknown): GraphErrorBody {
   };
 }
 
+/** The `error.code`s of Graph's own "no such object" (graph-behaviour.md: Users, Errors). */
+const GRAPH_NOT_FOUND_CODES = new Set(['Request_ResourceNotFound', 'ResourceNotFound']);
+
+/**
+ * Whether a 404 is Graph's own word that the object is missing: its error body with a
+ * not-found code. A 404 without one came from a proxy, a gateway or a wrong `graphEndpoint`
+ * and proves nothing missing (DESIGN invariant 11).
+ */
+export function isGraphNotFound(result: { status: number; body: unknown }): boolean {
+  return result.status === 404 && GRAPH_NOT_FOUND_CODES.has(readGraphError(result.body).code ?? '');
+}
+
 /**
  * The one error mapper of connector B: keyed on HTTP status and Graph's `error.code`,
  * never on message text (graph-behaviour.md). Graph's own message is quoted (it comes
@@ -132,7 +144,14 @@ function classify(
             hint: ` (this call needs the application permission ${permission})`,
           };
     case 404:
-      return { code: context.notFound, hint: '' };
+      return error.code !== undefined && GRAPH_NOT_FOUND_CODES.has(error.code)
+        ? { code: context.notFound, hint: '' }
+        : {
+            code: 'TARGET_RESPONSE_INVALID',
+            hint:
+              " without Graph's not-found error: not Graph saying the object is missing (check " +
+              "the connector's graphEndpoint, or a proxy in front of Graph)",
+          };
     case 409:
       return { code: 'GRAPH_CONFLICT', hint: '' };
     case 429:

@@ -4,7 +4,7 @@ import { SEARCH_MATCH_LIMIT } from '../connector';
 import type { GroupRef } from '../../domain/group';
 import { sendBatch, type BatchRequest, type BatchResponse } from './graph-batch';
 import { groupErrorContext, errorContext, noSuchGroupId, type GraphContext } from './graph-context';
-import { mapGraphError, readGraphError, type GraphErrorContext } from './graph-error-mapper';
+import { isGraphNotFound, mapGraphError, type GraphErrorContext } from './graph-error-mapper';
 import { isObjectId, isRecord, type GraphObject } from './graph-objects';
 import { ROLE_ASSIGNABLE_WRITE_PERMISSION } from './graph-permissions';
 import { odataString, segment } from './graph-urls';
@@ -32,9 +32,6 @@ export async function* importGroups(context: GraphContext): AsyncGenerator<Group
   }
 }
 
-/** The `error.code`s of Graph's own "no such object" (graph-behaviour.md: Users, Errors). */
-const GRAPH_NOT_FOUND_CODES = new Set(['Request_ResourceNotFound', 'ResourceNotFound']);
-
 /**
  * The group by its id, with its writability; undefined only when Graph itself answers 404
  * with its not-found error body (the proof a catalogue import needs before it marks a role
@@ -53,7 +50,7 @@ export async function readGroup(
     groupErrorContext(context, groupId),
   );
   if (result.status === 404) {
-    if (GRAPH_NOT_FOUND_CODES.has(readGraphError(result.body).code ?? '')) return undefined;
+    if (isGraphNotFound(result)) return undefined;
     throw unprovenNotFound(context.settings.name, result.describe, groupId);
   }
   if (!isRecord(result.body) || result.body.id !== groupId) {

@@ -123,6 +123,32 @@ describe('a delete of an account created moments ago, its answer lost after it w
   });
 });
 
+describe('a delete answered 404 by a proxy in front of Graph, not by Graph', () => {
+  it.each(['html', 'empty'] as const)(
+    'fails naming the call, and the account stays (%s body)',
+    async (body) => {
+      const { account, createdAt } = await created();
+      const since = truthMark(harness.sandbox.truthLog());
+      harness.sandbox.injectProxyNotFound(`/users/${account.id}`, body);
+      let outcome: StepOutcome;
+      try {
+        outcome = await step('delete', account, createdAt);
+      } finally {
+        harness.sandbox.clearProxyNotFound();
+      }
+
+      expect(outcome.ok).toBe(false);
+      expect(outcome.error).toMatchObject({
+        code: 'TARGET_RESPONSE_INVALID',
+        message: expect.stringContaining("without Graph's not-found error"),
+      });
+      expect(outcome.changes).toEqual([]);
+      expect(truthChanges(harness.sandbox.truthLog(), since)).toEqual([]);
+      expect(harness.sandbox.getUser(account.id)).toBeDefined();
+    },
+  );
+});
+
 describe('an update to the values the account has already', () => {
   it('is written and verified, and journals no change', async () => {
     const { account, createdAt } = await created();
