@@ -195,9 +195,23 @@ export function isLinked(record: AccountRecord | null | undefined): record is Ac
   return record !== null && record !== undefined && record.targetId !== '';
 }
 
-/** Whether the service deleted this object for the account ID within the last hour. */
-export function wasDeleted(record: AccountRecord | null | undefined, targetId: string): boolean {
-  return (record?.deletedTargetIds ?? []).some((deleted) => deleted.id === targetId);
+/**
+ * Whether a read that shows this object may be a lagging replica's view of one the service
+ * deleted for the account ID: deleted within the last hour (far beyond any replication
+ * delay), on a target whose reads may lag its writes (`visibilityWindowMs` > 0). After that,
+ * or where reads show writes at once (SCIM), an object a read shows is there: restored from
+ * deleted items (Graph keeps a deleted user 30 days, same id) or created again under the id.
+ */
+export function wasDeleted(
+  record: AccountRecord | null | undefined,
+  targetId: string,
+  nowMs: number,
+  visibilityWindowMs: number,
+): boolean {
+  if (visibilityWindowMs === 0) return false;
+  return (record?.deletedTargetIds ?? []).some(
+    (deleted) => deleted.id === targetId && nowMs - Date.parse(deleted.at) < GROUP_WRITES_KEPT_MS,
+  );
 }
 
 function groupWritesAfter(

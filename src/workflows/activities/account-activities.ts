@@ -1,5 +1,6 @@
 import type { TargetAccount } from '../../domain/account';
-import { isLinked, wasDeleted } from '../../domain/account-record';
+import { isLinked, wasDeleted, type AccountRecord } from '../../domain/account-record';
+import type { Connector } from '../../connectors/connector';
 import { isProvisioningError } from '../../domain/errors';
 import { accountWriteChangedNothing } from '../../domain/lost-answer';
 import type {
@@ -54,7 +55,9 @@ export function accountActivities(services: ServicesProvider) {
         }
         account ??= await connector.findAccount(input.accountId);
         // A lagging read may still show an object the service deleted: it is not the account.
-        if (account !== undefined && wasDeleted(stored, account.id)) account = undefined;
+        if (account !== undefined && deletedBefore(s, connector, stored, account.id)) {
+          account = undefined;
+        }
         return { account: account ?? null, record };
       });
     },
@@ -99,7 +102,9 @@ export function accountActivities(services: ServicesProvider) {
                   input.stored === undefined
                     ? await s.accounts.get(input.connector, input.profile.accountId)
                     : input.stored;
-                if (wasDeleted(stored, answer.account.id)) return { outcome: 'exists', maybeOurs };
+                if (deletedBefore(s, connectorOf(s, input.connector), stored, answer.account.id)) {
+                  return { outcome: 'exists', maybeOurs };
+                }
               }
               return { ...answer, maybeOurs };
             },
@@ -199,4 +204,19 @@ async function passwordOf(
     }
     throw error;
   }
+}
+
+/** Whether a read showing `targetId` may show an object the service deleted (wasDeleted). */
+function deletedBefore(
+  s: WorkflowServices,
+  connector: Connector,
+  stored: AccountRecord | null | undefined,
+  targetId: string,
+): boolean {
+  return wasDeleted(
+    stored,
+    targetId,
+    (s.now ?? Date.now)(),
+    connector.capabilities.visibilityWindowMs,
+  );
 }
