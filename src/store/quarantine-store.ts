@@ -22,7 +22,8 @@ export interface QuarantineReason {
 export interface QuarantineStore {
   /**
    * The connector's state, undefined when it was never quarantined. With `maxAgeMs` a copy
-   * this worker read less than that long ago may answer (a request's first look).
+   * this worker read less than that long ago may answer, or a read of it already under way
+   * (a request's first look).
    */
   get(connector: string, options?: { maxAgeMs?: number }): Promise<QuarantineState | undefined>;
   /** Every connector that was ever quarantined, with its state. */

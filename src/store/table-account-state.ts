@@ -20,6 +20,7 @@ import type { AccountStateStore, CommittedStep, LeaseResult, StepCommit } from '
 import { EnsuredTable } from './ensured-table';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
 import { encodeTableKey } from './table-key';
+import { insertRow } from './table-row-insert';
 import { commitStepToRows } from './table-step-commit';
 
 export type { AccountKeyOf };
@@ -75,7 +76,7 @@ export class TableAccountState implements AccountStateStore {
     });
     const insert = () =>
       rows.attempt('take an account lease', 409, () =>
-        client.createEntity({ ...keys, ...toAccountRow(null, lease) }),
+        insertRow(client, { ...keys, ...toAccountRow(null, lease) }),
       );
     if (likelyNew && legacy === undefined) {
       const created = await insert();

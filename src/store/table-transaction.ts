@@ -72,13 +72,7 @@ export async function submitTransaction(
   const first = actions[0];
   if (first === undefined) throw new Error('a transaction needs at least one action');
   const partitionKey = first[1].partitionKey;
-  const [accountUrl = '', sas] = client.url.split('?');
-  // As the client itself: clear text to Azurite on this machine, never elsewhere.
-  const plainHttp = isLoopbackHttpUrl(accountUrl);
-  if (!plainHttp && !accountUrl.startsWith('https:')) {
-    throw new Error('storage: a transaction goes over https, or plain http to a loopback address');
-  }
-  const tableUrl = `${accountUrl.replace(/\/$/, '')}/${client.tableName}`;
+  const { accountUrl, tableUrl } = endpointOf(client);
   const batch = `batch_${randomUUID()}`;
   const changeset = `changeset_${randomUUID()}`;
   const parts = [`--${batch}${CRLF}Content-Type: multipart/mixed; boundary=${changeset}${CRLF}`];
@@ -89,11 +83,9 @@ export async function submitTransaction(
     parts.push(subRequest(changeset, tableUrl, action));
   }
   parts.push(`--${changeset}--`, `--${batch}--`, '');
-  const request = createPipelineRequest({
-    url: `${accountUrl.replace(/\/$/, '')}/$batch${sas === undefined ? '' : `?${sas}`}`,
-    method: 'POST',
+  const { request, response } = await sendToTables(client, `${accountUrl}/$batch`, {
     body: parts.join(CRLF),
-    headers: createHttpHeaders({
+    headers: {
       accept: 'application/json',
       'x-ms-version': '2019-02-02',
       DataServiceVersion: '3.0;',
@@ -101,12 +93,42 @@ export async function submitTransaction(
       'Content-Type': `multipart/mixed; boundary=${batch}`,
       'Accept-Charset': 'UTF-8',
       Connection: 'Keep-Alive',
-    }),
-    allowInsecureConnection: plainHttp,
+    },
+  });
+  return parseAnswer(response, request, actions.length);
+}
+
+/**
+ * The client's account and table URLs, without its SAS. As the client itself: clear text to
+ * Azurite on this machine, never elsewhere.
+ */
+export function endpointOf(client: TableClient): { accountUrl: string; tableUrl: string } {
+  const accountUrl = (client.url.split('?')[0] ?? '').replace(/\/$/, '');
+  if (!isLoopbackHttpUrl(accountUrl) && !accountUrl.startsWith('https:')) {
+    throw new Error('storage: a table call goes over https, or plain http to a loopback address');
+  }
+  return { accountUrl, tableUrl: `${accountUrl}/${client.tableName}` };
+}
+
+/**
+ * A POST to `url` (the client's SAS added) through the client's own pipeline: its
+ * credential, retries and API version.
+ */
+export async function sendToTables(
+  client: TableClient,
+  url: string,
+  message: { body: string; headers: Record<string, string> },
+): Promise<{ request: PipelineRequest; response: PipelineResponse }> {
+  const sas = client.url.split('?')[1];
+  const request = createPipelineRequest({
+    url: sas === undefined ? url : `${url}?${sas}`,
+    method: 'POST',
+    body: message.body,
+    headers: createHttpHeaders(message.headers),
+    allowInsecureConnection: isLoopbackHttpUrl(url),
   });
   httpClient ??= createDefaultHttpClient();
-  const response = await client.pipeline.sendRequest(httpClient, request);
-  return parseAnswer(response, request, actions.length);
+  return { request, response: await client.pipeline.sendRequest(httpClient, request) };
 }
 
 /** One action as a part of the changeset: the request line, its headers and its body. */
@@ -147,7 +169,7 @@ function key(value: string): string {
  * booleans as they are, a Date as Edm.DateTime, a bigint as Edm.Int64, bytes as Edm.Binary,
  * and `{ value, type }` with its EDM type.
  */
-function serialize(entity: object): string {
+export function serialize(entity: object): string {
   const wire: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(entity)) {
     const property = WIRE_NAMES[name] ?? name;
@@ -233,7 +255,8 @@ function parseAnswer(
   return { status, subResponses };
 }
 
-function throwFailure(
+/** A failed call as the SDK throws it: a RestError with the status and the OData error's code. */
+export function throwFailure(
   body: string,
   statusCode: number,
   request: PipelineRequest,

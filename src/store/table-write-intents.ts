@@ -1,6 +1,7 @@
 import { odata, type TableClient } from '@azure/data-tables';
 import { EnsuredTable } from './ensured-table';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
+import { insertRow } from './table-row-insert';
 import { submitTransaction, type TableAction } from './table-transaction';
 import type { WriteIntentStore } from './write-intents';
 
@@ -33,7 +34,7 @@ export class TableWriteIntents implements WriteIntentStore {
     const client = await this.table.client();
     const partitionKey = partitionOf(key, day);
     try {
-      await client.createEntity({ partitionKey, rowKey: key });
+      await insertRow(client, { partitionKey, rowKey: key });
       return false;
     } catch (error) {
       if (storageStatus(error) === 409) return true;

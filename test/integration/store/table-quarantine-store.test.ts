@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableClient } from '../../../src/store/storage-clients';
 import { TableQuarantineStore } from '../../../src/store/table-quarantine-store';
+import { countStorageCalls } from '../../bench/storage-calls';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
 
 let storage: TestStorage;
@@ -94,5 +95,24 @@ describe('TableQuarantineStore', () => {
     await worker().enter('cached', entry());
     expect(await reader.get('cached', { maxAgeMs: 60_000 })).toBeUndefined();
     expect(await reader.get('cached')).toMatchObject({ quarantined: true });
+  });
+
+  it('gives first looks that start together one read, and a plain look a read of its own', async () => {
+    if (storage.connection.kind !== 'connectionString') throw new Error('Azurite gives a string');
+    await worker().enter('together', entry());
+    const reader = worker();
+    await reader.held('together'); // the table is ensured once per store: not counted
+    const calls = countStorageCalls(storage.connection.connectionString);
+    try {
+      const looks = await Promise.all(
+        Array.from({ length: 20 }, () => reader.get('together', { maxAgeMs: 5_000 })),
+      );
+      expect(looks.every((state) => state?.quarantined === true)).toBe(true);
+      expect(calls.counts.byKind).toEqual({ 'table GET Quarantine': 1 });
+      await Promise.all([reader.get('together'), reader.get('together')]);
+      expect(calls.counts.byKind).toEqual({ 'table GET Quarantine': 3 });
+    } finally {
+      calls.stop();
+    }
   });
 });

@@ -210,8 +210,6 @@ describe('submitTransaction', () => {
     );
     await expect(
       submitTransaction(remote, [['create', { partitionKey: 'a', rowKey: '1' }]]),
-    ).rejects.toThrow(
-      'storage: a transaction goes over https, or plain http to a loopback address',
-    );
+    ).rejects.toThrow('storage: a table call goes over https, or plain http to a loopback address');
   });
 });
