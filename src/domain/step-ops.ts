@@ -2,6 +2,8 @@ import type { AccountChanges, AccountProfile, TargetAccount } from './account';
 import type { AccountRecord, AccountRecordUpdate } from './account-record';
 import type { JournalEntry } from './journal-entry';
 import type { GroupSelector } from './provisioning-request';
+import type { IoResult } from './step-machine';
+import type { MembershipRead, MembershipWriteAnswer } from './target-answers';
 
 /**
  * The operations a step machine asks for: in production each is an activity of the same
@@ -115,6 +117,19 @@ export interface WriteMembershipsInput extends AccountInput, IntentInput {
   names: Record<string, string>;
   /** Groups the role catalogue vouches are writable: the target need not be asked again. */
   writable: string[];
+  /**
+   * The step's first read-back, made by the same operation once the write is answered (the
+   * machine reads back at once after this write: no wait between). Verification only: it
+   * never changes the write's answers, and a read that fails comes back as its error, the
+   * write not sent again (DESIGN invariant 9). Answered with {@link MembershipWriteReadBack}.
+   */
+  readBack?: Pick<ReadMembershipsInput, 'groupIds' | 'confirmAbsent'>;
+}
+
+/** What a membership write with `readBack` answers: the write's answers and the read after. */
+export interface MembershipWriteReadBack {
+  answers: MembershipWriteAnswer[];
+  readBack: IoResult<MembershipRead>;
 }
 
 /**

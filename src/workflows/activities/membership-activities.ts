@@ -1,11 +1,12 @@
-import { ProvisioningError } from '../../domain/errors';
+import { isProvisioningError, ProvisioningError, type SerializedError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { membershipCallChangedNothing } from '../../domain/lost-answer';
 import { describeSelector } from '../../domain/provisioning-request';
+import type { MembershipWriteReadBack } from '../../domain/step-ops';
 import type { MembershipRead, MembershipWriteAnswer } from '../../domain/target-answers';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
-import type { ServicesProvider } from '../workflow-services';
+import type { ServicesProvider, WorkflowServices } from '../workflow-services';
 import type {
   ConnectorInput,
   LookUpRolesInput,
@@ -75,13 +76,14 @@ export function membershipActivities(services: ServicesProvider) {
     /**
      * Spec: steps 2 and 3 for at most `membershipWriteBatchSize` groups: one write call. The
      * intent is recorded first, so that a second run of this very write (the first one's
-     * answer lost) counts an "already in place" as its own change (DESIGN invariant 1).
+     * answer lost) counts an "already in place" as its own change (DESIGN invariant 1). With
+     * `readBack`, the machine's first read-back follows the answered write (`readAfterWrite`).
      */
     async writeMemberships(
       input: WriteMembershipsInput & UnderLease,
-    ): Promise<ActivityResult<MembershipWriteAnswer[]>> {
-      return runActivity('writeMemberships', services, (s) =>
-        underLease(s, input, input.account.accountId, () =>
+    ): Promise<ActivityResult<MembershipWriteAnswer[] | MembershipWriteReadBack>> {
+      return runActivity('writeMemberships', services, async (s) => {
+        const answers = await underLease(s, input, input.account.accountId, () =>
           underIntent(
             s,
             input,
@@ -96,8 +98,44 @@ export function membershipActivities(services: ServicesProvider) {
             (answers, tried) =>
               answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried })),
           ),
-        ),
-      );
+        );
+        return input.readBack === undefined ? answers : readAfterWrite(s, input, answers);
+      });
     },
   };
+}
+
+/**
+ * The read the machine asked to follow a write whose answers came (DESIGN invariant 9: it
+ * verifies, it decides nothing about the write). A read that fails is returned as its error
+ * beside the answers, never thrown: a retry of this activity would send the answered write
+ * again. The machine then reads in an activity of its own.
+ */
+async function readAfterWrite(
+  s: WorkflowServices,
+  input: WriteMembershipsInput,
+  answers: MembershipWriteAnswer[],
+): Promise<MembershipWriteReadBack> {
+  const asked = input.readBack!;
+  try {
+    const read = await connectorOf(s, input.connector).readMemberships(
+      input.account,
+      asked.groupIds,
+      asked.confirmAbsent,
+    );
+    return { answers, readBack: { ok: true, value: read } };
+  } catch (error) {
+    const failure: SerializedError = isProvisioningError(error)
+      ? error.toJSON()
+      : {
+          code: 'INTERNAL_ERROR',
+          message: error instanceof Error ? error.message : String(error),
+          retryable: true,
+        };
+    s.logger.warn(`activity writeMemberships: read-back failed: ${failure.code}`);
+    return {
+      answers,
+      readBack: { ok: false, error: { ...failure, message: `read-back failed: ${failure.message}` } },
+    };
+  }
 }
