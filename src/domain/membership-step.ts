@@ -19,12 +19,7 @@ import {
   type MembershipAction,
   type MembershipWritePlan,
 } from './membership-plan';
-import {
-  foldedReadBack,
-  readMemberships,
-  verify,
-  type ReadOutcome,
-} from './membership-read-back';
+import { foldedReadBack, readMemberships, verify, type ReadOutcome } from './membership-read-back';
 import {
   effectiveChanges,
   refusalOf,

@@ -135,7 +135,10 @@ async function readAfterWrite(
     s.logger.warn(`activity writeMemberships: read-back failed: ${failure.code}`);
     return {
       answers,
-      readBack: { ok: false, error: { ...failure, message: `read-back failed: ${failure.message}` } },
+      readBack: {
+        ok: false,
+        error: { ...failure, message: `read-back failed: ${failure.message}` },
+      },
     };
   }
 }

@@ -74,7 +74,8 @@ function run(
 }
 
 const readsBefore = (groupIds: string[]) => () => ({ groupIds, names: {}, notices: [] });
-const writeInputs = (io: ScriptedIo) => io.callsOf('writeMemberships').map((c) => c.input as Folded);
+const writeInputs = (io: ScriptedIo) =>
+  io.callsOf('writeMemberships').map((c) => c.input as Folded);
 
 describe('membership step, revision 3: the first read-back comes with the write', () => {
   it('verifies a grant by the read its write made, with no read operation after it', async () => {
