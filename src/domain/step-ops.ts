@@ -74,11 +74,27 @@ export interface CreateAccountInput extends ConnectorInput, IntentInput {
   stored?: AccountRecord | null;
 }
 
-export interface UpdateAccountInput extends AccountInput {
+/**
+ * A write the step reads back at once (revision 3, `StepContext.foldsReadBack`): with
+ * `readBack`, the operation reads the account once the write is answered and answers
+ * {@link AccountWriteReadBack}. Verification only: a read that fails comes back as its error,
+ * the write not sent again (DESIGN invariant 9).
+ */
+export interface ReadsBackInput {
+  readBack?: true;
+}
+
+/** What an account write with `readBack` answers: the write's answer and the read after. */
+export interface AccountWriteReadBack<T> {
+  answer: T;
+  readBack: IoResult<TargetAccount | null>;
+}
+
+export interface UpdateAccountInput extends AccountInput, ReadsBackInput {
   changes: AccountChanges;
 }
 
-export interface SetEnabledInput extends AccountInput {
+export interface SetEnabledInput extends AccountInput, ReadsBackInput {
   enabled: boolean;
 }
 
@@ -87,7 +103,7 @@ export interface SetPasswordInput extends AccountInput, IntentInput {
   discardAfterUse: boolean;
 }
 
-export type DeleteAccountInput = AccountInput & IntentInput;
+export type DeleteAccountInput = AccountInput & IntentInput & ReadsBackInput;
 
 export interface LookUpRolesInput extends ConnectorInput {
   selectors: GroupSelector[];

@@ -1,4 +1,4 @@
-import { isProvisioningError, ProvisioningError, type SerializedError } from '../../domain/errors';
+import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { membershipCallChangedNothing } from '../../domain/lost-answer';
 import { describeSelector } from '../../domain/provisioning-request';
@@ -6,7 +6,7 @@ import type { MembershipWriteReadBack } from '../../domain/step-ops';
 import type { MembershipRead, MembershipWriteAnswer } from '../../domain/target-answers';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
-import type { ServicesProvider, WorkflowServices } from '../workflow-services';
+import type { ServicesProvider } from '../workflow-services';
 import type {
   ConnectorInput,
   LookUpRolesInput,
@@ -17,6 +17,7 @@ import type {
 import { underIntent } from './claimed-intent';
 import { connectorOf } from './connector-of';
 import { underLease, type UnderLease } from './lease-deadline';
+import { readAfterWrite } from './read-after-write';
 import { groupOf, rolesNamed } from './role-lookup';
 
 /** Membership activities: the steps of the spec's membership write procedure, one call each. */
@@ -77,7 +78,7 @@ export function membershipActivities(services: ServicesProvider) {
      * Spec: steps 2 and 3 for at most `membershipWriteBatchSize` groups: one write call. The
      * intent is recorded first, so that a second run of this very write (the first one's
      * answer lost) counts an "already in place" as its own change (DESIGN invariant 1). With
-     * `readBack`, the machine's first read-back follows the answered write (`readAfterWrite`).
+     * `readBack`, the step's first read back follows the answered write (`readAfterWrite`).
      */
     async writeMemberships(
       input: WriteMembershipsInput & UnderLease,
@@ -99,46 +100,17 @@ export function membershipActivities(services: ServicesProvider) {
               answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried })),
           ),
         );
-        return input.readBack === undefined ? answers : readAfterWrite(s, input, answers);
+        const asked = input.readBack;
+        if (asked === undefined) return answers;
+        const readBack = await readAfterWrite(s, 'writeMemberships', () =>
+          connectorOf(s, input.connector).readMemberships(
+            input.account,
+            asked.groupIds,
+            asked.confirmAbsent,
+          ),
+        );
+        return { answers, readBack } satisfies MembershipWriteReadBack;
       });
     },
   };
-}
-
-/**
- * The read the machine asked to follow a write whose answers came (DESIGN invariant 9: it
- * verifies, it decides nothing about the write). A read that fails is returned as its error
- * beside the answers, never thrown: a retry of this activity would send the answered write
- * again. The machine then reads in an activity of its own.
- */
-async function readAfterWrite(
-  s: WorkflowServices,
-  input: WriteMembershipsInput,
-  answers: MembershipWriteAnswer[],
-): Promise<MembershipWriteReadBack> {
-  const asked = input.readBack!;
-  try {
-    const read = await connectorOf(s, input.connector).readMemberships(
-      input.account,
-      asked.groupIds,
-      asked.confirmAbsent,
-    );
-    return { answers, readBack: { ok: true, value: read } };
-  } catch (error) {
-    const failure: SerializedError = isProvisioningError(error)
-      ? error.toJSON()
-      : {
-          code: 'INTERNAL_ERROR',
-          message: error instanceof Error ? error.message : String(error),
-          retryable: true,
-        };
-    s.logger.warn(`activity writeMemberships: read-back failed: ${failure.code}`);
-    return {
-      answers,
-      readBack: {
-        ok: false,
-        error: { ...failure, message: `read-back failed: ${failure.message}` },
-      },
-    };
-  }
 }

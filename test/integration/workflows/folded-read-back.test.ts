@@ -184,3 +184,67 @@ describe('a membership write that reads back in its own activity (revision 3)', 
     expect(report.steps[0]?.notices).toContain(`verified after ${rereads.length + 1} reads`);
   });
 });
+
+describe('an account write that reads back in its own activity (revision 3)', () => {
+  const readAccountsOf = (requestId: string) =>
+    requestActivityCalls(bench, requestId, ACTIVITIES.readAccount);
+
+  it('locks on Graph with no read activity after the write, as the truth shows', async () => {
+    const { graph } = bench.sandboxes;
+    const accountId = 'fold.lock@contoso.example';
+    graph.addUser({ userPrincipalName: accountId, displayName: 'Fold Lock' });
+    const since = truthMark(graph.truthLog());
+
+    const report = await bench.run({
+      requestId: 'fold.lock-1',
+      connector: GRAPH,
+      account: { accountId },
+      actions: [{ type: 'lock' }],
+    });
+
+    expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
+    expect(truthChanges(graph.truthLog(), since)).toEqual([`${accountId} account locked`]);
+    expect(readAccountsOf('fold.lock-1')).toEqual([]);
+    const [lock] = requestActivityCalls(bench, 'fold.lock-1', ACTIVITIES.setAccountEnabled);
+    expect(lock?.result).toMatchObject({ ok: true, value: { readBack: { ok: true } } });
+  });
+
+  it('reads a SCIM lock again in an activity of its own when the folded read fails, the PATCH sent once', async () => {
+    const { scim } = bench.sandboxes;
+    const accountId = 'fold.lock-read-fails';
+    scim.seedUsers([{ userName: accountId }]);
+    const since = truthMark(scim.truthLog());
+    scim.clearRequests();
+    scim.injectServerErrors(2, 503, { readsOnly: true, afterWrites: 1 });
+
+    const report = await bench.run({
+      requestId: 'fold.lock-read-fails-1',
+      connector: SCIM,
+      account: { accountId },
+      actions: [{ type: 'lock' }],
+    });
+
+    expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
+    expect(truthChanges(scim.truthLog(), since)).toEqual([`${accountId} account locked`]);
+    expect(scim.getUser(accountId)?.active).toBe(false);
+    const afterWrite = scim.requests.slice(scim.requests.findIndex((r) => r.method === 'PATCH'));
+    expect(afterWrite.map((r) => `${r.method} ${r.status}`)).toEqual([
+      expect.stringMatching(/^PATCH 20\d$/),
+      'GET 503',
+      'GET 503',
+      'GET 200',
+    ]);
+    const locks = requestActivityCalls(
+      bench,
+      'fold.lock-read-fails-1',
+      ACTIVITIES.setAccountEnabled,
+    );
+    expect(locks).toHaveLength(1);
+    expect(locks[0]?.result).toMatchObject({
+      ok: true,
+      value: { readBack: { ok: false, error: { code: 'TARGET_UNAVAILABLE' } } },
+    });
+    expect(readAccountsOf('fold.lock-read-fails-1')).toHaveLength(1);
+    expect(report.steps[0]?.changes).toEqual([{ change: 'account locked' }]);
+  });
+});
