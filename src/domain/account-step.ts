@@ -356,7 +356,7 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
     ours ||= answer.maybeOurs;
     // A 404 to a delete sent while the account was new may be lag: it may not be visible
     // to writes yet (graph-behaviour.md).
-    if (answer.outcome === 'deleted' || !mayBeLag(input, sentAt)) break;
+    if (deleteWorthReadingBack(answer) || !mayBeLag(input, sentAt)) break;
     yield* wait(nextRereadDelay(round));
   }
   input.handle.account = null;
@@ -382,6 +382,14 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
   // one (DESIGN invariant 11): neither journaled nor recorded.
   input.handle.account = back.seen;
   return withVerification(failed(error, [], [acknowledgedNotMade('delete', input)]), back);
+}
+
+/**
+ * Whether a delete's answer leaves its read back (`readBack`) anything to verify: not where
+ * the target answered that it did not have the account.
+ */
+export function deleteWorthReadingBack(answer: DeleteAccountAnswer): boolean {
+  return answer.outcome === 'deleted';
 }
 
 /** The step also links the account it found without a record. */

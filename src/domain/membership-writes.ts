@@ -22,6 +22,15 @@ export interface WriteResult {
 }
 
 /**
+ * Whether a write's answers leave its read back (`readBack`) anything to verify: not where
+ * the target did not know the account yet; the step sends those changes again and reads
+ * after that.
+ */
+export function worthReadingBack(answers: readonly MembershipWriteAnswer[]): boolean {
+  return answers.every((answer) => answer.outcome !== 'accountNotFound');
+}
+
+/**
  * Why the writes failed when it was not only a lost answer: a refusal, or a failure before
  * anything was sent. Undefined when they did not fail, or failed only by lost answers.
  */

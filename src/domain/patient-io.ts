@@ -45,7 +45,10 @@ export function* foldedWrite<T>(
   if (!readsBack || context.foldsReadBack !== true) return yield* call<T>(op, input);
   const result = yield* call<AccountWriteReadBack<T>>(op, { ...input, readBack: true });
   if (!result.ok) return result;
-  return { ok: true, value: result.value.answer, readBack: result.value.readBack };
+  const { answer, readBack } = result.value;
+  return readBack === undefined
+    ? { ok: true, value: answer }
+    : { ok: true, value: answer, readBack };
 }
 
 export type ReadBack =

@@ -84,10 +84,13 @@ export interface ReadsBackInput {
   readBack?: true;
 }
 
-/** What an account write with `readBack` answers: the write's answer and the read after. */
+/**
+ * What an account write with `readBack` answers: the write's answer and the read after; no
+ * read where the answer leaves nothing to verify (a delete of an account already gone).
+ */
 export interface AccountWriteReadBack<T> {
   answer: T;
-  readBack: IoResult<TargetAccount | null>;
+  readBack?: IoResult<TargetAccount | null>;
 }
 
 export interface UpdateAccountInput extends AccountInput, ReadsBackInput {

@@ -1,5 +1,6 @@
 import type { TargetAccount } from '../../domain/account';
 import { isLinked, wasDeleted } from '../../domain/account-record';
+import { deleteWorthReadingBack } from '../../domain/account-step';
 import { isProvisioningError } from '../../domain/errors';
 import { accountWriteChangedNothing } from '../../domain/lost-answer';
 import type {
@@ -34,8 +35,10 @@ async function withReadBack<T>(
   activity: string,
   input: AccountInput & ReadsBackInput,
   answer: T,
+  worthReading = true,
 ): Promise<ReadBackAnswer<T>> {
   if (input.readBack !== true) return answer;
+  if (!worthReading) return { answer };
   const readBack = await readAfterWrite(
     s,
     activity,
@@ -190,7 +193,7 @@ export function accountActivities(services: ServicesProvider) {
             (answer, tried) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }),
           ),
         );
-        return withReadBack(s, 'deleteAccount', input, answer);
+        return withReadBack(s, 'deleteAccount', input, answer, deleteWorthReadingBack(answer));
       });
     },
 

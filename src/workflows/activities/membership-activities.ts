@@ -1,6 +1,7 @@
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { membershipCallChangedNothing } from '../../domain/lost-answer';
+import { worthReadingBack } from '../../domain/membership-writes';
 import { describeSelector } from '../../domain/provisioning-request';
 import type { MembershipWriteReadBack } from '../../domain/step-ops';
 import type { MembershipRead, MembershipWriteAnswer } from '../../domain/target-answers';
@@ -101,7 +102,7 @@ export function membershipActivities(services: ServicesProvider) {
           ),
         );
         const asked = input.readBack;
-        if (asked === undefined) return answers;
+        if (asked === undefined || !worthReadingBack(answers)) return answers;
         const readBack = await readAfterWrite(s, 'writeMemberships', () =>
           connectorOf(s, input.connector).readMemberships(
             input.account,

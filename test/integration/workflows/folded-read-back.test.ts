@@ -185,6 +185,39 @@ describe('a membership write that reads back in its own activity (revision 3)', 
   });
 });
 
+describe('a grant to an account the target does not know yet', () => {
+  it('reads back only after the write the target took, each read a verification read', async () => {
+    const { graph, graphGroups } = bench.sandboxes;
+    const accountId = 'fold.new@contoso.example';
+    // A new user stays unknown to writes for 2 s: the first $batch is refused, sent again.
+    graph.setNewObjectWriteLag(2_000);
+    graph.clearRequests();
+    try {
+      const report = await bench.run({
+        requestId: 'fold.new-1',
+        connector: GRAPH,
+        account: { accountId, displayName: 'Fold New' },
+        actions: [{ type: 'create' }, { type: 'grant', groups: ['Sales'] }],
+      });
+      expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
+      const userId = graph.userIdByUpn(accountId)!;
+      expect(graph.directMemberIds(graphGroups['Sales']!)).toContain(userId);
+      expect(graph.faultCounts()['new object 404']).toBeGreaterThan(0);
+      expect(writesOf('fold.new-1').length).toBeGreaterThan(1);
+      // No read after the refused write: every memberOf read is one the step verified with.
+      const memberOf = graph.requests.filter(
+        (r) => r.method === 'GET' && r.path === `/v1.0/users/${userId}/memberOf`,
+      );
+      const reads = Number(
+        /verified after (\d+) reads/.exec(report.steps[1]!.notices.join())?.[1] ?? 1,
+      );
+      expect(memberOf).toHaveLength(reads);
+    } finally {
+      graph.setNewObjectWriteLag(0);
+    }
+  });
+});
+
 describe('an account write that reads back in its own activity (revision 3)', () => {
   const readAccountsOf = (requestId: string) =>
     requestActivityCalls(bench, requestId, ACTIVITIES.readAccount);
