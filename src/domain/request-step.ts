@@ -19,7 +19,7 @@ export interface StepsOf {
   capabilities: ConnectorCapabilities;
   /** Its steps take revision 1's paths (see `StepContext.replaysRevision1`). */
   replaysRevision1?: boolean;
-  /** Its membership writes carry their first read-back (see `StepContext.foldsReadBack`). */
+  /** Its writes carry their first read back (see `StepContext.foldsReadBack`). */
   foldsReadBack?: boolean;
 }
 

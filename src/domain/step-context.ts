@@ -40,9 +40,9 @@ export interface StepContext {
    */
   replaysRevision1?: boolean;
   /**
-   * Revision 3 (`acceptedSince(request, 3)`): a membership write the machine reads back at
-   * once carries that first read-back (`WriteMembershipsInput.readBack`), one operation
-   * instead of two. Absent: the read-back is an operation of its own, as before, so that a
+   * Revision 3 (`acceptedSince(request, 3)`): a write the machine reads back at once
+   * carries that first read back (`readBack` in a membership or account write's input), one
+   * operation instead of two. Absent: the read-back is an operation of its own, as before, so that a
    * request accepted earlier replays the history it has.
    */
   foldsReadBack?: boolean;

@@ -151,7 +151,7 @@ export function* provisioningRequestOrchestrator(
   // A request accepted before revision 2 runs its steps as revision 1 did, so that one
   // running at the upgrade replays its history: no read-back of a lost write, and the
   // commits revision 1 made (`replaysRevision1`).
-  // Revision 3 folds a membership write's first read-back into the write (`foldsReadBack`).
+  // Revision 3 makes a write's first read back in the write's activity (`foldsReadBack`).
   const steps = {
     ...request,
     ...(acceptedSince(request, 2) ? {} : { replaysRevision1: true }),
