@@ -45,6 +45,27 @@ function scheduled(requestId: string): string[] {
     .map((event) => event.Name);
 }
 
+/**
+ * Runs one action for a new SCIM user whose first read after the first write answers 503
+ * twice (both attempts of the folded read); returns the report, the truth log's mark before
+ * it and the SCIM requests from the first write on, as `METHOD status`.
+ */
+async function withFoldedReadFailing(requestId: string, accountId: string, action: object) {
+  const { scim } = bench.sandboxes;
+  scim.seedUsers([{ userName: accountId }]);
+  const since = truthMark(scim.truthLog());
+  scim.clearRequests();
+  scim.injectServerErrors(2, 503, { readsOnly: true, afterWrites: 1 });
+  const report = await bench.run({
+    requestId,
+    connector: SCIM,
+    account: { accountId },
+    actions: [action],
+  });
+  const requests = scim.requests.slice(scim.requests.findIndex((r) => r.method === 'PATCH'));
+  return { report, since, afterWrite: requests.map((r) => `${r.method} ${r.status}`) };
+}
+
 const readsOf = (requestId: string) =>
   requestActivityCalls(bench, requestId, ACTIVITIES.readMemberships);
 const writesOf = (requestId: string) =>
@@ -110,26 +131,18 @@ describe('a membership write that reads back in its own activity (revision 3)', 
   it('reads again in an activity of its own when the folded read fails, the write sent once', async () => {
     const { scim, scimGroups } = bench.sandboxes;
     const accountId = 'fold.read-fails';
-    scim.seedUsers([{ userName: accountId }]);
     const sales = scimGroups['Sales']!;
-    const since = truthMark(scim.truthLog());
-    scim.clearRequests();
-    // The read after the first write answers 503 twice: both attempts of the folded read.
-    scim.injectServerErrors(2, 503, { readsOnly: true, afterWrites: 1 });
-
-    const report = await bench.run({
-      requestId: 'fold.read-fails-1',
-      connector: SCIM,
-      account: { accountId },
-      actions: [{ type: 'grant', groups: ['Sales'] }],
-    });
+    const { report, since, afterWrite } = await withFoldedReadFailing(
+      'fold.read-fails-1',
+      accountId,
+      { type: 'grant', groups: ['Sales'] },
+    );
 
     expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
     expect(truthChanges(scim.truthLog(), since)).toEqual([`${accountId} member added ${sales}`]);
     expect(scim.groupIdsOf(accountId)).toEqual([sales]);
     // One PATCH: the write was not sent again; after it, two 503s and then a read that showed it.
-    const afterWrite = scim.requests.slice(scim.requests.findIndex((r) => r.method === 'PATCH'));
-    expect(afterWrite.map((r) => `${r.method} ${r.status}`)).toEqual([
+    expect(afterWrite).toEqual([
       expect.stringMatching(/^PATCH 20\d$/),
       'GET 503',
       'GET 503',
@@ -245,23 +258,16 @@ describe('an account write that reads back in its own activity (revision 3)', ()
   it('reads a SCIM lock again in an activity of its own when the folded read fails, the PATCH sent once', async () => {
     const { scim } = bench.sandboxes;
     const accountId = 'fold.lock-read-fails';
-    scim.seedUsers([{ userName: accountId }]);
-    const since = truthMark(scim.truthLog());
-    scim.clearRequests();
-    scim.injectServerErrors(2, 503, { readsOnly: true, afterWrites: 1 });
-
-    const report = await bench.run({
-      requestId: 'fold.lock-read-fails-1',
-      connector: SCIM,
-      account: { accountId },
-      actions: [{ type: 'lock' }],
-    });
+    const { report, since, afterWrite } = await withFoldedReadFailing(
+      'fold.lock-read-fails-1',
+      accountId,
+      { type: 'lock' },
+    );
 
     expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
     expect(truthChanges(scim.truthLog(), since)).toEqual([`${accountId} account locked`]);
     expect(scim.getUser(accountId)?.active).toBe(false);
-    const afterWrite = scim.requests.slice(scim.requests.findIndex((r) => r.method === 'PATCH'));
-    expect(afterWrite.map((r) => `${r.method} ${r.status}`)).toEqual([
+    expect(afterWrite).toEqual([
       expect.stringMatching(/^PATCH 20\d$/),
       'GET 503',
       'GET 503',
