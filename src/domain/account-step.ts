@@ -8,8 +8,8 @@ import type { SerializedError } from './errors';
 import { intentKey } from './journal-entry';
 import { describeLostAnswer, mayHaveBeenApplied } from './lost-answer';
 import { afterFailedAccountWrite, lagAfter } from './lost-account-write';
-import { describeReads, readBack, writePatiently } from './patient-io';
-import { call, now, wait, type Machine } from './step-machine';
+import { describeReads, foldedWrite, readBack, writePatiently } from './patient-io';
+import { call, now, wait, type IoResult, type Machine } from './step-machine';
 import { STEP_OPS, type AccountLookup } from './step-ops';
 import { accountNotFound, iso, mayBeLag, notConfirmed, type StepContext } from './step-context';
 import { updateAccount } from './account-update';
@@ -209,11 +209,12 @@ function* setEnabled(
   const before = yield* enabledBefore(input, account, enabled);
   if ('error' in before) return failed(before.error);
   const effective = 'evidence' in before && enabledChangeIsEffective(before.evidence);
-  const written = yield* writePatiently<SetEnabledAnswer>(input, STEP_OPS.setAccountEnabled, {
-    connector: input.connector,
-    account,
-    enabled,
-  });
+  const written = yield* writePatiently<SetEnabledAnswer>(
+    input,
+    STEP_OPS.setAccountEnabled,
+    { connector: input.connector, account, enabled },
+    true,
+  );
   const word = enabled ? 'unlocked' : 'locked';
   const changes = effective ? [{ change: `account ${word}` as const }] : [];
   const notices =
@@ -254,7 +255,12 @@ function* setEnabled(
   // still reported the state its PATCH answer showed: replayed as they ran. No connector
   // reports it now: a server may answer from the request, not from what it stored.
   if (written.value.seen === enabled) return succeeded(changes, notices, update);
-  const back = yield* readBack(input, account, (seen) => seen?.enabled === enabled);
+  const back = yield* readBack(
+    input,
+    account,
+    (seen) => seen?.enabled === enabled,
+    written.readBack,
+  );
   if ('error' in back) return failed(back.error, changes, notices, update);
   if (back.confirmed) {
     if (back.reads > 1)
@@ -310,16 +316,22 @@ function* setPassword(input: AccountStepInput, account: TargetAccount): Machine<
 
 function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {
   let answer: DeleteAccountAnswer;
+  let folded: IoResult<TargetAccount | null> | undefined;
   // A round whose delete may have been applied before its 404 (an answer lost) makes the
   // account's absence this request's, whatever later rounds, sent for lag, answer.
   let ours = false;
   for (let round = 0; ; round++) {
     const sentAt = yield* now();
-    const deleted = yield* call<DeleteAccountAnswer>(STEP_OPS.deleteAccount, {
-      connector: input.connector,
-      account,
-      intentKey: intentKey(input.requestId, input.step, STEP_OPS.deleteAccount, String(round)),
-    });
+    const deleted = yield* foldedWrite<DeleteAccountAnswer>(
+      input,
+      STEP_OPS.deleteAccount,
+      {
+        connector: input.connector,
+        account,
+        intentKey: intentKey(input.requestId, input.step, STEP_OPS.deleteAccount, String(round)),
+      },
+      true,
+    );
     if (!deleted.ok) {
       // The request claimed the delete's intent before sending it: gone is this request's.
       const settled = yield* afterFailedAccountWrite(
@@ -340,10 +352,11 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
       return settled;
     }
     answer = deleted.value;
+    folded = deleted.readBack;
     ours ||= answer.maybeOurs;
     // A 404 to a delete sent while the account was new may be lag: it may not be visible
     // to writes yet (graph-behaviour.md).
-    if (answer.outcome === 'deleted' || !mayBeLag(input, sentAt)) break;
+    if (deleteWorthReadingBack(answer) || !mayBeLag(input, sentAt)) break;
     yield* wait(nextRereadDelay(round));
   }
   input.handle.account = null;
@@ -356,7 +369,7 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
       : succeeded([], [`account "${input.accountId}" was already gone`], removed);
   }
   const effective = [{ change: 'account deleted' as const }];
-  const back = yield* readBack(input, account, (seen) => seen === null);
+  const back = yield* readBack(input, account, (seen) => seen === null, folded);
   if ('error' in back) return failed(back.error, effective, [], removed);
   if (back.confirmed) return withVerification(succeeded(effective, [], removed), back);
   const error = notConfirmed(
@@ -369,6 +382,14 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
   // one (DESIGN invariant 11): neither journaled nor recorded.
   input.handle.account = back.seen;
   return withVerification(failed(error, [], [acknowledgedNotMade('delete', input)]), back);
+}
+
+/**
+ * Whether a delete's answer leaves its read back (`readBack`) anything to verify: not where
+ * the target answered that it did not have the account.
+ */
+export function deleteWorthReadingBack(answer: DeleteAccountAnswer): boolean {
+  return answer.outcome === 'deleted';
 }
 
 /** The step also links the account it found without a record. */

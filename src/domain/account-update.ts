@@ -20,11 +20,12 @@ export function* updateAccount(
 ): Machine<StepOutcome> {
   const changes = changesOf(input.profile);
   if (!hasChanges(changes)) return succeeded([], ['no attribute to update']);
-  const written = yield* writePatiently<null>(input, STEP_OPS.updateAccount, {
-    connector: input.connector,
-    account,
-    changes,
-  });
+  const written = yield* writePatiently<null>(
+    input,
+    STEP_OPS.updateAccount,
+    { connector: input.connector, account, changes },
+    true,
+  );
   // A PATCH answers 204 whether it changed anything or not (graph-behaviour.md): where the
   // read before shows every attribute as requested already, the write is no change, unless
   // that read may be a replica from before the service's own last update of the account
@@ -64,7 +65,7 @@ export function* updateAccount(
     return settled;
   }
   input.handle.account = wrote;
-  const back = yield* readBack(input, account, updated);
+  const back = yield* readBack(input, account, updated, written.readBack);
   if ('error' in back) return failed(back.error, effective, already, record);
   const comparison = compareProfile(changes, back.seen?.profile);
   const notices =

@@ -3,7 +3,7 @@ import type { SerializedError } from './errors';
 import { compareMemberships, membershipMismatch } from './membership-comparison';
 import type { MembershipWritePlan } from './membership-plan';
 import { refusalOf, settledChanges, writeMembershipChanges } from './membership-writes';
-import { now, parallel, wait, type Machine } from './step-machine';
+import { now, parallel, wait, type IoResult, type Machine } from './step-machine';
 import { STEP_OPS, type ReadMembershipsInput } from './step-ops';
 import { accountNotFound, type StepContext } from './step-context';
 import type { MembershipRead, MembershipWriteAnswer } from './target-answers';
@@ -28,16 +28,31 @@ export function* readMemberships(
   groupIds: readonly string[],
   decisive: ReadonlySet<string> = new Set(),
 ): Machine<ReadOutcome | { error: SerializedError }> {
-  const { connector } = input;
-  const confirm = (ids: readonly string[]) => {
-    const confirmAbsent = ids.filter((id) => decisive.has(id));
-    return confirmAbsent.length === 0 ? {} : { confirmAbsent };
-  };
-  const nothingNamed = input.capabilities.membershipReadScope === 'named' && groupIds.length === 0;
-  const inputs: ReadMembershipsInput[] = nothingNamed
-    ? []
-    : [{ connector, account, groupIds: [...groupIds], ...confirm(groupIds) }];
-  const results = yield* parallel<MembershipRead>(STEP_OPS.readMemberships, inputs);
+  const asked = membershipReadOf(input, groupIds, decisive);
+  const inputs: ReadMembershipsInput[] =
+    asked === undefined ? [] : [{ connector: input.connector, account, ...asked }];
+  return readOutcome(input, yield* parallel<MembershipRead>(STEP_OPS.readMemberships, inputs));
+}
+
+/**
+ * What one membership read asks of the target: the groups, and where "not a member" must be
+ * confirmed. Undefined: nothing to read (a target that reads named groups only, and none named).
+ */
+export function membershipReadOf(
+  input: StepContext,
+  groupIds: readonly string[],
+  decisive: ReadonlySet<string>,
+): Pick<ReadMembershipsInput, 'groupIds' | 'confirmAbsent'> | undefined {
+  if (input.capabilities.membershipReadScope === 'named' && groupIds.length === 0) return undefined;
+  const confirmAbsent = groupIds.filter((id) => decisive.has(id));
+  return { groupIds: [...groupIds], ...(confirmAbsent.length === 0 ? {} : { confirmAbsent }) };
+}
+
+/** What the answers of a membership read show (see {@link readMemberships}). */
+function readOutcome(
+  input: StepContext,
+  results: readonly IoResult<MembershipRead>[],
+): ReadOutcome | { error: SerializedError } {
   const read: ReadOutcome = { groupIds: [], names: {}, notices: [], visible: true };
   for (const result of results) {
     if (!result.ok) {
@@ -57,6 +72,20 @@ export function* readMemberships(
     }
   }
   return read;
+}
+
+/**
+ * The first read-back of a step's writes, for the last write to make once it is answered
+ * (revision 3, `StepContext.foldsReadBack`): the groups the step verifies, each decisive, as
+ * {@link verify} would read them. Undefined where the read-back is an operation of its own.
+ */
+export function foldedReadBack(
+  input: StepContext,
+  plan: MembershipWritePlan,
+): Pick<ReadMembershipsInput, 'groupIds' | 'confirmAbsent'> | undefined {
+  if (input.foldsReadBack !== true) return undefined;
+  const scope = Object.keys(plan.expected);
+  return membershipReadOf(input, scope, new Set(scope));
 }
 
 /** How the read-back after the writes ended. */
@@ -83,7 +112,8 @@ export type Verified =
  * the visibility window (one read where reads show writes at once). A group that must go
  * and that no write of this step removed (setMemberships: a lagging read hid it) is removed
  * when a re-read shows it: reconciled inside the window, not only re-read. A change whose
- * answer was lost is not sent again: the reads tell whether it is in place.
+ * answer was lost is not sent again: the reads tell whether it is in place. `folded`: the
+ * first read, when the last write made it (`foldedReadBack`).
  */
 export function* verify(
   input: StepContext,
@@ -91,6 +121,7 @@ export function* verify(
   plan: MembershipWritePlan,
   ledger: MembershipWriteAnswer[],
   groups: { names: Record<string, string>; writable: ReadonlySet<string> },
+  folded?: IoResult<MembershipRead>,
 ): Machine<Verified> {
   const { names } = groups;
   // Every group is read back, even one whose write answer listed the change: a server may
@@ -111,7 +142,13 @@ export function* verify(
   const withLost = <T extends object>(result: T): T & { lost?: SerializedError } =>
     lost === undefined ? result : { ...result, lost };
   for (let round = 0; ; round++) {
-    const read = yield* readMemberships(input, account, scope, decisive);
+    // The first read may have come with the write's answers (`foldedReadBack`); where that
+    // read failed, it is made again here: it never fails the write.
+    const carried = round === 0 && folded !== undefined ? readOutcome(input, [folded]) : undefined;
+    const read =
+      carried !== undefined && !('error' in carried)
+        ? carried
+        : yield* readMemberships(input, account, scope, decisive);
     if ('error' in read) return withLost({ error: read.error });
     const readAt = yield* now();
     Object.assign(names, read.names);

@@ -19,7 +19,7 @@ import {
   type MembershipAction,
   type MembershipWritePlan,
 } from './membership-plan';
-import { readMemberships, verify, type ReadOutcome } from './membership-read-back';
+import { foldedReadBack, readMemberships, verify, type ReadOutcome } from './membership-read-back';
 import {
   effectiveChanges,
   refusalOf,
@@ -135,6 +135,7 @@ function* changeMemberships(
     { remove: removalsToWrite(plan, seen, assigned, absenceUnproven), add: plan.add },
     groups,
     'write',
+    foldedReadBack(input, plan),
   );
   ledger.push(...written.answers);
   const finish = (
@@ -164,7 +165,7 @@ function* changeMemberships(
 
   const verifyFrom = yield* now();
   const scope = refused === undefined ? plan : onlyUnanswered(plan, ledger);
-  const verified = yield* verify(input, account, scope, ledger, groups);
+  const verified = yield* verify(input, account, scope, ledger, groups, written.readBack);
   const lost = written.lost ?? verified.lost;
   // Lost writes a read may show only because it lags the service's own last write.
   const stale = staleForLostWrites(

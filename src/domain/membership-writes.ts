@@ -5,10 +5,10 @@ import type { EffectiveChange } from './journal-entry';
 import { intentKey } from './journal-entry';
 import { failedMembershipWrites, lostWriteError, mayHaveBeenApplied } from './lost-answer';
 import { chunk } from './chunk';
-import { now, parallel, wait, type Machine } from './step-machine';
-import { STEP_OPS } from './step-ops';
+import { now, parallel, wait, type IoResult, type Machine } from './step-machine';
+import { STEP_OPS, type MembershipWriteReadBack, type WriteMembershipsInput } from './step-ops';
 import { accountNotFound, mayBeLag, type StepContext } from './step-context';
-import type { MembershipWriteAnswer } from './target-answers';
+import type { MembershipRead, MembershipWriteAnswer } from './target-answers';
 import { nextRereadDelay } from './visibility';
 
 export interface WriteResult {
@@ -17,6 +17,17 @@ export interface WriteResult {
   error?: SerializedError;
   /** The first write whose answer was lost: it may have been applied (its changes `unanswered`). */
   lost?: SerializedError;
+  /** The read the last write made once answered (`readBack`): none when any write failed. */
+  readBack?: IoResult<MembershipRead>;
+}
+
+/**
+ * Whether a write's answers leave its read back (`readBack`) anything to verify: not where
+ * the target did not know the account yet; the step sends those changes again and reads
+ * after that.
+ */
+export function worthReadingBack(answers: readonly MembershipWriteAnswer[]): boolean {
+  return answers.every((answer) => answer.outcome !== 'accountNotFound');
 }
 
 /**
@@ -32,7 +43,9 @@ export function refusalOf(result: WriteResult): SerializedError | undefined {
  * steps 2 and 3), each chunk of at most `membershipWriteBatchSize` one operation. Changes the
  * target refused because it does not know the account yet are sent again on the timer while
  * that may be lag (a new object, graph-behaviour.md); after that the step fails naming it.
- * `label` keeps the intent keys of different write rounds of one step apart.
+ * `label` keeps the intent keys of different write rounds of one step apart. `readBack`: the
+ * read the last write call makes once answered, when it is the only call of its phase (a read
+ * beside a write still running would not show it); only the last round's counts.
  */
 export function* writeMembershipChanges(
   context: StepContext,
@@ -40,6 +53,7 @@ export function* writeMembershipChanges(
   changes: { remove: readonly string[]; add: readonly string[] },
   groups: { names: Record<string, string>; writable: ReadonlySet<string> },
   label: string,
+  readBack?: WriteMembershipsInput['readBack'],
 ): Machine<WriteResult> {
   const { names } = groups;
   const answers: MembershipWriteAnswer[] = [];
@@ -47,7 +61,14 @@ export function* writeMembershipChanges(
   for (let round = 0; ; round++) {
     // Lag or absence is judged by when the writes were sent, not by when the answers came.
     const sentAt = yield* now();
-    const result = yield* writeOnce(context, account, pending, groups, `${label}.${round}`);
+    const result = yield* writeOnce(
+      context,
+      account,
+      pending,
+      groups,
+      `${label}.${round}`,
+      readBack,
+    );
     answers.push(...result.answers);
     // The target names a group it was only known to the request by id.
     for (const answer of result.answers) {
@@ -57,7 +78,9 @@ export function* writeMembershipChanges(
     }
     if (result.error !== undefined) return { ...result, answers };
     const unknown = result.answers.filter((answer) => answer.outcome === 'accountNotFound');
-    if (unknown.length === 0) return { answers };
+    if (unknown.length === 0) {
+      return result.readBack === undefined ? { answers } : { answers, readBack: result.readBack };
+    }
     if (!mayBeLag(context, sentAt)) {
       return {
         answers,
@@ -78,11 +101,16 @@ function* writeOnce(
   changes: { remove: readonly string[]; add: readonly string[] },
   groups: { names: Record<string, string>; writable: ReadonlySet<string> },
   label: string,
+  readBack: WriteMembershipsInput['readBack'],
 ): Machine<WriteResult> {
   const answers: MembershipWriteAnswer[] = [];
   const size = Math.max(1, context.capabilities.membershipWriteBatchSize);
-  for (const phase of ['remove', 'add'] as const) {
-    const inputs = chunk(changes[phase], size).map((ids, index) => ({
+  const phases = (['remove', 'add'] as const).filter((phase) => changes[phase].length > 0);
+  let carried: IoResult<MembershipRead> | undefined;
+  for (const phase of phases) {
+    const chunks = chunk(changes[phase], size);
+    const foldHere = readBack !== undefined && phase === phases.at(-1) && chunks.length === 1;
+    const inputs: WriteMembershipsInput[] = chunks.map((ids, index) => ({
       connector: context.connector,
       account,
       add: phase === 'add' ? ids : [],
@@ -98,13 +126,23 @@ function* writeOnce(
         phase,
         String(index),
       ),
+      ...(foldHere ? { readBack } : {}),
     }));
-    const results = yield* parallel<MembershipWriteAnswer[]>(STEP_OPS.writeMemberships, inputs);
+    const results = yield* parallel<MembershipWriteAnswer[] | MembershipWriteReadBack>(
+      STEP_OPS.writeMemberships,
+      inputs,
+    );
     let refused: SerializedError | undefined;
     let lost: SerializedError | undefined;
     for (const [index, result] of results.entries()) {
-      if (result.ok) answers.push(...result.value);
-      else {
+      if (result.ok) {
+        const { value } = result;
+        if (Array.isArray(value)) answers.push(...value);
+        else {
+          answers.push(...value.answers);
+          carried = value.readBack;
+        }
+      } else {
         // A write call that failed in part says what it did write: journaled too.
         const written = partlyWritten(result.error);
         answers.push(...written);
@@ -119,7 +157,7 @@ function* writeOnce(
     const error = refused ?? lost;
     if (error !== undefined) return { answers, error, ...(lost === undefined ? {} : { lost }) };
   }
-  return { answers };
+  return carried === undefined ? { answers } : { answers, readBack: carried };
 }
 
 /**

@@ -68,7 +68,10 @@ export interface ProvisioningRequest extends RequestContext {
  * refutes commit nothing (`StepContext.replaysRevision1`). 3: a step that succeeded with
  * another step right after it schedules no commit (recordStep) of its own: its journal
  * entries (keyed and timed by its own step) and record update go with the next commit, and
- * are written before a lease renewal, a hold, or the end (`CarriedCommit`).
+ * are written before a lease renewal, a hold, or the end (`CarriedCommit`); and a write the
+ * step reads back at once (a membership step's last write; an update, lock, unlock or
+ * delete) makes that first read back in its own activity, one activity fewer per step
+ * (`StepContext.foldsReadBack`).
  */
 export const REQUEST_REVISION = 3;
 

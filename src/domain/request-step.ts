@@ -19,6 +19,8 @@ export interface StepsOf {
   capabilities: ConnectorCapabilities;
   /** Its steps take revision 1's paths (see `StepContext.replaysRevision1`). */
   replaysRevision1?: boolean;
+  /** Its writes carry their first read back (see `StepContext.foldsReadBack`). */
+  foldsReadBack?: boolean;
 }
 
 /**
@@ -47,6 +49,7 @@ export function requestStep(
     capabilities: request.capabilities,
     handle,
     ...(request.replaysRevision1 === true ? { replaysRevision1: true } : {}),
+    ...(request.foldsReadBack === true ? { foldsReadBack: true } : {}),
   };
   if (isMembershipAction(action)) {
     return membershipStep({

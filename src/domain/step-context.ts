@@ -39,6 +39,13 @@ export interface StepContext {
    * running when revision 2 is deployed replays the history it has (DESIGN invariant 10).
    */
   replaysRevision1?: boolean;
+  /**
+   * Revision 3 (`acceptedSince(request, 3)`): a write the machine reads back at once
+   * carries that first read back (`readBack` in a membership or account write's input), one
+   * operation instead of two. Absent: the read-back is an operation of its own, as before, so that a
+   * request accepted earlier replays the history it has.
+   */
+  foldsReadBack?: boolean;
 }
 
 /** A fresh handle: nothing looked up yet. */

@@ -2,6 +2,8 @@ import type { AccountChanges, AccountProfile, TargetAccount } from './account';
 import type { AccountRecord, AccountRecordUpdate } from './account-record';
 import type { JournalEntry } from './journal-entry';
 import type { GroupSelector } from './provisioning-request';
+import type { IoResult } from './step-machine';
+import type { MembershipRead, MembershipWriteAnswer } from './target-answers';
 
 /**
  * The operations a step machine asks for: in production each is an activity of the same
@@ -72,11 +74,30 @@ export interface CreateAccountInput extends ConnectorInput, IntentInput {
   stored?: AccountRecord | null;
 }
 
-export interface UpdateAccountInput extends AccountInput {
+/**
+ * A write the step reads back at once (revision 3, `StepContext.foldsReadBack`): with
+ * `readBack`, the operation reads the account once the write is answered and answers
+ * {@link AccountWriteReadBack}. Verification only: a read that fails comes back as its error,
+ * the write not sent again (DESIGN invariant 9).
+ */
+export interface ReadsBackInput {
+  readBack?: true;
+}
+
+/**
+ * What an account write with `readBack` answers: the write's answer and the read after; no
+ * read where the answer leaves nothing to verify (a delete of an account already gone).
+ */
+export interface AccountWriteReadBack<T> {
+  answer: T;
+  readBack?: IoResult<TargetAccount | null>;
+}
+
+export interface UpdateAccountInput extends AccountInput, ReadsBackInput {
   changes: AccountChanges;
 }
 
-export interface SetEnabledInput extends AccountInput {
+export interface SetEnabledInput extends AccountInput, ReadsBackInput {
   enabled: boolean;
 }
 
@@ -85,7 +106,7 @@ export interface SetPasswordInput extends AccountInput, IntentInput {
   discardAfterUse: boolean;
 }
 
-export type DeleteAccountInput = AccountInput & IntentInput;
+export type DeleteAccountInput = AccountInput & IntentInput & ReadsBackInput;
 
 export interface LookUpRolesInput extends ConnectorInput {
   selectors: GroupSelector[];
@@ -115,6 +136,19 @@ export interface WriteMembershipsInput extends AccountInput, IntentInput {
   names: Record<string, string>;
   /** Groups the role catalogue vouches are writable: the target need not be asked again. */
   writable: string[];
+  /**
+   * The step's first read-back, made by the same operation once the write is answered (the
+   * machine reads back at once after this write: no wait between). Verification only: it
+   * never changes the write's answers, and a read that fails comes back as its error, the
+   * write not sent again (DESIGN invariant 9). Answered with {@link MembershipWriteReadBack}.
+   */
+  readBack?: Pick<ReadMembershipsInput, 'groupIds' | 'confirmAbsent'>;
+}
+
+/** What a membership write with `readBack` answers: the write's answers and the read after. */
+export interface MembershipWriteReadBack {
+  answers: MembershipWriteAnswer[];
+  readBack: IoResult<MembershipRead>;
 }
 
 /**

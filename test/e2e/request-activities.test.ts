@@ -14,10 +14,11 @@ import { startTestHost, type TestHost } from './local-host-harness';
 
 /**
  * Issue 15, less per request: the last step's commit indexes and counts the request's end,
- * the first look at the connector looks up the roles the request names, and the create's
- * commit is carried into the grant's (revision 3), so a create + grant of 3 groups runs 6
- * activities on SCIM (9 before) and 5 on Graph (8 before). The request reports, indexes and
- * counts as it did, and fails where and how it did.
+ * the first look at the connector looks up the roles the request names, the create's commit
+ * is carried into the grant's, and the grant's write makes its first read back (revision 3),
+ * so a create + grant of 3 groups runs 5 activities on SCIM (9, then 7 before) and 4 on
+ * Graph (8, then 6). The request reports, indexes and counts as it did, and fails where and
+ * how it did.
  */
 
 const SCIM = 'scim-sandbox';
@@ -95,7 +96,6 @@ describe('a create + grant of 3 groups', () => {
         ACTIVITIES.createAccount,
         ACTIVITIES.readMemberships,
         ACTIVITIES.writeMemberships,
-        ACTIVITIES.readMemberships,
         ACTIVITIES.recordStep,
       ],
     ],
@@ -106,7 +106,6 @@ describe('a create + grant of 3 groups', () => {
         ACTIVITIES.connectorGate,
         ACTIVITIES.createAccount,
         ACTIVITIES.writeMemberships,
-        ACTIVITIES.readMemberships,
         ACTIVITIES.recordStep,
       ],
     ],
@@ -356,8 +355,8 @@ describe('a create + grant of 3 groups on Graph as graph-behaviour.md says Graph
 
         // The activities: the same start and end as without faults. The create step may add
         // only re-reads of the account (its answer lost, replicas behind); the grant step
-        // starts with its write and ends with the read-back that showed it, and writes again
-        // only what the target refused.
+        // starts with its write and ends with the read-back that showed it (a re-read of its
+        // own, or the read its last write made), and writes again only what the target refused.
         const ran = activityNames(requestId);
         expect(ran.slice(0, 2), ran.join()).toEqual([
           ACTIVITIES.connectorGate,
@@ -375,7 +374,7 @@ describe('a create + grant of 3 groups on Graph as graph-behaviour.md says Graph
         ).toEqual([]);
         const grant = ran.slice(grantStart, -1);
         expect(grant[0], ran.join()).toBe(ACTIVITIES.writeMemberships);
-        expect(grant.at(-1), ran.join()).toBe(ACTIVITIES.readMemberships);
+        expect([...MEMBERSHIP_CALLS], ran.join()).toContain(grant.at(-1));
         expect(
           grant.filter((name) => !MEMBERSHIP_CALLS.has(name)),
           ran.join(),

@@ -10,7 +10,7 @@ interface Burst {
 }
 
 /**
- * Which requests a throttling burst answers: every one (default), writes only, or reads only
+ * Which requests a burst answers: every one (default), writes only, or reads only
  * (the read a client makes right after its write, say), in either case after some writes.
  */
 export interface ThrottleScope {
@@ -26,17 +26,21 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export class FaultInjector {
   private readonly bursts: Burst[] = [];
 
-  /** The next `count` requests answer 429 with this `Retry-After`. */
+  /** The next `count` requests (of `scope`) answer 429 with this `Retry-After`. */
   throttle(count: number, retryAfter: string, scope: ThrottleScope = {}): void {
+    this.push({ status: 429, retryAfter }, count, scope);
+  }
+
+  /** The next `count` requests (of `scope`) answer `status`. */
+  serverErrors(count: number, status: 500 | 502 | 503 | 504, scope: ThrottleScope = {}): void {
+    this.push({ status }, count, scope);
+  }
+
+  private push(fault: InjectedFault, count: number, scope: ThrottleScope): void {
     if (count <= 0) return;
     const writes = scope.writesOnly === true ? { writesAfter: scope.afterWrites ?? 0 } : {};
     const reads = scope.readsOnly === true ? { readsAfterWrites: scope.afterWrites ?? 0 } : {};
-    this.bursts.push({ fault: { status: 429, retryAfter }, remaining: count, ...writes, ...reads });
-  }
-
-  /** The next `count` requests answer `status`. */
-  serverErrors(count: number, status: 500 | 502 | 503 | 504): void {
-    if (count > 0) this.bursts.push({ fault: { status }, remaining: count });
+    this.bursts.push({ fault, remaining: count, ...writes, ...reads });
   }
 
   /** Drops every burst not yet served. */

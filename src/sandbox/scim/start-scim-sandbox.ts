@@ -85,8 +85,8 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     injectThrottle(count, retryAfter, scope) {
       state.faults.throttle(count, retryAfter, scope);
     },
-    injectServerErrors(count, status) {
-      state.faults.serverErrors(count, status);
+    injectServerErrors(count, status, scope) {
+      state.faults.serverErrors(count, status, scope);
     },
     injectProxyNotFound(pathEnd, body = 'html') {
       state.proxy.answer(pathEnd, body);

@@ -197,8 +197,8 @@ export interface ScimSandbox {
    * `scope.readsOnly`: the next reads, once `scope.afterWrites` writes have passed.
    */
   injectThrottle(count: number, retryAfter: string, scope?: ThrottleScope): void;
-  /** The next `count` requests answer this status with a SCIM error body. */
-  injectServerErrors(count: number, status: 500 | 502 | 503 | 504): void;
+  /** The next `count` requests (of `scope`, as for `injectThrottle`) answer this status with a SCIM error body. */
+  injectServerErrors(count: number, status: 500 | 502 | 503 | 504, scope?: ThrottleScope): void;
   /**
    * Requests whose path ends with `pathEnd` (`/Groups/{id}`) are answered 404 by a proxy in
    * front of the server, with an HTML page or an empty body: never a SCIM error. Until

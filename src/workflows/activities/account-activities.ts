@@ -1,5 +1,6 @@
 import type { TargetAccount } from '../../domain/account';
 import { isLinked, wasDeleted, type AccountRecord } from '../../domain/account-record';
+import { deleteWorthReadingBack } from '../../domain/account-step';
 import type { Connector } from '../../connectors/connector';
 import { isProvisioningError } from '../../domain/errors';
 import { accountWriteChangedNothing } from '../../domain/lost-answer';
@@ -8,7 +9,7 @@ import type {
   DeleteAccountAnswer,
   SetEnabledAnswer,
 } from '../../domain/target-answers';
-import type { AccountLookup } from '../../domain/step-ops';
+import type { AccountLookup, AccountWriteReadBack, ReadsBackInput } from '../../domain/step-ops';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
 import type { ServicesProvider, WorkflowServices } from '../workflow-services';
@@ -24,6 +25,28 @@ import type {
 import { underIntent } from './claimed-intent';
 import { connectorOf } from './connector-of';
 import { underLease, type UnderLease } from './lease-deadline';
+import { readAfterWrite } from './read-after-write';
+
+/** An account write's answer; with `readBack` in its input, with the read of the account after. */
+type ReadBackAnswer<T> = T | AccountWriteReadBack<T>;
+
+/** The write's answer, and the account read once it was answered when the step asked. */
+async function withReadBack<T>(
+  s: WorkflowServices,
+  activity: string,
+  input: AccountInput & ReadsBackInput,
+  answer: T,
+  worthReading = true,
+): Promise<ReadBackAnswer<T>> {
+  if (input.readBack !== true) return answer;
+  if (!worthReading) return { answer };
+  const readBack = await readAfterWrite(
+    s,
+    activity,
+    async () => (await connectorOf(s, input.connector).readAccount(input.account)) ?? null,
+  );
+  return { answer, readBack };
+}
 
 /**
  * Account activities: one target call each (a lookup: the record and one or two reads).
@@ -113,23 +136,26 @@ export function accountActivities(services: ServicesProvider) {
       );
     },
 
-    async updateAccount(input: UpdateAccountInput & UnderLease): Promise<ActivityResult<null>> {
-      return runActivity('updateAccount', services, (s) =>
-        underLease(s, input, input.account.accountId, async () => {
-          await connectorOf(s, input.connector).updateAccount(input.account, input.changes);
-          return null;
-        }),
-      );
+    async updateAccount(
+      input: UpdateAccountInput & UnderLease,
+    ): Promise<ActivityResult<ReadBackAnswer<null>>> {
+      return runActivity('updateAccount', services, async (s) => {
+        await underLease(s, input, input.account.accountId, () =>
+          connectorOf(s, input.connector).updateAccount(input.account, input.changes),
+        );
+        return withReadBack(s, 'updateAccount', input, null);
+      });
     },
 
     async setAccountEnabled(
       input: SetEnabledInput & UnderLease,
-    ): Promise<ActivityResult<SetEnabledAnswer>> {
-      return runActivity('setAccountEnabled', services, (s) =>
-        underLease(s, input, input.account.accountId, () =>
+    ): Promise<ActivityResult<ReadBackAnswer<SetEnabledAnswer>>> {
+      return runActivity('setAccountEnabled', services, async (s) => {
+        const answer = await underLease(s, input, input.account.accountId, () =>
           connectorOf(s, input.connector).setEnabled(input.account, input.enabled),
-        ),
-      );
+        );
+        return withReadBack(s, 'setAccountEnabled', input, answer);
+      });
     },
 
     async setPassword(input: SetPasswordInput & UnderLease): Promise<ActivityResult<null>> {
@@ -161,9 +187,9 @@ export function accountActivities(services: ServicesProvider) {
 
     async deleteAccount(
       input: DeleteAccountInput & UnderLease,
-    ): Promise<ActivityResult<DeleteAccountAnswer>> {
-      return runActivity('deleteAccount', services, (s) =>
-        underLease(s, input, input.account.accountId, () =>
+    ): Promise<ActivityResult<ReadBackAnswer<DeleteAccountAnswer>>> {
+      return runActivity('deleteAccount', services, async (s) => {
+        const answer = await underLease(s, input, input.account.accountId, () =>
           underIntent(
             s,
             input,
@@ -171,8 +197,9 @@ export function accountActivities(services: ServicesProvider) {
             () => connectorOf(s, input.connector).deleteAccount(input.account),
             (answer, tried) => ({ ...answer, maybeOurs: answer.maybeOurs || tried }),
           ),
-        ),
-      );
+        );
+        return withReadBack(s, 'deleteAccount', input, answer, deleteWorthReadingBack(answer));
+      });
     },
 
     /** Deletes a transient password secret; also run when a request ends before using it. */

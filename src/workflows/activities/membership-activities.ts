@@ -1,7 +1,9 @@
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import { membershipCallChangedNothing } from '../../domain/lost-answer';
+import { worthReadingBack } from '../../domain/membership-writes';
 import { describeSelector } from '../../domain/provisioning-request';
+import type { MembershipWriteReadBack } from '../../domain/step-ops';
 import type { MembershipRead, MembershipWriteAnswer } from '../../domain/target-answers';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
@@ -16,6 +18,7 @@ import type {
 import { underIntent } from './claimed-intent';
 import { connectorOf } from './connector-of';
 import { underLease, type UnderLease } from './lease-deadline';
+import { readAfterWrite } from './read-after-write';
 import { groupOf, rolesNamed } from './role-lookup';
 
 /** Membership activities: the steps of the spec's membership write procedure, one call each. */
@@ -75,13 +78,14 @@ export function membershipActivities(services: ServicesProvider) {
     /**
      * Spec: steps 2 and 3 for at most `membershipWriteBatchSize` groups: one write call. The
      * intent is recorded first, so that a second run of this very write (the first one's
-     * answer lost) counts an "already in place" as its own change (DESIGN invariant 1).
+     * answer lost) counts an "already in place" as its own change (DESIGN invariant 1). With
+     * `readBack`, the step's first read back follows the answered write (`readAfterWrite`).
      */
     async writeMemberships(
       input: WriteMembershipsInput & UnderLease,
-    ): Promise<ActivityResult<MembershipWriteAnswer[]>> {
-      return runActivity('writeMemberships', services, (s) =>
-        underLease(s, input, input.account.accountId, () =>
+    ): Promise<ActivityResult<MembershipWriteAnswer[] | MembershipWriteReadBack>> {
+      return runActivity('writeMemberships', services, async (s) => {
+        const answers = await underLease(s, input, input.account.accountId, () =>
           underIntent(
             s,
             input,
@@ -96,8 +100,18 @@ export function membershipActivities(services: ServicesProvider) {
             (answers, tried) =>
               answers.map((answer) => ({ ...answer, maybeOurs: answer.maybeOurs || tried })),
           ),
-        ),
-      );
+        );
+        const asked = input.readBack;
+        if (asked === undefined || !worthReadingBack(answers)) return answers;
+        const readBack = await readAfterWrite(s, 'writeMemberships', () =>
+          connectorOf(s, input.connector).readMemberships(
+            input.account,
+            asked.groupIds,
+            asked.confirmAbsent,
+          ),
+        );
+        return { answers, readBack } satisfies MembershipWriteReadBack;
+      });
     },
   };
 }

@@ -151,7 +151,12 @@ export function* provisioningRequestOrchestrator(
   // A request accepted before revision 2 runs its steps as revision 1 did, so that one
   // running at the upgrade replays its history: no read-back of a lost write, and the
   // commits revision 1 made (`replaysRevision1`).
-  const steps = acceptedSince(request, 2) ? request : { ...request, replaysRevision1: true };
+  // Revision 3 makes a write's first read back in the write's activity (`foldsReadBack`).
+  const steps = {
+    ...request,
+    ...(acceptedSince(request, 2) ? {} : { replaysRevision1: true }),
+    ...(acceptedSince(request, 3) ? { foldsReadBack: true } : {}),
+  };
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
 
