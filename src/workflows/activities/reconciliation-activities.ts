@@ -25,8 +25,8 @@ export function reconciliationActivities(services: ServicesProvider) {
             ...kept,
             ok: true,
             mode: pass.mode,
-            found: total(pass.found),
-            open: total(pass.open),
+            found: total(pass.tally.found),
+            open: total(pass.tally.open),
             incomplete: pass.incomplete.length,
             waiting: pass.deferred.length,
           });
