@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestInstanceId } from '../../src/workflows/names';
 import { startTestStorage, type TestStorage } from '../support/azurite-storage';
 import { truthChanges, truthMark } from '../support/journal-truth';
-import { provision, reconcile, report, runJob, scimAdmin } from './drift-harness';
+import {
+  provision,
+  reconcile,
+  removeAfterFirstRead,
+  report,
+  runJob,
+  scimAdmin,
+} from './drift-harness';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /*
@@ -123,7 +130,7 @@ describe('a restore whose findings cannot be marked', () => {
 
     // Its row is deleted right after the restore read it (a cleanup by hand, another
     // process): the save that follows meets nothing to mark, and throws nothing.
-    const stop = removeAfterFirstRead(finding!.findingId);
+    const stop = removeAfterFirstRead(t, storage, finding!.findingId);
     let answer;
     try {
       answer = await t.api('POST', `/api/connectors/${SCIM}/drift/restore`, {
@@ -143,30 +150,3 @@ describe('a restore whose findings cannot be marked', () => {
     expect(sandboxes.scim.groupIdsOf('ada')).not.toContain(sales);
   }, 120_000);
 });
-
-/** Deletes the finding's rows once the service has read it the first time. */
-function removeAfterFirstRead(findingId: string): () => void {
-  const connection =
-    storage.connection.kind === 'connectionString' ? storage.connection.connectionString : '';
-  const table = TableClient.fromConnectionString(connection, 'DriftFindings', {
-    allowInsecureConnection: true,
-  });
-  const { drift } = t.host.services;
-  const get = drift.get.bind(drift);
-  let removed = false;
-  drift.get = async (connector, id) => {
-    const found = await get(connector, id);
-    if (id === findingId && !removed) {
-      removed = true;
-      for await (const row of table.listEntities({
-        queryOptions: { filter: odata`findingId eq ${findingId}` },
-      })) {
-        await table.deleteEntity(row.partitionKey!, row.rowKey!);
-      }
-    }
-    return found;
-  };
-  return () => {
-    drift.get = get;
-  };
-}
