@@ -70,11 +70,15 @@ export function emptyPass(): ReconciliationPass {
   return { found: {}, closed: {}, unconfirmed: [], deferred: [], incomplete: [], notices: [] };
 }
 
-/** The bulk pass says more: how it read and what it read; its tally is always read. */
+/** The bulk pass says more: how it read and what it read. */
 export interface BulkPass extends ReconciliationPass {
   mode: 'full' | 'incremental';
   read: { groups: number; accounts: number };
-  tally: DriftTally;
+  /**
+   * Histories recorded before passes read their tally: the open findings after the pass, as
+   * it added them up. Only read when no pass of the job has a tally.
+   */
+  open?: Partial<Record<DriftType, number>>;
 }
 
 /** A reconciliation job's result (`GET /jobs/{id}` once it is done). */
@@ -124,7 +128,8 @@ export function reconciliationResult(
   stillDeferred: readonly DeferredAccount[],
 ): ReconciliationResult {
   const passes = [bulk, ...later];
-  const tally = [...later].reverse().find((pass) => pass.tally !== undefined)?.tally ?? bulk.tally;
+  const tally =
+    [...passes].reverse().find((pass) => pass.tally !== undefined)?.tally ?? addedUp(bulk, later);
   const unconfirmed = passes.flatMap((pass) => pass.unconfirmed);
   const incomplete = passes.flatMap((pass) => pass.incomplete);
   const notChecked = stillDeferred.map((deferred) => ({
@@ -144,6 +149,23 @@ export function reconciliationResult(
     read: bulk.read,
     notices: [...new Set(passes.flatMap((pass) => pass.notices))],
   };
+}
+
+/**
+ * The counts of a job whose passes ran before tallies were read (its history is replayed
+ * after an upgrade): as the passes said them.
+ */
+function addedUp(bulk: BulkPass, later: readonly ReconciliationPass[]): DriftTally {
+  const tally = emptyTally();
+  for (const type of DRIFT_TYPES) {
+    tally.open[type] = bulk.open?.[type] ?? 0;
+    for (const pass of [bulk, ...later]) {
+      tally.found[type] += pass.found[type] ?? 0;
+      tally.closed[type] += pass.closed[type] ?? 0;
+      if (pass !== bulk) tally.open[type] += (pass.found[type] ?? 0) - (pass.closed[type] ?? 0);
+    }
+  }
+  return tally;
 }
 
 function zeroCounts(): Record<DriftType, number> {

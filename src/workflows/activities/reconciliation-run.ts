@@ -10,6 +10,7 @@ import {
   emptyPass,
   type BulkPass,
   type DeferredAccount,
+  type DriftTally,
   type PendingDrift,
   type ReconciliationPass,
   seeksDrift,
@@ -40,7 +41,7 @@ export async function runReconciliation(
   s: WorkflowServices,
   connector: Connector,
   input: ReconcileInput,
-): Promise<BulkPass> {
+): Promise<BulkPass & { tally: DriftTally }> {
   const reads = readsOf(connector);
   const run = judgeRunOf(input, reads);
   const managed = await managedGroups(s, input.connector);
