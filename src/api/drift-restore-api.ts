@@ -99,6 +99,8 @@ export function driftRestoreHandler(deps: ApiDeps) {
           findingIds: planned.findingIds,
           statusUrl: new URL(`/api/requests/${running}`, request.url).toString(),
           alreadyRunning: true,
+          // The findings as just read name this request: the stored rows carry the mark.
+          marked: true,
         });
         continue;
       }
@@ -119,7 +121,7 @@ export function driftRestoreHandler(deps: ApiDeps) {
           },
         );
       }
-      const notice = await markRestored(services, findings, {
+      const mark = await markRestored(services, findings, {
         requestId: outcome.requestId,
         at: deps.now().toISOString(),
       });
@@ -129,14 +131,17 @@ export function driftRestoreHandler(deps: ApiDeps) {
         actions: planned.actions,
         findingIds: planned.findingIds,
         statusUrl: new URL(`/api/requests/${outcome.requestId}`, request.url).toString(),
-        ...(notice === undefined ? {} : { marked: false, notice }),
+        ...mark,
       });
       context.log(`drift restore of ${planned.accountId} on ${name}: request ${outcome.requestId}`);
-      if (notice !== undefined) context.warn(notice);
+      if (!mark.marked) context.warn(mark.notice);
     }
     return { status: 202, jsonBody: { connector: name, restores, skipped: chosen.skipped } };
   };
 }
+
+/** Whether a restore's findings carry its request, as read back; when not, why. */
+type RestoreMark = { marked: true } | { marked: false; notice: string };
 
 /**
  * Marks the findings with the restore request that started for them. Each finding as stored
@@ -144,12 +149,16 @@ export function driftRestoreHandler(deps: ApiDeps) {
  * read, and keeps what it wrote. The request runs whether or not the mark is written, so a
  * mark that fails (other passes kept changing a finding: DRIFT_FINDING_CONTENDED, or storage
  * failing) is said as a notice beside the started request, never as the restore's failure.
+ * "Marked" rests on the rows read back after the save (DESIGN invariant 11), never on the
+ * save having thrown nothing: a finding removed or rewritten meanwhile is saved over by no one.
  */
 async function markRestored(
   services: WorkflowServices,
   findings: readonly DriftFinding[],
   restore: { requestId: string; at: string },
-): Promise<string | undefined> {
+): Promise<RestoreMark> {
+  const again =
+    'send the same restore again to mark them (it joins this request, nothing starts twice)';
   try {
     await services.drift.save(
       findings.map((finding) => ({
@@ -159,14 +168,47 @@ async function markRestored(
         judge: (stored) => (stored === undefined ? undefined : { ...stored, restore }),
       })),
     );
-    return undefined;
   } catch (error) {
     if (!isProvisioningError(error)) throw error;
-    return (
-      `request ${restore.requestId} was started and runs, but the findings could not be marked ` +
-      `with it (${error.code}: ${error.message}): the drift report does not link them to it ` +
-      'yet; send the same restore again to mark them (it joins this request, nothing starts twice)'
-    );
+    return {
+      marked: false,
+      notice:
+        `request ${restore.requestId} was started and runs, but the findings could not be marked ` +
+        `with it (${error.code}: ${error.message}): the drift report does not link them to it ` +
+        `yet; ${again}`,
+    };
+  }
+  const unmarked: string[] = [];
+  for (const finding of findings) {
+    const why = await notMarkedBecause(services, finding, restore.requestId);
+    if (why !== undefined) unmarked.push(`"${finding.findingId}" (${why})`);
+  }
+  if (unmarked.length === 0) return { marked: true };
+  return {
+    marked: false,
+    notice:
+      `request ${restore.requestId} was started and runs, but read back after the mark, the ` +
+      `drift report does not link ${unmarked.length === 1 ? 'finding' : 'findings'} ` +
+      `${unmarked.join(', ')} to it; ${again}`,
+  };
+}
+
+/** Why the stored finding, read back, does not name restore request `requestId`; undefined when it does. */
+async function notMarkedBecause(
+  services: WorkflowServices,
+  finding: DriftFinding,
+  requestId: string,
+): Promise<string | undefined> {
+  try {
+    const stored = await services.drift.get(finding.connector, finding.findingId);
+    if (stored === undefined) return 'no longer stored';
+    if (stored.restore === undefined) return 'stored without a restore request';
+    return stored.restore.requestId === requestId
+      ? undefined
+      : `stored with request ${stored.restore.requestId}`;
+  } catch (error) {
+    if (!isProvisioningError(error)) throw error;
+    return `could not be read back: ${error.code}: ${error.message}`;
   }
 }
 

@@ -267,12 +267,12 @@ export function driftPaths() {
                       marked: {
                         type: 'boolean',
                         description:
-                          'false when the request started and runs but its findings could not be marked with it (another reconciliation or restore kept changing them: DRIFT_FINDING_CONTENDED, or storage failed); absent when they were marked',
+                          'true when the findings, read back after the mark was saved, name this request; false when the request started and runs but its findings do not (another reconciliation or restore kept changing them: DRIFT_FINDING_CONTENDED, storage failed, or the read-back shows a finding gone or without the mark)',
                       },
                       notice: {
                         type: 'string',
                         description:
-                          'With marked false: what failed, and that sending the same restore again marks the findings (it joins the running request)',
+                          'With marked false: what failed or what the read-back showed for each finding, and that sending the same restore again marks the findings (it joins the running request)',
                       },
                     },
                   },

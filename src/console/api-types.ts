@@ -474,7 +474,15 @@ export interface DriftPage {
 
 /** What `POST /connectors/{name}/drift/restore` started. */
 export interface DriftRestoreAnswer {
-  restores: { requestId: string; accountId: string; findingIds: string[] }[];
+  restores: {
+    requestId: string;
+    accountId: string;
+    findingIds: string[];
+    /** Whether the findings, read back, name the request; false comes with a notice saying why. */
+    marked?: boolean;
+    notice?: string;
+    alreadyRunning?: boolean;
+  }[];
   skipped: { findingId: string; reason: string }[];
 }
 

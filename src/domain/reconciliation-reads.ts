@@ -32,8 +32,16 @@ export interface ReconciliationReads {
   readonly incremental: boolean;
   /** How the bulk reads and the second reads are made, for the findings' evidence. */
   readonly sources: { members: string; accounts: string; recheck: string };
-  /** How member lists name a linked account (its object id; the SCIM member value). */
+  /**
+   * How member lists name a linked account, in the form they are compared in (its object id;
+   * the SCIM member value without case).
+   */
   memberKey(account: { accountId: string; targetId: string }): string;
+  /**
+   * The member value itself, spelled as the target spells it: what a second read asks the
+   * target about (a `members eq` filter names the member exactly as the target stores it).
+   */
+  memberValue(account: { accountId: string; targetId: string }): string;
   /** The name the target gives an account ID (Graph: the bare name with the UPN domain). */
   accountName(accountId: string): string;
   /**

@@ -35,14 +35,34 @@ export interface DeferredAccount {
   pending: PendingDrift[];
 }
 
+/**
+ * A reconciliation job's findings as the drift report stores them, read after a pass: the
+ * open findings of the connector, and those the job found and closed. Read, never added up
+ * from what passes say they did: Durable runs an activity at least once, and a pass run again
+ * meets what its first attempt stored.
+ */
+export interface DriftTally {
+  open: Record<DriftType, number>;
+  found: Record<DriftType, number>;
+  closed: Record<DriftType, number>;
+}
+
+/** A tally of nothing, to count into. */
+export function emptyTally(): DriftTally {
+  return { open: zeroCounts(), found: zeroCounts(), closed: zeroCounts() };
+}
+
 /** What one pass of a reconciliation did (the bulk pass, or a pass over deferred accounts). */
 export interface ReconciliationPass {
+  /** What this attempt of the pass stored (for the log and the metric; the result reads `tally`). */
   found: Partial<Record<DriftType, number>>;
   closed: Partial<Record<DriftType, number>>;
   unconfirmed: { finding: string; why: string }[];
   deferred: DeferredAccount[];
   incomplete: string[];
   notices: string[];
+  /** The job's findings as stored once the pass ended; absent on a pass that failed. */
+  tally?: DriftTally;
 }
 
 /** A pass that has judged nothing yet. */
@@ -50,11 +70,15 @@ export function emptyPass(): ReconciliationPass {
   return { found: {}, closed: {}, unconfirmed: [], deferred: [], incomplete: [], notices: [] };
 }
 
-/** The bulk pass says more: how it read, what it read, and the open findings after it. */
+/** The bulk pass says more: how it read and what it read. */
 export interface BulkPass extends ReconciliationPass {
   mode: 'full' | 'incremental';
   read: { groups: number; accounts: number };
-  open: Partial<Record<DriftType, number>>;
+  /**
+   * Histories recorded before passes read their tally: the open findings after the pass, as
+   * it added them up. Only read when no pass of the job has a tally.
+   */
+  open?: Partial<Record<DriftType, number>>;
 }
 
 /** A reconciliation job's result (`GET /jobs/{id}` once it is done). */
@@ -92,7 +116,8 @@ const LISTED_UNCONFIRMED = 50;
 
 /**
  * The job's result from its bulk pass and the passes over deferred accounts; accounts still
- * deferred at the end are "not checked".
+ * deferred at the end are "not checked". Its counts are the last tally read from the store
+ * (a later pass's tally covers the earlier passes'), so a pass run twice counts once.
  *
  * @example
  * reconciliationResult(bulk, [again], []).findings.memberAddedOutside; // 2
@@ -103,14 +128,8 @@ export function reconciliationResult(
   stillDeferred: readonly DeferredAccount[],
 ): ReconciliationResult {
   const passes = [bulk, ...later];
-  const found = countsOf(passes.map((pass) => pass.found));
-  const closed = countsOf(passes.map((pass) => pass.closed));
-  const findings = countsOf([bulk.open]);
-  for (const pass of later) {
-    for (const type of DRIFT_TYPES) {
-      findings[type] += (pass.found[type] ?? 0) - (pass.closed[type] ?? 0);
-    }
-  }
+  const tally =
+    [...passes].reverse().find((pass) => pass.tally !== undefined)?.tally ?? addedUp(bulk, later);
   const unconfirmed = passes.flatMap((pass) => pass.unconfirmed);
   const incomplete = passes.flatMap((pass) => pass.incomplete);
   const notChecked = stillDeferred.map((deferred) => ({
@@ -121,9 +140,9 @@ export function reconciliationResult(
     mode: bulk.mode,
     complete: incomplete.length === 0 && notChecked.length === 0,
     incomplete,
-    findings,
-    found,
-    closed: DRIFT_TYPES.reduce((sum, type) => sum + closed[type], 0),
+    findings: { ...tally.open },
+    found: { ...tally.found },
+    closed: DRIFT_TYPES.reduce((sum, type) => sum + tally.closed[type], 0),
     unconfirmed: { count: unconfirmed.length, first: unconfirmed.slice(0, LISTED_UNCONFIRMED) },
     waited: { accounts: new Set(bulk.deferred.map((d) => d.account)).size, rounds: later.length },
     notChecked,
@@ -132,13 +151,23 @@ export function reconciliationResult(
   };
 }
 
-function countsOf(parts: readonly Partial<Record<DriftType, number>>[]): Record<DriftType, number> {
-  const counts = Object.fromEntries(DRIFT_TYPES.map((type) => [type, 0])) as Record<
-    DriftType,
-    number
-  >;
-  for (const part of parts) {
-    for (const type of DRIFT_TYPES) counts[type] += part[type] ?? 0;
+/**
+ * The counts of a job whose passes ran before tallies were read (its history is replayed
+ * after an upgrade): as the passes said them.
+ */
+function addedUp(bulk: BulkPass, later: readonly ReconciliationPass[]): DriftTally {
+  const tally = emptyTally();
+  for (const type of DRIFT_TYPES) {
+    tally.open[type] = bulk.open?.[type] ?? 0;
+    for (const pass of [bulk, ...later]) {
+      tally.found[type] += pass.found[type] ?? 0;
+      tally.closed[type] += pass.closed[type] ?? 0;
+      if (pass !== bulk) tally.open[type] += (pass.found[type] ?? 0) - (pass.closed[type] ?? 0);
+    }
   }
-  return counts;
+  return tally;
+}
+
+function zeroCounts(): Record<DriftType, number> {
+  return Object.fromEntries(DRIFT_TYPES.map((type) => [type, 0])) as Record<DriftType, number>;
 }

@@ -73,7 +73,7 @@ export interface AccountRecheck {
 /** What to read again about one account or member. */
 export interface RecheckItem {
   targetId: string;
-  /** How member lists name it. */
+  /** How member lists name it, spelled as the target spells it (`memberValue`, never the compared form). */
   key: string;
   /** Its name on the target, where known (a member not linked by the service). */
   name?: string;

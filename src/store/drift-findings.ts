@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DriftFinding, DriftType } from '../domain/drift-finding';
+import type { DriftTally } from '../domain/reconciliation-result';
 
 export type { DriftFinding };
 
@@ -64,6 +65,11 @@ export interface DriftFindingStore {
    * at most, then DRIFT_FINDING_CONTENDED naming it). Answers the findings as stored.
    */
   save(changes: readonly FindingChange[]): Promise<DriftFinding[]>;
+  /**
+   * The connector's open findings and those reconciliation job `jobId` found and closed, per
+   * type, counted from the rows: what a job's result reports, however often its passes ran.
+   */
+  tally(connector: string, jobId: string): Promise<DriftTally>;
 }
 
 /** The largest time in milliseconds 13 digits spell (the year 2286). */

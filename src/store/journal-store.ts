@@ -34,4 +34,9 @@ export interface JournalStore {
   /** Upserts by `key`: recording the same entries again changes nothing. */
   record(entries: readonly JournalEntry[]): Promise<void>;
   query(query: JournalQuery): Promise<JournalPage>;
+  /**
+   * Deletes the markers of the connector's step commits stamped before `beforeDay`
+   * (`YYYY-MM-DD`, UTC): see `purgeStepMarkers`. Answers how many.
+   */
+  purgeStepMarkers(connector: string, beforeDay: string): Promise<number>;
 }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { TableClient } from '@azure/data-tables';
+import { odata, type TableClient } from '@azure/data-tables';
 import { ProvisioningError } from '../domain/errors';
 import type { JournalEntry } from '../domain/journal-entry';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
+import { deleteInBatches } from './table-batches';
 import { encodeTableKey } from './table-key';
 
 /**
@@ -138,4 +139,38 @@ async function readStepMarker(
     if (storageStatus(error) === 404) return undefined;
     throw storageFailure('read a step marker', error);
   }
+}
+
+/**
+ * Deletes the markers of a connector's step commits whose entries are stamped before
+ * `beforeDay` began (`YYYY-MM-DD`, UTC), as the write intents of requests received before it
+ * are purged, on the same timer and with the same retention. A marker is needed only while
+ * its request may still run the commit again: a retried activity (seconds), an episode run
+ * again after a restart (minutes), a Functions app stopped with the request in flight. A
+ * commit's input is fixed when it is scheduled and a request runs it within its own life,
+ * which the retention outlasts: `WRITE_INTENT_RETENTION_DAYS` is at least the longest
+ * quarantine hold a connector allows plus a week (write-intent-retention.ts), and the
+ * commit's time is the request's own, never earlier than the request's receipt. Answers
+ * how many were deleted.
+ */
+export async function purgeStepMarkers(
+  client: TableClient,
+  connector: string,
+  beforeDay: string,
+): Promise<number> {
+  const filter = odata`PartitionKey eq ${encodeTableKey(connector)} and RowKey ge ${STEP_MARKER_PREFIX} and RowKey lt ${`${STEP_MARKER_PREFIX}\uffff`} and at lt ${`${beforeDay}T00:00:00.000Z`}`;
+  const pages = client
+    .listEntities({ queryOptions: { filter, select: ['PartitionKey', 'RowKey'] } })
+    .byPage({ maxPageSize: 1000 });
+  let deleted = 0;
+  for (;;) {
+    const page = await guardStorage('list step markers to purge', () => pages.next());
+    if (page.done === true) break;
+    const rows = page.value.map((row) => ({
+      partitionKey: row.partitionKey ?? '',
+      rowKey: row.rowKey ?? '',
+    }));
+    deleted += await deleteInBatches(client, rows, 'purge step markers');
+  }
+  return deleted;
 }

@@ -1,5 +1,6 @@
 import type { TableClient, TableEntity, TransactionAction, UpdateMode } from '@azure/data-tables';
-import { submitTransaction } from './table-transaction';
+import { guardStorage, storageFailure, storageStatus } from './storage-failure';
+import { submitTransaction, type TableAction } from './table-transaction';
 
 /** Azure Table Storage: at most 100 operations per entity group transaction, one partition each. */
 const MAX_BATCH = 100;
@@ -41,4 +42,43 @@ export async function upsertInBatches(
       await submitTransaction(client, actions);
     }
   }
+}
+
+/**
+ * Deletes rows in transactions of one partition each, 100 per batch. A row gone already (a
+ * purge that ran at the same time) fails its transaction: the rows are then deleted one by
+ * one. `what` names them in a storage failure ("purge write intents"). Answers how many
+ * rows it was given.
+ */
+export async function deleteInBatches(
+  client: TableClient,
+  rows: readonly { partitionKey: string; rowKey: string }[],
+  what: string,
+): Promise<number> {
+  const byPartition = new Map<string, { partitionKey: string; rowKey: string }[]>();
+  for (const row of rows) {
+    byPartition.set(row.partitionKey, [...(byPartition.get(row.partitionKey) ?? []), row]);
+  }
+  for (const partition of byPartition.values()) {
+    for (let start = 0; start < partition.length; start += MAX_BATCH) {
+      const part = partition.slice(start, start + MAX_BATCH);
+      const actions: TableAction[] = part.map((row) => ['delete', row]);
+      try {
+        await submitTransaction(client, actions);
+        continue;
+      } catch (error) {
+        if (storageStatus(error) !== 404) throw storageFailure(what, error);
+      }
+      for (const row of part) {
+        await guardStorage(what, async () => {
+          try {
+            await client.deleteEntity(row.partitionKey, row.rowKey);
+          } catch (error) {
+            if (storageStatus(error) !== 404) throw error;
+          }
+        });
+      }
+    }
+  }
+  return rows.length;
 }

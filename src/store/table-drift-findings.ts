@@ -8,6 +8,7 @@ import {
   type DriftSubjectDetails,
 } from '../domain/drift-finding';
 import { ProvisioningError } from '../domain/errors';
+import { emptyTally, type DriftTally } from '../domain/reconciliation-result';
 import { accountFilter, ACCOUNT_IDS_AS_GIVEN, type AccountKeys } from './account-keys';
 import { EnsuredTable } from './ensured-table';
 import type {
@@ -130,6 +131,31 @@ export class TableDriftFindings implements DriftFindingStore {
         ? {}
         : { continuationToken: page.continuationToken }),
     };
+  }
+
+  /**
+   * One query of the connector's partition: the open range, and the closed rows the job
+   * found or closed. The filter on the closed rows is served by a scan of them (their keys
+   * are first-seen times, not jobs): once per pass of a reconciliation, which reads the
+   * whole target anyway; only four columns come back.
+   */
+  async tally(connector: string, jobId: string): Promise<DriftTally> {
+    const client = await this.table.client();
+    const filter = odata`PartitionKey eq ${encodeTableKey(connector)} and RowKey ge ${OPEN} and (RowKey lt ${'o~\uffff'} or firstJobId eq ${jobId} or closedJobId eq ${jobId})`;
+    return guardStorage('count the drift findings of a reconciliation', async () => {
+      const tally = emptyTally();
+      const rows = client.listEntities<Pick<FindingRow, 'type' | 'firstJobId' | 'closedJobId'>>({
+        queryOptions: { filter, select: ['RowKey', 'type', 'firstJobId', 'closedJobId'] },
+      });
+      for await (const row of rows) {
+        const type = isDriftType(row.type) ? row.type : 'unlinkedMember';
+        const open = (row.rowKey ?? '').startsWith(OPEN);
+        if (open) tally.open[type] += 1;
+        if (row.firstJobId === jobId) tally.found[type] += 1;
+        if (!open && row.closedJobId === jobId) tally.closed[type] += 1;
+      }
+      return tally;
+    });
   }
 
   async save(changes: readonly FindingChange[]): Promise<DriftFinding[]> {

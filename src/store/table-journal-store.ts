@@ -8,6 +8,7 @@ import type { AccountKeyOf } from './account-rows';
 import { EnsuredTable } from './ensured-table';
 import type { JournalPage, JournalQuery, JournalStore } from './journal-store';
 import { readPage } from './table-page';
+import { purgeStepMarkers } from './step-marker';
 import { guardStorage } from './storage-failure';
 import { upsertInBatches } from './table-batches';
 import { encodeTableKey } from './table-key';
@@ -59,6 +60,10 @@ export class TableJournalStore implements JournalStore {
     const rows = journalRowsOf(entries, this.keys.keyOf);
     const client = await this.table.client();
     await guardStorage('record journal entries', () => upsertInBatches(client, rows, 'Replace'));
+  }
+
+  async purgeStepMarkers(connector: string, beforeDay: string): Promise<number> {
+    return purgeStepMarkers(await this.table.client(), connector, beforeDay);
   }
 
   /**

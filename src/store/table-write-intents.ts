@@ -1,8 +1,8 @@
 import { odata, type TableClient } from '@azure/data-tables';
 import { EnsuredTable } from './ensured-table';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
+import { deleteInBatches } from './table-batches';
 import { insertRow } from './table-row-insert';
-import { submitTransaction, type TableAction } from './table-transaction';
 import type { WriteIntentStore } from './write-intents';
 
 /**
@@ -13,8 +13,6 @@ import type { WriteIntentStore } from './write-intents';
 const DAY = 'on-';
 /** Past the last partition of the intents kept before days: `f` is the last hex digit. */
 const AFTER_UNDATED = 'g';
-/** Azure Table Storage: at most 100 operations per entity group transaction. */
-const MAX_BATCH = 100;
 
 /**
  * Write intents in Table Storage: one row per intent key, created with "insert, fail if it
@@ -70,7 +68,7 @@ export class TableWriteIntents implements WriteIntentStore {
           partitionKey: row.partitionKey ?? '',
           rowKey: row.rowKey ?? '',
         }));
-        deleted += await deleteRows(client, rows);
+        deleted += await deleteInBatches(client, rows, 'purge write intents');
       }
     }
     return deleted;
@@ -81,40 +79,4 @@ export class TableWriteIntents implements WriteIntentStore {
 function partitionOf(key: string, day: string | undefined): string {
   const spread = key.slice(0, 2);
   return day === undefined ? spread : `${DAY}${day}~${spread}`;
-}
-
-/**
- * Deletes rows in transactions of one partition each. A row gone already (a purge that ran
- * at the same time) fails its transaction: the rows are then deleted one by one.
- */
-async function deleteRows(
-  client: TableClient,
-  rows: readonly { partitionKey: string; rowKey: string }[],
-): Promise<number> {
-  const byPartition = new Map<string, { partitionKey: string; rowKey: string }[]>();
-  for (const row of rows) {
-    byPartition.set(row.partitionKey, [...(byPartition.get(row.partitionKey) ?? []), row]);
-  }
-  for (const partition of byPartition.values()) {
-    for (let start = 0; start < partition.length; start += MAX_BATCH) {
-      const part = partition.slice(start, start + MAX_BATCH);
-      const actions: TableAction[] = part.map((row) => ['delete', row]);
-      try {
-        await submitTransaction(client, actions);
-        continue;
-      } catch (error) {
-        if (storageStatus(error) !== 404) throw storageFailure('purge write intents', error);
-      }
-      for (const row of part) {
-        await guardStorage('purge a write intent', async () => {
-          try {
-            await client.deleteEntity(row.partitionKey, row.rowKey);
-          } catch (error) {
-            if (storageStatus(error) !== 404) throw error;
-          }
-        });
-      }
-    }
-  }
-  return rows.length;
 }

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRIFT_COLUMNS } from '../../src/api/drift-csv';
 import { jobInstanceId } from '../../src/workflows/names';
-import { scimAdmin } from '../e2e/drift-harness';
+import { removeAfterFirstRead, scimAdmin } from '../e2e/drift-harness';
+import { startTestStorage, type TestStorage } from '../support/azurite-storage';
 import { seriousViolations, startConsoleTest, type ConsoleTest } from './console-harness';
 import { parseCsv } from './csv';
 
@@ -12,8 +13,10 @@ import { parseCsv } from './csv';
 
 const SCIM = 'scim-sandbox';
 let c: ConsoleTest;
+let storage: TestStorage;
 beforeAll(async () => {
-  c = await startConsoleTest();
+  storage = await startTestStorage();
+  c = await startConsoleTest({ storage: storage.connection });
   const job = await c.t.api('POST', `/api/connectors/${SCIM}/imports`, {});
   await c.t.host.driver.waitFor(jobInstanceId(job.body.jobId));
   const submitted = await c.t.api('POST', '/api/requests', {
@@ -32,6 +35,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await c?.close();
+  await storage?.close();
 });
 
 describe('the Drift page', () => {
@@ -81,6 +85,14 @@ describe('the Drift page', () => {
     const link = page.locator('section[aria-label="Restores started"] a');
     await link.waitFor();
     const requestId = (await link.textContent())!;
+    // Marked, as the finding read back says.
+    const open = (await c.t.api('GET', `/api/connectors/${SCIM}/drift?status=open`)).body
+      .findings as { type: string; restore?: { requestId: string } }[];
+    const marked = open.find((f) => f.type === 'memberAddedOutside');
+    expect(marked?.restore?.requestId).toBe(requestId);
+    expect(
+      await page.locator('section[aria-label="Restores started"] > ul > li').textContent(),
+    ).toContain('findings marked with it');
     const report = await c.t.finished(requestId);
     expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
     // The target's truth: ada is in Engineering, as assigned, and no longer in Finance.
@@ -91,6 +103,57 @@ describe('the Drift page', () => {
         (e) => e.requestId === requestId,
       ),
     ).toMatchObject([{ change: 'member removed', groupName: 'Finance' }]);
+    expect(c.problems).toEqual([]);
+  });
+
+  it('shows a restore whose finding is not marked, with its notice, and who submitted the request on its page and in the journal', async () => {
+    const { scim, scimGroups } = c.t.host.sandboxes!;
+    await scimAdmin(c.t).addMember(scimGroups['Support']!, 'ada');
+    c.t.clock.advanceBy(5 * 60_000);
+    const page = await c.open();
+    await page.goto(c.url(`/drift?connector=${SCIM}&type=memberAddedOutside&status=open`));
+    await page.getByRole('button', { name: 'Reconcile now' }).click();
+    await page.getByText('1 new finding(s)').waitFor({ timeout: 20_000 });
+    const api = await c.t.api('GET', `/api/connectors/${SCIM}/drift?status=open`);
+    const finding = (api.body.findings as { findingId: string; groupId?: string }[]).find(
+      (f) => f.groupId === scimGroups['Support'],
+    )!;
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('checkbox', { name: 'Restore Member added outside of ada' }).check();
+    // The finding's row goes once the restore has read it: nothing is left to mark.
+    const stop = removeAfterFirstRead(c.t, storage, finding.findingId);
+    try {
+      await page.getByRole('button', { name: 'Restore 1 finding(s)' }).click();
+      await page.locator('section[aria-label="Restores started"] a').waitFor();
+    } finally {
+      stop();
+    }
+    const started = page.locator('section[aria-label="Restores started"] > ul > li');
+    expect(await started.textContent()).toContain('findings not marked');
+    const notice = page.getByRole('list', { name: 'Restore notice' });
+    expect(await notice.textContent()).toContain(`"${finding.findingId}" (no longer stored)`);
+    // The truth: no finding carries the mark, and the request still ran.
+    expect(
+      (await c.t.api('GET', `/api/connectors/${SCIM}/drift`)).body.findings.map(
+        (f: { findingId: string }) => f.findingId,
+      ),
+    ).not.toContain(finding.findingId);
+    const requestId = (await page
+      .locator('section[aria-label="Restores started"] a')
+      .textContent())!;
+    await c.t.finished(requestId);
+    expect(scim.groupIdsOf('ada')).not.toContain(scimGroups['Support']);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Who submitted it: the API key, on the request's page and in the journal.
+    await page.goto(c.url(`/requests/${requestId}`));
+    const submitted = page.locator('dl.facts div', { hasText: 'Submitted by' });
+    await submitted.waitFor();
+    expect(await submitted.textContent()).toContain('local API key');
+    await page.goto(c.url(`/journal?connector=${SCIM}&accountId=ada`));
+    const row = page.locator('tbody tr', { hasText: requestId });
+    await row.first().waitFor();
+    expect(await row.first().textContent()).toContain('submitted by local API key');
     expect(c.problems).toEqual([]);
   });
 });

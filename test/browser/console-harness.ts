@@ -30,7 +30,9 @@ export interface ConsoleTest<C extends DriverClock = VirtualClock> {
  * and one Chromium for the test file.
  */
 export async function startConsoleTest<C extends DriverClock = VirtualClock>(
-  options: Pick<LocalHostOptions, 'signedInCallers' | 'sandboxSettings'> & { clock?: C } = {},
+  options: Pick<LocalHostOptions, 'signedInCallers' | 'sandboxSettings' | 'storage'> & {
+    clock?: C;
+  } = {},
 ): Promise<ConsoleTest<C>> {
   const consoleDirectory = await buildConsoleForTest();
   const t = await startTestHost<C>({}, { consoleDirectory, ...options });

@@ -1,9 +1,11 @@
+import { TableClient, odata } from '@azure/data-tables';
 import { expect } from 'vitest';
 import type { DriftFinding } from '../../src/domain/drift-finding';
 import type { ReconciliationResult } from '../../src/domain/reconciliation-result';
 import type { SandboxFaultPlan } from '../../src/sandbox/faults/sandbox-fault-plan';
 import { jobInstanceId, requestInstanceId } from '../../src/workflows/names';
 import { graphTestClient, type GraphTestClient } from '../integration/sandbox/graph-test-client';
+import type { TestStorage } from '../support/azurite-storage';
 import type { TestHost } from './local-host-harness';
 
 /** Runs a job to its end through the API and answers its report. */
@@ -179,4 +181,39 @@ export async function byHand<T>(t: TestHost, change: (portal: GraphTestClient) =
 export async function graphPortal(t: TestHost): Promise<GraphTestClient> {
   const sandboxes = t.host.sandboxes!;
   return graphTestClient(sandboxes.graph, sandboxes.handChanges.graphPortal);
+}
+
+/**
+ * Deletes a finding's rows from the host's storage right after the service first reads it
+ * (a cleanup by hand, another process): what the service writes next meets no row. Answers
+ * how to stop.
+ */
+export function removeAfterFirstRead(
+  t: TestHost,
+  storage: TestStorage,
+  findingId: string,
+): () => void {
+  const connection =
+    storage.connection.kind === 'connectionString' ? storage.connection.connectionString : '';
+  const table = TableClient.fromConnectionString(connection, 'DriftFindings', {
+    allowInsecureConnection: true,
+  });
+  const { drift } = t.host.services;
+  const get = drift.get.bind(drift);
+  let removed = false;
+  drift.get = async (connector, id) => {
+    const found = await get(connector, id);
+    if (id === findingId && !removed) {
+      removed = true;
+      for await (const row of table.listEntities({
+        queryOptions: { filter: odata`findingId eq ${findingId}` },
+      })) {
+        await table.deleteEntity(row.partitionKey!, row.rowKey!);
+      }
+    }
+    return found;
+  };
+  return () => {
+    drift.get = get;
+  };
 }

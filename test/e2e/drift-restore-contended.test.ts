@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestInstanceId } from '../../src/workflows/names';
 import { startTestStorage, type TestStorage } from '../support/azurite-storage';
 import { truthChanges, truthMark } from '../support/journal-truth';
-import { provision, reconcile, report, runJob, scimAdmin } from './drift-harness';
+import {
+  provision,
+  reconcile,
+  removeAfterFirstRead,
+  report,
+  runJob,
+  scimAdmin,
+} from './drift-harness';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /*
@@ -101,11 +108,45 @@ describe('a restore whose findings cannot be marked', () => {
     const again = await restore();
     expect(again.status, again.text).toBe(202);
     expect(again.body.restores).toEqual([
-      expect.not.objectContaining({ marked: false, notice: expect.anything() }),
+      expect.not.objectContaining({ notice: expect.anything() }),
     ]);
+    expect(again.body.restores[0].marked).toBe(true);
     expect(again.body.restores[0].requestId).toBe(started.requestId);
     const [marked] = await report(t, SCIM, { status: 'open' });
     expect(marked?.restore?.requestId).toBe(started.requestId);
     expect(truthChanges(sandboxes.scim.truthLog(), since)).toHaveLength(1);
+  }, 120_000);
+
+  it('answers marked false when the finding, read back after the save, does not carry the restore', async () => {
+    const sandboxes = t.host.sandboxes!;
+    const sales = sandboxes.scimGroups['Sales']!;
+    await scimAdmin(t).addMember(sales, 'ada');
+    t.clock.advanceBy(5 * 60_000);
+    await reconcile(t, SCIM);
+    const finding = (await report(t, SCIM, { status: 'open' })).find(
+      (one) => one.groupId === sales,
+    );
+    expect(finding?.type).toBe('memberAddedOutside');
+
+    // Its row is deleted right after the restore read it (a cleanup by hand, another
+    // process): the save that follows meets nothing to mark, and throws nothing.
+    const stop = removeAfterFirstRead(t, storage, finding!.findingId);
+    let answer;
+    try {
+      answer = await t.api('POST', `/api/connectors/${SCIM}/drift/restore`, {
+        findingIds: [finding!.findingId],
+      });
+    } finally {
+      stop();
+    }
+    expect(answer.status, answer.text).toBe(202);
+    const [started] = answer.body.restores;
+    // The truth: the drift report holds no such finding, so nothing carries the mark.
+    expect((await report(t, SCIM)).map((one) => one.findingId)).not.toContain(finding!.findingId);
+    expect(started).toMatchObject({ accountId: 'ada', marked: false });
+    expect(started.notice).toContain(`"${finding!.findingId}" (no longer stored)`);
+    expect(started.notice).toContain(`request ${started.requestId} was started`);
+    await t.host.driver.waitFor(requestInstanceId(started.requestId), 60_000);
+    expect(sandboxes.scim.groupIdsOf('ada')).not.toContain(sales);
   }, 120_000);
 });

@@ -73,3 +73,36 @@ describe.each<[string, ScimQuirks]>([
     ]);
   }, 120_000);
 });
+
+describe('reconciliation on a server that keeps member values as sent and compares them exactly', () => {
+  it('asks the second read about the member as the target spells it, and confirms the outside change', async () => {
+    t = await startTestHost();
+    await runJob(t, `/api/connectors/${SCIM}/imports`, {});
+    await provision(t, {
+      connector: SCIM,
+      account: { accountId: 'Ada.Lovelace', displayName: 'Ada Lovelace' },
+      actions: [{ type: 'create' }, { type: 'grant', groups: ['Engineering'] }],
+    });
+    const sandboxes = t.host.sandboxes!;
+    const groups = sandboxes.scimGroups;
+    await scimAdmin(t).addMember(groups['Finance']!, 'Ada.Lovelace');
+    // The truth: the server lists the member as the service and the admin wrote it.
+    const finance = sandboxes.scim.getGroup(groups['Finance']!) as {
+      members?: { value: string }[];
+    };
+    expect(finance.members?.map((member) => member.value)).toEqual(['Ada.Lovelace']);
+    t.clock.advanceBy(5 * 60_000);
+    sandboxes.scim.clearRequests();
+
+    const found = await reconcile(t, SCIM);
+    expect(found.unconfirmed.count, JSON.stringify(found)).toBe(0);
+    expect((await report(t, SCIM)).map(gist)).toEqual([
+      { type: 'memberAddedOutside', accountId: 'Ada.Lovelace', groupName: 'Finance' },
+    ]);
+    const asked = sandboxes.scim.requests
+      .map((request) => request.query.filter ?? '')
+      .filter((filter) => filter.includes('members eq'));
+    expect(asked).toContain(`id eq "${groups['Finance']!}" and members eq "Ada.Lovelace"`);
+    expect(asked.join('\n')).not.toContain('members eq "ada.lovelace"');
+  }, 120_000);
+});

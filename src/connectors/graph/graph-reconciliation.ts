@@ -37,6 +37,7 @@ export function graphReconciliation(context: GraphContext): ReconciliationReads 
       recheck: 'GET /users/{id} and /users/{id}/memberOf (in $batch)',
     },
     memberKey: (account) => account.targetId,
+    memberValue: (account) => account.targetId,
     accountName: (accountId) => toUserPrincipalName(accountId, context.settings.upnDomain),
     readMembers: (groupIds, cursor) => readMembers(context, groupIds, cursor),
     readAccounts: (cursor) => readAccounts(context, cursor),

@@ -47,7 +47,7 @@ export class ScimMemberships {
 
   /** The member value for an account: the account ID by default (spec: Groups). */
   memberValue(account: TargetAccount): string {
-    return this.settings.memberValue === 'accountId' ? account.accountId : account.id;
+    return memberValueOf(this.settings, account);
   }
 
   async read(
@@ -322,6 +322,17 @@ export function readMemberValues(group: Record<string, unknown>): string[] | und
     const value = (member as { value?: unknown } | null)?.value;
     return typeof value === 'string' ? [value] : [];
   });
+}
+
+/**
+ * The value that names an account in member lists, as the service writes it (setting
+ * `memberValue`: the account ID, or the target's id of the account).
+ */
+export function memberValueOf(
+  settings: Pick<ScimConnectorSettings, 'memberValue'>,
+  account: { accountId: string; id: string },
+): string {
+  return settings.memberValue === 'accountId' ? account.accountId : account.id;
 }
 
 /**

@@ -11,7 +11,7 @@ import { interpretListResponse } from './list-response';
 import { readAllPages } from './pager';
 import type { ScimHttp } from './scim-http';
 import type { MembershipChecks } from './membership-check';
-import { memberValueKey, readMemberValues } from './scim-memberships';
+import { memberValueKey, memberValueOf, readMemberValues } from './scim-memberships';
 import { scimUrl } from './scim-paths';
 import type { ScimConnectorSettings } from './scim-settings';
 import { readBoolean } from './user-mapping';
@@ -47,9 +47,14 @@ export function scimReconciliation(
       accounts: 'GET /Users?attributes=id,userName,active (every page)',
       recheck: 'GET /Users/{id} and GET /Groups?filter=id eq "g" and members eq "u"',
     },
-    // Member lists are compared as the request path compares them: without case.
+    // Member lists are compared as the request path compares them: without case; the
+    // second read asks about the value as written (a server may compare it exactly).
     memberKey: (account) =>
-      memberValueKey(settings.memberValue === 'accountId' ? account.accountId : account.targetId),
+      memberValueKey(
+        memberValueOf(settings, { accountId: account.accountId, id: account.targetId }),
+      ),
+    memberValue: (account) =>
+      memberValueOf(settings, { accountId: account.accountId, id: account.targetId }),
     accountName: (accountId) => accountId,
     readMembers: (groupIds) => reads.readMembers(groupIds),
     readAccounts: () => reads.readAccounts(),
@@ -291,7 +296,7 @@ class ScimReconciliationReads {
 
   /** The key member lists name the account by ({@link memberValueKey}). */
   private memberValue(userName: string, id: string): string {
-    return memberValueKey(this.settings.memberValue === 'accountId' ? userName : id);
+    return memberValueKey(memberValueOf(this.settings, { accountId: userName, id }));
   }
 
   private context(subject: string, object: string) {

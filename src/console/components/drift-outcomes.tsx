@@ -1,5 +1,6 @@
 import type { DriftRestoreAnswer, DriftRestorePreview } from '../api-types';
 import { to } from '../routes';
+import { Notices } from './notices';
 import { StatusBadge } from './status-badge';
 
 /** What a reconciliation job's result says, as the Drift page shows it. */
@@ -36,7 +37,10 @@ export function ReconciliationOutcome({ result }: { result: ReconciliationSummar
   );
 }
 
-/** The requests a restore started, each linked. */
+/**
+ * The requests a restore started, each linked, and whether its findings carry it: only what
+ * the API read back is said to be marked; where it is not, its notice says why and what to do.
+ */
 export function RestoresStarted({ answer }: { answer: DriftRestoreAnswer }) {
   return (
     <section aria-label="Restores started">
@@ -48,6 +52,18 @@ export function RestoresStarted({ answer }: { answer: DriftRestoreAnswer }) {
         {answer.restores.map((r) => (
           <li key={r.requestId}>
             {r.accountId}: <a href={to.request(r.requestId)}>{r.requestId}</a>
+            {r.alreadyRunning === true ? ' (already running)' : ''}
+            {r.marked === true ? (
+              <span class="muted"> findings marked with it</span>
+            ) : (
+              <>
+                {' '}
+                <StatusBadge status="findings not marked" />
+                {r.notice === undefined ? null : (
+                  <Notices notices={[r.notice]} label="Restore notice" />
+                )}
+              </>
+            )}
           </li>
         ))}
       </ul>

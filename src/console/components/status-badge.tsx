@@ -31,6 +31,7 @@ const SYMBOLS: Record<string, string> = {
   'not checked': '?',
   expired: '✕',
   'expires soon': '!',
+  'findings not marked': '!',
 };
 
 /**

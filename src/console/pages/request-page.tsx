@@ -16,6 +16,7 @@ const KNOWN = [
   'requestedBy',
   'reason',
   'correlationId',
+  'submittedBy',
   'connector',
   'accountId',
   'status',
@@ -31,6 +32,7 @@ const CONTEXT = [
   ['requestedBy', 'Requested by'],
   ['correlationId', 'Correlation ID'],
   ['reason', 'Reason'],
+  ['submittedBy', 'Submitted by'],
 ] as const;
 
 /**

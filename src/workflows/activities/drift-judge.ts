@@ -294,7 +294,7 @@ export async function secondReads(
   for (const { subject } of pending) {
     const item = items.get(subject.targetId) ?? {
       targetId: subject.targetId,
-      key: run.reads.memberKey({
+      key: run.reads.memberValue({
         accountId: accountOf(subject),
         targetId: subject.targetId,
       }),

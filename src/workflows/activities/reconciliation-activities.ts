@@ -21,12 +21,13 @@ export function reconciliationActivities(services: ServicesProvider) {
         const kept = { at: input.at, jobId: input.jobId };
         try {
           const pass = await runReconciliation(s, connectorOf(s, input.connector), input);
+          const { tally } = pass;
           await keepReconciliationState(s, input.connector, {
             ...kept,
             ok: true,
             mode: pass.mode,
-            found: total(pass.found),
-            open: total(pass.open),
+            found: total(tally.found),
+            open: total(tally.open),
             incomplete: pass.incomplete.length,
             waiting: pass.deferred.length,
           });

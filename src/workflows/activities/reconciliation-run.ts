@@ -10,6 +10,7 @@ import {
   emptyPass,
   type BulkPass,
   type DeferredAccount,
+  type DriftTally,
   type PendingDrift,
   type ReconciliationPass,
   seeksDrift,
@@ -32,14 +33,15 @@ import { readTarget } from './target-read';
  * accounts read in bulk, compared with the service's records, every change to the report
  * confirmed by a second read (`judgeDrift`), accounts a request keeps busy deferred; last, the
  * copy of the target and its cursors kept for the next run. Running it again is harmless
- * (Durable runs activities at least once): findings keep their ids, events are sent again
- * under the same ids, and the cursors are saved last.
+ * (Durable runs activities at least once): findings keep their ids, those an earlier
+ * attempt found are not judged again, events are sent again under the same ids, the cursors
+ * are saved last, and the counts the job reports are read from the store (`tally`).
  */
 export async function runReconciliation(
   s: WorkflowServices,
   connector: Connector,
   input: ReconcileInput,
-): Promise<BulkPass> {
+): Promise<BulkPass & { tally: DriftTally }> {
   const reads = readsOf(connector);
   const run = judgeRunOf(input, reads);
   const managed = await managedGroups(s, input.connector);
@@ -78,6 +80,9 @@ export async function runReconciliation(
     const key = driftKey(subject);
     candidates.add(key);
     const existing = openByKey.get(key);
+    // Found by an earlier attempt of this very pass (Durable runs activities at least once):
+    // that attempt's two reads confirmed it; judged again, it would only be stored again.
+    if (existing?.firstJobId === input.jobId) continue;
     // An open finding still shown is judged as a new one would be: a replica that lags can
     // show a drift already repaired, so only a second read (busy accounts deferred) confirms it.
     pending.push({
@@ -109,19 +114,13 @@ export async function runReconciliation(
   if (read.keep !== undefined) {
     await s.reconciliation.save(input.connector, read.keep.kept, read.keep.cursors);
   }
-  const closed = merge(pass.closed, closedNow);
-  const openAfter: Partial<Record<DriftType, number>> = {};
-  for (const finding of open) openAfter[finding.type] = (openAfter[finding.type] ?? 0) + 1;
-  for (const type of DRIFT_TYPES) {
-    openAfter[type] = (openAfter[type] ?? 0) + (pass.found[type] ?? 0) - (closed[type] ?? 0);
-  }
   logFound(s, input.connector, pass.found);
   return {
     ...pass,
-    closed,
+    closed: merge(pass.closed, closedNow),
     mode: read.mode,
     read: read.read,
-    open: openAfter,
+    tally: await s.drift.tally(input.connector, input.jobId),
     incomplete: [...read.incomplete, ...pass.incomplete],
     notices: [...read.notices, ...pass.notices],
   };
@@ -168,7 +167,11 @@ export async function recheckDeferred(
   }
   const judged = await judgeDrift(s, run, still, await findingsNamed(s, input.connector, still));
   logFound(s, input.connector, judged.found);
-  return { ...judged, incomplete: [...pass.incomplete, ...judged.incomplete] };
+  return {
+    ...judged,
+    incomplete: [...pass.incomplete, ...judged.incomplete],
+    tally: await s.drift.tally(input.connector, input.jobId),
+  };
 }
 
 /**
