@@ -22,15 +22,23 @@ const GROUPS_PER_FILTER = 10;
 
 /**
  * The members filter for one account in some groups (RFC 7644 §3.4.2.2; values quoted and
- * escaped).
+ * escaped), under each of its member values (the forms a group may hold it in).
  *
  * @example
- * membersFilter(['g1', 'g2'], 'ada'); // '(id eq "g1" or id eq "g2") and members eq "ada"'
+ * membersFilter(['g1', 'g2'], ['ada']); // '(id eq "g1" or id eq "g2") and members eq "ada"'
+ * membersFilter(['g1'], ['ada', '2819c2']); // 'id eq "g1" and (members eq "ada" or members eq "2819c2")'
  */
-export function membersFilter(groupIds: readonly string[], memberValue: string): string {
-  const ids = groupIds.map((id) => `id eq ${quoteFilterValue(id)}`);
-  const groups = ids.length === 1 ? ids[0]! : `(${ids.join(' or ')})`;
-  return `${groups} and members eq ${quoteFilterValue(memberValue)}`;
+export function membersFilter(
+  groupIds: readonly string[],
+  memberValues: readonly string[],
+): string {
+  return `${anyOf('id', groupIds)} and ${anyOf('members', memberValues)}`;
+}
+
+/** `name eq "a"`, or `(name eq "a" or name eq "b")`. */
+function anyOf(name: string, values: readonly string[]): string {
+  const clauses = values.map((value) => `${name} eq ${quoteFilterValue(value)}`);
+  return clauses.length === 1 ? clauses[0]! : `(${clauses.join(' or ')})`;
 }
 
 /**
@@ -117,17 +125,23 @@ export class MembershipChecks {
     return this.probing;
   }
 
-  /** The groups among `groupIds` whose members include `memberValue`, by members filter. */
+  /**
+   * The groups among `groupIds` whose members include any of `memberValues` (the forms a
+   * group may hold the account in), by members filter: in one `or` where the server
+   * evaluates `or` (the probe's combined form), else each value asked on its own.
+   */
   async memberOf(
     check: Extract<MembershipCheck, { kind: 'filter' }>,
     groupIds: readonly string[],
-    memberValue: string,
+    memberValues: readonly string[],
   ): Promise<{ groupIds: Set<string>; names: Record<string, string> }> {
-    const parts = check.combine ? chunk(groupIds, GROUPS_PER_FILTER) : groupIds.map((id) => [id]);
+    const parts = check.combine
+      ? chunk(groupIds, GROUPS_PER_FILTER).map((ids) => ({ ids, values: memberValues }))
+      : groupIds.flatMap((id) => memberValues.map((value) => ({ ids: [id], values: [value] })));
     const names: Record<string, string> = {};
     await Promise.all(
-      parts.map(async (ids) => {
-        const answer = await this.ask(ids, memberValue, 'id,displayName');
+      parts.map(async ({ ids, values }) => {
+        const answer = await this.ask(ids, values, 'id,displayName');
         if ('refused' in answer) throw mapScimError(answer.refused, this.context(ids));
         for (const [id, name] of answer.groups) if (ids.includes(id)) names[id] = name;
       }),
@@ -138,11 +152,11 @@ export class MembershipChecks {
 
   private async probe(groupId: string): Promise<MembershipCheck> {
     const nobody = `membership-probe-${randomUUID()}`;
-    const combined = await this.ask([groupId, groupId], nobody, 'id');
+    const combined = await this.ask([groupId, groupId], [nobody], 'id');
     if ('groups' in combined && combined.groups.size === 0) {
       return { kind: 'filter', combine: true };
     }
-    const single = 'groups' in combined ? combined : await this.ask([groupId], nobody, 'id');
+    const single = 'groups' in combined ? combined : await this.ask([groupId], [nobody], 'id');
     if ('groups' in single && single.groups.size === 0) return { kind: 'filter', combine: false };
     return {
       kind: 'whole group',
@@ -155,13 +169,13 @@ export class MembershipChecks {
 
   private async ask(
     groupIds: readonly string[],
-    memberValue: string,
+    memberValues: readonly string[],
     attributes: string,
   ): Promise<FilterAnswer> {
     const result = await this.http.send({
       method: 'GET',
       url: scimUrl(this.baseUrl, 'Groups', undefined, {
-        filter: membersFilter(groupIds, memberValue),
+        filter: membersFilter(groupIds, memberValues),
         attributes,
       }),
       // scim-interop.md: some servers answer an empty filter with 404.

@@ -45,9 +45,14 @@ export class ScimMemberships {
     return this.checks.known;
   }
 
-  /** The member value for an account: the account ID by default (spec: Groups). */
+  /** The member value an addition writes: the account ID by default (spec: Groups). */
   memberValue(account: TargetAccount): string {
     return memberValueOf(this.settings, account);
+  }
+
+  /** Every form a group may hold the account in, the one additions write first. */
+  private memberValues(account: TargetAccount): string[] {
+    return memberValueForms(account.accountId, account.id, this.settings.memberValue);
   }
 
   async read(
@@ -82,8 +87,8 @@ export class ScimMemberships {
     groupIds: readonly string[],
     confirmAbsent: readonly string[],
   ): Promise<MembershipRead> {
-    const value = this.memberValue(account);
-    const found = await this.checks.memberOf(check, groupIds, value);
+    const values = this.memberValues(account);
+    const found = await this.checks.memberOf(check, groupIds, values);
     const names = { ...found.names };
     const asked = new Set(groupIds);
     const unconfirmed = this.checks.absenceBelieved
@@ -92,13 +97,14 @@ export class ScimMemberships {
     const confirmations = await Promise.all(unconfirmed.map((id) => this.readGroupMembers(id, id)));
     const notices: string[] = [];
     const unproven: string[] = [];
-    let missed: string | undefined;
+    let missed: { group: string; value: string } | undefined;
     for (const [index, listed] of confirmations.entries()) {
       const groupId = unconfirmed[index]!;
       names[groupId] ??= listed.name;
       const described = describeGroup({ id: groupId, displayName: listed.name });
-      if (listsMember(listed.members, value)) {
-        missed ??= described;
+      const shown = heldAs(listed.members, values);
+      if (shown !== undefined) {
+        missed ??= { group: described, value: shown };
         continue;
       }
       // Neither a filter not yet seen to find anyone nor a list the server may cut short
@@ -112,7 +118,7 @@ export class ScimMemberships {
       }
     }
     if (missed !== undefined) {
-      const { why } = this.checks.filterMissed(missed, value);
+      const { why } = this.checks.filterMissed(missed.group, missed.value);
       this.logger.warn(
         `connector ${this.settings.name}: memberships are read from the whole group from now on: ${why}`,
         { connector: this.settings.name },
@@ -206,9 +212,10 @@ export class ScimMemberships {
     confirmAbsent: boolean,
     why: string,
   ): Promise<GroupMembership> {
-    const value = this.memberValue(account);
     const { name, members } = await this.readGroupMembers(groupId, groupId);
-    if (listsMember(members, value)) return { groupId, name, isMember: true };
+    if (heldAs(members, this.memberValues(account)) !== undefined) {
+      return { groupId, name, isMember: true };
+    }
     const described = describeGroup({ id: groupId, displayName: name });
     if (members !== undefined) {
       return {
@@ -276,7 +283,68 @@ export class ScimMemberships {
     groupName: string,
     change: 'added' | 'removed',
   ): Promise<MembershipWriteAnswer> {
-    const value = this.memberValue(account);
+    if (change === 'added') return this.patchOne(account, groupId, groupName, change);
+    const [configured, ...others] = this.memberValues(account);
+    const removed = await this.patchOne(account, groupId, groupName, change, configured);
+    let answer = removed;
+    for (const value of others) {
+      const other = await this.removeOtherForm(account, groupId, groupName, value);
+      answer = {
+        ...answer,
+        outcome: answer.outcome === 'acknowledged' ? answer.outcome : other.outcome,
+        maybeOurs: answer.maybeOurs || other.maybeOurs,
+      };
+    }
+    return answer;
+  }
+
+  /**
+   * The removal of the membership in a form additions do not write: RFC 7643's own (the
+   * User's `id`), as Entra, Okta and admin screens add members, or the account ID on a server
+   * configured for ids. A group may hold the account under it as well (a lax server takes
+   * both), and a removal under the configured form alone would leave that access in place.
+   * A server that refuses the removal in this form fails the step where the group holds it
+   * so, naming the group and the value; where it does not, the refusal changes nothing.
+   */
+  private async removeOtherForm(
+    account: TargetAccount,
+    groupId: string,
+    groupName: string,
+    value: string,
+  ): Promise<MembershipWriteAnswer> {
+    try {
+      return await this.patchOne(account, groupId, groupName, 'removed', value);
+    } catch (error) {
+      if (!isProvisioningError(error) || error.code !== 'SCIM_INVALID_VALUE') throw error;
+      const { members } = await this.readGroupMembers(groupId, groupName);
+      const held = heldAs(members, [value]);
+      if (held === undefined && members !== undefined) {
+        return { groupId, groupName, change: 'removed', outcome: 'already', maybeOurs: false };
+      }
+      const form = this.settings.memberValue === 'accountId' ? 'SCIM id' : 'account ID';
+      throw new ProvisioningError(
+        error.code,
+        `${error.message}: group ${describeGroup({ id: groupId, displayName: groupName })} ` +
+          `${held === undefined ? 'may hold' : 'holds'} account "${account.accountId}" under its ${form} ` +
+          `"${value}", which the server does not let this connector remove`,
+        {
+          ...(error.status === undefined ? {} : { status: error.status }),
+          object: groupId,
+          details: { ...error.details, memberValue: value, cause: error.message },
+          cause: error,
+        },
+      );
+    }
+  }
+
+  /** One PATCH on the group's `members`, in the configured form unless `value` says another. */
+  private async patchOne(
+    account: TargetAccount,
+    groupId: string,
+    groupName: string,
+    change: 'added' | 'removed',
+    value = this.memberValue(account),
+  ): Promise<MembershipWriteAnswer> {
     const body =
       change === 'added'
         ? addMemberPatch(value)
@@ -348,8 +416,31 @@ export function memberValueKey(value: string): string {
   return value.toLowerCase();
 }
 
-/** Whether a member list holds `value` ({@link memberValueKey}). */
-function listsMember(members: readonly string[] | undefined, value: string): boolean {
-  const wanted = memberValueKey(value);
-  return members?.some((member) => memberValueKey(member) === wanted) === true;
+/**
+ * The forms a group may hold an account in, the configured one (what additions write) first:
+ * the account ID (userName) and the User's SCIM `id`, which RFC 7643 makes `members.value`
+ * and which Entra, Okta and admin screens write. A lax server takes both, so one group may
+ * hold some members one way and some the other; reads and removals look for both.
+ *
+ * @example
+ * memberValueForms('ada', '2819c2', 'accountId'); // ['ada', '2819c2']
+ */
+export function memberValueForms(
+  accountId: string,
+  scimId: string,
+  configured: ScimConnectorSettings['memberValue'],
+): string[] {
+  const [first, second] = configured === 'accountId' ? [accountId, scimId] : [scimId, accountId];
+  return second === '' || memberValueKey(first) === memberValueKey(second)
+    ? [first]
+    : [first, second];
+}
+
+/** The first of `values` a member list holds ({@link memberValueKey}), else undefined. */
+function heldAs(
+  members: readonly string[] | undefined,
+  values: readonly string[],
+): string | undefined {
+  const listed = new Set(members?.map(memberValueKey));
+  return values.find((value) => listed.has(memberValueKey(value)));
 }

@@ -160,9 +160,20 @@ class ScimReconciliationReads {
       if (enabled !== undefined) result.enabled = enabled;
       if (typeof user.userName === 'string') result.name = user.userName;
     }
+    // A group may hold the account under its SCIM id as well as under the configured form
+    // (RFC 7643's members.value is the id; a lax server takes both): either is a membership.
+    const values = [
+      item.key,
+      item.targetId,
+      ...(result.name === undefined ? [] : [result.name]),
+    ].filter(
+      (value, index, all) =>
+        all.findIndex((v) => memberValueKey(v) === memberValueKey(value)) === index,
+    );
+    const named = values.map((value) => `"${value}"`).join(' or ');
     for (const groupId of item.groupIds) {
-      const member = await this.memberByFilter(groupId, item.key);
-      const asked = `GET /Groups?filter=id eq "${groupId}" and members eq "${item.key}"`;
+      const member = await this.memberByFilter(groupId, values);
+      const asked = `GET /Groups?filter=id eq "${groupId}" and ${values.map((v) => `members eq "${v}"`).join(' or ')}`;
       // The filter's "not a member" is believed once it has shown a member (membership-check.ts).
       if (member === true || (member === false && this.checks.absenceBelieved)) {
         result.memberOf[groupId] = member;
@@ -173,10 +184,11 @@ class ScimReconciliationReads {
       }
       // The member list shows a member; its absence may be a list cut short.
       const members = await listed(groupId);
-      if (members?.has(memberValueKey(item.key)) === true) {
-        if (member === false) this.checks.filterMissed(groupId, item.key);
+      const shown = values.find((value) => members?.has(memberValueKey(value)) === true);
+      if (shown !== undefined) {
+        if (member === false) this.checks.filterMissed(groupId, shown);
         result.memberOf[groupId] = true;
-        result.evidence.push(`GET /Groups/${groupId}?attributes=members: lists "${item.key}"`);
+        result.evidence.push(`GET /Groups/${groupId}?attributes=members: lists "${shown}"`);
       } else if (member === false) {
         // Two answers agree, or the filter's stands alone where the group lists no members.
         result.memberOf[groupId] = false;
@@ -185,7 +197,7 @@ class ScimReconciliationReads {
         );
       } else {
         unread.push(
-          `group ${groupId}: the server cannot be asked by the members filter and its member list, which it may cut short, does not show "${item.key}"`,
+          `group ${groupId}: the server cannot be asked by the members filter and its member list, which it may cut short, does not show ${named}`,
         );
       }
     }
@@ -270,10 +282,13 @@ class ScimReconciliationReads {
    * read: a server that ignores the member clause would name the group for anyone);
    * undefined where it cannot be asked.
    */
-  private async memberByFilter(groupId: string, value: string): Promise<boolean | undefined> {
+  private async memberByFilter(
+    groupId: string,
+    values: readonly string[],
+  ): Promise<boolean | undefined> {
     const check = await this.checks.decide(groupId);
     if (check.kind !== 'filter') return undefined;
-    return (await this.checks.memberOf(check, [groupId], value)).groupIds.has(groupId);
+    return (await this.checks.memberOf(check, [groupId], values)).groupIds.has(groupId);
   }
 
   private async groupFilter(groupId: string, filter: string): Promise<boolean | undefined> {

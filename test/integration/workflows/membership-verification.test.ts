@@ -67,7 +67,9 @@ describe('membership verification and write batches', () => {
     const asked = scim.requests
       .filter((request) => request.query.filter?.includes(`members eq "${accountId}"`))
       .map((request) => request.query.filter);
-    const both = `(id eq "${granted[0]}" or id eq "${granted[1]}") and members eq "${accountId}"`;
+    // The account under both member-value forms: a group may hold either.
+    const scimId = scim.getUser(accountId)?.id as string;
+    const both = `(id eq "${granted[0]}" or id eq "${granted[1]}") and (members eq "${accountId}" or members eq "${scimId}")`;
     expect(asked).toEqual([both, both]);
     expect(
       scim.requests.filter((r) => r.method === 'GET' && /\/Groups\/[^/]+$/.test(r.path)),
