@@ -1,5 +1,6 @@
 import type { LastLogonResult, StatusFinding, StatusResult } from '../connectors/connector';
 import { ProvisioningError } from '../domain/errors';
+import type { TargetAccount } from '../domain/account';
 import type { GroupLink } from '../domain/nested-groups';
 import type { CliContext } from './cli-context';
 import { importJobCommand } from './import-job';
@@ -87,7 +88,9 @@ export async function accountsCommand(
   for await (const account of connector.listAccounts()) {
     count++;
     if (count <= 10)
-      print(`  ${account.accountId} (${account.id})${account.enabled ? '' : ' locked'}`);
+      print(
+        `  ${account.accountId} (${account.id})${account.enabled === true ? '' : ` ${stateOf(account)}`}`,
+      );
   }
   if (count > 10) print(`  ... and ${count - 10} more`);
   print(`${count} account(s) on connector "${connector.name}"`);
@@ -123,7 +126,7 @@ export async function accountCommand(
   }
   const lastLogon = await connector.readLastLogon(account);
   print(
-    `Account "${account.accountId}" on "${connector.name}": id ${account.id}, ${account.enabled ? 'enabled' : 'locked'}`,
+    `Account "${account.accountId}" on "${connector.name}": id ${account.id}, ${stateOf(account)}`,
   );
   print(`  last logon: ${describeLastLogon(lastLogon)}`);
   if (connector.readInheritedMemberships !== undefined) {
@@ -254,4 +257,10 @@ function requiredPositional(args: CommandArgs, index: number, what: string): str
     throw new ProvisioningError('REQUEST_INVALID', `missing argument: ${what}`);
   }
   return value;
+}
+
+/** An account's state as the target showed it: a target that showed none is not called enabled. */
+function stateOf(account: TargetAccount): string {
+  if (account.enabled === undefined) return 'state not shown by the target';
+  return account.enabled ? 'enabled' : 'locked';
 }

@@ -140,7 +140,9 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
   if (ours) input.handle.createdHere = true;
   const record: AccountRecordUpdate = {
     link: { targetId: account.id, linkedAt: at, ...(ours ? { createdAt: at } : {}) },
-    ...(ours ? { enabled: { value: true, at } } : {}),
+    // The state the created account shows (a server may create it inactive); where it shows
+    // none, the state the create asked for.
+    ...(ours ? { enabled: { value: account.enabled ?? true, at } } : {}),
   };
   if (ours) return succeeded([{ change: 'account created' }], notices, record);
   return succeeded(
@@ -271,14 +273,16 @@ function* setEnabled(
   const seen =
     back.seen === null
       ? 'no read showed the account'
-      : `read back ${back.seen.enabled ? 'unlocked' : 'locked'}`;
+      : back.seen.enabled === undefined
+        ? 'could not tell: the account was read back without its state (no `active`)'
+        : `read back ${back.seen.enabled ? 'unlocked' : 'locked'}`;
   const error = notConfirmed(
     input,
     `${action} of account "${input.accountId}" not confirmed: expected ${word}, ` +
       `${seen} after ${describeReads(back.reads, back.elapsedMs)}`,
     { expected: enabled, seen: back.seen?.enabled ?? null, reads: back.reads },
   );
-  if (back.seen === null || !readRefutes(input)) {
+  if (back.seen === null || back.seen.enabled === undefined || !readRefutes(input)) {
     return withVerification(failed(error, changes, notices, update), back);
   }
   // The read shows the account as it was: the target acknowledged a change it did not make,

@@ -18,7 +18,8 @@ export interface TargetAccount {
   id: string;
   accountId: string;
   displayName?: string;
-  enabled: boolean;
+  /** Absent when the target showed no state (a SCIM user without `active`): unknown, not enabled. */
+  enabled?: boolean;
   /** The profile attributes as the target shows them, those it can read back (read-back of an update). */
   profile?: AccountChanges;
 }

@@ -36,7 +36,11 @@ export function* enabledBefore(
   const { record, seen, seenAt } = input.handle;
   const window = input.capabilities.visibilityWindowMs;
   const at = yield* now();
-  const read = seen ? { value: account.enabled, atMs: seenAt ?? at } : undefined;
+  // A read without the state (a SCIM user without `active`) is no evidence of it.
+  const read =
+    seen && account.enabled !== undefined
+      ? { value: account.enabled, atMs: seenAt ?? at }
+      : undefined;
   const unconfirmed = record?.enabledUnconfirmed;
   if (unconfirmed === undefined || input.replaysRevision1 === true) {
     return {
@@ -68,6 +72,14 @@ export function* enabledBefore(
         `the account's state before was not known (${what} was never confirmed or refuted), ` +
         `and no read showed the account after ${describeReads(back.reads, back.elapsedMs)}: ` +
         `could not tell whether this ${target ? 'unlock' : 'lock'} changed it`,
+    };
+  }
+  if (back.seen.enabled === undefined) {
+    return {
+      unknown:
+        `the account's state before was not known (${what} was never confirmed or refuted), ` +
+        `and the account was read without its state: could not tell whether this ` +
+        `${target ? 'unlock' : 'lock'} changed it`,
     };
   }
   // The record no longer says what the state was: this read settles it.

@@ -14,7 +14,7 @@ import type { MembershipChecks } from './membership-check';
 import { memberValueKey, memberValueOf, readMemberValues } from './scim-memberships';
 import { scimUrl } from './scim-paths';
 import type { ScimConnectorSettings } from './scim-settings';
-import { readBoolean } from './user-mapping';
+import { readActive } from './user-mapping';
 
 /** Groups read at once, and facts per page handed on: memory stays bounded by these. */
 const GROUPS_PER_PAGE = 50;
@@ -95,7 +95,7 @@ class ScimReconciliationReads {
       const id = typeof resource.id === 'string' ? resource.id : undefined;
       const userName = typeof resource.userName === 'string' ? resource.userName : undefined;
       if (id === undefined || userName === undefined) continue;
-      const enabled = readBoolean(resource.active);
+      const enabled = readActive(resource);
       facts.push({
         kind: 'account',
         account: {
@@ -156,7 +156,7 @@ class ScimReconciliationReads {
       result.evidence.push(`${answer.describe}: ${answer.status}`);
       const user = (answer.body ?? {}) as Record<string, unknown>;
       result.exists = answer.status === 200;
-      const enabled = readBoolean(user.active);
+      const enabled = readActive(user);
       if (enabled !== undefined) result.enabled = enabled;
       if (typeof user.userName === 'string') result.name = user.userName;
     }

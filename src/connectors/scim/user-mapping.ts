@@ -123,27 +123,55 @@ export function withPrimaryEmailAdded(
 }
 
 /**
- * Reads a SCIM user leniently (booleans as strings, missing `active` = active, RFC 7643
- * §4.1.1). With a Mapping, also the profile as the server shows it (an update's read-back).
+ * Reads a SCIM user leniently: attribute names in any case (RFC 7643 §2.1: `Active` is
+ * `active`), booleans as strings. A user without `active` (a server may leave out what it
+ * does not return) is neither enabled nor locked: `enabled` is then absent, and a verdict
+ * that needs it says it could not tell (DESIGN invariant 11). With a Mapping, also the
+ * profile as the server shows it (an update's read-back).
  */
 export function fromScimUser(resource: unknown, mapping?: AttributeMapping): TargetAccount {
   if (typeof resource !== 'object' || resource === null) {
     throw new ProvisioningError('TARGET_RESPONSE_INVALID', 'the server answered without a user');
   }
   const user = resource as Record<string, unknown>;
-  if (typeof user.id !== 'string' || typeof user.userName !== 'string') {
+  const id = attributeOf(user, 'id');
+  const userName = attributeOf(user, 'userName');
+  if (typeof id !== 'string' || typeof userName !== 'string') {
     throw new ProvisioningError(
       'TARGET_RESPONSE_INVALID',
       'the server answered with a user that has no id or userName',
     );
   }
+  const displayName = attributeOf(user, 'displayName');
+  const enabled = readActive(user);
   return {
-    id: user.id,
-    accountId: user.userName,
-    ...(typeof user.displayName === 'string' ? { displayName: user.displayName } : {}),
-    enabled: readBoolean(user.active) ?? true,
+    id,
+    accountId: userName,
+    ...(typeof displayName === 'string' ? { displayName } : {}),
+    ...(enabled === undefined ? {} : { enabled }),
     ...(mapping === undefined ? {} : { profile: readProfile(user, mapping) }),
   };
+}
+
+/**
+ * A user's `active` as the server shows it, under any spelling of the name (RFC 7643 §2.1);
+ * undefined when it shows none (never taken for enabled: that would confirm an unlock, and
+ * refute a lock, by default).
+ *
+ * @example
+ * readActive({ Active: 'False' }); // false
+ * readActive({ userName: 'ada' }); // undefined
+ */
+export function readActive(user: Record<string, unknown>): boolean | undefined {
+  return readBoolean(attributeOf(user, 'active'));
+}
+
+/** An attribute by its name in any case (RFC 7643 §2.1), the exact spelling first. */
+function attributeOf(resource: Record<string, unknown>, name: string): unknown {
+  if (name in resource) return resource[name];
+  const lower = name.toLowerCase();
+  const key = Object.keys(resource).find((candidate) => candidate.toLowerCase() === lower);
+  return key === undefined ? undefined : resource[key];
 }
 
 function readProfile(user: Record<string, unknown>, mapping: AttributeMapping): AccountChanges {

@@ -57,6 +57,9 @@ function shapeResource(resource: ScimResource, context: ShapingContext): ScimRes
   ) {
     result = { ...result, members: result.members.slice(0, quirks.maxMembersShown) };
   }
+  if (quirks.activeAttribute !== undefined && hasSchema(result, USER_SCHEMA)) {
+    result = withActiveShown(result, quirks.activeAttribute);
+  }
   if (
     quirks.lastLogonAttribute !== undefined &&
     hasSchema(result, USER_SCHEMA) &&
@@ -69,9 +72,17 @@ function shapeResource(resource: ScimResource, context: ShapingContext): ScimRes
   return result;
 }
 
+/** Quirk `activeAttribute`: a user's `active` left out, or spelt `Active`. */
+function withActiveShown(user: ScimResource, shown: 'omitted' | 'capitalised'): ScimResource {
+  if (!('active' in user)) return user;
+  const { active, ...rest } = user;
+  return shown === 'omitted' ? rest : { ...rest, Active: active };
+}
+
 /**
  * The last step before a JSON body leaves the sandbox: absolute locations, and the response
- * quirks (omitted members, last-logon attribute, list numbers as strings, no totalResults).
+ * quirks (omitted members, `active` omitted or spelt `Active`, last-logon attribute, list
+ * numbers as strings, no totalResults).
  *
  * @example
  * shapeBody(listResponse, { endpoint, quirks: { numbersAsStrings: true }, store, projection: undefined });

@@ -76,6 +76,12 @@ export interface ScimQuirks {
   caseSensitiveFilters?: boolean;
   /** `/ServiceProviderConfig` answers 404. */
   noServiceProviderConfig?: boolean;
+  /**
+   * How users show `active` in every answer (what is stored does not change): `omitted`
+   * leaves it out (RFC 7643 lets a server omit an attribute it does not return), `capitalised`
+   * spells it `Active` (attribute names are case-insensitive, RFC 7643 §2.1).
+   */
+  activeAttribute?: 'omitted' | 'capitalised';
   /** Users carry their last logon under this attribute name or dotted path. */
   lastLogonAttribute?: string;
   /**

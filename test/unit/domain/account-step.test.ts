@@ -42,6 +42,18 @@ describe('account step: create', () => {
     });
   });
 
+  it('records the state the created account shows: a server may create it inactive', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => ({
+        outcome: 'created',
+        account: { ...ADA, enabled: false },
+        maybeOurs: false,
+      }),
+    });
+    const outcome = await run('create', io);
+    expect(outcome.record?.enabled).toEqual({ value: false, at: new Date(START).toISOString() });
+  });
+
   it('adopts an account that existed before: no change, a notice', async () => {
     const io = new ScriptedIo({
       createAccount: () => ({ outcome: 'adopted', account: ADA, maybeOurs: false }),
@@ -257,6 +269,20 @@ describe('account step: lock and unlock (a read never cancels a write)', () => {
     expect(outcome.error?.code).toBe('ACCOUNT_STATE_NOT_CONFIRMED');
     expect(outcome.record).toBeUndefined();
     expect(outcome.notices).toEqual([expect.stringContaining('nothing journaled')]);
+  });
+
+  it('says it could not tell where the read-back shows no state: neither confirmed nor refuted', async () => {
+    const withoutState = { id: ADA.id, accountId: ADA.accountId };
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: withoutState, record: record() }),
+      setAccountEnabled: () => ({}),
+      readAccount: () => withoutState,
+    });
+    const outcome = await run('lock', io, CONSISTENT);
+    expect(outcome.error?.code).toBe('ACCOUNT_STATE_NOT_CONFIRMED');
+    expect(outcome.error?.message).toContain('could not tell');
+    // Not refuted: the acknowledged lock stays the request's change.
+    expect(outcome.changes).toEqual([{ change: 'account locked' }]);
   });
 
   it('journals an acknowledged lock that no read shows the account for: nothing contradicts it', async () => {

@@ -102,9 +102,20 @@ describe('fromScimUser', () => {
     [{ id: '1', userName: 'a', active: false }, false],
     [{ id: '1', userName: 'a', active: 'False' }, false],
     [{ id: '1', userName: 'a', active: 'true' }, true],
-    [{ id: '1', userName: 'a' }, true],
+    [{ id: '1', userName: 'a', Active: false }, false],
+    [{ id: '1', userName: 'a', ACTIVE: 'True' }, true],
+    // No `active`: unknown, never taken for enabled (a read-back would confirm an unlock by it).
+    [{ id: '1', userName: 'a' }, undefined],
   ])('reads %j as enabled %s', (resource, enabled) => {
     expect(fromScimUser(resource).enabled).toBe(enabled);
+  });
+
+  it('reads attribute names in any case (RFC 7643 §2.1)', () => {
+    expect(fromScimUser({ ID: '1', UserName: 'Ada', DisplayName: 'Ada L' })).toEqual({
+      id: '1',
+      accountId: 'Ada',
+      displayName: 'Ada L',
+    });
   });
 
   it('refuses a user without id or userName', () => {
