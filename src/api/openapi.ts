@@ -620,7 +620,7 @@ function describeApi(): Record<string, unknown> {
           responses: {
             200: {
               description:
-                'The account: enabled, lastLogon ({ status: found | none found | not available, value, detail saying why }), directMemberships and (Graph) effectiveInheritedMemberships with notices',
+                'The account: enabled (absent when the target shows no state, e.g. a SCIM user without `active`), lastLogon ({ status: found | none found | not available, value, detail saying why }), directMemberships and (Graph) effectiveInheritedMemberships with notices',
               content: json({
                 type: 'object',
                 properties: {

@@ -189,7 +189,8 @@ export interface AccountView {
     id: string;
     accountId: string;
     displayName?: string;
-    enabled: boolean;
+    /** Absent when the target showed no state (a SCIM user without `active`). */
+    enabled?: boolean;
     [more: string]: unknown;
   };
   lastLogon?: LastLogon;

@@ -107,7 +107,15 @@ export function AccountPage({ connector, accountId }: { connector: string; accou
             <div>
               <dt>State</dt>
               <dd>
-                <StatusBadge status={view.account.enabled ? 'enabled' : 'locked'} />
+                <StatusBadge
+                  status={
+                    view.account.enabled === undefined
+                      ? 'unknown'
+                      : view.account.enabled
+                        ? 'enabled'
+                        : 'locked'
+                  }
+                />
               </dd>
             </div>
             <div>
