@@ -169,6 +169,27 @@ describe('SCIM sandbox', () => {
     });
   });
 
+  it('shows `active` left out or spelt `Active` as told (quirk activeAttribute), storing it as is', async () => {
+    const [user] = s.seedUsers([{ userName: 'shown.state', active: false }]);
+    await withQuirks({ activeAttribute: 'omitted' }, async () => {
+      expect((await get(`/Users/${user?.id}`)).body).not.toHaveProperty('active');
+      const listed = resources(await get(`/Users?${filter('userName eq "shown.state"')}`));
+      expect(listed[0]).not.toHaveProperty('active');
+      const unlocked = await patch(`/Users/${user?.id}`, {
+        op: 'replace',
+        path: 'active',
+        value: true,
+      });
+      expect(unlocked.body ?? {}).not.toHaveProperty('active');
+    });
+    expect(s.getUser('shown.state')?.active).toBe(true);
+    await withQuirks({ activeAttribute: 'capitalised' }, async () => {
+      const body = (await get(`/Users/${user?.id}`)).body;
+      expect(body).not.toHaveProperty('active');
+      expect(body?.Active).toBe(true);
+    });
+  });
+
   it('groups: any member value, the Entra membership check with escapes, both remove forms', async () => {
     const created = await send('POST', '/Groups', {
       displayName: 'Sales',
