@@ -1,5 +1,5 @@
 import { matchesFilter } from './filter-match.js';
-import { checkMemberValues, toMembers } from './member-values.js';
+import { checkMemberValues, checkRemovedValues, toMembers } from './member-values.js';
 import { scimError } from './scim-error.js';
 import { type FilterNode, parsePatchPath } from './scim-filter.js';
 import { GROUP_SCHEMA, type ScimMember, type ScimResource, type ScimStore } from './scim-store.js';
@@ -182,6 +182,7 @@ class GroupPatcher {
         );
       }
       const asked = valueEquals(filter);
+      if (asked !== undefined) checkRemovedValues([asked], this.store, this.quirks);
       const value = asked === undefined ? undefined : this.kept(asked);
       const targets =
         value === undefined
@@ -217,7 +218,9 @@ class GroupPatcher {
       );
     }
     // Entra's default form: path 'members' with value [{ value }] (scim-interop.md).
-    const values = new Set(toMembers(op.value).map((m) => this.kept(m.value)));
+    const named = toMembers(op.value).map((m) => m.value);
+    checkRemovedValues(named, this.store, this.quirks);
+    const values = new Set(named.map((value) => this.kept(value)));
     this.drop(this.current().filter((m) => values.has(m.value)));
   }
 

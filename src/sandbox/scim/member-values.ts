@@ -21,6 +21,28 @@ export function toMembers(value: unknown): ScimMember[] {
 }
 
 /**
+ * Enforces quirk `memberRemovalsMustBeInternalIds` on the member values a removal names.
+ *
+ * @example
+ * checkRemovedValues(['ada'], store, { memberRemovalsMustBeInternalIds: true }); // throws 400 invalidValue
+ */
+export function checkRemovedValues(
+  values: readonly string[],
+  store: ScimStore,
+  quirks: ScimQuirks,
+): void {
+  if (quirks.memberRemovalsMustBeInternalIds !== true) return;
+  const named = values.find((value) => !store.isUserId(value));
+  if (named !== undefined) {
+    throw scimError(
+      400,
+      'invalidValue',
+      `Member value '${named}' is not the id of a user on this server and cannot be removed`,
+    );
+  }
+}
+
+/**
  * Enforces quirk `memberValuesMustBeInternalIds`: by default any string is accepted, as the
  * spec's default member value is the account ID (spec: Groups); servers that demand their own
  * ids refuse the rest (scim-interop.md, compatibility point 3).

@@ -65,6 +65,12 @@ export interface ScimQuirks {
   /** Member values that are not an existing user's SCIM `id` are refused with 400 `invalidValue`. */
   memberValuesMustBeInternalIds?: boolean;
   /**
+   * A removal naming a member value that is not an existing user's SCIM `id` is refused with
+   * 400 `invalidValue`, even where the group holds that value (a server that turned strict
+   * after members were added by userName): such a member cannot be removed by the client.
+   */
+  memberRemovalsMustBeInternalIds?: boolean;
+  /**
    * Member values are kept in lower case (as userNames are compared: RFC 7643 makes them
    * case-insensitive), and the members filter and removals compare them so: a member added
    * as `Ada.Lovelace` is listed as `ada.lovelace`.

@@ -53,6 +53,28 @@ describe.each<[string, ScimQuirks, Record<string, unknown>]>([
   });
 });
 
+describe('a membership held in a form the server will not remove', () => {
+  it('fails the revoke naming the group and the value, and leaves nothing reported removed', async () => {
+    // A server that takes only its own ids, strict since after members were added by userName.
+    const t = (target = await startScimTarget(
+      { quirks: { memberRemovalsMustBeInternalIds: true } },
+      { memberValue: 'scimId' },
+    ));
+    const account = await createdAccount(t.connector, { accountId: 'stuck.member' });
+    const [group] = t.sandbox.seedGroups([{ displayName: 'Legacy', members: ['stuck.member'] }]);
+
+    const revoked = await runMembership(t.connector, account, 'revoke', [group!.id]);
+
+    // The truth: the membership stays, as the server would not remove it.
+    expect(t.sandbox.groupIdsOf(account.id)).toEqual([group!.id]);
+    expect(revoked.ok).toBe(false);
+    expect(revoked.changes).toEqual([]);
+    expect(revoked.error).toMatchObject({ code: 'SCIM_INVALID_VALUE', object: group!.id });
+    expect(revoked.error?.message).toContain(`group Legacy (${group!.id}) holds account`);
+    expect(revoked.error?.message).toContain('under its account ID "stuck.member"');
+  });
+});
+
 describe('the members filter on a server that evaluates "or"', () => {
   it('asks about both forms in one call', async () => {
     const t = (target = await startScimTarget());
