@@ -11,6 +11,7 @@ import { addMemberPatch, removeMemberPatch } from './patch-op';
 import type { ScimHttp } from './scim-http';
 import { MembershipChecks, type MembershipCheck } from './membership-check';
 import { scimUrl } from './scim-paths';
+import { heldAs, memberValueForms } from './member-value-forms';
 
 interface GroupMembership {
   groupId: string;
@@ -316,25 +317,44 @@ export class ScimMemberships {
       return await this.patchOne(account, groupId, groupName, 'removed', value);
     } catch (error) {
       if (!isProvisioningError(error) || error.code !== 'SCIM_INVALID_VALUE') throw error;
-      const { members } = await this.readGroupMembers(groupId, groupName);
-      const held = heldAs(members, [value]);
-      if (held === undefined && members !== undefined) {
+      const held = await this.holds(groupId, groupName, value);
+      if (held === false) {
         return { groupId, groupName, change: 'removed', outcome: 'already', maybeOurs: false };
       }
       const form = this.settings.memberValue === 'accountId' ? 'SCIM id' : 'account ID';
       throw new ProvisioningError(
         error.code,
         `${error.message}: group ${describeGroup({ id: groupId, displayName: groupName })} ` +
-          `${held === undefined ? 'may hold' : 'holds'} account "${account.accountId}" under its ${form} ` +
+          `${held ? 'holds' : 'may hold'} account "${account.accountId}" under its ${form} ` +
           `"${value}", which the server does not let this connector remove`,
         {
           ...(error.status === undefined ? {} : { status: error.status }),
           object: groupId,
-          details: { ...error.details, memberValue: value, cause: error.message },
+          details: { ...error.details, memberValue: value },
           cause: error,
         },
       );
     }
+  }
+
+  /**
+   * Whether the group holds this one member value: from its member list, else from the
+   * members filter where it works (its "no" only once believed); undefined when neither tells.
+   */
+  private async holds(
+    groupId: string,
+    groupName: string,
+    value: string,
+  ): Promise<boolean | undefined> {
+    const { members } = await this.readGroupMembers(groupId, groupName);
+    if (heldAs(members, [value]) !== undefined) return true;
+    const check = this.checks.known;
+    if (members === undefined && check?.kind === 'filter') {
+      const found = await this.checks.memberOf(check, [groupId], [value]);
+      if (found.groupIds.has(groupId)) return true;
+      return this.checks.absenceBelieved ? false : undefined;
+    }
+    return members === undefined ? undefined : false;
   }
 
   /** One PATCH on the group's `members`, in the configured form unless `value` says another. */
@@ -401,46 +421,4 @@ export function memberValueOf(
   account: { accountId: string; id: string },
 ): string {
   return settings.memberValue === 'accountId' ? account.accountId : account.id;
-}
-
-/**
- * A member value in the form member values are compared in: without case. Servers keep
- * member values as they keep userNames, which RFC 7643 compares case-insensitively (`Ada`
- * may be listed as `ada`), and an exact comparison would miss a change the server made.
- * Writes and reconciliation alike compare through it.
- *
- * @example
- * memberValueKey('Ada.Lovelace'); // 'ada.lovelace'
- */
-export function memberValueKey(value: string): string {
-  return value.toLowerCase();
-}
-
-/**
- * The forms a group may hold an account in, the configured one (what additions write) first:
- * the account ID (userName) and the User's SCIM `id`, which RFC 7643 makes `members.value`
- * and which Entra, Okta and admin screens write. A lax server takes both, so one group may
- * hold some members one way and some the other; reads and removals look for both.
- *
- * @example
- * memberValueForms('ada', '2819c2', 'accountId'); // ['ada', '2819c2']
- */
-export function memberValueForms(
-  accountId: string,
-  scimId: string,
-  configured: ScimConnectorSettings['memberValue'],
-): string[] {
-  const [first, second] = configured === 'accountId' ? [accountId, scimId] : [scimId, accountId];
-  return second === '' || memberValueKey(first) === memberValueKey(second)
-    ? [first]
-    : [first, second];
-}
-
-/** The first of `values` a member list holds ({@link memberValueKey}), else undefined. */
-function heldAs(
-  members: readonly string[] | undefined,
-  values: readonly string[],
-): string | undefined {
-  const listed = new Set(members?.map(memberValueKey));
-  return values.find((value) => listed.has(memberValueKey(value)));
 }
