@@ -85,6 +85,9 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
   const notices: string[] = [];
   switch (answer.outcome) {
     case 'created':
+      account = answer.account;
+      notices.push(...(answer.notices ?? []));
+      break;
     case 'adopted':
       account = answer.account;
       break;

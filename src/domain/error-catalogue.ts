@@ -47,7 +47,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   },
   NOT_FOUND: { status: 404, meaning: 'no such request, job or route' },
   CONNECTOR_NOT_FOUND: { status: 404, meaning: 'no connector of that name is configured' },
-  OPERATION_NOT_SUPPORTED: { status: 400, meaning: 'the connector kind cannot do this' },
+  OPERATION_NOT_SUPPORTED: {
+    status: 400,
+    meaning:
+      "the connector kind cannot do this, or its target declares it does not (a SCIM server's ServiceProviderConfig with changePassword: false: a setPassword is not sent, since such servers answer it 2xx and ignore it); nothing was written",
+  },
   SECRET_NOT_FOUND: {
     status: 502,
     meaning: 'a secret the settings name is not in the secret store',

@@ -55,7 +55,13 @@ export interface MembershipWriteAnswer {
 
 /** What a create answered. */
 export type CreateAccountAnswer =
-  | { outcome: 'created'; account: TargetAccount; maybeOurs: boolean }
+  | {
+      outcome: 'created';
+      account: TargetAccount;
+      maybeOurs: boolean;
+      /** What the operator should know of the create (a password the target may ignore). */
+      notices?: string[];
+    }
   /** The account ID was taken; the existing account was read and is the same account. */
   | { outcome: 'adopted'; account: TargetAccount; maybeOurs: boolean }
   /** The account ID was taken, but reads do not show the account yet (replication). */

@@ -3,7 +3,7 @@ import type { TargetAccount } from '../../domain/account';
 import { isRefusalByTarget } from '../../domain/compatibility-hint';
 import type { Evidence } from '../../domain/compatibility-result';
 import type { SerializedError } from '../../domain/errors';
-import type { DeclaredFeatures } from './compatibility-endpoints';
+import type { DeclaredFeatures } from './declared-features';
 import type { CompatibilitySession } from './compatibility-session';
 import { changeAccount, howSeen } from './compatibility-test-objects';
 
@@ -214,7 +214,7 @@ export async function tryUserPatches(
   const password = `Cp-${randomBytes(12).toString('base64url')}9!`;
   const declaredNot = declared.changePassword === false;
   const pw = await s.attempt('set a password (PATCH password)', () =>
-    s.connector.setPassword(account, password),
+    s.connector.patchPassword(account, password),
   );
   // Answered 2xx: the journal records it, as for a request (the answer is all there is).
   if (pw.error === undefined) s.made([{ change: 'password set' }]);

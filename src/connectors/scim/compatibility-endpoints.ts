@@ -5,20 +5,13 @@ import type { HttpResult } from '../http/transport';
 import type { CompatibilitySession } from './compatibility-session';
 import { describeStrangers, strangers } from './compatibility-filter-control';
 import { attributeFilter } from './filter';
+import { declaredFeatures, type DeclaredFeatures } from './declared-features';
 import { scimUrl } from './scim-paths';
 
 /** Prefixes under which applications' built-in SCIM services keep `/scim/v2/` (scim-interop.md). */
 const USUAL_PREFIXES = ['/api', '/api/auth', '/api/v1', '/api/v2', '/auth'];
 /** At most this many other base URLs are tried when the configured one shows no SCIM endpoint. */
 const MAX_CANDIDATES = 8;
-
-/** What the server's ServiceProviderConfig declares (RFC 7643 §5): claims, not verdicts. */
-export interface DeclaredFeatures {
-  changePassword?: boolean;
-  patch?: boolean;
-  filter?: boolean;
-  filterMaxResults?: number;
-}
 
 type Answered = { kind: 'scim' | 'refused' | 'absent'; answer: HttpResult; evidence: Evidence[] };
 type Located = Answered | { kind: 'unreachable'; message: string };
@@ -139,23 +132,7 @@ async function readDeclaredFeatures(s: CompatibilitySession): Promise<DeclaredFe
   }
   s.note(name, 'succeeded');
   s.check(1, 'endpoints', true, 'ServiceProviderConfig answers under /scim/v2/', evidence);
-  const body = result.body;
-  const flag = (feature: string): boolean | undefined => {
-    const value = isObject(body[feature]) ? body[feature].supported : undefined;
-    return value === true || value === 'true'
-      ? true
-      : value === false || value === 'false'
-        ? false
-        : undefined;
-  };
-  const filter = isObject(body.filter) ? body.filter : {};
-  const maxResults = Number(filter.maxResults);
-  return {
-    ...(flag('changePassword') === undefined ? {} : { changePassword: flag('changePassword') }),
-    ...(flag('patch') === undefined ? {} : { patch: flag('patch') }),
-    ...(flag('filter') === undefined ? {} : { filter: flag('filter') }),
-    ...(Number.isFinite(maxResults) && maxResults > 0 ? { filterMaxResults: maxResults } : {}),
-  };
+  return declaredFeatures(result.body);
 }
 
 /**

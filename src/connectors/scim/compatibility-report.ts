@@ -6,7 +6,7 @@ import {
 } from '../../domain/compatibility-result';
 import { oneLine } from '../http/redact';
 import type { LeftBehind } from './compatibility-cleanup';
-import type { DeclaredFeatures } from './compatibility-endpoints';
+import type { DeclaredFeatures } from './declared-features';
 import type { TestGroup } from './compatibility-groups';
 import type { CompatibilityStep } from './compatibility-session';
 

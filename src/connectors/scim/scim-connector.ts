@@ -17,6 +17,7 @@ import type {
 import { readAfterWrite } from '../read-after-write';
 import { unusableCreateAnswer } from '../unusable-create-answer';
 import { createAnswerFault } from './create-answer';
+import { DeclaredFeaturesReader } from './declared-features';
 import { hasScimType, mapScimError, type ScimErrorContext } from './error-mapper';
 import { attributeFilter } from './filter';
 import { findFiltered } from './filtered-lookup';
@@ -24,6 +25,7 @@ import { searchMatches } from './group-search';
 import { interpretListResponse, type ListPage } from './list-response';
 import { readAllPages } from './pager';
 import { activePatch, passwordPatch, patchOp } from './patch-op';
+import { passwordChangeNotDeclared, passwordMayBeIgnored } from './password-declaration';
 import { ScimHttp, type ScimHttpOptions } from './scim-http';
 import type { MembershipCheck } from './membership-check';
 import { ScimMemberships } from './scim-memberships';
@@ -58,6 +60,8 @@ export class ScimConnector implements Connector {
   readonly http: ScimHttp;
   readonly reconciliation: ReconciliationReads;
   private readonly memberships: ScimMemberships;
+  /** The ServiceProviderConfig's claims, read once: whether a password write can be believed. */
+  private readonly declared: DeclaredFeaturesReader;
 
   constructor(
     readonly settings: ScimConnectorSettings,
@@ -66,6 +70,7 @@ export class ScimConnector implements Connector {
     this.http = new ScimHttp(settings, options);
     this.memberships = new ScimMemberships(settings, this.http, options.logger);
     this.reconciliation = scimReconciliation(settings, this.http, this.memberships.checks);
+    this.declared = new DeclaredFeaturesReader(settings, this.http);
   }
 
   get name(): string {
@@ -132,10 +137,13 @@ export class ScimConnector implements Connector {
    * is the account ID (invariant 4: an activity may run twice; scim-interop.md). A 2xx the
    * account cannot be read from (no `id`, a body that does not parse, an `id` that does not
    * read back) is `unconfirmed`: the step machine reads the account back by userName to tell
-   * (invariant 11).
+   * (invariant 11). A password sent to a server that declares `changePassword: false` earns
+   * a notice: such servers accept one on create and ignore it (scim-interop.md).
    */
   async createAccount(profile: AccountProfile, password?: string): Promise<CreateAccountAnswer> {
     const context = this.accountContext(profile.accountId);
+    const mayIgnore =
+      password !== undefined && (await this.declared.features()).changePassword === false;
     const result = await this.http.send({
       method: 'POST',
       url: scimUrl(this.settings.baseUrl, 'Users'),
@@ -168,7 +176,13 @@ export class ScimConnector implements Connector {
       if (shown === undefined) {
         return unusable(`answered with id ${account.id}, but a read by that id does not find it`);
       }
-      return { outcome: 'created', account, maybeOurs };
+      const ignored = mayIgnore ? passwordMayBeIgnored(this.name, profile.accountId) : undefined;
+      return {
+        outcome: 'created',
+        account,
+        maybeOurs,
+        ...(ignored === undefined ? {} : { notices: [ignored] }),
+      };
     }
     const existing = await readAfterWrite(maybeOurs, () => this.findAccount(profile.accountId));
     if (existing === undefined) throw mapScimError(result, context);
@@ -196,8 +210,19 @@ export class ScimConnector implements Connector {
     }
   }
 
-  /** Spec: Set password: PATCH on `password`. */
+  /**
+   * Spec: Set password: PATCH on `password`. Refused before anything is sent when the server
+   * declares `changePassword: false`: its 2xx would be no evidence (DESIGN invariant 11).
+   */
   async setPassword(account: TargetAccount, password: string): Promise<void> {
+    if ((await this.declared.features()).changePassword === false) {
+      throw passwordChangeNotDeclared(this.name, account.accountId);
+    }
+    await this.patchPassword(account, password);
+  }
+
+  /** The PATCH on `password`, whatever the server declares: the compatibility run tries it. */
+  async patchPassword(account: TargetAccount, password: string): Promise<void> {
     await this.patchUser(account, passwordPatch(password), [password]);
   }
 

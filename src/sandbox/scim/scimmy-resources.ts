@@ -68,10 +68,14 @@ export function declareScimmyResources(): void {
     ingress: (request: ScimmyRequest, instance: { password?: unknown }, ctx: SandboxContext) => {
       const before = request.id === undefined ? undefined : ctx.store.getUser(request.id);
       const stored = ctx.store.putUser(request.id, plain(instance));
-      // Quirk `passwordNotPatchable`: a password on create is accepted and silently ignored
-      // (PATCH on it is refused before it gets here).
+      // Quirks `passwordNotPatchable` and `passwordPatchIgnored` (servers that declare
+      // changePassword: false): a password on create is accepted and silently ignored (a
+      // PATCH on it is refused, or answered as ignored, before it gets here).
+      const quirks = ctx.quirks();
       const passwordKept =
-        instance.password !== undefined && ctx.quirks().passwordNotPatchable !== true;
+        instance.password !== undefined &&
+        quirks.passwordNotPatchable !== true &&
+        quirks.passwordPatchIgnored !== true;
       if (passwordKept) ctx.store.markPasswordSet(String(stored.id));
       ctx.truth.userWritten(before, stored, passwordKept);
       return structuredClone(stored);

@@ -117,7 +117,8 @@ export interface ScimQuirks {
   passwordNotPatchable?: boolean;
   /**
    * `/ServiceProviderConfig` says `changePassword: false`, yet a PATCH that writes `password`
-   * answers 204 and does nothing (the server neither refuses nor applies it).
+   * answers 204 and does nothing (the server neither refuses nor applies it); a password on
+   * create is accepted and silently ignored too.
    */
   passwordPatchIgnored?: boolean;
   /**
