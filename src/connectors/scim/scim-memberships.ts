@@ -234,20 +234,7 @@ export class ScimMemberships {
       };
     }
     // No member list: an empty group (RFC 7643 omits unassigned attributes), a server that
-    // never returns members, or a group too big to return (scim-interop.md). Where the step
-    // would leave the group, the removal is written all the same (a read never cancels a
-    // write); elsewhere nothing can be planned from it.
-    if (confirmAbsent) {
-      return {
-        groupId,
-        name,
-        isMember: false,
-        notice:
-          `group ${described}: returns no member list, and its membership cannot be asked ` +
-          `otherwise (${why}): whether the account is a member is not known`,
-        unproven: true,
-      };
-    }
+    // never returns members, or a group too big to return (scim-interop.md).
     throw new ProvisioningError(
       'MEMBERSHIP_READ_UNAVAILABLE',
       `connector "${this.settings.name}": group ${described} returns no members, and its ` +
