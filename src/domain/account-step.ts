@@ -243,7 +243,7 @@ function* setEnabled(
         changes,
         notices,
         record: update,
-        ...(input.replaysRevision1 === true ? {} : { unsettled }),
+        ...(input.recordsUnconfirmed === true ? { unsettled } : {}),
         // A lagging read may show the state from before the service's last lock or unlock,
         // which may be what this write asks for; before the create there was no account,
         // which no read takes for either.

@@ -42,7 +42,7 @@ export function* enabledBefore(
       ? { value: account.enabled, atMs: seenAt ?? at }
       : undefined;
   const unconfirmed = record?.enabledUnconfirmed;
-  if (unconfirmed === undefined || input.replaysRevision1 === true) {
+  if (unconfirmed === undefined || input.recordsUnconfirmed !== true) {
     return {
       evidence: {
         target,

@@ -146,7 +146,14 @@ function* changeMemberships(
   ): StepOutcome => {
     const changes = effectiveChanges(answers, stateBefore, names);
     const all = [...notices, ...answerNotices(answers, changes, names, absenceUnproven)];
-    const record = recordUpdate(input.action, plan, answers, error === undefined, at, unconfirmed);
+    const record = recordUpdate(
+      input.action,
+      plan,
+      answers,
+      error === undefined,
+      at,
+      input.recordsUnconfirmed === true ? unconfirmed : [],
+    );
     return error === undefined
       ? succeeded(changes, all, record)
       : failed(error, changes, all, record);

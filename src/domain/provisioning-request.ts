@@ -71,7 +71,8 @@ export interface ProvisioningRequest extends RequestContext {
  * are written before a lease renewal, a hold, or the end (`CarriedCommit`); and a write the
  * step reads back at once (a membership step's last write; an update, lock, unlock or
  * delete) makes that first read back in its own activity, one activity fewer per step
- * (`StepContext.foldsReadBack`).
+ * (`StepContext.foldsReadBack`); and a lock, unlock, grant or revoke that nothing confirmed
+ * leaves its state not known in the record (`StepContext.recordsUnconfirmed`).
  */
 export const REQUEST_REVISION = 3;
 

@@ -21,6 +21,8 @@ export interface StepsOf {
   replaysRevision1?: boolean;
   /** Its writes carry their first read back (see `StepContext.foldsReadBack`). */
   foldsReadBack?: boolean;
+  /** Its unconfirmed writes leave their state not known (see `StepContext.recordsUnconfirmed`). */
+  recordsUnconfirmed?: boolean;
 }
 
 /**
@@ -50,6 +52,7 @@ export function requestStep(
     handle,
     ...(request.replaysRevision1 === true ? { replaysRevision1: true } : {}),
     ...(request.foldsReadBack === true ? { foldsReadBack: true } : {}),
+    ...(request.recordsUnconfirmed === true ? { recordsUnconfirmed: true } : {}),
   };
   if (isMembershipAction(action)) {
     return membershipStep({

@@ -46,6 +46,13 @@ export interface StepContext {
    * request accepted earlier replays the history it has.
    */
   foldsReadBack?: boolean;
+  /**
+   * Revision 3: a lock, unlock, grant or revoke that nothing confirmed leaves its state not
+   * known in the record (`enabledUnconfirmed`, `unconfirmedGroups`), and the next lock or
+   * unlock reads until it can tell. Absent: the record is left as before, as earlier
+   * revisions did, so that a request accepted earlier schedules the commits its history has.
+   */
+  recordsUnconfirmed?: boolean;
 }
 
 /** A fresh handle: nothing looked up yet. */

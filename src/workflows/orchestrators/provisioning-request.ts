@@ -155,7 +155,7 @@ export function* provisioningRequestOrchestrator(
   const steps = {
     ...request,
     ...(acceptedSince(request, 2) ? {} : { replaysRevision1: true }),
-    ...(acceptedSince(request, 3) ? { foldsReadBack: true } : {}),
+    ...(acceptedSince(request, 3) ? { foldsReadBack: true, recordsUnconfirmed: true } : {}),
   };
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;

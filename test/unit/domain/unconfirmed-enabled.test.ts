@@ -25,10 +25,11 @@ const LOST: SerializedError = {
   status: 504,
 };
 
-function run(action: AccountAction, io: ScriptedIo, capabilities = LAGGING) {
+function run(action: AccountAction, io: ScriptedIo, capabilities = LAGGING, revision = 3) {
   return driveAsync(
     accountStep({
       ...stepContext(capabilities),
+      ...(revision >= 3 ? { recordsUnconfirmed: true } : {}),
       action,
       profile: { accountId: ADA.accountId },
       lastPasswordUse: false,
@@ -55,6 +56,17 @@ describe('a lock whose answer was lost', () => {
     expect(outcome.record).toEqual({
       enabledUnconfirmed: { value: false, at: expect.any(String) },
     });
+  });
+
+  it('leaves the record as before for a request accepted before revision 3: its history replays', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record() }),
+      setAccountEnabled: lost,
+      readAccount: () => ({ ...ADA, enabled: true }),
+    });
+    const outcome = await run('lock', io, LAGGING, 2);
+    expect(outcome).toMatchObject({ ok: false, changes: [] });
+    expect(outcome.record).toBeUndefined();
   });
 
   it('records nothing where reads show writes at once: the read refuted it', async () => {

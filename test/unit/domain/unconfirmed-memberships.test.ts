@@ -55,6 +55,7 @@ function step(
   return driveAsync(
     membershipStep({
       ...stepContext(capabilities),
+      recordsUnconfirmed: true,
       action,
       groups: groups.map((group) => ({ name: group.displayName })),
     }),
