@@ -18,7 +18,9 @@ export function isRefusalByTarget(error: SerializedError): boolean {
   if (
     error.code === 'MEMBERSHIP_MISMATCH' ||
     error.code === 'ACCOUNT_STATE_NOT_CONFIRMED' ||
-    error.code === 'MEMBERSHIP_READ_UNAVAILABLE'
+    error.code === 'MEMBERSHIP_READ_UNAVAILABLE' ||
+    // Refused before sending, on the target's own declaration (ServiceProviderConfig).
+    error.code === 'OPERATION_NOT_SUPPORTED'
   ) {
     return true;
   }

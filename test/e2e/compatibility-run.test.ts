@@ -73,10 +73,11 @@ describe('the compatibility run through the API: kept, shown, and read against',
       const request = await t.finished(submitted.body.requestId);
       const failed = request.steps[1];
       expect(request.status).toBe('failed');
-      expect(failed.error.code).toBe('SCIM_INVALID_VALUE');
+      // Refused before anything is sent: the server declares changePassword: false.
+      expect(failed.error.code).toBe('OPERATION_NOT_SUPPORTED');
       expect(failed.error.message).toMatch(
         new RegExp(
-          `^setPassword is not supported by this server: compatibility run of ${job.result.at.replace(/\./g, '\\.')}, point 5 .*The server's answer: .*400 invalidPath`,
+          `^setPassword is not supported by this server: compatibility run of ${job.result.at.replace(/\./g, '\\.')}, point 5 .*The server's answer: .*changePassword: false`,
         ),
       );
       expect(failed.error.details.compatibilityRun).toMatchObject({
