@@ -83,11 +83,8 @@ export async function readAccount(
     [200, 404],
     accountErrorContext(context, 'readAccounts', account),
   );
-  if (result.status === 404) {
-    if (isGraphNotFound(result)) return undefined;
-    throw mapGraphError(result, accountErrorContext(context, 'readAccounts', account));
-  }
-  if (!isRecord(result.body)) return undefined;
+  // The transport lets a 404 through only as Graph's own not-found (GraphHttp.expect).
+  if (result.status === 404 || !isRecord(result.body)) return undefined;
   return toTargetAccount(result.body, mapping);
 }
 

@@ -1,10 +1,9 @@
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
-import { unprovenNotFound } from '../unproven-not-found';
 import { SEARCH_MATCH_LIMIT } from '../connector';
 import type { GroupRef } from '../../domain/group';
 import { sendBatch, type BatchRequest, type BatchResponse } from './graph-batch';
 import { groupErrorContext, errorContext, noSuchGroupId, type GraphContext } from './graph-context';
-import { isGraphNotFound, mapGraphError, type GraphErrorContext } from './graph-error-mapper';
+import { mapGraphError, type GraphErrorContext } from './graph-error-mapper';
 import { isObjectId, isRecord, type GraphObject } from './graph-objects';
 import { ROLE_ASSIGNABLE_WRITE_PERMISSION } from './graph-permissions';
 import { odataString, segment } from './graph-urls';
@@ -49,10 +48,8 @@ export async function readGroup(
     [200, 404],
     groupErrorContext(context, groupId),
   );
-  if (result.status === 404) {
-    if (isGraphNotFound(result)) return undefined;
-    throw unprovenNotFound(context.settings.name, result.describe, groupId);
-  }
+  // The transport lets a 404 through only as Graph's own not-found (GraphHttp.expect).
+  if (result.status === 404) return undefined;
   if (!isRecord(result.body) || result.body.id !== groupId) {
     throw new ProvisioningError(
       'TARGET_RESPONSE_INVALID',

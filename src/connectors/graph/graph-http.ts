@@ -1,7 +1,7 @@
 import { ProvisioningError } from '../../domain/errors';
 import type { QuotaAnswer, QuotaBudget } from '../http/quota-budget';
 import type { HttpMethod, HttpResult, HttpTransport } from '../http/transport';
-import { mapGraphError, type GraphErrorContext } from './graph-error-mapper';
+import { isGraphNotFound, mapGraphError, type GraphErrorContext } from './graph-error-mapper';
 import { isRecord, type GraphObject } from './graph-objects';
 import { graphCallCost } from './graph-quota';
 import { PagingGuard } from './paging-guard';
@@ -94,7 +94,10 @@ export class GraphHttp {
     context: GraphErrorContext,
   ): Promise<HttpResult> {
     const result = await this.send(call);
-    if (!accepted.includes(result.status)) throw mapGraphError(result, context);
+    // A 404 is taken for "missing" only when Graph says so (DESIGN invariant 11).
+    if (!accepted.includes(result.status) || (result.status === 404 && !isGraphNotFound(result))) {
+      throw mapGraphError(result, context);
+    }
     return result;
   }
 
