@@ -121,7 +121,13 @@ export async function createAccount(
         accountId: upn,
       });
     }
-    return { outcome: 'created', account, maybeOurs: result.maybeAppliedBefore };
+    // Graph's answer to a create holds only the default properties (no accountEnabled): the
+    // state is the one the accepted body set.
+    return {
+      outcome: 'created',
+      account: { enabled: body.accountEnabled === true, ...account },
+      maybeOurs: result.maybeAppliedBefore,
+    };
   }
   const error = readGraphError(result.body);
   if (result.status === 400 && error.detailCodes.includes('ObjectConflict')) {

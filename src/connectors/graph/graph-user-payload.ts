@@ -156,7 +156,8 @@ export function toTargetAccount(
     id,
     accountId: upn,
     ...(displayName === undefined ? {} : { displayName }),
-    enabled: user.accountEnabled !== false,
+    // Graph returns accountEnabled only when selected: without it the state is unknown.
+    ...(typeof user.accountEnabled === 'boolean' ? { enabled: user.accountEnabled } : {}),
     ...(mapping === undefined ? {} : { profile: readProfile(user, mapping) }),
   };
 }

@@ -108,4 +108,12 @@ describe('toTargetAccount', () => {
     ).toEqual({ id: 'u1', accountId: 'a@b.example', displayName: 'A', enabled: false });
     expect(toTargetAccount({ id: 'u1' })).toBeUndefined();
   });
+
+  it('leaves the state unknown when the answer does not carry accountEnabled', () => {
+    // Graph returns accountEnabled only when $select names it (a create's answer never does):
+    // a missing state must not read as enabled, or an unlock is "confirmed" by its absence.
+    const account = toTargetAccount({ id: 'u1', userPrincipalName: 'a@b.example' });
+    expect(account).toEqual({ id: 'u1', accountId: 'a@b.example' });
+    expect(account?.enabled).toBeUndefined();
+  });
 });
