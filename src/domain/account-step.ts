@@ -385,10 +385,45 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
     { reads: back.reads },
   );
   if (!readRefutes(input)) return withVerification(failed(error, effective, [], removed), back);
+  if (
+    input.recordsDeactivation === true &&
+    back.seen?.enabled === false &&
+    account.enabled !== false
+  ) {
+    return withVerification(deactivatedInstead(input, account, yield* now()), back);
+  }
   // Still there: the target acknowledged a delete it did not make, which is no evidence of
   // one (DESIGN invariant 11): neither journaled nor recorded.
   input.handle.account = back.seen;
   return withVerification(failed(error, [], [acknowledgedNotMade('delete', input)]), back);
+}
+
+/**
+ * A delete the target acknowledged and made a deactivation (a server whose DELETE only sets
+ * `active` false, as Slack's does): the step fails, since the account is not deleted, but
+ * the lock it was is journaled where a read showed the account enabled before, and recorded,
+ * so that nothing (a drift run's restore) takes the leaver's locked account for one to unlock.
+ */
+function deactivatedInstead(
+  input: AccountStepInput,
+  account: TargetAccount,
+  nowMs: number,
+): StepOutcome {
+  input.handle.account = { ...account, enabled: false };
+  const error = notConfirmed(
+    input,
+    `delete of account "${input.accountId}" not made: the target answered it as done but only ` +
+      `deactivated the account (it reads back locked); delete it on the target, or lock it ` +
+      `instead of deleting it on this connector`,
+    { expected: 'absent', seen: 'locked' },
+  );
+  const shownBefore = input.handle.seen && account.enabled === true;
+  return failed(
+    error,
+    shownBefore ? [{ change: 'account locked' }] : [],
+    [`the target deactivated account "${input.accountId}" instead of deleting it`],
+    { enabled: { value: false, at: iso(nowMs) } },
+  );
 }
 
 /**

@@ -72,9 +72,11 @@ export interface ProvisioningRequest extends RequestContext {
  * step reads back at once (a membership step's last write; an update, lock, unlock or
  * delete) makes that first read back in its own activity, one activity fewer per step
  * (`StepContext.foldsReadBack`); and a lock, unlock, grant or revoke that nothing confirmed
- * leaves its state not known in the record (`StepContext.recordsUnconfirmed`).
+ * leaves its state not known in the record (`StepContext.recordsUnconfirmed`). Revision 4:
+ * a delete the target made a deactivation journals and records the lock it was
+ * (`StepContext.recordsDeactivation`).
  */
-export const REQUEST_REVISION = 3;
+export const REQUEST_REVISION = 4;
 
 /** Whether a request was accepted under `revision` or a later one. */
 export function acceptedSince(request: ProvisioningRequest, revision: number): boolean {

@@ -23,6 +23,8 @@ export interface StepsOf {
   foldsReadBack?: boolean;
   /** Its unconfirmed writes leave their state not known (see `StepContext.recordsUnconfirmed`). */
   recordsUnconfirmed?: boolean;
+  /** Its deletes made deactivations are recorded as such (see `StepContext.recordsDeactivation`). */
+  recordsDeactivation?: boolean;
 }
 
 /**
@@ -53,6 +55,7 @@ export function requestStep(
     ...(request.replaysRevision1 === true ? { replaysRevision1: true } : {}),
     ...(request.foldsReadBack === true ? { foldsReadBack: true } : {}),
     ...(request.recordsUnconfirmed === true ? { recordsUnconfirmed: true } : {}),
+    ...(request.recordsDeactivation === true ? { recordsDeactivation: true } : {}),
   };
   if (isMembershipAction(action)) {
     return membershipStep({

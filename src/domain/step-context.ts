@@ -53,6 +53,13 @@ export interface StepContext {
    * revisions did, so that a request accepted earlier schedules the commits its history has.
    */
   recordsUnconfirmed?: boolean;
+  /**
+   * Revision 4: a delete the read-back shows was made a deactivation (a server whose DELETE
+   * only sets `active` false) journals and records the lock it was. Absent: the step fails
+   * with nothing journaled or recorded, as earlier revisions did, so that a request accepted
+   * earlier schedules the commits its history has.
+   */
+  recordsDeactivation?: boolean;
 }
 
 /** A fresh handle: nothing looked up yet. */

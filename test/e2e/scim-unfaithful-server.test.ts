@@ -6,6 +6,7 @@ import {
   truthMark,
 } from '../support/journal-truth';
 import type { ScimQuirks } from '../../src/sandbox/scim';
+import { reconcile, report as report_ } from './drift-harness';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /**
@@ -136,6 +137,25 @@ describe('a server that answers 204 and changes nothing', () => {
     expect(journal).toEqual(truth);
     expect(report.status, JSON.stringify(report.steps)).toBe('failed');
     expect(await t.host.services.accounts.get(SCIM, 'ignored.delete')).toBeDefined();
+  });
+
+  it('a delete the server makes a deactivation (Slack): failed, the lock journaled and recorded, no drift to restore', async () => {
+    await created('soft.delete');
+    const { report, truth, journal } = await run('soft.delete', [{ type: 'delete' }], {
+      deleteDeactivates: true,
+    });
+    expect(truth).toEqual(['soft.delete account locked']);
+    expect(scim().getUser('soft.delete')).toMatchObject({ active: false });
+    expect(journal).toEqual(truth);
+    expect(report.status, JSON.stringify(report.steps)).toBe('failed');
+    expect(report.steps[0].error.message).toContain('only deactivated the account');
+    expect(await t.host.services.accounts.get(SCIM, 'soft.delete')).toMatchObject({
+      enabled: false,
+    });
+    // Recorded as it is, the leaver's locked account is no drift that a restore would unlock.
+    await reconcile(t, SCIM);
+    const findings = await report_(t, SCIM);
+    expect(findings.filter((f) => f.accountId === 'soft.delete')).toEqual([]);
   });
 });
 

@@ -282,6 +282,17 @@ export function scimRoutes(state: SandboxState): Router {
     }
     res.status(204).end();
   });
+  router.delete('/Users/:id', (req, res, next) => {
+    // Quirk `deleteDeactivates`: answered as done, the user only deactivated.
+    const before = state.store.getUser(idParam(req));
+    if (state.quirks.deleteDeactivates !== true || before === undefined) {
+      next();
+      return;
+    }
+    const after = state.store.putUser(idParam(req), { ...before, active: false });
+    state.truth.userWritten(before, after, false);
+    res.status(204).end();
+  });
   router.delete(['/Users/:id', '/Groups/:id'], (req, _res, next) => {
     if (state.quirks.deleteNotAllowed !== true) {
       next();

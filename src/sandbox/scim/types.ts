@@ -43,6 +43,11 @@ export interface ScimQuirks {
   /** DELETE on a user answers 204 and deletes nothing (a soft delete that never comes). */
   ignoreDeletes?: boolean;
   /**
+   * DELETE on a user answers 204 and only deactivates it (`active` false, groups kept): the
+   * user still reads 200, as Slack's SCIM API does (a soft delete that is a lock).
+   */
+  deleteDeactivates?: boolean;
+  /**
    * `filter` is silently ignored on `/Users` and `/Groups`: every resource comes back, paged
    * as usual (with `maxCount`, the one asked for may be on a later page).
    */

@@ -156,6 +156,7 @@ export function* provisioningRequestOrchestrator(
     ...request,
     ...(acceptedSince(request, 2) ? {} : { replaysRevision1: true }),
     ...(acceptedSince(request, 3) ? { foldsReadBack: true, recordsUnconfirmed: true } : {}),
+    ...(acceptedSince(request, 4) ? { recordsDeactivation: true } : {}),
   };
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
