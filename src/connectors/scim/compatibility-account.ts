@@ -216,8 +216,10 @@ export async function tryUserPatches(
   const pw = await s.attempt('set a password (PATCH password)', () =>
     s.connector.patchPassword(account, password),
   );
-  // Answered 2xx: the journal records it, as for a request (the answer is all there is).
-  if (pw.error === undefined) s.made([{ change: 'password set' }]);
+  // Answered 2xx: the journal records it, as for a request (the answer is all there is),
+  // unless the server declares it does not change passwords: then the answer is no evidence
+  // (a request is refused there; invariant 11).
+  if (pw.error === undefined && !declaredNot) s.made([{ change: 'password set' }]);
   if (pw.error === undefined && declaredNot) {
     // Invariant 11: the answer and the declaration conflict, and a password cannot be read
     // back; servers that declare it unsupported answer 2xx and ignore it (scim-interop.md).
