@@ -161,6 +161,39 @@ describe('the request pages', () => {
     expect(await page.locator('.summary dd').first().textContent()).toContain('failed');
   });
 
+  it('sends a draft again after its answer was lost: the same request, not a second one', async () => {
+    const page = await c.open();
+    await page.goto(c.url('/new?connector=scim-sandbox&accountId=lost.answer'));
+    await addAction(page, 'create');
+    // The first send reaches the service, which starts the request; its answer never comes
+    // back to the browser (a gateway's timeout).
+    const sent: string[] = [];
+    await page.route(/\/api\/requests$/, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      sent.push(JSON.parse(route.request().postData() ?? '{}').requestId);
+      if (sent.length > 1) return route.continue();
+      await route.fetch();
+      await route.abort('failed');
+    });
+    await page.getByRole('button', { name: 'Submit request' }).click();
+    await expect.poll(() => page.locator('[role=alert]').count()).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Submit request' }).click();
+    await page.waitForURL(/\/requests\/[0-9a-f-]{36}$/);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toBe(sent[0]);
+    expect(page.url().split('/').at(-1)).toBe(sent[0]);
+    await c.t.host.driver.waitFor(requestInstanceId(sent[0]!));
+    const listed = await c.t.api(
+      'GET',
+      '/api/requests?connector=scim-sandbox&accountId=lost.answer',
+    );
+    expect(listed.body.requests.map((r: { requestId: string }) => r.requestId)).toEqual([sent[0]]);
+    const truth = c.t.host.sandboxes!.scim.truthLog();
+    expect(truth.filter((e) => e.accountId === 'lost.answer').map((e) => e.change)).toEqual([
+      'account created',
+    ]);
+  });
+
   it('lets no group the service may not write be picked for a grant', async () => {
     const page = await c.open();
     await page.goto(c.url('/new?connector=graph-sandbox'));

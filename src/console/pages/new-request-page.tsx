@@ -59,6 +59,10 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
     actions: [],
   }));
   const [password, setPassword] = useState('');
+  // The request's id when the operator gives none: kept for the page's life, so a send whose
+  // answer was lost (a gateway timeout) and sent again is the same request, answered as the
+  // one already started, never a second run of the same draft.
+  const [generatedId] = useState(() => crypto.randomUUID());
   const [adding, setAdding] = useState<Action>('create');
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<Error | undefined>(undefined);
@@ -112,7 +116,10 @@ export function NewRequestPage({ query }: { query: URLSearchParams }) {
     try {
       const answer = await api.post<{ requestId: string }>(
         'requests',
-        requestBody(draft, password),
+        requestBody(
+          draft.requestId.trim() === '' ? { ...draft, requestId: generatedId } : draft,
+          password,
+        ),
       );
       setPassword('');
       navigate(to.request(answer.requestId));
