@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { intentDayOf } from '../domain/write-intent-retention';
 import { SpanStatusCode } from '@opentelemetry/api';
@@ -152,9 +153,15 @@ async function submit(
     throw error;
   }
   if (started === 'exists') {
+    const winner = await orchestrations.getStatus(instanceId);
+    // A start the task hub took whose answer failed (a timeout): the instance holds this very
+    // input, its password secret included, which must stay for it.
+    if (isDeepStrictEqual(winner?.input, JSON.parse(JSON.stringify(input)))) {
+      await indexSubmitted(services, input);
+      return { kind: 'started', requestId };
+    }
     // Lost a race with the same requestId: the winner has its own secret; ours is dropped.
     if (passwordSecret !== undefined) await services.secrets.delete(passwordSecret);
-    const winner = await orchestrations.getStatus(instanceId);
     return compareExisting(requestId, winner?.input, fingerprints);
   }
   await indexSubmitted(services, input);

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { submitProvisioningRequest } from '../../../src/api/submit-request';
 import type { ProvisioningRequest } from '../../../src/domain/provisioning-request';
 import type { SecretStore } from '../../../src/secrets/secret-store';
+import type { DurableClient } from 'durable-functions';
+import { DurableOrchestrationClient } from '../../../src/workflows/durable-orchestration-client';
 import type { OrchestrationClient } from '../../../src/workflows/orchestration-client';
 import type { WorkflowServices } from '../../../src/workflows/workflow-services';
 import { expectNoSecrets } from '../../support/no-secrets';
@@ -89,5 +91,69 @@ describe('submitProvisioningRequest: a preview has a caller to answer', () => {
     const run = await submit({ requestId: 'same-request', mode: 'run' });
     expect(run.outcome.kind).toBe('started');
     expect(run.input.fingerprint).toBe(plain.input.fingerprint);
+  });
+});
+
+describe('submitProvisioningRequest: a start whose answer failed after the task hub took it', () => {
+  it('keeps the password secret its orchestration needs, and answers started', async () => {
+    // The Durable client (which cannot run here) as the task hub answers it: the start is
+    // taken, then the call times out; the instance holds the input from then on.
+    const instances = new Map<string, { input: unknown }>();
+    const durable = {
+      startNew: async (_name: string, options: { instanceId: string; input: unknown }) => {
+        instances.set(options.instanceId, { input: JSON.parse(JSON.stringify(options.input)) });
+        throw new Error('The operation was aborted due to timeout');
+      },
+      getStatus: async (instanceId: string) => {
+        const instance = instances.get(instanceId);
+        if (instance === undefined) throw new Error('Instance not found (HTTP 404)');
+        const now = new Date();
+        return {
+          instanceId,
+          name: 'x',
+          runtimeStatus: 'Running',
+          createdTime: now,
+          lastUpdatedTime: now,
+          ...instance,
+        };
+      },
+    } as unknown as DurableClient;
+    const deleted: string[] = [];
+    const secrets = {
+      set: async () => {},
+      delete: async (name: string) => void deleted.push(name),
+    } as unknown as SecretStore;
+    const indexed: unknown[] = [];
+    const services = {
+      registry: {
+        get: () => ({
+          capabilities: {
+            visibilityWindowMs: 0,
+            membershipReadScope: 'named',
+            membershipWriteBatchSize: 1,
+            membershipWritesSayIfInPlace: false,
+          },
+        }),
+      },
+      secrets,
+      requests: { add: async (entry: unknown) => void indexed.push(entry) },
+    } as unknown as WorkflowServices;
+    const outcome = await submitProvisioningRequest(
+      {
+        requestId: 'taken-then-timed-out',
+        connector: 'hr',
+        account: { accountId: 'ada' },
+        password: PASSWORD,
+        actions: [{ type: 'create' }],
+      },
+      services,
+      new DurableOrchestrationClient(durable),
+      { source: 'queue', now: new Date('2026-11-23T08:00:00Z') },
+    );
+    expect(outcome).toMatchObject({ kind: 'started', requestId: 'taken-then-timed-out' });
+    const [instance] = [...instances.values()];
+    expect((instance?.input as ProvisioningRequest).passwordSecret).toBeDefined();
+    expect(deleted).toEqual([]);
+    expect(indexed).toHaveLength(1);
   });
 });

@@ -14,6 +14,7 @@ import { describeCompiled, repoRoot, template } from './compiled-template';
 
 interface DurableTaskJson {
   hubName: string;
+  overridableExistingInstanceStates?: string;
   storageProvider: Record<string, unknown>;
 }
 
@@ -61,6 +62,16 @@ describe('host.json and the Functions host', () => {
 
   it('gives the bulk queue trigger the dequeues the handler and the local host count on', () => {
     expect(hostJson.extensions.queues.maxDequeueCount).toBe(MAX_DEQUEUE_COUNT);
+  });
+
+  it('never lets a second start of a request replace its running orchestration', () => {
+    // The default (AnyState) lets a start with a running instance's id restart it from an
+    // empty history: a queue message delivered twice at once, or a caller's retry racing its
+    // first submission, would run a request's writes again. The submit path reads a refused
+    // start as "exists" (DurableOrchestrationClient.startNew).
+    expect(hostJson.extensions.durableTask.overridableExistingInstanceStates).toBe(
+      'NonRunningStates',
+    );
   });
 
   it('takes the extension bundle that carries the scheduler provider (4.32.0 or later)', () => {
