@@ -7,6 +7,9 @@ import { problem } from './http-problem';
 import { journalCsv } from './journal-csv';
 import { describeProblems, requestIdSchema } from './request-schema';
 
+/** The CSV answer's horizon of a query by record time (the JSON answer's `recordedTo`). */
+export const JOURNAL_RECORDED_TO_HEADER = 'x-journal-recorded-to';
+
 const journalQuery = z.strictObject({
   connector: connectorName.optional(),
   accountId: z.string().min(1).max(256).optional(),
@@ -15,6 +18,8 @@ const journalQuery = z.strictObject({
   requestedBy: z.string().min(1).max(256).optional(),
   from: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time' }).optional(),
   to: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time' }).optional(),
+  recordedFrom: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time' }).optional(),
+  recordedTo: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 time' }).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   continuationToken: z.string().min(1).max(4096).optional(),
 });
@@ -23,7 +28,9 @@ const journalQuery = z.strictObject({
  * `GET /api/journal`: effective changes, filtered by connector, account, request, the
  * governance workflow's case (`correlationId`), who asked (`requestedBy`) and time, paged.
  * With `Accept: text/csv`, every entry the filter matches as CSV (`limit` and
- * `continuationToken` do not apply), as the drift report answers.
+ * `continuationToken` do not apply), as the drift report answers. `recordedFrom`/`recordedTo`
+ * page by the time each entry was written (see JournalQuery): what a client that exports
+ * the journal as it grows pages by.
  */
 export function journalHandler(deps: ApiDeps) {
   return async (request: HttpRequest): Promise<HttpResponseInit> => {
@@ -33,24 +40,36 @@ export function journalHandler(deps: ApiDeps) {
         problems: describeProblems(parsed.error),
       });
     }
-    const { from, to, ...rest } = parsed.data;
+    const { from, to, recordedFrom, recordedTo, ...rest } = parsed.data;
     const services = await deps.services();
     const query = {
       ...rest,
       ...(from === undefined ? {} : { from: new Date(from).toISOString() }),
       ...(to === undefined ? {} : { to: new Date(to).toISOString() }),
+      ...(recordedFrom === undefined ? {} : { recordedFrom: new Date(recordedFrom).toISOString() }),
+      ...(recordedTo === undefined ? {} : { recordedTo: new Date(recordedTo).toISOString() }),
     };
     if (!wantsCsv(request)) return { status: 200, jsonBody: await services.journal.query(query) };
+    // Every page of the download under one horizon, which a header names.
+    const horizon = services.journal.recordedHorizon();
+    const recorded =
+      query.recordedFrom === undefined && query.recordedTo === undefined
+        ? undefined
+        : query.recordedTo !== undefined && query.recordedTo < horizon
+          ? query.recordedTo
+          : horizon;
     const { items, complete } = await readAllPages(
-      query,
+      { ...query, ...(recorded === undefined ? {} : { recordedTo: recorded }) },
       1000,
       (page) => services.journal.query(page),
       (page) => page.entries,
     );
     const day = new Date().toISOString().slice(0, 10);
-    return csvAnswer(`journal-${rest.connector ?? 'all'}-${day}.csv`, journalCsv(items), {
+    const answer = csvAnswer(`journal-${rest.connector ?? 'all'}-${day}.csv`, journalCsv(items), {
       count: items.length,
       complete,
     });
+    if (recorded === undefined) return answer;
+    return { ...answer, headers: { ...answer.headers, [JOURNAL_RECORDED_TO_HEADER]: recorded } };
   };
 }

@@ -213,7 +213,17 @@ const journalEntrySchema = {
     groupId: { type: 'string' },
     groupName: { type: 'string' },
     ...contextProperties,
-    at: { type: 'string', format: 'date-time' },
+    at: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the step that made the change ended',
+    },
+    recordedAt: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'When the entry was written to the journal (its row last written, to the millisecond): at or after at, up to a step later when its commit was carried into the next step',
+    },
   },
 };
 
@@ -223,8 +233,12 @@ const JOURNAL_FILTERS: Record<string, string> = {
   requestId: 'Request id (exact)',
   correlationId: "The governance workflow's case id the requests carried (exact)",
   requestedBy: 'Who asked, as the requests named them (exact)',
-  from: 'ISO 8601 time, inclusive',
-  to: 'ISO 8601 time, exclusive',
+  from: 'ISO 8601 time of the change (at), inclusive',
+  to: 'ISO 8601 time of the change (at), exclusive',
+  recordedFrom:
+    "ISO 8601 time the entry was written (recordedAt), inclusive: to export the journal as it grows, pass the previous answer's recordedTo; entries written late (a carried commit) are found, never passed over",
+  recordedTo:
+    "ISO 8601 time the entry was written, exclusive; never later than a minute before now (the answer's recordedTo). Required with continuationToken when recordedFrom is given: the first page's recordedTo",
   limit: 'Page size, 1-1000 (default 100)',
   continuationToken: "The previous page's continuationToken",
 };
@@ -658,7 +672,7 @@ function describeApi(): Record<string, unknown> {
         get: {
           summary: 'Effective changes with the context of their requests, filtered and paged',
           description:
-            'With Accept: text/csv, every entry the filter matches as CSV (limit and continuationToken do not apply; at most 100,000 entries). Header x-csv-rows gives the entries in it, x-csv-complete false says the limit cut it short.',
+            "With Accept: text/csv, every entry the filter matches as CSV (limit and continuationToken do not apply; at most 100,000 entries). Header x-csv-rows gives the entries in it, x-csv-complete false says the limit cut it short, and with recordedFrom or recordedTo, x-journal-recorded-to the horizon. Paging by time: a page by at (from, to) can miss entries written after it with an earlier at (a step's commit carried into the next step's); a query by recordedFrom/recordedTo answers recordedTo, and every matching entry written before it is in that query's pages: the next query passes it as recordedFrom. An entry written again (a retried commit) may show again with a later recordedAt, under the same key.",
           parameters: Object.entries(JOURNAL_FILTERS).map(([q, description]) => ({
             name: q,
             in: 'query',
@@ -677,6 +691,12 @@ function describeApi(): Record<string, unknown> {
                       items: { $ref: '#/components/schemas/JournalEntry' },
                     },
                     continuationToken: { type: 'string' },
+                    recordedTo: {
+                      type: 'string',
+                      format: 'date-time',
+                      description:
+                        'With recordedFrom or recordedTo: every matching entry written before this time is in the pages of this query; pass it as recordedTo with continuationToken, and as recordedFrom in the next query',
+                    },
                   },
                 }),
                 'text/csv': { schema: { type: 'string' } },

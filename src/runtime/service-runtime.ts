@@ -48,6 +48,8 @@ export interface ServiceRuntime {
   driver: OrchestrationDriver;
   /** True when the state lives in an in-process Azurite and is lost at exit. */
   ephemeralStorage: boolean;
+  /** The storage the services use (the in-process Azurite's, unless one was given). */
+  storage: StorageConnection;
   /** Instances found in `stateDir` at start, and how many of them were unfinished and resumed. */
   restored: { instances: number; resumed: number };
   close(): Promise<void>;
@@ -113,7 +115,7 @@ export async function startServiceRuntime(options: ServiceRuntimeOptions): Promi
     });
     closers.push(() => driver.close());
     const restored = await driver.restore();
-    return { services, driver, ephemeralStorage, restored, close };
+    return { services, driver, ephemeralStorage, storage, restored, close };
   } catch (error) {
     await close();
     throw error;

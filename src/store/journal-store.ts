@@ -17,16 +17,36 @@ export interface JournalQuery {
   from?: string;
   /** ISO time, exclusive. */
   to?: string;
+  /**
+   * Entries recorded (written to the table) at or after this ISO time: a client that pages
+   * by time passes the `recordedTo` of its last answer, and misses nothing written since,
+   * however long after its own `at` (a commit carried into the next step's).
+   */
+  recordedFrom?: string;
+  /**
+   * Entries recorded before this ISO time (exclusive), at most the store's horizon (now less
+   * the time a write may take to show): the answer's `recordedTo`. Required with a
+   * `continuationToken` when `recordedFrom` is given, so that every page has one horizon.
+   */
+  recordedTo?: string;
   /** Page size, 1-1000 (default 100). */
   limit?: number;
   /** From a previous page's answer. */
   continuationToken?: string;
 }
 
+/** An entry as read: with the time the table recorded it (its row's last write). */
+export type RecordedJournalEntry = JournalEntry & { recordedAt: string };
+
 export interface JournalPage {
   /** Ordered by connector, then time. */
-  entries: JournalEntry[];
+  entries: RecordedJournalEntry[];
   continuationToken?: string;
+  /**
+   * With `recordedFrom` or `recordedTo`: every entry the filter matches that was recorded
+   * before this time is in this query's pages; the next query starts here (`recordedFrom`).
+   */
+  recordedTo?: string;
 }
 
 /** The change journal (DESIGN: src/store): only effective changes, each written once. */
@@ -34,6 +54,8 @@ export interface JournalStore {
   /** Upserts by `key`: recording the same entries again changes nothing. */
   record(entries: readonly JournalEntry[]): Promise<void>;
   query(query: JournalQuery): Promise<JournalPage>;
+  /** The latest `recordedTo` a query may have now: entries recorded before it all show. */
+  recordedHorizon(): string;
   /**
    * Deletes the markers of the connector's step commits stamped before `beforeDay`
    * (`YYYY-MM-DD`, UTC): see `purgeStepMarkers`. Answers how many.

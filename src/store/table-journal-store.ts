@@ -6,7 +6,12 @@ import { accountFilter, ACCOUNT_IDS_AS_GIVEN, type AccountKeys } from './account
 import { JOURNAL_ROWS_END } from './account-row';
 import type { AccountKeyOf } from './account-rows';
 import { EnsuredTable } from './ensured-table';
-import type { JournalPage, JournalQuery, JournalStore } from './journal-store';
+import type {
+  JournalPage,
+  JournalQuery,
+  JournalStore,
+  RecordedJournalEntry,
+} from './journal-store';
 import { readPage } from './table-page';
 import { purgeStepMarkers } from './step-marker';
 import { guardStorage } from './storage-failure';
@@ -15,6 +20,13 @@ import { encodeTableKey } from './table-key';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
+/**
+ * How long before now a query by record time reaches: the table stamps a row's Timestamp
+ * as it processes the write, which shows once committed; a table operation ends within
+ * 30 s (the service's own timeout), and the rest covers the clocks of this host and of
+ * storage telling different times.
+ */
+export const RECORDED_SETTLE_MS = 60_000;
 
 interface JournalRow {
   key: string;
@@ -46,12 +58,23 @@ interface JournalRow {
 export class TableJournalStore implements JournalStore {
   private readonly table: EnsuredTable;
 
-  /** `keys`: the connectors' canonical forms of account IDs (default: each ID as it is). */
+  /**
+   * `keys`: the connectors' canonical forms of account IDs (default: each ID as it is).
+   * `recorded`: how far before now (`now`, ms) a query by record time reaches.
+   */
   constructor(
     client: TableClient,
     private readonly keys: AccountKeys = ACCOUNT_IDS_AS_GIVEN,
+    private readonly recorded: { settleMs: number; now: () => number } = {
+      settleMs: RECORDED_SETTLE_MS,
+      now: Date.now,
+    },
   ) {
     this.table = new EnsuredTable(client);
+  }
+
+  recordedHorizon(): string {
+    return new Date(this.recorded.now() - this.recorded.settleMs).toISOString();
   }
 
   /** Upserts the entries, 100 per transaction and partition; the same entries twice leave one row each. */
@@ -72,8 +95,12 @@ export class TableJournalStore implements JournalStore {
    * hold fewer than `limit` entries only when it is the last one.
    */
   async query(query: JournalQuery): Promise<JournalPage> {
-    return readPage<JournalRow, JournalEntry>(await this.table.client(), {
-      filter: journalFilter(query, this.keys),
+    const recordedTo = this.recordedToOf(query);
+    const page = await readPage<JournalRow, RecordedJournalEntry>(await this.table.client(), {
+      filter: journalFilter(
+        { ...query, ...(recordedTo === undefined ? {} : { recordedTo }) },
+        this.keys,
+      ),
       limit: query.limit,
       defaultLimit: DEFAULT_LIMIT,
       maxLimit: MAX_LIMIT,
@@ -81,6 +108,27 @@ export class TableJournalStore implements JournalStore {
       of: 'the journal',
       fromRow,
     });
+    return recordedTo === undefined ? page : { ...page, recordedTo };
+  }
+
+  /**
+   * The horizon of a query by record time: the one asked for, never later than the store's
+   * own. A page after the first keeps the first one's (a later horizon would take in rows
+   * the earlier pages passed over without their being in them).
+   */
+  private recordedToOf(query: JournalQuery): string | undefined {
+    if (query.recordedFrom === undefined && query.recordedTo === undefined) return undefined;
+    if (query.recordedTo === undefined && query.continuationToken !== undefined) {
+      throw new ProvisioningError(
+        'REQUEST_INVALID',
+        'recordedTo is required with continuationToken and recordedFrom: pass the recordedTo of the first page',
+        { object: 'recordedTo' },
+      );
+    }
+    const horizon = this.recordedHorizon();
+    if (query.recordedTo === undefined) return horizon;
+    const asked = isoTime(query.recordedTo, 'recordedTo');
+    return asked < horizon ? asked : horizon;
   }
 }
 
@@ -113,6 +161,13 @@ function journalFilter(query: JournalQuery, keys: AccountKeys): string {
   if (query.requestedBy !== undefined) clauses.push(odata`requestedBy eq ${query.requestedBy}`);
   // RowKeys start with the entry's ISO time: a time range is a RowKey range.
   if (query.from !== undefined) clauses.push(odata`RowKey ge ${isoTime(query.from, 'from')}`);
+  // The row's Timestamp: when the table last wrote it (not a key: the partition is scanned).
+  if (query.recordedFrom !== undefined) {
+    clauses.push(odata`Timestamp ge ${new Date(isoTime(query.recordedFrom, 'recordedFrom'))}`);
+  }
+  if (query.recordedTo !== undefined) {
+    clauses.push(odata`Timestamp lt ${new Date(isoTime(query.recordedTo, 'recordedTo'))}`);
+  }
   if (query.to !== undefined) clauses.push(odata`RowKey lt ${isoTime(query.to, 'to')}`);
   // The connector's account rows follow its entries in the same table (account-row.ts).
   else clauses.push(odata`RowKey lt ${JOURNAL_ROWS_END}`);
@@ -145,7 +200,7 @@ function toRow(entry: JournalEntry): JournalRow {
   };
 }
 
-function fromRow(row: TableEntityResult<JournalRow>): JournalEntry {
+function fromRow(row: TableEntityResult<JournalRow>): RecordedJournalEntry {
   return {
     key: row.key,
     connector: row.connector,
@@ -157,5 +212,14 @@ function fromRow(row: TableEntityResult<JournalRow>): JournalEntry {
     ...(row.groupName === undefined ? {} : { groupName: row.groupName }),
     ...requestContextOf(row),
     at: row.at,
+    recordedAt: recordedAtOf(row.timestamp ?? row.at),
   };
+}
+
+/**
+ * The row's Timestamp in milliseconds, rounded down (the table keeps 7 decimals of a
+ * second): `recordedFrom` at an entry's `recordedAt` finds the entry again, never misses it.
+ */
+function recordedAtOf(timestamp: string): string {
+  return new Date(timestamp.replace(/(\.\d{3})\d+(?=Z|[+-])/, '$1')).toISOString();
 }

@@ -124,9 +124,15 @@ async function commitInParts(
 }
 
 /**
- * A commit that ran in full before (its answer was lost): nothing is written again, the
- * record is answered as it is now, and the lease released when the commit releases it and
- * this owner holds it (again: the lease was taken once more since).
+ * A commit whose steps with entries all ran before (their markers are done): nothing is
+ * journaled again, the record is answered as it is now, and the lease released when the
+ * commit releases it and this owner holds it (again: the lease was taken once more since).
+ * Steps without entries have no marker: a carried commit whose earlier write of a step with
+ * entries lost its answer carries later steps' updates too (a lock or grant nothing
+ * confirmed, a deletion), which that write never applied. While the lease is still this
+ * owner's, nothing but this request wrote the record since, so the updates are applied to it
+ * when they would change more than the times it remembers (a re-run episode stamps the same
+ * updates with later times: the first run's record stays).
  */
 async function committedBefore(
   rows: AccountRows,
@@ -134,6 +140,15 @@ async function committedBefore(
   release: () => Promise<void>,
 ): Promise<CommittedStep> {
   const { connector, accountId, owner } = commit;
+  if (commit.update !== undefined || (commit.earlier?.length ?? 0) > 0) {
+    const held = await rows.read(await rows.heldRowKeys(connector, accountId));
+    if (held !== undefined && leaseOfRow(held.row)?.owner === owner) {
+      const stored = recordOfRow(connector, accountId, held.row);
+      if (stateOf(recordAfter(commit, stored)) !== stateOf(stored)) {
+        return commitToCurrent(rows, commit);
+      }
+    }
+  }
   if (commit.release) await release();
   const current = await rows.read(await rows.heldRowKeys(connector, accountId));
   if (current === undefined) return { record: null };
@@ -195,4 +210,25 @@ function recordAfter(commit: StepCommit, stored: AccountRecord | null): AccountR
   ];
   if (updates.length === 0) return stored;
   return recordAfterUpdates(stored, commit.connector, commit.accountId, updates);
+}
+
+/** What a record says of the account, without the times it remembers (compared as text). */
+function stateOf(record: AccountRecord | null): string {
+  if (record === null) return 'null';
+  const { createdAt, groupWrites, deletedTargetIds, ...rest } = record;
+  const state: Partial<AccountRecord> = { ...rest };
+  delete state.linkedAt;
+  delete state.enabledAt;
+  delete state.profileAt;
+  const said: Record<string, unknown> = {
+    ...state,
+    created: createdAt !== undefined,
+    groupWrites: Object.entries(groupWrites ?? {})
+      .map(([id, write]) => `${id}:${write.member}`)
+      .sort(),
+    deletedTargetIds: (deletedTargetIds ?? []).map((deleted) => deleted.id).sort(),
+  };
+  // Key order depends on how the record was built (read from a row or updated): sorted.
+  const keys = Object.keys(said).filter((key) => said[key] !== undefined);
+  return JSON.stringify(keys.sort().map((key) => [key, said[key]]));
 }

@@ -137,5 +137,34 @@ describe('the context in the contract', () => {
     expect(openapi.components.schemas.JournalEntry.properties).toHaveProperty('correlationId');
     const filters = openapi.paths['/journal'].get.parameters.map((p: { name: string }) => p.name);
     expect(filters).toEqual(expect.arrayContaining(['correlationId', 'requestedBy']));
+    expect(filters).toEqual(expect.arrayContaining(['recordedFrom', 'recordedTo']));
+    expect(openapi.components.schemas.JournalEntry.properties).toHaveProperty('recordedAt');
+  });
+
+  it('pages by record time: each entry says when it was written, each answer how far it is complete', async () => {
+    const before = Date.now();
+    const answer = await t.api('GET', '/api/journal?recordedFrom=2020-01-01T00:00:00Z');
+    expect(answer.status).toBe(200);
+    // Never closer to now than a write may take to show (a minute).
+    expect(Date.parse(answer.body.recordedTo)).toBeLessThanOrEqual(Date.now() - 60_000);
+    expect(Date.parse(answer.body.recordedTo)).toBeGreaterThanOrEqual(before - 60_000);
+    const all = await t.api('GET', '/api/journal?limit=1000');
+    for (const entry of all.body.entries) {
+      expect(Date.parse(entry.recordedAt)).toBeGreaterThanOrEqual(Date.parse(entry.at) - 1_000);
+    }
+    const csv = await fetch(`${t.host.url}/api/journal?recordedFrom=2020-01-01T00:00:00Z`, {
+      headers: { accept: 'text/csv', 'x-functions-key': t.host.apiKey },
+    });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('x-journal-recorded-to')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const bad = await t.api('GET', '/api/journal?recordedFrom=yesterday');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('recordedFrom');
+    const unanchored = await t.api(
+      'GET',
+      '/api/journal?recordedFrom=2020-01-01T00:00:00Z&continuationToken=eyJ9',
+    );
+    expect(unanchored.status).toBe(400);
+    expect(JSON.stringify(unanchored.body)).toContain('recordedTo');
   });
 });

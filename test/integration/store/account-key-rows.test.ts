@@ -125,7 +125,10 @@ describe('the journal', () => {
       accountKey: 'ada@contoso.example',
     });
     const [listed] = (await journal.query({ connector: 'entra', requestId: 'r1' })).entries;
-    expect(listed).toEqual(entry('r1', 'entra', 'Ada@Contoso.example'));
+    expect(listed).toEqual({
+      ...entry('r1', 'entra', 'Ada@Contoso.example'),
+      recordedAt: expect.any(String),
+    });
   });
 });
 

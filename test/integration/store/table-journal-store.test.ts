@@ -1,17 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journalEntryKey, type JournalEntry } from '../../../src/domain/journal-entry';
+import type { RecordedJournalEntry } from '../../../src/store/journal-store';
 import { tableClient } from '../../../src/store/storage-clients';
 import { TableJournalStore } from '../../../src/store/table-journal-store';
 import { startTestStorage, type TestStorage } from '../../support/azurite-storage';
 
 let storage: TestStorage;
 let journal: TableJournalStore;
+const BEGAN = new Date().toISOString();
 
 beforeAll(async () => {
   storage = await startTestStorage();
   journal = new TableJournalStore(tableClient(storage.connection, 'Journal'));
 });
 afterAll(() => storage.close());
+
+/** The entries as they were written (without the time the table recorded them). */
+function written(entries: readonly RecordedJournalEntry[]): JournalEntry[] {
+  return entries.map(({ recordedAt: _, ...entry }) => entry);
+}
 
 function entry(
   connector: string,
@@ -43,7 +50,11 @@ describe('TableJournalStore', () => {
     await journal.record(entries);
     await journal.record([entries[1]!]);
     const page = await journal.query({ connector: 'once' });
-    expect(page.entries).toEqual(entries);
+    expect(written(page.entries)).toEqual(entries);
+    // When each row was written: the table's own time, after the test began.
+    for (const { recordedAt } of page.entries) {
+      expect(Date.parse(recordedAt)).toBeGreaterThanOrEqual(Date.parse(BEGAN) - 5_000);
+    }
     expect(page.continuationToken).toBeUndefined();
   });
 
@@ -94,11 +105,17 @@ describe('TableJournalStore', () => {
     const unrelated = entry('context', 'bob', 0, '2025-04-01T00:00:02.000Z');
     await journal.record([first, second, unrelated]);
 
-    expect((await journal.query({ correlationId: ticket })).entries).toEqual([first, second]);
+    expect(written((await journal.query({ correlationId: ticket })).entries)).toEqual([
+      first,
+      second,
+    ]);
     expect(
-      (await journal.query({ connector: 'context', requestedBy: "o'brien@example.test" })).entries,
+      written(
+        (await journal.query({ connector: 'context', requestedBy: "o'brien@example.test" }))
+          .entries,
+      ),
     ).toEqual([first]);
-    expect((await journal.query({ requestId: 'req-bob' })).entries).toEqual([unrelated]);
+    expect(written((await journal.query({ requestId: 'req-bob' })).entries)).toEqual([unrelated]);
     expect((await journal.query({ correlationId: "x' or correlationId ne '" })).entries).toEqual(
       [],
     );

@@ -530,3 +530,92 @@ describe('recordStep carrying the step before its own, run again at later orches
     expect((await services.accounts.get(CONNECTOR, 'jo'))?.assignedGroups).toEqual(GROUPS);
   });
 });
+
+describe('a carried commit whose steps with entries were all written by a commit whose answer was lost', () => {
+  const CREATED = '2026-03-01T08:00:05.000Z';
+  const GRANTED = '2026-03-01T08:00:06.000Z';
+  const LOCKED = '2026-03-01T08:00:07.000Z';
+
+  function createEntries(accountId: string) {
+    return journalEntriesOf(
+      { requestId: `req-${accountId}`, connector: CONNECTOR, accountId },
+      0,
+      [{ change: 'account created' }],
+      CREATED,
+    );
+  }
+  const createUpdate = (accountId: string) => ({
+    link: { targetId: `id-${accountId}`, linkedAt: CREATED, createdAt: CREATED },
+    enabled: { value: true, at: CREATED },
+  });
+  /** The create written alone before a renewal of the lease: it wrote, its answer was lost. */
+  async function createWrittenAlone(accountId: string): Promise<void> {
+    const lease = await takeLease(accountId);
+    valueOf(
+      await activities.recordStep({
+        connector: CONNECTOR,
+        accountId,
+        owner: `req-${accountId}`,
+        leaseExpiresAtMs: NOW + TTL,
+        etag: lease.etag!,
+        stored: null,
+        entries: createEntries(accountId),
+        update: createUpdate(accountId),
+        release: false,
+      }),
+    );
+  }
+  /**
+   * The last step's commit, still carrying the create (the orchestrator kept it), and the
+   * record updates of a grant and a lock whose answers were lost and that no read settled:
+   * neither journals anything, so neither has a marker.
+   */
+  function lastCommit(accountId: string): RecordStepActivityInput {
+    return {
+      connector: CONNECTOR,
+      accountId,
+      owner: `req-${accountId}`,
+      leaseExpiresAtMs: NOW + TTL,
+      // A failed commit leaves the version of the row unknown.
+      stored: null,
+      entries: createEntries(accountId),
+      earlier: [createUpdate(accountId), { unconfirmedGroups: ['g-1'], groupsAt: GRANTED }],
+      update: { enabledUnconfirmed: { value: false, at: LOCKED } },
+      release: true,
+    };
+  }
+
+  it('applies the later steps’ record updates, journals nothing twice, and releases the lease', async () => {
+    await createWrittenAlone('kim');
+    const committed = valueOf(await activities.recordStep(lastCommit('kim')));
+
+    expect(await journalRows('kim')).toHaveLength(1);
+    const stored = await services.accounts.get(CONNECTOR, 'kim');
+    // The lock's state is not known (its answer was lost): a later unlock must not say "already".
+    expect(stored).toMatchObject({
+      targetId: 'id-kim',
+      linkedAt: CREATED,
+      enabledUnconfirmed: false,
+      unconfirmedGroups: ['g-1'],
+    });
+    expect(stored?.enabled).toBeUndefined();
+    expect(committed.record).toEqual(stored);
+    expect(
+      await services.accounts.acquire(CONNECTOR, 'kim', 'someone-else', NOW + 5_000, TTL),
+    ).toMatchObject({ acquired: true });
+  });
+
+  it('run again (its own answer lost too): the record and journal stay as the first run left them', async () => {
+    await createWrittenAlone('lou');
+    const lease = await takeLease('lou');
+    valueOf(await activities.recordStep({ ...lastCommit('lou'), etag: lease.etag! }));
+    const first = await services.accounts.get(CONNECTOR, 'lou');
+    // The release ran: the re-run finds the lease free, another request may hold it since.
+    await services.accounts.acquire(CONNECTOR, 'lou', 'someone-else', NOW + 5_000, TTL);
+    valueOf(await activities.recordStep(lastCommit('lou')));
+
+    expect(await journalRows('lou')).toHaveLength(1);
+    expect(await services.accounts.get(CONNECTOR, 'lou')).toEqual(first);
+    expect(first).toMatchObject({ enabledUnconfirmed: false, unconfirmedGroups: ['g-1'] });
+  });
+});
