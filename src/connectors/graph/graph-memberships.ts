@@ -19,6 +19,7 @@ import { isGroupObject, toGroupLink, type GraphObject } from './graph-objects';
 import { directoryObjectRef, segment } from './graph-urls';
 import { notWritableReason } from './group-writability';
 import { refuseMissingGroups } from './missing-groups';
+import { confirmNotMembers } from './not-member-evidence';
 
 /**
  * Spec: Membership write procedure, steps 1 and 4: every direct group of the account,
@@ -66,8 +67,9 @@ export function memberRefPath(groupId: string, userId: string): string {
  * for (`writable`) is read first, and a group whose members Graph will not write is refused
  * before any write (`GROUP_NOT_WRITABLE`). Then removals, then additions: one call for one
  * change, JSON `$batch` for more. Each change gets Graph's own answer (DESIGN invariant 9):
- * 204 applied; "already exist" on add and 404 on remove already so; 404 on add: Graph does
- * not know the member (yet), once a read shows the group is there.
+ * 204 applied; "already exist" on add and "do not exist" on remove already so; a removal
+ * answered 404 otherwise already so once reads show the group and the account are there; 404
+ * on add: Graph does not know the member (yet), once a read shows the group is there.
  */
 export async function writeMemberships(
   context: GraphContext,
@@ -88,6 +90,8 @@ export async function writeMemberships(
     writeRequest(context, account, id, 'added', `a${index}`),
   );
   const written: MembershipWriteAnswer[] = [];
+  // Removals answered 404 without Graph's word on the reference: "already" once reads tell.
+  const unsure: MembershipWriteAnswer[] = [];
   const useBatch = ids.length > SINGLE_CALL_LIMIT;
   for (const writes of [removals, additions]) {
     if (writes.length === 0) continue;
@@ -108,13 +112,15 @@ export async function writeMemberships(
       const answer = answers.get(write.request.id)!;
       const outcome = writeOutcome(answer, write.change);
       if (outcome !== undefined) {
-        written.push({
+        const entry: MembershipWriteAnswer = {
           groupId: write.groupId,
           groupName: nameOf(write.groupId),
           change: write.change,
-          outcome,
+          outcome: outcome === 'notFound' ? 'already' : outcome,
           maybeOurs: answer.maybeAppliedBefore === true,
-        });
+        };
+        written.push(entry);
+        if (outcome === 'notFound') unsure.push(entry);
       } else {
         const error = mapGraphError(
           answer,
@@ -125,6 +131,7 @@ export async function writeMemberships(
     }
     if (failures.length > 0) throw failedWriteCall(failures, written);
   }
+  await confirmNotMembers(context, account, written, unsure, groups);
   await refuseMissingGroups(context, account, written, groups);
   return written;
 }
@@ -218,27 +225,48 @@ function writeRequest(
 }
 
 /**
- * graph-behaviour.md: 204 is written; an add answered 400 Request_BadRequest is "already a
- * member" and a remove answered 404 Request_ResourceNotFound or 400 Request_BadRequest is
- * "not a member"; an add answered 404 names a member Graph does not know: the group itself
- * was read just before, and a user created a moment ago may 404 to writes for a while.
- * Anything else is a failure. Keyed on status and code only.
+ * Graph's own word that a membership change was in place already, as graph-behaviour.md
+ * records it: "One or more added object references already exist ..." (an add of a member)
+ * and "One or more removed object references do not exist ..." (a removal of a non-member).
+ * Graph answers these with the codes it gives many other refusals (`Request_BadRequest`: a
+ * dynamic, mail-enabled or synced group, an invalid id; `Request_ResourceNotFound`: a gone
+ * group, an unknown member), so only the words name the reference. Matching them can only
+ * make an answer "already"; an answer without them is read (see `writeOutcome`) or refused.
+ */
+const IN_PLACE_ALREADY = {
+  added: /one or more added object references already exist/i,
+  removed: /one or more removed object references do not exist/i,
+} as const;
+
+/**
+ * What Graph's answer to one membership write says (DESIGN invariant 11: "already" only on
+ * evidence): 204 is written; an answer saying the reference was already so (see
+ * {@link IN_PLACE_ALREADY}) is `already`; an add answered 404 names a member Graph does not
+ * know (the group is read to tell, `refuseMissingGroups`); a removal answered 404
+ * `Request_ResourceNotFound` otherwise is `notFound`: Entra answers a non-member so, naming
+ * the group, exactly as it answers a gone group or an unknown member, so reads must tell
+ * (`confirmNotMembers`). Any other answer, a 400 for another reason included, is a failure.
  */
 export function writeOutcome(
   answer: Pick<GraphAnswer, 'status' | 'body'>,
   change: 'added' | 'removed',
-): MembershipWriteOutcome | undefined {
+): MembershipWriteOutcome | 'notFound' | undefined {
   if (answer.status === 204 || answer.status === 200) return 'applied';
-  const code = readGraphError(answer.body).code;
+  const error = readGraphError(answer.body);
+  const saysAlready = IN_PLACE_ALREADY[change].test(error.message ?? '');
   if (change === 'added') {
-    if (answer.status === 400 && code === 'Request_BadRequest') return 'already';
-    if (answer.status === 404 && code === 'Request_ResourceNotFound') return 'accountNotFound';
+    if (answer.status === 400 && error.code === 'Request_BadRequest' && saysAlready) {
+      return 'already';
+    }
+    if (answer.status === 404 && error.code === 'Request_ResourceNotFound')
+      return 'accountNotFound';
     return undefined;
   }
-  const notAMember =
-    (answer.status === 404 && code === 'Request_ResourceNotFound') ||
-    (answer.status === 400 && code === 'Request_BadRequest');
-  return notAMember ? 'already' : undefined;
+  if (answer.status === 400 && error.code === 'Request_BadRequest' && saysAlready) return 'already';
+  if (answer.status === 404 && error.code === 'Request_ResourceNotFound') {
+    return saysAlready ? 'already' : 'notFound';
+  }
+  return undefined;
 }
 
 async function sendOneByOne(

@@ -242,6 +242,26 @@ describe('membership write procedure (the step machine, directly on the connecto
     ]);
   });
 
+  it('a removal answered 404 for an account id Graph does not know is no "not a member": the account stays in the group', async () => {
+    const { account, inGroups } = await seed(1, 0);
+    // The service's record points at an id Graph does not know (the account was recreated).
+    const stale: TargetAccount = { ...account, id: '00000000-0000-4000-8000-0000000000b2' };
+    harness.sandbox.clearTruthLog();
+    const error = await failureOf(
+      graph.writeMemberships(
+        stale,
+        { add: [], remove: [inGroups[0]!] },
+        { [inGroups[0]!]: `In0 ${userCount}` },
+        [inGroups[0]!],
+      ),
+    );
+    expect(error).toMatchObject({ code: 'ACCOUNT_NOT_FOUND', object: account.accountId });
+    expect(error.message).toContain(`In0 ${userCount} (${inGroups[0]})`);
+    expect(error.details?.written).toEqual([]);
+    expect(harness.sandbox.truthLog()).toEqual([]);
+    expect(harness.sandbox.directMemberIds(inGroups[0]!)).toContain(account.id);
+  });
+
   it('a grant repeated while the first still replicates is written again, but is no effective change', async () => {
     const { account, free } = await seed(0, 1);
     harness.sandbox.setReplicationDelay(3_000);

@@ -104,7 +104,12 @@ export function addMemberReference(
   return noContent();
 }
 
-/** `DELETE /groups/{id}/members/{memberId}/$ref` → 204; not a member → 404. */
+/**
+ * `DELETE /groups/{id}/members/{memberId}/$ref` → 204. Not a member → 404
+ * `Request_ResourceNotFound` naming the GROUP, as Entra answers it (Graph docs issues
+ * #18714, #4847): the same answer as for a group that is gone, so a client cannot tell them
+ * apart by the answer. A member id Entra does not know → 404 naming that id.
+ */
 export function removeMemberReference(
   context: GraphContext,
   call: GraphCall,
@@ -113,13 +118,8 @@ export function removeMemberReference(
 ): GraphReply {
   writableGroup(context, call, groupId);
   requireVisibleToWrites(context, memberId);
-  if (!context.store.memberships.isMember(groupId, memberId)) {
-    throw new GraphRequestError(
-      404,
-      'Request_ResourceNotFound',
-      "One or more removed object references do not exist for the following modified properties: 'members'.",
-    );
-  }
+  if (context.store.kindOf(memberId) === undefined) throw resourceNotFound(memberId);
+  if (!context.store.memberships.isMember(groupId, memberId)) throw resourceNotFound(groupId);
   context.store.removeMember(groupId, memberId, context.now());
   return noContent();
 }

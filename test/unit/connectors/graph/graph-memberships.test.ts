@@ -11,19 +11,49 @@ describe('writeOutcome', () => {
     expect(writeOutcome({ status: 204, body: undefined }, 'removed')).toBe('applied');
   });
 
-  it('"already a member" (400 Request_BadRequest) on add says it was already so', () => {
+  const ADDED_ALREADY =
+    "One or more added object references already exist for the following modified properties: 'members'.";
+  const REMOVED_ALREADY =
+    "One or more removed object references do not exist for the following modified properties: 'members'.";
+  const said = (code: string, message: string) => ({ error: { code, message } });
+
+  it('"already a member" on add only when Graph says the added reference already exists', () => {
+    expect(
+      writeOutcome({ status: 400, body: said('Request_BadRequest', ADDED_ALREADY) }, 'added'),
+    ).toBe('already');
+    const dynamic =
+      'Members of a group with a dynamic membership rule are managed by the rule and cannot be added or removed.';
+    expect(
+      writeOutcome({ status: 400, body: said('Request_BadRequest', dynamic) }, 'added'),
+    ).toBeUndefined();
     expect(writeOutcome({ status: 400, body: graphError('Request_BadRequest') }, 'added')).toBe(
-      'already',
+      undefined,
     );
   });
 
-  it('"not a member" (404 Request_ResourceNotFound or 400 Request_BadRequest) on remove says it was already so', () => {
+  it('"not a member" on remove: Graph\'s word on the removed reference is already so; a bare 404 needs reads; another 400 fails', () => {
+    expect(
+      writeOutcome({ status: 400, body: said('Request_BadRequest', REMOVED_ALREADY) }, 'removed'),
+    ).toBe('already');
+    expect(
+      writeOutcome(
+        { status: 404, body: said('Request_ResourceNotFound', REMOVED_ALREADY) },
+        'removed',
+      ),
+    ).toBe('already');
     expect(
       writeOutcome({ status: 404, body: graphError('Request_ResourceNotFound') }, 'removed'),
-    ).toBe('already');
-    expect(writeOutcome({ status: 400, body: graphError('Request_BadRequest') }, 'removed')).toBe(
-      'already',
-    );
+    ).toBe('notFound');
+    expect(
+      writeOutcome({ status: 400, body: graphError('Request_BadRequest') }, 'removed'),
+    ).toBeUndefined();
+    // Graph's "already" words under another status or code are not Graph's "already".
+    expect(
+      writeOutcome(
+        { status: 403, body: said('Authorization_RequestDenied', ADDED_ALREADY) },
+        'added',
+      ),
+    ).toBeUndefined();
   });
 
   it('a 404 on add names a member Graph does not know (yet): a new account may 404 to writes', () => {
