@@ -46,8 +46,15 @@ export function* updateAccount(
     : { profileAt: iso(answeredAt) };
   const effective = inPlace ? [] : [{ change: 'account updated' as const }];
   const already = inPlace ? ['already as requested, nothing changed'] : [];
-  const updated = (seen: TargetAccount | null) =>
-    seen !== null && compareProfile(changes, seen.profile).differing.length === 0;
+  // Revision 4: confirmed only by a read that shows every written value. A value no read
+  // shows (a property the target does not return, a replica that has not got it yet) is no
+  // evidence of the write (DESIGN invariant 11), and leaves the update not confirmed.
+  const everyValue = input.readsEveryValueBack === true;
+  const updated = (seen: TargetAccount | null) => {
+    if (seen === null) return false;
+    const shown = compareProfile(changes, seen.profile);
+    return shown.differing.length === 0 && (!everyValue || shown.unreadable.length === 0);
+  };
   // What a later update of this request weighs its own against: what this one wrote.
   const wrote = { ...account, profile: { ...account.profile, ...changes } };
   if (!written.ok) {
@@ -68,21 +75,36 @@ export function* updateAccount(
   const back = yield* readBack(input, account, updated, written.readBack);
   if ('error' in back) return failed(back.error, effective, already, record);
   const comparison = compareProfile(changes, back.seen?.profile);
-  const notices =
-    comparison.unreadable.length === 0
-      ? already
-      : [
-          ...already,
-          `not readable back from the target, so not verified: ${comparison.unreadable.join(', ')}`,
-        ];
-  if (back.confirmed) return withVerification(succeeded(effective, notices, record), back);
+  if (back.confirmed) {
+    // Only before revision 4: the others confirmed it, these were named and left unchecked.
+    const notices =
+      comparison.unreadable.length === 0
+        ? already
+        : [
+            ...already,
+            `not readable back from the target, so not verified: ${comparison.unreadable.join(', ')}`,
+          ];
+    return withVerification(succeeded(effective, notices, record), back);
+  }
+  // Before revision 4 a value no read showed was left out of the verdict, and its message.
+  const unshown = everyValue ? comparison.unreadable : [];
   const detail =
     back.seen === null
       ? 'no read showed the account'
-      : `still read back with other values: ${comparison.differing.join(', ')}`;
-  // The read shows the account with none of the written values: the target acknowledged an
-  // update it did not make, which is no evidence of a change (DESIGN invariant 11).
-  const refuted = readRefutes(input) && back.seen !== null && comparison.shown.length === 0;
+      : [
+          ...(comparison.differing.length === 0
+            ? []
+            : [`still read back with other values: ${comparison.differing.join(', ')}`]),
+          ...(unshown.length === 0 ? [] : [`no read shows a value for: ${unshown.join(', ')}`]),
+        ].join('; ');
+  // The read shows the account with other values for every written one it shows, and none
+  // as written: the target acknowledged an update it did not make, which is no evidence of a
+  // change (DESIGN invariant 11). A value the read does not show refutes nothing.
+  const refuted =
+    readRefutes(input) &&
+    back.seen !== null &&
+    comparison.shown.length === 0 &&
+    comparison.differing.length > 0;
   return withVerification(
     failed(
       notConfirmed(
@@ -90,11 +112,12 @@ export function* updateAccount(
         `update of account "${input.accountId}" not confirmed: ${detail} after ${describeReads(back.reads, back.elapsedMs)}`,
         {
           differing: comparison.differing,
+          ...(unshown.length === 0 ? {} : { unreadable: unshown }),
           reads: back.reads,
         },
       ),
       refuted ? [] : effective,
-      refuted ? [...notices, acknowledgedNotMade('update', input)] : notices,
+      refuted ? [...already, acknowledgedNotMade('update', input)] : already,
       record,
     ),
     back,

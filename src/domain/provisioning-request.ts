@@ -74,7 +74,9 @@ export interface ProvisioningRequest extends RequestContext {
  * (`StepContext.foldsReadBack`); and a lock, unlock, grant or revoke that nothing confirmed
  * leaves its state not known in the record (`StepContext.recordsUnconfirmed`). Revision 4:
  * a delete the target made a deactivation journals and records the lock it was
- * (`StepContext.recordsDeactivation`).
+ * (`StepContext.recordsDeactivation`); and an update is confirmed only by a read that
+ * shows every value it wrote: one no read shows within the window leaves it not confirmed
+ * (`StepContext.readsEveryValueBack`).
  */
 export const REQUEST_REVISION = 4;
 

@@ -25,6 +25,8 @@ export interface StepsOf {
   recordsUnconfirmed?: boolean;
   /** Its deletes made deactivations are recorded as such (see `StepContext.recordsDeactivation`). */
   recordsDeactivation?: boolean;
+  /** Its updates are confirmed by every value read back (see `StepContext.readsEveryValueBack`). */
+  readsEveryValueBack?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export function requestStep(
     ...(request.foldsReadBack === true ? { foldsReadBack: true } : {}),
     ...(request.recordsUnconfirmed === true ? { recordsUnconfirmed: true } : {}),
     ...(request.recordsDeactivation === true ? { recordsDeactivation: true } : {}),
+    ...(request.readsEveryValueBack === true ? { readsEveryValueBack: true } : {}),
   };
   if (isMembershipAction(action)) {
     return membershipStep({

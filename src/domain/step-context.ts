@@ -60,6 +60,14 @@ export interface StepContext {
    * earlier schedules the commits its history has.
    */
   recordsDeactivation?: boolean;
+  /**
+   * Revision 4: an update is confirmed only by a read that shows every value it wrote, and
+   * one a read does not show (a property the target does not return, a replica that has not
+   * got it) is read again within the window, then leaves the update not confirmed. Absent:
+   * such a value is named in a notice and the update confirmed by the others, as before, so
+   * that a request accepted earlier replays the history it has.
+   */
+  readsEveryValueBack?: boolean;
 }
 
 /** A fresh handle: nothing looked up yet. */

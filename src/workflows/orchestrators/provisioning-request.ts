@@ -156,7 +156,7 @@ export function* provisioningRequestOrchestrator(
     ...request,
     ...(acceptedSince(request, 2) ? {} : { replaysRevision1: true }),
     ...(acceptedSince(request, 3) ? { foldsReadBack: true, recordsUnconfirmed: true } : {}),
-    ...(acceptedSince(request, 4) ? { recordsDeactivation: true } : {}),
+    ...(acceptedSince(request, 4) ? { recordsDeactivation: true, readsEveryValueBack: true } : {}),
   };
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
