@@ -2,7 +2,7 @@ import type { AccountChanges, AccountProfile, TargetAccount } from '../domain/ac
 import type { ConnectorCapabilities } from '../domain/capabilities';
 import type { GroupChangeFeed } from '../domain/catalogue-changes';
 import type { CredentialState } from '../domain/credential-expiry';
-import type { ErrorCode } from '../domain/errors';
+import type { ErrorCode, ProvisioningError } from '../domain/errors';
 import type { GroupRef } from '../domain/group';
 import type { GroupStructure, InheritedMembershipsResult } from '../domain/nested-groups';
 import type { ReconciliationReads } from '../domain/reconciliation-reads';
@@ -122,6 +122,12 @@ export interface Connector {
   /** ACCOUNT_NOT_FOUND when the target does not know the account (a new one may not be visible yet). */
   updateAccount(account: TargetAccount, changes: AccountChanges): Promise<void>;
   setPassword(account: TargetAccount, password: string): Promise<void>;
+  /**
+   * Why the target would refuse a set password before it is sent, on what it declares of
+   * itself (SCIM: `changePassword: false`); undefined when nothing it declares refuses it.
+   * Reads only: `setPassword` and a preview of it ask the same (DESIGN invariant 10).
+   */
+  passwordRefusal?(accountId: string): Promise<ProvisioningError | undefined>;
   /** Lock (false) or unlock (true): one write, no read-back (the step machine reads back). */
   setEnabled(account: TargetAccount, enabled: boolean): Promise<SetEnabledAnswer>;
   /** Deletes the account; `absent` when the target did not have it. */

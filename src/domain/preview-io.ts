@@ -32,6 +32,14 @@ export type ReadOp = (typeof READ_OPS)[number];
 /** Performs one read operation, as the activity of the same name would. */
 export type ReadPerformer = (op: ReadOp, input: unknown) => Promise<IoResult<unknown>>;
 
+/**
+ * Writes the target would refuse before they are sent, on what it declares of itself
+ * (`Connector.passwordRefusal`): a preview answers them with that refusal, as the write would.
+ */
+export interface PreviewRefusals {
+  setPassword?: SerializedError;
+}
+
 /** Marks the target id of an account a preview's create would make: the target has no such object. */
 const NEW_ACCOUNT_ID = '(new account)';
 
@@ -56,6 +64,7 @@ export class PreviewIo implements AsyncIo {
   constructor(
     private readonly read: ReadPerformer,
     start: number,
+    private readonly refusals: PreviewRefusals = {},
   ) {
     this.time = start;
   }
@@ -82,8 +91,17 @@ export class PreviewIo implements AsyncIo {
         return this.read(op, input);
       case STEP_OPS.createAccount:
         return this.createAccount(input as { connector: string; profile: AccountProfile });
-      case STEP_OPS.updateAccount:
-      case STEP_OPS.setPassword: {
+      case STEP_OPS.setPassword:
+        // Refused before it is sent, as the request's own write would be.
+        if (this.refusals.setPassword !== undefined) {
+          return Promise.resolve({ ok: false, error: this.refusals.setPassword });
+        }
+        return this.onExisting(
+          (input as { connector: string }).connector,
+          (input as { account: TargetAccount }).account,
+          () => null,
+        );
+      case STEP_OPS.updateAccount: {
         const { connector, account, changes } = input as {
           connector: string;
           account: TargetAccount;

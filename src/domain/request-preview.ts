@@ -1,7 +1,7 @@
 import type { AccountProfile } from './account';
 import { applyRecordUpdate } from './account-record';
 import type { ConnectorCapabilities } from './capabilities';
-import { PreviewIo, type ReadPerformer } from './preview-io';
+import { PreviewIo, type PreviewRefusals, type ReadPerformer } from './preview-io';
 import type { ProvisioningAction } from './provisioning-request';
 import { requestContextOf, type RequestContext } from './request-context';
 import {
@@ -62,8 +62,9 @@ export async function planRequest(
   input: RequestPreviewInput,
   reads: ReadPerformer,
   startedAt: number,
+  refusals: PreviewRefusals = {},
 ): Promise<RequestPlan> {
-  const io = new PreviewIo(reads, startedAt);
+  const io = new PreviewIo(reads, startedAt, refusals);
   const { accountId } = input.account;
   const request = {
     requestId: input.requestId ?? 'preview',

@@ -1,4 +1,4 @@
-import type { ReadOp, ReadPerformer } from '../domain/preview-io';
+import type { PreviewRefusals, ReadOp, ReadPerformer } from '../domain/preview-io';
 import { planRequest, type RequestPlan, type RequestPreviewInput } from '../domain/request-preview';
 import { accountActivities } from './activities/account-activities';
 import { membershipActivities } from './activities/membership-activities';
@@ -45,7 +45,12 @@ export async function runRequestPreview(
   at: number,
   signal?: AbortSignal,
 ): Promise<RequestPlan> {
-  const plan = await planRequest(input, previewReads(services, signal), at);
+  const plan = await planRequest(
+    input,
+    previewReads(services, signal),
+    at,
+    await previewRefusals(services, input),
+  );
   const quarantine = await (await services()).quarantine.get(input.connector);
   if (quarantine?.quarantined === true) {
     plan.notices.push(
@@ -54,4 +59,18 @@ export async function runRequestPreview(
     );
   }
   return plan;
+}
+
+/**
+ * What the connector declares it would refuse before sending, for the writes the request
+ * asks for: the same question its write asks (`Connector.passwordRefusal`).
+ */
+async function previewRefusals(
+  services: ServicesProvider,
+  input: RequestPreviewInput,
+): Promise<PreviewRefusals> {
+  if (!input.actions.some((action) => action.type === 'setPassword')) return {};
+  const connector = (await services()).registry.get(input.connector);
+  const refusal = await connector?.passwordRefusal?.(input.account.accountId);
+  return refusal === undefined ? {} : { setPassword: refusal.toJSON() };
 }

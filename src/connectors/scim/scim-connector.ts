@@ -215,10 +215,16 @@ export class ScimConnector implements Connector {
    * declares `changePassword: false`: its 2xx would be no evidence (DESIGN invariant 11).
    */
   async setPassword(account: TargetAccount, password: string): Promise<void> {
-    if ((await this.declared.features()).changePassword === false) {
-      throw passwordChangeNotDeclared(this.name, account.accountId);
-    }
+    const refusal = await this.passwordRefusal(account.accountId);
+    if (refusal !== undefined) throw refusal;
     await this.patchPassword(account, password);
+  }
+
+  /** OPERATION_NOT_SUPPORTED when the server declares `changePassword: false`, else undefined. */
+  async passwordRefusal(accountId: string): Promise<ProvisioningError | undefined> {
+    return (await this.declared.features()).changePassword === false
+      ? passwordChangeNotDeclared(this.name, accountId)
+      : undefined;
   }
 
   /** The PATCH on `password`, whatever the server declares: the compatibility run tries it. */

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestPlan } from '../../../src/domain/request-preview';
 import type { RequestReport } from '../../../src/domain/request-report';
 import type { ScimQuirks } from '../../../src/sandbox/scim';
 import { SCIM, startServiceBench, type ServiceBench } from '../../support/service-bench';
 import { expectNoSecrets } from '../../support/no-secrets';
+import { benchApi } from '../../support/api-calls';
 
 /**
  * DESIGN invariant 11 on SCIM servers that declare `changePassword: false` and answer a
@@ -18,6 +20,19 @@ function useScimBench(quirks: ScimQuirks): () => ServiceBench {
   });
   afterAll(() => bench.close());
   return () => bench;
+}
+
+/** `POST /api/requests` with "mode": "preview": the plan, and the methods the server saw meanwhile. */
+async function preview(bench: ServiceBench, body: Record<string, unknown>) {
+  const from = bench.sandboxes.scim.requests.length;
+  const answer = await benchApi(bench)(
+    'submitRequest',
+    {},
+    { body: { ...body, connector: SCIM, mode: 'preview' } },
+  );
+  expect(answer.status, JSON.stringify(answer.jsonBody)).toBe(200);
+  const methods = new Set(bench.sandboxes.scim.requests.slice(from).map((r) => r.method));
+  return { plan: answer.jsonBody as RequestPlan, methods: [...methods] };
 }
 
 const passwordPatches = (bench: ServiceBench, userId: string) =>
@@ -66,6 +81,33 @@ describe('setPassword on a SCIM server that declares changePassword: false', () 
     expect(b.sandboxes.scim.hasPassword(user!.id)).toBe(false);
     expect((await b.journal(SCIM, accountId)).map((e) => e.change)).not.toContain('password set');
     await expectPasswordNowhere(b, password, report, accountId);
+  });
+
+  it('is previewed as the request would end: refused, naming the declaration, nothing sent', async () => {
+    const b = bench();
+    const accountId = 'pw.preview-declared-false';
+    b.sandboxes.scim.seedUsers([{ userName: accountId, displayName: 'Pw Preview' }]);
+    const password = 'Pr3view-Decl4red-False!';
+    const body = { account: { accountId }, password, actions: [{ type: 'setPassword' }] };
+
+    const { plan, methods } = await preview(b, body);
+    expect(methods.filter((method) => method !== 'GET')).toEqual([]);
+    expect(plan.status).toBe('failed');
+    expect(plan.steps[0]?.state).toBe('failed');
+    expect(plan.steps[0]?.changes).toEqual([]);
+    expect(plan.steps[0]?.error?.code).toBe('OPERATION_NOT_SUPPORTED');
+    expect(plan.steps[0]?.error?.message).toContain('declares changePassword: false');
+    expect(plan.steps[0]?.error?.message).toContain(`account "${accountId}"`);
+    expectNoSecrets(plan, { password }, 'the plan');
+
+    // The request itself ends as planned.
+    const report = await b.run({
+      ...body,
+      requestId: 'pw.preview-declared-false-1',
+      connector: SCIM,
+    });
+    expect(report.status).toBe(plan.status);
+    expect(report.steps[0]?.error?.code).toBe(plan.steps[0]?.error?.code);
   });
 
   it('a create carrying a password succeeds with a notice that the password may have been ignored', async () => {
@@ -126,5 +168,19 @@ describe('setPassword on a SCIM server that declares changePassword: true', () =
     expect((await b.journal(SCIM, accountId)).map((e) => e.change)).toEqual(['password set']);
     expect(report.steps[0]?.notices.join(' ')).toContain('rests on its answer alone');
     await expectPasswordNowhere(b, password, report, accountId);
+  });
+
+  it('is previewed as a password set, nothing sent', async () => {
+    const b = bench();
+    const accountId = 'pw.preview-declared-true';
+    b.sandboxes.scim.seedUsers([{ userName: accountId, displayName: 'Pw Preview True' }]);
+    const { plan, methods } = await preview(b, {
+      account: { accountId },
+      password: 'Pr3view-Decl4red-True!',
+      actions: [{ type: 'setPassword' }],
+    });
+    expect(methods.filter((method) => method !== 'GET')).toEqual([]);
+    expect(plan.status).toBe('succeeded');
+    expect(plan.steps[0]?.changes).toEqual([{ change: 'password set' }]);
   });
 });
