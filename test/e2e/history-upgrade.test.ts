@@ -309,3 +309,31 @@ describe('a history recorded before the roles were looked up with the lease and 
     expect((await requestsCounted('scim-sandbox')) - before).toBe(1);
   });
 });
+
+describe('a history recorded by revision 3: an update confirmed although no read showed one of its values', () => {
+  const history = (): RecordedHistory =>
+    JSON.parse(
+      readFileSync(
+        join(__dirname, '../support/histories/graph-sandbox-update-unseen-revision-3.json'),
+        'utf8',
+      ),
+    ) as RecordedHistory;
+
+  it('replays on every prefix as it ran, ending with the recorded report', async () => {
+    const recordedRun = history();
+    expect((recordedRun.input as { revision?: number }).revision).toBe(3);
+    expect(recordedRun.output.steps[0]?.notices.join(' ')).toContain(
+      'not readable back from the target, so not verified: attributes.department',
+    );
+    expect(await replayDifference(recordedRun)).toBeUndefined();
+  });
+
+  it('would not replay as revision 4, which reads again for the value no read showed', async () => {
+    const recordedRun = history();
+    const asRevision4 = {
+      ...recordedRun,
+      input: { ...(recordedRun.input as object), revision: 4 },
+    };
+    expect(await replayDifference(asRevision4)).toBeDefined();
+  });
+});
