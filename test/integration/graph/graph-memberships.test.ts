@@ -262,6 +262,39 @@ describe('membership write procedure (the step machine, directly on the connecto
     expect(harness.sandbox.directMemberIds(inGroups[0]!)).toContain(account.id);
   });
 
+  it.each([
+    ['dynamic', { groupTypes: ['DynamicMembership'], membershipRule: 'user.city -eq "Oslo"' }],
+    ['mail-enabled security', { mailEnabled: true, securityEnabled: true }],
+    ['on-premises synced', { onPremisesSyncEnabled: true }],
+  ])(
+    'a %s group the catalogue still vouches for: its 400s are refusals naming group and account, never "already"',
+    async (_, kind) => {
+      const { account } = await seed(0, 0);
+      const member = harness.sandbox.addGroup({ displayName: `Holds ${userCount}` }).id;
+      const other = harness.sandbox.addGroup({ displayName: `Lacks ${userCount}` }).id;
+      harness.sandbox.addMember(member, account.id);
+      harness.sandbox.updateGroup(member, kind);
+      harness.sandbox.updateGroup(other, kind);
+      harness.sandbox.clearTruthLog();
+      for (const change of [
+        { add: [other], remove: [] },
+        { add: [], remove: [member] },
+      ]) {
+        const groupId = change.add[0] ?? change.remove[0]!;
+        const error = await failureOf(
+          graph.writeMemberships(account, change, { [groupId]: 'Vouched' }, [groupId]),
+        );
+        expect(error.code).toBe('GRAPH_REQUEST_REJECTED');
+        expect(error.message).toContain(
+          `account "${account.accountId}" in group Vouched (${groupId})`,
+        );
+        expect(error.details?.written).toEqual([]);
+      }
+      expect(harness.sandbox.truthLog()).toEqual([]);
+      expect(harness.sandbox.groupIdsOf(account.id)).toEqual([member]);
+    },
+  );
+
   it('a grant repeated while the first still replicates is written again, but is no effective change', async () => {
     const { account, free } = await seed(0, 1);
     harness.sandbox.setReplicationDelay(3_000);
