@@ -74,7 +74,9 @@ export interface ProvisioningRequest extends RequestContext {
  * (`StepContext.foldsReadBack`); and a lock, unlock, grant or revoke that nothing confirmed
  * leaves its state not known in the record (`StepContext.recordsUnconfirmed`). Revision 4:
  * a delete the target made a deactivation journals and records the lock it was
- * (`StepContext.recordsDeactivation`).
+ * (`StepContext.recordsDeactivation`); a create adopts an account a read shows after an
+ * `exists` answer only on evidence that it is the service's, and a read that shows an
+ * unconfirmed create was not applied withdraws its claimed intent (`StepContext.provesOwnCreate`).
  */
 export const REQUEST_REVISION = 4;
 

@@ -157,6 +157,8 @@ export function* provisioningRequestOrchestrator(
     ...(acceptedSince(request, 2) ? {} : { replaysRevision1: true }),
     ...(acceptedSince(request, 3) ? { foldsReadBack: true, recordsUnconfirmed: true } : {}),
     ...(acceptedSince(request, 4) ? { recordsDeactivation: true } : {}),
+    // Revision 4: a create takes an existing account over only on evidence (`provesOwnCreate`).
+    ...(acceptedSince(request, 4) ? { provesOwnCreate: true } : {}),
   };
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
