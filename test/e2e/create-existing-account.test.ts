@@ -51,7 +51,10 @@ describe('a create that meets an existing account it has no evidence is its own'
     expect(scim.truthLog()).toEqual([]);
     expect(scim.getUser(leaver!.id)).toEqual(before);
     expect(scim.groupIdsOf(leaver!.id)).toEqual([old!.id]);
-    const journal = await t.api('GET', `/api/journal?connector=scim-sandbox&accountId=${accountId}`);
+    const journal = await t.api(
+      'GET',
+      `/api/journal?connector=scim-sandbox&accountId=${accountId}`,
+    );
     expect(journal.body.entries).toEqual([]);
   });
 

@@ -32,7 +32,9 @@ describe('a create held by a quarantine after a 503 the read showed was not appl
     await untilHeldOrDone(bench, [id]);
     expect(scim.getUser(accountId)).toBeUndefined();
     // The administrator's account, then the target answers again.
-    const [byHand] = scim.seedUsers([{ userName: accountId, displayName: 'By Hand', active: false }]);
+    const [byHand] = scim.seedUsers([
+      { userName: accountId, displayName: 'By Hand', active: false },
+    ]);
     scim.clearInjected();
     const truthFrom = scim.truthLog().length;
     const report = await bench.finish(id, 120_000);
