@@ -66,6 +66,8 @@ export function directIo(
       return group;
     },
     [STEP_OPS.listManagedGroups]: async () => [],
+    // No store here: no intent was claimed.
+    [STEP_OPS.withdrawIntent]: async () => null,
     [STEP_OPS.readMemberships]: (input: {
       account: Parameters<Connector['readMemberships']>[0];
       groupIds: string[];

@@ -1,5 +1,6 @@
 import type { AccountProfile, TargetAccount } from './account';
-import type { AccountRecordUpdate } from './account-record';
+import { accountExists, isOwnAccount } from './account-adoption';
+import type { AccountRecord, AccountRecordUpdate } from './account-record';
 import { resolveAccount } from './account-lookup';
 import { acknowledgedNotMade, readRefutes } from './account-write-verdicts';
 import { enabledChangeIsEffective } from './effective-change';
@@ -66,13 +67,14 @@ export function* accountStep(input: AccountStepInput): Machine<StepOutcome> {
 }
 
 function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
+  const createKey = intentKey(input.requestId, input.step, STEP_OPS.createAccount);
   const created = yield* call<CreateAccountAnswer>(STEP_OPS.createAccount, {
     connector: input.connector,
     profile: input.profile,
     ...(input.passwordSecret === undefined
       ? {}
       : { passwordSecret: input.passwordSecret, discardAfterUse: input.lastPasswordUse }),
-    intentKey: intentKey(input.requestId, input.step, STEP_OPS.createAccount),
+    intentKey: createKey,
     ...(input.handle.stored === undefined ? {} : { stored: input.handle.stored }),
   });
   // A create whose answers were lost (after the transport's and Durable's retries) may
@@ -91,6 +93,9 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
     case 'adopted':
       account = answer.account;
       break;
+    case 'taken':
+      // Someone else's account under the name: not taken over, the request goes no further.
+      return failed(accountExists(input, answer.account));
     case 'exists': {
       const shown = yield* findUntilShown(input, answeredAt, false);
       if ('error' in shown) return failed(shown.error);
@@ -108,6 +113,14 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
           ),
         );
       }
+      // Revision 4: the account a read shows is adopted only on evidence that it is this
+      // service's (`provesOwnCreate`).
+      if (
+        input.provesOwnCreate === true &&
+        !isOwnAccount(shown.record, shown.account, answer.maybeOurs)
+      ) {
+        return failed(accountExists(input, shown.account));
+      }
       account = shown.account;
       break;
     }
@@ -116,6 +129,12 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
       const shown = yield* findUntilShown(input, answeredAt, true);
       if ('error' in shown || shown.account === null) {
         const readError = 'error' in shown ? shown.error : undefined;
+        // Revision 4: a read that shows the create was not applied withdraws its claim, so
+        // that the create's next run (after a hold) takes an account someone else makes
+        // meanwhile for no attempt of its own (`provesOwnCreate`).
+        if (readError === undefined && input.provesOwnCreate === true) {
+          yield* call<null>(STEP_OPS.withdrawIntent, { intentKey: createKey });
+        }
         // A read that failed fails the step with its own error: a refused credential or a
         // throttled target holds the request, and the create's next run settles it. Revision
         // 1 failed with the create's, and its holds followed from that one.
@@ -188,7 +207,9 @@ function* findUntilShown(
   input: AccountStepInput,
   started: number,
   readAtOnce: boolean,
-): Machine<{ account: TargetAccount | null } | { error: SerializedError }> {
+): Machine<
+  { account: TargetAccount | null; record?: AccountRecord | null } | { error: SerializedError }
+> {
   const deadline = started + input.capabilities.visibilityWindowMs;
   for (let round = readAtOnce ? -1 : 0; ; round++) {
     if (round >= 0) {
@@ -201,7 +222,9 @@ function* findUntilShown(
       accountId: input.accountId,
     });
     if (!found.ok) return { error: found.error };
-    if (found.value.account !== null) return { account: found.value.account };
+    if (found.value.account !== null) {
+      return { account: found.value.account, record: found.value.record };
+    }
   }
 }
 

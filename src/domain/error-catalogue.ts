@@ -127,6 +127,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     meaning: 'several directory objects answer to that name; use the id',
   },
   ACCOUNT_NOT_FOUND: { status: 404, meaning: 'the account is not on the target' },
+  ACCOUNT_EXISTS: {
+    status: 409,
+    meaning:
+      "a create met an account under that account ID that nothing shows is this service's (not linked in its record, not made by this request): it was not taken over and the request's later steps did not run; the message names the account and its enabled state. If it is this person's account, submit unlock, update or grant for it (that links it); else choose another account ID",
+  },
   GROUP_NOT_FOUND: {
     status: 404,
     meaning: 'the group is neither in the role catalogue nor on the target',

@@ -42,6 +42,7 @@ export type ErrorCode =
   | 'GRAPH_CONFLICT'
   // outcomes of operations
   | 'ACCOUNT_NOT_FOUND'
+  | 'ACCOUNT_EXISTS'
   | 'GROUP_NOT_FOUND'
   | 'GROUP_NOT_WRITABLE'
   | 'CATALOGUE_EMPTY'

@@ -1,3 +1,4 @@
+import { judgeAdoption } from './account-adoption';
 import type { AccountChanges, AccountProfile, TargetAccount } from './account';
 import type { SerializedError } from './errors';
 import { PreviewState } from './preview-state';
@@ -127,6 +128,8 @@ export class PreviewIo implements AsyncIo {
         return this.deleteAccount(input as { connector: string; account: TargetAccount });
       case STEP_OPS.writeMemberships:
         return this.writeMemberships(input as WriteMembershipsInput);
+      case STEP_OPS.withdrawIntent:
+        return Promise.resolve(ok(null));
     }
   }
 
@@ -169,7 +172,10 @@ export class PreviewIo implements AsyncIo {
     });
   }
 
-  /** A create of a taken account ID adopts the existing account, as the connectors do. */
+  /**
+   * A create of a taken account ID adopts the existing account where the service's record
+   * links it, and meets ACCOUNT_EXISTS where it does not, as a request's create does.
+   */
   private async createAccount(input: { connector: string; profile: AccountProfile }): Answer {
     const { profile } = input;
     const found = await this.findAccount({
@@ -177,9 +183,9 @@ export class PreviewIo implements AsyncIo {
       accountId: profile.accountId,
     });
     if (!found.ok) return found;
-    const existing = (found.value as AccountLookup).account;
+    const { account: existing, record } = found.value as AccountLookup;
     if (existing !== null) {
-      return ok<CreateAccountAnswer>({ outcome: 'adopted', account: existing, maybeOurs: false });
+      return ok(judgeAdoption({ outcome: 'adopted', account: existing, maybeOurs: false }, record));
     }
     const account: TargetAccount = {
       id: NEW_ACCOUNT_ID,

@@ -74,9 +74,11 @@ export interface ProvisioningRequest extends RequestContext {
  * (`StepContext.foldsReadBack`); and a lock, unlock, grant or revoke that nothing confirmed
  * leaves its state not known in the record (`StepContext.recordsUnconfirmed`). Revision 4:
  * a delete the target made a deactivation journals and records the lock it was
- * (`StepContext.recordsDeactivation`); and an update is confirmed only by a read that
+ * (`StepContext.recordsDeactivation`); an update is confirmed only by a read that
  * shows every value it wrote: one no read shows within the window leaves it not confirmed
- * (`StepContext.readsEveryValueBack`).
+ * (`StepContext.readsEveryValueBack`); and a create adopts an account a read shows after an
+ * `exists` answer only on evidence that it is the service's, and a read that shows an
+ * unconfirmed create was not applied withdraws its claimed intent (`StepContext.provesOwnCreate`).
  */
 export const REQUEST_REVISION = 4;
 

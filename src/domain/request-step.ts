@@ -27,6 +27,8 @@ export interface StepsOf {
   recordsDeactivation?: boolean;
   /** Its updates are confirmed by every value read back (see `StepContext.readsEveryValueBack`). */
   readsEveryValueBack?: boolean;
+  /** Its creates adopt only on evidence (see `StepContext.provesOwnCreate`). */
+  provesOwnCreate?: boolean;
 }
 
 /**
@@ -59,6 +61,7 @@ export function requestStep(
     ...(request.recordsUnconfirmed === true ? { recordsUnconfirmed: true } : {}),
     ...(request.recordsDeactivation === true ? { recordsDeactivation: true } : {}),
     ...(request.readsEveryValueBack === true ? { readsEveryValueBack: true } : {}),
+    ...(request.provesOwnCreate === true ? { provesOwnCreate: true } : {}),
   };
   if (isMembershipAction(action)) {
     return membershipStep({

@@ -68,6 +68,14 @@ export interface StepContext {
    * that a request accepted earlier replays the history it has.
    */
   readsEveryValueBack?: boolean;
+  /**
+   * Revision 4: a create's account is this service's only on evidence (`isOwnAccount`): an
+   * account a read shows after an `exists` answer is not adopted without it (ACCOUNT_EXISTS),
+   * and a read that shows an unconfirmed create was not applied withdraws the create's
+   * claimed intent (`withdrawIntent`). Absent: as before, so that a request accepted earlier
+   * schedules what its history has.
+   */
+  provesOwnCreate?: boolean;
 }
 
 /** A fresh handle: nothing looked up yet. */

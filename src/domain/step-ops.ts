@@ -22,6 +22,7 @@ export const STEP_OPS = {
   listManagedGroups: 'listManagedGroups',
   readMemberships: 'readMemberships',
   writeMemberships: 'writeMemberships',
+  withdrawIntent: 'withdrawIntent',
 } as const;
 
 export type StepOp = (typeof STEP_OPS)[keyof typeof STEP_OPS];

@@ -62,8 +62,17 @@ export type CreateAccountAnswer =
       /** What the operator should know of the create (a password the target may ignore). */
       notices?: string[];
     }
-  /** The account ID was taken; the existing account was read and is the same account. */
+  /**
+   * The account ID was taken; the existing account was read. A connector answers this for
+   * any account it finds; the create's activity keeps it only where the evidence shows the
+   * account is this service's (`judgeAdoption`), else answers `taken`.
+   */
   | { outcome: 'adopted'; account: TargetAccount; maybeOurs: boolean }
+  /**
+   * The account ID was taken by an account nothing shows is this service's (not linked in
+   * its record, not made by this request): the create's precondition fails (ACCOUNT_EXISTS).
+   */
+  | { outcome: 'taken'; account: TargetAccount; maybeOurs: boolean }
   /** The account ID was taken, but reads do not show the account yet (replication). */
   | { outcome: 'exists'; maybeOurs: boolean }
   /**

@@ -1,4 +1,5 @@
 import type { TargetAccount } from '../../domain/account';
+import { judgeAdoption } from '../../domain/account-adoption';
 import { isLinked, wasDeleted, type AccountRecord } from '../../domain/account-record';
 import { deleteWorthReadingBack } from '../../domain/account-step';
 import type { Connector } from '../../connectors/connector';
@@ -9,7 +10,12 @@ import type {
   DeleteAccountAnswer,
   SetEnabledAnswer,
 } from '../../domain/target-answers';
-import type { AccountLookup, AccountWriteReadBack, ReadsBackInput } from '../../domain/step-ops';
+import type {
+  AccountLookup,
+  AccountWriteReadBack,
+  IntentInput,
+  ReadsBackInput,
+} from '../../domain/step-ops';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
 import type { ServicesProvider, WorkflowServices } from '../workflow-services';
@@ -22,7 +28,7 @@ import type {
   SetPasswordInput,
   UpdateAccountInput,
 } from './activity-inputs';
-import { underIntent } from './claimed-intent';
+import { underIntent, withdrawClaim } from './claimed-intent';
 import { connectorOf } from './connector-of';
 import { underLease, type UnderLease } from './lease-deadline';
 import { readAfterWrite } from './read-after-write';
@@ -128,6 +134,8 @@ export function accountActivities(services: ServicesProvider) {
                 if (deletedBefore(s, connectorOf(s, input.connector), stored, answer.account.id)) {
                   return { outcome: 'exists', maybeOurs };
                 }
+                // Taken by name only is not the same account: the evidence decides.
+                return judgeAdoption({ ...answer, maybeOurs }, stored);
               }
               return { ...answer, maybeOurs };
             },
@@ -199,6 +207,18 @@ export function accountActivities(services: ServicesProvider) {
           ),
         );
         return withReadBack(s, 'deleteAccount', input, answer, deleteWorthReadingBack(answer));
+      });
+    },
+
+    /**
+     * Withdraws a write's claimed intent once a read showed the write was not applied: the
+     * write's next run then tells its own attempt from someone else's change again (DESIGN
+     * invariant 1). A withdrawal that fails leaves the claim, as `underIntent`'s do.
+     */
+    async withdrawIntent(input: IntentInput): Promise<ActivityResult<null>> {
+      return runActivity('withdrawIntent', services, async (s) => {
+        await withdrawClaim(s, input);
+        return null;
       });
     },
 

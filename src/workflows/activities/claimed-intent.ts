@@ -25,14 +25,19 @@ export async function underIntent<A, T = A>(
     answer = await write(tried);
   } catch (error) {
     if (!tried && isProvisioningError(error) && changedNothing(error.toJSON())) {
-      try {
-        await s.intents.withdraw(input.intentKey, input.intentDay);
-      } catch (failure) {
-        const code = isProvisioningError(failure) ? failure.code : 'unexpected';
-        s.logger.warn('a write intent could not be withdrawn; it stays claimed', { code });
-      }
+      await withdrawClaim(s, input);
     }
     throw error;
   }
   return after(answer, tried);
+}
+
+/** Withdraws a write's claimed intent; one that cannot be withdrawn stays claimed, with a warning. */
+export async function withdrawClaim(s: WorkflowServices, input: IntentInput): Promise<void> {
+  try {
+    await s.intents.withdraw(input.intentKey, input.intentDay);
+  } catch (failure) {
+    const code = isProvisioningError(failure) ? failure.code : 'unexpected';
+    s.logger.warn('a write intent could not be withdrawn; it stays claimed', { code });
+  }
 }

@@ -156,7 +156,11 @@ export function* provisioningRequestOrchestrator(
     ...request,
     ...(acceptedSince(request, 2) ? {} : { replaysRevision1: true }),
     ...(acceptedSince(request, 3) ? { foldsReadBack: true, recordsUnconfirmed: true } : {}),
-    ...(acceptedSince(request, 4) ? { recordsDeactivation: true, readsEveryValueBack: true } : {}),
+    // Revision 4: deactivations recorded, updates confirmed by every value, creates taking an
+    // existing account over only on evidence.
+    ...(acceptedSince(request, 4)
+      ? { recordsDeactivation: true, readsEveryValueBack: true, provesOwnCreate: true }
+      : {}),
   };
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;

@@ -139,6 +139,80 @@ describe('account step: create with an unusable answer (issue 12, item 5)', () =
     expect(outcome.record).toBeUndefined();
   });
 
+  it('revision 4: a read that shows the create was not applied withdraws its claimed intent', async () => {
+    const script = {
+      createAccount: () => unconfirmed,
+      findAccount: () => ({ account: null, record: null }),
+      withdrawIntent: () => null,
+    };
+    const io = new ScriptedIo(script);
+    const outcome = await driveAsync(
+      accountStep({
+        ...stepContext(CONSISTENT),
+        provesOwnCreate: true,
+        action: 'create',
+        profile: { accountId: ADA.accountId },
+        lastPasswordUse: false,
+      }),
+      io,
+    );
+    expect(outcome).toMatchObject({ ok: false, error: unconfirmed.error });
+    const key = (io.callsOf('createAccount')[0]!.input as { intentKey: string }).intentKey;
+    expect(io.callsOf('withdrawIntent').map((c) => c.input)).toEqual([{ intentKey: key }]);
+    // Revision 3 withdraws nothing (its histories replay as they ran); a failed read proves nothing.
+    const earlier = new ScriptedIo(script);
+    await run('create', earlier, CONSISTENT);
+    expect(earlier.callsOf('withdrawIntent')).toEqual([]);
+    const unread = new ScriptedIo({ ...script, findAccount: () => failure('TARGET_UNAVAILABLE') });
+    await driveAsync(
+      accountStep({
+        ...stepContext(CONSISTENT),
+        provesOwnCreate: true,
+        action: 'create',
+        profile: { accountId: ADA.accountId },
+        lastPasswordUse: false,
+      }),
+      unread,
+    );
+    expect(unread.callsOf('withdrawIntent')).toEqual([]);
+  });
+
+  it('revision 4: an account a read shows after an `exists` answer, not linked and not this request’s, fails ACCOUNT_EXISTS', async () => {
+    const io = new ScriptedIo({
+      createAccount: () => ({ outcome: 'exists', maybeOurs: false }),
+      findAccount: () => ({ account: { ...ADA, enabled: false }, record: null }),
+    });
+    const outcome = await driveAsync(
+      accountStep({
+        ...stepContext(LAGGING),
+        provesOwnCreate: true,
+        action: 'create',
+        profile: { accountId: ADA.accountId },
+        lastPasswordUse: false,
+      }),
+      io,
+    );
+    expect(outcome).toMatchObject({ ok: false, changes: [], error: { code: 'ACCOUNT_EXISTS' } });
+    expect(outcome.error?.message).toContain('disabled');
+    expect(outcome.record).toBeUndefined();
+    // Linked by the service's record: the same account, adopted.
+    const linked = new ScriptedIo({
+      createAccount: () => ({ outcome: 'exists', maybeOurs: false }),
+      findAccount: () => ({ account: ADA, record: record() }),
+    });
+    const adopted = await driveAsync(
+      accountStep({
+        ...stepContext(LAGGING),
+        provesOwnCreate: true,
+        action: 'create',
+        profile: { accountId: ADA.accountId },
+        lastPasswordUse: false,
+      }),
+      linked,
+    );
+    expect(adopted.ok).toBe(true);
+  });
+
   it('on a lagging target, reads again within the visibility window before deciding', async () => {
     const io = new ScriptedIo({
       createAccount: () => unconfirmed,

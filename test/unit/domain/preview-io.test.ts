@@ -111,14 +111,21 @@ describe('PreviewIo', () => {
     expect(reads.slice(readsAfterCreate).map((r) => r.op)).toEqual(['findAccount']);
   });
 
-  it('adopts an account the target has already, as the connectors do on a taken account ID', async () => {
-    const io = new PreviewIo(target().perform, 0);
-    const created = await io.perform('createAccount', {
-      connector: 'hr',
-      profile: { accountId: 'ada' },
-      intentKey: 'k',
+  it('on a taken account ID, adopts the account its record links and meets ACCOUNT_EXISTS on any other, as a request does', async () => {
+    const create = { connector: 'hr', profile: { accountId: 'ada' }, intentKey: 'k' };
+    const unlinked = new PreviewIo(target().perform, 0);
+    expect(await unlinked.perform('createAccount', create)).toMatchObject({
+      ok: true,
+      value: { outcome: 'taken', account: { id: 'u-ada' } },
     });
-    expect(created).toMatchObject({
+    const { perform } = target();
+    const linked = new PreviewIo(async (op, input) => {
+      const answer = await perform(op, input);
+      if (op !== 'findAccount' || !answer.ok) return answer;
+      const record = { connector: 'hr', accountId: 'ada', targetId: 'u-ada' };
+      return { ok: true, value: { ...(answer.value as object), record } };
+    }, 0);
+    expect(await linked.perform('createAccount', create)).toMatchObject({
       ok: true,
       value: { outcome: 'adopted', account: { id: 'u-ada' } },
     });
