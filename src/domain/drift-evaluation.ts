@@ -1,7 +1,7 @@
 import type { AccountRecord } from './account-record';
 import type { DriftSubject } from './drift-finding';
 import type { GroupRef } from './group';
-import type { TargetView, ViewAccount } from './target-view';
+import type { TargetView, ViewMember } from './target-view';
 
 /** What reconciliation compares the target with (issue 18: its scope). */
 export interface DriftScope {
@@ -9,8 +9,12 @@ export interface DriftScope {
   records: readonly AccountRecord[];
   /** The managed groups: the role catalogue's present groups whose members the service writes. */
   groups: readonly GroupRef[];
-  /** How member lists name a linked account (the connector's member value). */
-  memberKey(record: Pick<AccountRecord, 'accountId' | 'targetId'>): string;
+  /**
+   * Every key member lists may name an account by, in the compared form (a SCIM group may
+   * hold it under its userName or its SCIM id: member-value-forms.ts): the form additions
+   * write first. `accountId` is the account ID, or an account's name on the target.
+   */
+  memberKeys(account: { accountId: string; targetId: string }): readonly string[];
   /**
    * Account IDs (lower case) not judged now: a request for them runs or ended inside the
    * settle window, so reads may not show its writes yet. They are checked again after it.
@@ -45,20 +49,25 @@ export interface Closure {
  * Linear in the members read and the assignments held.
  *
  * @example
- * evaluateDrift(view, { records, groups, memberKey: (r) => r.targetId }).candidates;
+ * evaluateDrift(view, { records, groups, memberKeys: (r) => [r.targetId] }).candidates;
  * // [{ type: 'memberAddedOutside', accountId: 'ada', targetId: 'u1', groupId: 'g2', groupName: 'Sales' }]
  */
 export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluation {
   const groups = new Map(scope.groups.map((group) => [group.id, group]));
-  const records = new Map<string, AccountRecord>();
-  const byAccountId = new Map<string, AccountRecord>();
-  for (const record of scope.records) {
-    if (record.targetId === '') continue;
-    records.set(scope.memberKey(record), record);
-    byAccountId.set(record.accountId, record);
-  }
-  const accountsByKey = new Map<string, ViewAccount>();
-  for (const account of view.accounts.values()) accountsByKey.set(account.key, account);
+  const linked = scope.records.filter((record) => record.targetId !== '');
+  const keysOf = new Map(linked.map((record) => [record, scope.memberKeys(record)]));
+  // Under every form a member list may name it: access held in either form is the account's.
+  const records = byEveryKey(linked, (record) => keysOf.get(record) ?? []);
+  const byAccountId = new Map(linked.map((record) => [record.accountId, record]));
+  const accountsByKey = byEveryKey([...view.accounts.values()], (account) => [
+    account.key,
+    ...(account.name === undefined
+      ? []
+      : scope.memberKeys({ accountId: account.name, targetId: account.id })),
+  ]);
+  /** Whether a read group lists the linked account, in any form. */
+  const lists = (members: Map<string, ViewMember>, record: AccountRecord) =>
+    (keysOf.get(record) ?? []).some((key) => members.has(key));
   const skipped = (name: string | undefined) =>
     name !== undefined && scope.skip?.has(name.toLowerCase()) === true;
   /** Whether the view tells about this linked account's memberships. */
@@ -66,7 +75,7 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
     !skipped(record.accountId) && (!view.accountsComplete || view.accounts.has(record.targetId));
 
   const candidates: DriftSubject[] = [];
-  for (const record of records.values()) {
+  for (const record of linked) {
     if (skipped(record.accountId)) continue;
     const account = view.accounts.get(record.targetId);
     if (account === undefined) {
@@ -92,20 +101,23 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
         observedEnabled: account.enabled,
       });
     }
-    const key = scope.memberKey(record);
     for (const groupId of record.assignedGroups) {
       const members = view.members.get(groupId);
       const group = groups.get(groupId);
-      if (members === undefined || group === undefined || members.has(key)) continue;
+      if (members === undefined || group === undefined || lists(members, record)) continue;
       candidates.push(membership('memberRemovedOutside', record, group));
     }
   }
   for (const [groupId, members] of view.members) {
     const group = groups.get(groupId);
     if (group === undefined) continue;
+    // An account held under both forms is one membership.
+    const judged = new Set<AccountRecord>();
     for (const [key, member] of members) {
       const record = records.get(key);
       if (record !== undefined) {
+        if (judged.has(record)) continue;
+        judged.add(record);
         // A group whose membership the record does not know is no evidence either way.
         const known = !(record.unconfirmedGroups ?? []).includes(groupId);
         if (accountRead(record) && known && !record.assignedGroups.includes(groupId)) {
@@ -181,7 +193,7 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
         const members = view.members.get(subject.groupId ?? '');
         if (members === undefined) return undefined;
         const assigned = record.assignedGroups.includes(subject.groupId ?? '');
-        const member = members.has(scope.memberKey(record));
+        const member = lists(members, record);
         if (subject.type === 'memberAddedOutside') {
           if (!member) return 'the account is no longer a member of the group';
           return assigned ? 'the service assigned the membership since' : undefined;
@@ -202,6 +214,21 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
     return closure(subject);
   };
   return { candidates, closure: scopedClosure };
+}
+
+/** Each item under each of its keys; a key two items share stays the first one's. */
+function byEveryKey<T>(items: readonly T[], keysOf: (item: T) => readonly string[]): Map<string, T> {
+  const map = new Map<string, T>();
+  // The form additions write first, for every item, then the other forms.
+  const forms = items.map((item) => keysOf(item));
+  const most = Math.max(0, ...forms.map((keys) => keys.length));
+  for (let form = 0; form < most; form++) {
+    for (const [index, keys] of forms.entries()) {
+      const key = keys[form];
+      if (key !== undefined && key !== '' && !map.has(key)) map.set(key, items[index]!);
+    }
+  }
+  return map;
 }
 
 function outOfScope(because: string): Closure {

@@ -298,7 +298,7 @@ export async function secondReads(
         accountId: accountOf(subject),
         targetId: subject.targetId,
       }),
-      ...(subject.memberName === undefined ? {} : { name: subject.memberName }),
+      ...nameOf(run.reads, subject),
       groupIds: [],
       account: false,
     };
@@ -331,6 +331,17 @@ export async function secondReads(
     }
   }
   return rechecks;
+}
+
+/**
+ * The subject's name on the target, where known: an unlinked member's, or the name a linked
+ * account's ID gives it (a SCIM group may hold the account under it rather than its id).
+ */
+function nameOf(reads: Pick<ReconciliationReads, 'accountName'>, subject: DriftSubject) {
+  const name =
+    subject.memberName ??
+    (subject.accountId === undefined ? undefined : reads.accountName(subject.accountId));
+  return name === undefined ? {} : { name };
 }
 
 /**

@@ -70,7 +70,7 @@ export async function runReconciliation(
   const evaluation = evaluateDrift(read.view, {
     records,
     groups: managed,
-    memberKey: (record) => reads.memberKey(record),
+    memberKeys: (account) => reads.memberKeys(account),
   });
   const openByKey = new Map(open.map((finding) => [driftKey(finding), finding]));
   const pending: PendingDrift[] = [];

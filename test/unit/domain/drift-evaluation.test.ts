@@ -46,7 +46,7 @@ const groups = [
 ];
 
 function scope(records: AccountRecord[], skip: string[] = []): DriftScope {
-  return { records, groups, memberKey: (r) => r.targetId, skip: new Set(skip) };
+  return { records, groups, memberKeys: (r) => [r.targetId], skip: new Set(skip) };
 }
 
 describe('evaluateDrift', () => {
