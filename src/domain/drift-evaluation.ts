@@ -20,6 +20,11 @@ export interface DriftScope {
    * settle window, so reads may not show its writes yet. They are checked again after it.
    */
   skip?: ReadonlySet<string>;
+  /**
+   * The connector's canonical form of an account ID (`Connector.accountKey`): a finding stored
+   * under another spelling of a linked account's ID is that account's. Default: the ID as is.
+   */
+  accountKey?(accountId: string): string;
 }
 
 export interface DriftEvaluation {
@@ -41,6 +46,11 @@ export interface DriftEvaluation {
 export interface Closure {
   because: string;
   outOfScope: boolean;
+  /**
+   * The linked account's ID as the service's record spells it, where the finding spells it
+   * otherwise: second reads ask the target about the member as the service wrote it.
+   */
+  accountId?: string;
 }
 
 /**
@@ -58,7 +68,10 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
   const keysOf = new Map(linked.map((record) => [record, scope.memberKeys(record)]));
   // Under every form a member list may name it: access held in either form is the account's.
   const records = byEveryKey(linked, (record) => keysOf.get(record) ?? []);
-  const byAccountId = new Map(linked.map((record) => [record.accountId, record]));
+  const accountKey = (accountId: string) => scope.accountKey?.(accountId) ?? accountId;
+  const byAccountId = new Map(linked.map((record) => [accountKey(record.accountId), record]));
+  const recordOf = (subject: DriftSubject) =>
+    subject.accountId === undefined ? undefined : byAccountId.get(accountKey(subject.accountId));
   const accountsByKey = byEveryKey([...view.accounts.values()], (account) => [
     account.key,
     ...(account.name === undefined
@@ -171,7 +184,7 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
       if (key === undefined) return 'the member is no longer in the group';
       return records.has(key) ? 'the member is now an account the service links' : undefined;
     }
-    const record = subject.accountId === undefined ? undefined : byAccountId.get(subject.accountId);
+    const record = recordOf(subject);
     if (record === undefined || record.targetId !== subject.targetId) return undefined;
     if (skipped(record.accountId)) return undefined;
     const account = view.accounts.get(record.targetId);
@@ -204,20 +217,24 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
     }
   };
   const scopedClosure = (subject: DriftSubject): Closure | undefined => {
-    if (subject.type !== 'unlinkedMember') {
-      const record =
-        subject.accountId === undefined ? undefined : byAccountId.get(subject.accountId);
-      if (record === undefined || record.targetId !== subject.targetId) {
-        return outOfScope('the service no longer links this account (deleted, or linked anew)');
-      }
+    if (subject.type === 'unlinkedMember') return closure(subject);
+    const record = recordOf(subject);
+    if (record === undefined || record.targetId !== subject.targetId) {
+      return outOfScope('the service no longer links this account (deleted, or linked anew)');
     }
-    return closure(subject);
+    const found = closure(subject);
+    return found === undefined || record.accountId === subject.accountId
+      ? found
+      : { ...found, accountId: record.accountId };
   };
   return { candidates, closure: scopedClosure };
 }
 
 /** Each item under each of its keys; a key two items share stays the first one's. */
-function byEveryKey<T>(items: readonly T[], keysOf: (item: T) => readonly string[]): Map<string, T> {
+function byEveryKey<T>(
+  items: readonly T[],
+  keysOf: (item: T) => readonly string[],
+): Map<string, T> {
   const map = new Map<string, T>();
   // The form additions write first, for every item, then the other forms.
   const forms = items.map((item) => keysOf(item));
