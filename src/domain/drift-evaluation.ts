@@ -40,8 +40,9 @@ export interface DriftEvaluation {
 
 /**
  * Why a finding no longer holds. `outOfScope`: its account is no longer linked or its group
- * no longer managed, which the service's own records tell; else a read of the target showed
- * it, and a second read must confirm that before the finding is closed.
+ * no longer managed, or the service's record no longer knows what the finding compares with
+ * (the state or membership it set), which the service's own records tell; else a read of the
+ * target showed it, and a second read must confirm that before the finding is closed.
  */
 export interface Closure {
   because: string;
@@ -193,8 +194,8 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
         if (account !== undefined) return 'the account is on the target again';
         return undefined;
       case 'accountStateChangedOutside':
-        if (account?.enabled === undefined) return undefined;
-        return record.enabled === undefined || account.enabled === record.enabled
+        if (account?.enabled === undefined || record.enabled === undefined) return undefined;
+        return account.enabled === record.enabled
           ? 'the account is in the state the service set last'
           : undefined;
       default: {
@@ -212,7 +213,11 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
           return assigned ? 'the service assigned the membership since' : undefined;
         }
         if (member) return 'the account is a member of the group again';
-        return assigned ? undefined : 'the service revoked the membership since';
+        if (assigned) return undefined;
+        // Not assigned because a grant or revoke of it was never confirmed: no revoke is known.
+        return (record.unconfirmedGroups ?? []).includes(subject.groupId ?? '')
+          ? UNKNOWN_MEMBERSHIP
+          : 'the service revoked the membership since';
       }
     }
   };
@@ -222,12 +227,38 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
     if (record === undefined || record.targetId !== subject.targetId) {
       return outOfScope('the service no longer links this account (deleted, or linked anew)');
     }
+    // What the service set is no longer known: the finding's comparison has nothing to rest on.
+    const unknownState = stateUnknown(subject, record);
+    if (unknownState !== undefined) return outOfScope(unknownState);
     const found = closure(subject);
     return found === undefined || record.accountId === subject.accountId
       ? found
       : { ...found, accountId: record.accountId };
   };
   return { candidates, closure: scopedClosure };
+}
+
+/** Why a membership finding closes when the service's record no longer knows the membership. */
+const UNKNOWN_MEMBERSHIP =
+  "the service's record no longer knows whether the account is a member: a grant or revoke " +
+  'of it, whose answer was lost, was neither confirmed nor refuted';
+
+/**
+ * Why a state finding no longer holds when the service's record does not know the state it set
+ * (a lock or unlock whose answer was lost, neither confirmed nor refuted since); else undefined.
+ */
+function stateUnknown(subject: DriftSubject, record: AccountRecord): string | undefined {
+  if (subject.type !== 'accountStateChangedOutside' || record.enabled !== undefined) {
+    return undefined;
+  }
+  if (record.enabledUnconfirmed === undefined) {
+    return "the service's record no longer holds a state the service set";
+  }
+  const write = record.enabledUnconfirmed ? 'unlock' : 'lock';
+  return (
+    `the service's record no longer knows the state it set: the ${write} of ` +
+    `${record.enabledAt ?? 'an earlier request'}, whose answer was lost, was neither confirmed nor refuted`
+  );
 }
 
 /** Each item under each of its keys; a key two items share stays the first one's. */
