@@ -120,7 +120,10 @@ export async function judgeDrift(
   const news = foundBy(run, [...open, ...stored]);
   if (news.length > 0) {
     await s.driftEvents.send(news.map(driftEventOf));
-    for (const finding of news) count(pass.found, finding.type);
+    // Counted by the attempt that stored it: one loaded open was an earlier attempt's.
+    for (const finding of news) {
+      if (!openFindings.has(finding.findingId)) count(pass.found, finding.type);
+    }
   }
   for (const finding of closedBy(run, stored)) count(pass.closed, finding.type);
   return pass;
