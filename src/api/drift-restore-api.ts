@@ -81,12 +81,14 @@ export function driftRestoreHandler(deps: ApiDeps) {
         `restore what the service assigned: drift findings ${planned.findingIds.join(', ')}`,
       ...(audit.correlationId === undefined ? {} : { correlationId: audit.correlationId }),
     });
+    // One request per account, however its findings spell it (two would race for its lease).
+    const plans = planRestore(chosen.findings, (id) => services.registry.accountKey(name, id));
     if (mode === 'preview') {
-      return previewRestores(deps, name, planRestore(chosen.findings), bodyOf, chosen.skipped);
+      return previewRestores(deps, name, plans, bodyOf, chosen.skipped);
     }
     const orchestrations = deps.orchestrations(context);
     const restores = [];
-    for (const planned of planRestore(chosen.findings)) {
+    for (const planned of plans) {
       const findings = chosen.findings.filter((f) => planned.findingIds.includes(f.findingId));
       // A restore of these findings still running (a retried POST whose answer was lost):
       // it is the answer, and nothing starts twice.

@@ -1,7 +1,7 @@
 import type { AccountRecord } from './account-record';
 import type { DriftSubject } from './drift-finding';
 import type { GroupRef } from './group';
-import type { TargetView, ViewAccount } from './target-view';
+import type { TargetView, ViewMember } from './target-view';
 
 /** What reconciliation compares the target with (issue 18: its scope). */
 export interface DriftScope {
@@ -9,13 +9,22 @@ export interface DriftScope {
   records: readonly AccountRecord[];
   /** The managed groups: the role catalogue's present groups whose members the service writes. */
   groups: readonly GroupRef[];
-  /** How member lists name a linked account (the connector's member value). */
-  memberKey(record: Pick<AccountRecord, 'accountId' | 'targetId'>): string;
+  /**
+   * Every key member lists may name an account by, in the compared form (a SCIM group may
+   * hold it under its userName or its SCIM id: member-value-forms.ts): the form additions
+   * write first. `accountId` is the account ID, or an account's name on the target.
+   */
+  memberKeys(account: { accountId: string; targetId: string }): readonly string[];
   /**
    * Account IDs (lower case) not judged now: a request for them runs or ended inside the
    * settle window, so reads may not show its writes yet. They are checked again after it.
    */
   skip?: ReadonlySet<string>;
+  /**
+   * The connector's canonical form of an account ID (`Connector.accountKey`): a finding stored
+   * under another spelling of a linked account's ID is that account's. Default: the ID as is.
+   */
+  accountKey?(accountId: string): string;
 }
 
 export interface DriftEvaluation {
@@ -31,12 +40,18 @@ export interface DriftEvaluation {
 
 /**
  * Why a finding no longer holds. `outOfScope`: its account is no longer linked or its group
- * no longer managed, which the service's own records tell; else a read of the target showed
- * it, and a second read must confirm that before the finding is closed.
+ * no longer managed, or the service's record no longer knows what the finding compares with
+ * (the state or membership it set), which the service's own records tell; else a read of the
+ * target showed it, and a second read must confirm that before the finding is closed.
  */
 export interface Closure {
   because: string;
   outOfScope: boolean;
+  /**
+   * The linked account's ID as the service's record spells it, where the finding spells it
+   * otherwise: second reads ask the target about the member as the service wrote it.
+   */
+  accountId?: string;
 }
 
 /**
@@ -45,20 +60,28 @@ export interface Closure {
  * Linear in the members read and the assignments held.
  *
  * @example
- * evaluateDrift(view, { records, groups, memberKey: (r) => r.targetId }).candidates;
+ * evaluateDrift(view, { records, groups, memberKeys: (r) => [r.targetId] }).candidates;
  * // [{ type: 'memberAddedOutside', accountId: 'ada', targetId: 'u1', groupId: 'g2', groupName: 'Sales' }]
  */
 export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluation {
   const groups = new Map(scope.groups.map((group) => [group.id, group]));
-  const records = new Map<string, AccountRecord>();
-  const byAccountId = new Map<string, AccountRecord>();
-  for (const record of scope.records) {
-    if (record.targetId === '') continue;
-    records.set(scope.memberKey(record), record);
-    byAccountId.set(record.accountId, record);
-  }
-  const accountsByKey = new Map<string, ViewAccount>();
-  for (const account of view.accounts.values()) accountsByKey.set(account.key, account);
+  const linked = scope.records.filter((record) => record.targetId !== '');
+  const keysOf = new Map(linked.map((record) => [record, scope.memberKeys(record)]));
+  // Under every form a member list may name it: access held in either form is the account's.
+  const records = byEveryKey(linked, (record) => keysOf.get(record) ?? []);
+  const accountKey = (accountId: string) => scope.accountKey?.(accountId) ?? accountId;
+  const byAccountId = new Map(linked.map((record) => [accountKey(record.accountId), record]));
+  const recordOf = (subject: DriftSubject) =>
+    subject.accountId === undefined ? undefined : byAccountId.get(accountKey(subject.accountId));
+  const accountsByKey = byEveryKey([...view.accounts.values()], (account) => [
+    account.key,
+    ...(account.name === undefined
+      ? []
+      : scope.memberKeys({ accountId: account.name, targetId: account.id })),
+  ]);
+  /** Whether a read group lists the linked account, in any form. */
+  const lists = (members: Map<string, ViewMember>, record: AccountRecord) =>
+    (keysOf.get(record) ?? []).some((key) => members.has(key));
   const skipped = (name: string | undefined) =>
     name !== undefined && scope.skip?.has(name.toLowerCase()) === true;
   /** Whether the view tells about this linked account's memberships. */
@@ -66,7 +89,7 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
     !skipped(record.accountId) && (!view.accountsComplete || view.accounts.has(record.targetId));
 
   const candidates: DriftSubject[] = [];
-  for (const record of records.values()) {
+  for (const record of linked) {
     if (skipped(record.accountId)) continue;
     const account = view.accounts.get(record.targetId);
     if (account === undefined) {
@@ -92,20 +115,23 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
         observedEnabled: account.enabled,
       });
     }
-    const key = scope.memberKey(record);
     for (const groupId of record.assignedGroups) {
       const members = view.members.get(groupId);
       const group = groups.get(groupId);
-      if (members === undefined || group === undefined || members.has(key)) continue;
+      if (members === undefined || group === undefined || lists(members, record)) continue;
       candidates.push(membership('memberRemovedOutside', record, group));
     }
   }
   for (const [groupId, members] of view.members) {
     const group = groups.get(groupId);
     if (group === undefined) continue;
+    // An account held under both forms is one membership.
+    const judged = new Set<AccountRecord>();
     for (const [key, member] of members) {
       const record = records.get(key);
       if (record !== undefined) {
+        if (judged.has(record)) continue;
+        judged.add(record);
         // A group whose membership the record does not know is no evidence either way.
         const known = !(record.unconfirmedGroups ?? []).includes(groupId);
         if (accountRead(record) && known && !record.assignedGroups.includes(groupId)) {
@@ -159,7 +185,7 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
       if (key === undefined) return 'the member is no longer in the group';
       return records.has(key) ? 'the member is now an account the service links' : undefined;
     }
-    const record = subject.accountId === undefined ? undefined : byAccountId.get(subject.accountId);
+    const record = recordOf(subject);
     if (record === undefined || record.targetId !== subject.targetId) return undefined;
     if (skipped(record.accountId)) return undefined;
     const account = view.accounts.get(record.targetId);
@@ -168,8 +194,8 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
         if (account !== undefined) return 'the account is on the target again';
         return undefined;
       case 'accountStateChangedOutside':
-        if (account?.enabled === undefined) return undefined;
-        return record.enabled === undefined || account.enabled === record.enabled
+        if (account?.enabled === undefined || record.enabled === undefined) return undefined;
+        return account.enabled === record.enabled
           ? 'the account is in the state the service set last'
           : undefined;
       default: {
@@ -181,27 +207,76 @@ export function evaluateDrift(view: TargetView, scope: DriftScope): DriftEvaluat
         const members = view.members.get(subject.groupId ?? '');
         if (members === undefined) return undefined;
         const assigned = record.assignedGroups.includes(subject.groupId ?? '');
-        const member = members.has(scope.memberKey(record));
+        const member = lists(members, record);
         if (subject.type === 'memberAddedOutside') {
           if (!member) return 'the account is no longer a member of the group';
           return assigned ? 'the service assigned the membership since' : undefined;
         }
         if (member) return 'the account is a member of the group again';
-        return assigned ? undefined : 'the service revoked the membership since';
+        if (assigned) return undefined;
+        // Not assigned because a grant or revoke of it was never confirmed: no revoke is known.
+        return (record.unconfirmedGroups ?? []).includes(subject.groupId ?? '')
+          ? UNKNOWN_MEMBERSHIP
+          : 'the service revoked the membership since';
       }
     }
   };
   const scopedClosure = (subject: DriftSubject): Closure | undefined => {
-    if (subject.type !== 'unlinkedMember') {
-      const record =
-        subject.accountId === undefined ? undefined : byAccountId.get(subject.accountId);
-      if (record === undefined || record.targetId !== subject.targetId) {
-        return outOfScope('the service no longer links this account (deleted, or linked anew)');
-      }
+    if (subject.type === 'unlinkedMember') return closure(subject);
+    const record = recordOf(subject);
+    if (record === undefined || record.targetId !== subject.targetId) {
+      return outOfScope('the service no longer links this account (deleted, or linked anew)');
     }
-    return closure(subject);
+    // What the service set is no longer known: the finding's comparison has nothing to rest on.
+    const unknownState = stateUnknown(subject, record);
+    if (unknownState !== undefined) return outOfScope(unknownState);
+    const found = closure(subject);
+    return found === undefined || record.accountId === subject.accountId
+      ? found
+      : { ...found, accountId: record.accountId };
   };
   return { candidates, closure: scopedClosure };
+}
+
+/** Why a membership finding closes when the service's record no longer knows the membership. */
+const UNKNOWN_MEMBERSHIP =
+  "the service's record no longer knows whether the account is a member: a grant or revoke " +
+  'of it, whose answer was lost, was neither confirmed nor refuted';
+
+/**
+ * Why a state finding no longer holds when the service's record does not know the state it set
+ * (a lock or unlock whose answer was lost, neither confirmed nor refuted since); else undefined.
+ */
+function stateUnknown(subject: DriftSubject, record: AccountRecord): string | undefined {
+  if (subject.type !== 'accountStateChangedOutside' || record.enabled !== undefined) {
+    return undefined;
+  }
+  if (record.enabledUnconfirmed === undefined) {
+    return "the service's record no longer holds a state the service set";
+  }
+  const write = record.enabledUnconfirmed ? 'unlock' : 'lock';
+  return (
+    `the service's record no longer knows the state it set: the ${write} of ` +
+    `${record.enabledAt ?? 'an earlier request'}, whose answer was lost, was neither confirmed nor refuted`
+  );
+}
+
+/** Each item under each of its keys; a key two items share stays the first one's. */
+function byEveryKey<T>(
+  items: readonly T[],
+  keysOf: (item: T) => readonly string[],
+): Map<string, T> {
+  const map = new Map<string, T>();
+  // The form additions write first, for every item, then the other forms.
+  const forms = items.map((item) => keysOf(item));
+  const most = Math.max(0, ...forms.map((keys) => keys.length));
+  for (let form = 0; form < most; form++) {
+    for (const [index, keys] of forms.entries()) {
+      const key = keys[form];
+      if (key !== undefined && key !== '' && !map.has(key)) map.set(key, items[index]!);
+    }
+  }
+  return map;
 }
 
 function outOfScope(because: string): Closure {

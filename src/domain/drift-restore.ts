@@ -26,20 +26,27 @@ export function notRestorable(finding: Pick<DriftFinding, 'type' | 'status'>): s
  * per account: revoke what was added outside, grant again what was removed, lock or unlock
  * back to the state the service set last. Memberships first, then the state. Findings that
  * cannot be restored are the caller's to refuse or skip (see {@link notRestorable}).
+ * `accountKey` is the connector's canonical form of an account ID: findings of one account
+ * under two spellings make one request (two would race for the account's lease), under the
+ * spelling of its first finding.
  *
  * @example
- * planRestore([{ type: 'memberAddedOutside', accountId: 'ada', groupId: 'g2', findingId: 'f1', ... }]);
+ * planRestore([{ type: 'memberAddedOutside', accountId: 'ada', groupId: 'g2', findingId: 'f1', ... }], (id) => id.toLowerCase());
  * // [{ accountId: 'ada', actions: [{ type: 'revoke', groups: [{ id: 'g2' }] }], findingIds: ['f1'] }]
  */
-export function planRestore(findings: readonly DriftFinding[]): RestoreRequest[] {
-  const byAccount = new Map<string, DriftFinding[]>();
+export function planRestore(
+  findings: readonly DriftFinding[],
+  accountKey: (accountId: string) => string,
+): RestoreRequest[] {
+  const byAccount = new Map<string, { accountId: string; list: DriftFinding[] }>();
   for (const finding of findings) {
     if (notRestorable(finding) !== undefined || finding.accountId === undefined) continue;
-    const list = byAccount.get(finding.accountId) ?? [];
-    list.push(finding);
-    byAccount.set(finding.accountId, list);
+    const key = accountKey(finding.accountId);
+    const account = byAccount.get(key) ?? { accountId: finding.accountId, list: [] };
+    account.list.push(finding);
+    byAccount.set(key, account);
   }
-  return [...byAccount].map(([accountId, list]) => {
+  return [...byAccount.values()].map(({ accountId, list }) => {
     const groups = (type: DriftFinding['type']) =>
       [
         ...new Set(

@@ -33,10 +33,12 @@ export interface ReconciliationReads {
   /** How the bulk reads and the second reads are made, for the findings' evidence. */
   readonly sources: { members: string; accounts: string; recheck: string };
   /**
-   * How member lists name a linked account, in the form they are compared in (its object id;
-   * the SCIM member value without case).
+   * Every key member lists may name an account by, in the form they are compared in (its
+   * object id; the SCIM member values without case: a group may hold the account under its
+   * userName or its SCIM id), the form additions write first. `accountId` is the account ID,
+   * or the account's name on the target.
    */
-  memberKey(account: { accountId: string; targetId: string }): string;
+  memberKeys(account: { accountId: string; targetId: string }): string[];
   /**
    * The member value itself, spelled as the target spells it: what a second read asks the
    * target about (a `members eq` filter names the member exactly as the target stores it).

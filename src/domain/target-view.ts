@@ -75,7 +75,10 @@ export interface RecheckItem {
   targetId: string;
   /** How member lists name it, spelled as the target spells it (`memberValue`, never the compared form). */
   key: string;
-  /** Its name on the target, where known (a member not linked by the service). */
+  /**
+   * Its name on the target, where known: a member's the service does not link, or the name a
+   * linked account's ID gives it. A member list may name the account by it.
+   */
   name?: string;
   /** Groups to tell direct membership of. */
   groupIds: string[];

@@ -1,15 +1,21 @@
-import { createHash } from 'node:crypto';
-import { odata, type TableClient, type TableEntityResult } from '@azure/data-tables';
-import {
-  driftKey,
-  isDriftType,
-  subjectDetailsOf,
-  type DriftFinding,
-  type DriftSubjectDetails,
-} from '../domain/drift-finding';
+import { randomUUID } from 'node:crypto';
+import type { TableClient } from '@azure/data-tables';
+import { odata } from '@azure/data-tables';
+import { isDriftType, type DriftFinding } from '../domain/drift-finding';
 import { ProvisioningError } from '../domain/errors';
 import { emptyTally, type DriftTally } from '../domain/reconciliation-result';
-import { accountFilter, ACCOUNT_IDS_AS_GIVEN, type AccountKeys } from './account-keys';
+import { ACCOUNT_IDS_AS_GIVEN, type AccountKeys } from './account-keys';
+import {
+  claimKeyOf,
+  CLOSED,
+  fromRow,
+  OPEN,
+  queryFilter,
+  rowKeyOf,
+  toRow,
+  versionOf,
+  type FindingRow,
+} from './drift-finding-rows';
 import { EnsuredTable } from './ensured-table';
 import type {
   DriftFindingStore,
@@ -20,19 +26,9 @@ import type {
 } from './drift-findings';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
 import { readPage } from './table-page';
-import { decodeTableKey, encodeTableKey } from './table-key';
+import { encodeTableKey } from './table-key';
 import { submitTransaction, type TableAction } from './table-transaction';
 
-/**
- * RowKey prefixes: open findings sort before closed ones ('o' < 'x'); a subject's claim
- * sorts before both, outside the report's ranges.
- */
-const CLAIM = 'k~';
-const OPEN = 'o~';
-const CLOSED = 'x~';
-/** A finding's version: its row's prefix, whether it holds its subject's claim, its ETag. */
-const CLAIMED = 'k';
-const UNCLAIMED = '-';
 /** Azure Table Storage: at most 100 operations per entity group transaction. */
 const MAX_BATCH = 100;
 /**
@@ -40,28 +36,6 @@ const MAX_BATCH = 100;
  * it again: passes that overlap are a few at most (a run, its retry, a restore).
  */
 const ATTEMPTS = 5;
-
-interface FindingRow extends DriftSubjectDetails {
-  findingId: string;
-  type: string;
-  status: string;
-  targetId: string;
-  firstSeen: string;
-  lastConfirmed: string;
-  closedAt?: string;
-  firstJobId: string;
-  lastJobId: string;
-  closedJobId?: string;
-  closedBecause?: string;
-  /** JSON array of strings. */
-  evidence: string;
-  restoreRequestId?: string;
-  restoreAt?: string;
-  /** An open finding written with its subject's claim (rows written before claims have none). */
-  claimed?: boolean;
-  /** The account's key (account-keys.ts), beside its ID; absent in rows written before. */
-  accountKey?: string;
-}
 
 /**
  * Drift findings in Table Storage: PartitionKey the connector, RowKey `o~<id>` while open and
@@ -160,6 +134,7 @@ export class TableDriftFindings implements DriftFindingStore {
 
   async save(changes: readonly FindingChange[]): Promise<DriftFinding[]> {
     const client = await this.table.client();
+    const writeId = randomUUID();
     const byPartition = new Map<string, Planned[]>();
     // A transaction may name an entity once: the last change of a finding wins.
     const latest = new Map(
@@ -168,7 +143,8 @@ export class TableDriftFindings implements DriftFindingStore {
     for (const change of latest.values()) {
       const target = change.judge(change.read);
       if (target === undefined) continue;
-      const planned = { change, target, actions: actionsOf(change.read, target, this.keys) };
+      const actions = actionsOf(change.read, target, this.keys, writeId);
+      const planned = { change, target, actions, writeId };
       const partitionKey = encodeTableKey(change.connector);
       byPartition.set(partitionKey, [...(byPartition.get(partitionKey) ?? []), planned]);
     }
@@ -219,7 +195,7 @@ export class TableDriftFindings implements DriftFindingStore {
 
   /** One finding, judged again on a fresh copy each time another pass changed it first. */
   private async writeOne(client: TableClient, planned: Planned): Promise<DriftFinding | undefined> {
-    const { change } = planned;
+    const { change, writeId } = planned;
     let { target, actions } = planned;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -228,6 +204,8 @@ export class TableDriftFindings implements DriftFindingStore {
       } catch (error) {
         if (!isConflict(error)) throw storageFailure('save a drift finding', error);
       }
+      // Its own write, applied though answered with an error, that the retry met: stored.
+      if (await this.wroteIt(client, target, writeId)) return target;
       if (attempt === ATTEMPTS) {
         throw new ProvisioningError(
           'DRIFT_FINDING_CONTENDED',
@@ -243,7 +221,26 @@ export class TableDriftFindings implements DriftFindingStore {
       const again = change.judge(fresh);
       if (again === undefined) return undefined;
       target = again;
-      actions = actionsOf(fresh, again, this.keys);
+      actions = actionsOf(fresh, again, this.keys, writeId);
+    }
+  }
+
+  /** Whether the finding's row is as this save wrote it (its `writeId`). */
+  private async wroteIt(
+    client: TableClient,
+    target: DriftFinding,
+    writeId: string,
+  ): Promise<boolean> {
+    try {
+      const row = await client.getEntity<Pick<FindingRow, 'writeId'>>(
+        encodeTableKey(target.connector),
+        rowKeyOf(target),
+        { queryOptions: { select: ['writeId'] } },
+      );
+      return row.writeId === writeId;
+    } catch (error) {
+      if (storageStatus(error) === 404) return false;
+      throw storageFailure('read a drift finding', error);
     }
   }
 
@@ -272,6 +269,8 @@ interface Planned {
   change: FindingChange;
   target: DriftFinding;
   actions: TableAction[];
+  /** The save's id, written on every row it writes. */
+  writeId: string;
 }
 
 /**
@@ -284,6 +283,7 @@ function actionsOf(
   base: StoredFinding | undefined,
   target: DriftFinding,
   keys: AccountKeys,
+  writeId: string,
 ): TableAction[] {
   const partitionKey = encodeTableKey(target.connector);
   const row = (claimed: boolean) => ({
@@ -294,6 +294,7 @@ function actionsOf(
       ? {}
       : { accountKey: keys.keyOf(target.connector, target.accountId) }),
     ...(claimed && target.status === 'open' ? { claimed: true } : {}),
+    writeId,
   });
   const read = base?.version === undefined ? undefined : versionOf(base.version, target.findingId);
   if (read === undefined) {
@@ -323,31 +324,6 @@ function actionsOf(
   );
 }
 
-/**
- * A finding's version: the row it was read from (open or closed), whether it holds its
- * subject's claim, and that row's ETag. The row's prefix is two characters (`o~`, `x~`),
- * the claim's mark one (absent from versions read before claims: an ETag starts `W/`).
- */
-function versionOf(
-  version: string,
-  findingId: string,
-): { rowKey: string; etag: string; claimed: boolean } | undefined {
-  const prefix = version.slice(0, 2);
-  if (prefix !== OPEN && prefix !== CLOSED) return undefined;
-  const mark = version.slice(2, 3);
-  const marked = mark === CLAIMED || mark === UNCLAIMED;
-  return {
-    rowKey: `${prefix}${encodeTableKey(findingId)}`,
-    etag: version.slice(marked ? 3 : 2),
-    claimed: mark === CLAIMED,
-  };
-}
-
-/** The RowKey of a subject's claim: a digest of its identity, one per subject. */
-function claimKeyOf(finding: DriftFinding): string {
-  return `${CLAIM}${createHash('sha256').update(driftKey(finding)).digest('hex')}`;
-}
-
 function rowKeyOfAction(action: TableAction): string {
   return String(action[1].rowKey);
 }
@@ -356,83 +332,4 @@ function rowKeyOfAction(action: TableAction): string {
 function isConflict(error: unknown): boolean {
   const status = storageStatus(error);
   return status === 404 || status === 409 || status === 412;
-}
-
-function rowKeyOf(finding: Pick<DriftFinding, 'status' | 'findingId'>): string {
-  return `${finding.status === 'open' ? OPEN : CLOSED}${encodeTableKey(finding.findingId)}`;
-}
-
-function queryFilter(query: DriftQuery, keys: AccountKeys): string {
-  const clauses = [odata`PartitionKey eq ${encodeTableKey(query.connector)}`];
-  // Claims are no findings: they sort before every finding's row.
-  if (query.status === undefined) clauses.push(odata`RowKey ge ${OPEN}`);
-  if (query.status === 'open') clauses.push(odata`RowKey ge ${OPEN} and RowKey lt ${'o~\uffff'}`);
-  if (query.status === 'closed')
-    clauses.push(odata`RowKey ge ${CLOSED} and RowKey lt ${'x~\uffff'}`);
-  if (query.type !== undefined) clauses.push(odata`type eq ${query.type}`);
-  if (query.accountId !== undefined) {
-    clauses.push(accountFilter(keys, query.accountId, query.connector));
-  }
-  if (query.groupId !== undefined) clauses.push(odata`groupId eq ${query.groupId}`);
-  return clauses.join(' and ');
-}
-
-function toRow(finding: DriftFinding): FindingRow {
-  return {
-    findingId: finding.findingId,
-    type: finding.type,
-    status: finding.status,
-    targetId: finding.targetId,
-    ...subjectDetailsOf(finding),
-    firstSeen: finding.firstSeen,
-    lastConfirmed: finding.lastConfirmed,
-    ...optional('closedAt', finding.closedAt),
-    firstJobId: finding.firstJobId,
-    lastJobId: finding.lastJobId,
-    ...optional('closedJobId', finding.closedJobId),
-    ...optional('closedBecause', finding.closedBecause),
-    evidence: JSON.stringify(finding.evidence),
-    ...optional('restoreRequestId', finding.restore?.requestId),
-    ...optional('restoreAt', finding.restore?.at),
-  };
-}
-
-function fromRow(row: TableEntityResult<FindingRow>): StoredFinding {
-  return {
-    findingId: row.findingId,
-    connector: decodeTableKey(row.partitionKey ?? ''),
-    type: isDriftType(row.type) ? row.type : 'unlinkedMember',
-    status: row.status === 'closed' ? 'closed' : 'open',
-    targetId: row.targetId,
-    ...subjectDetailsOf(row),
-    firstSeen: row.firstSeen,
-    lastConfirmed: row.lastConfirmed,
-    ...optional('closedAt', row.closedAt),
-    firstJobId: row.firstJobId,
-    lastJobId: row.lastJobId,
-    ...optional('closedJobId', row.closedJobId),
-    ...optional('closedBecause', row.closedBecause),
-    evidence: readEvidence(row.evidence),
-    ...(row.restoreRequestId === undefined || row.restoreAt === undefined
-      ? {}
-      : { restore: { requestId: row.restoreRequestId, at: row.restoreAt } }),
-    ...(row.etag === undefined
-      ? {}
-      : {
-          version: `${(row.rowKey ?? '').slice(0, 2)}${row.claimed === true ? CLAIMED : UNCLAIMED}${row.etag}`,
-        }),
-  };
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
-}
-
-function readEvidence(text: string | undefined): string[] {
-  try {
-    const parsed = JSON.parse(text ?? '[]') as unknown;
-    return Array.isArray(parsed) ? parsed.map(String) : [];
-  } catch {
-    return [];
-  }
 }

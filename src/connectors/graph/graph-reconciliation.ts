@@ -36,7 +36,7 @@ export function graphReconciliation(context: GraphContext): ReconciliationReads 
       accounts: `GET /users/delta?$select=${USER_PROPERTIES}`,
       recheck: 'GET /users/{id} and /users/{id}/memberOf (in $batch)',
     },
-    memberKey: (account) => account.targetId,
+    memberKeys: (account) => [account.targetId],
     memberValue: (account) => account.targetId,
     accountName: (accountId) => toUserPrincipalName(accountId, context.settings.upnDomain),
     readMembers: (groupIds, cursor) => readMembers(context, groupIds, cursor),

@@ -11,7 +11,7 @@ import { interpretListResponse } from './list-response';
 import { readAllPages } from './pager';
 import type { ScimHttp } from './scim-http';
 import type { MembershipChecks } from './membership-check';
-import { memberValueKey } from './member-value-forms';
+import { memberValueForms, memberValueKey } from './member-value-forms';
 import { memberValueOf, readMemberValues } from './scim-memberships';
 import { scimUrl } from './scim-paths';
 import type { ScimConnectorSettings } from './scim-settings';
@@ -48,11 +48,12 @@ export function scimReconciliation(
       accounts: 'GET /Users?attributes=id,userName,active (every page)',
       recheck: 'GET /Users/{id} and GET /Groups?filter=id eq "g" and members eq "u"',
     },
-    // Member lists are compared as the request path compares them: without case; the
-    // second read asks about the value as written (a server may compare it exactly).
-    memberKey: (account) =>
-      memberValueKey(
-        memberValueOf(settings, { accountId: account.accountId, id: account.targetId }),
+    // Member lists are compared as the request path compares them: without case, in either
+    // form a group may hold the account in; the second read asks about the value as written
+    // (a server may compare it exactly).
+    memberKeys: (account) =>
+      memberValueForms(account.accountId, account.targetId, settings.memberValue).map(
+        memberValueKey,
       ),
     memberValue: (account) =>
       memberValueOf(settings, { accountId: account.accountId, id: account.targetId }),
@@ -166,6 +167,7 @@ class ScimReconciliationReads {
     const values = [
       item.key,
       item.targetId,
+      ...(item.name === undefined ? [] : [item.name]),
       ...(result.name === undefined ? [] : [result.name]),
     ].filter(
       (value, index, all) =>

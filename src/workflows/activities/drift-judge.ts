@@ -28,6 +28,11 @@ export interface JudgeRun {
   jobId: string;
   /** ISO time the run started: findings first seen by it carry it. */
   at: string;
+  /**
+   * The connector's canonical form of an account ID (`Connector.accountKey`): findings of one
+   * account under two spellings are judged, and checked for requests, as one account.
+   */
+  accountKey(accountId: string): string;
   /** When this pass's first read began (ms): requests ending after it minus the window are too recent. */
   readStartMs: number;
   settleMs: number;
@@ -54,10 +59,14 @@ export async function judgeDrift(
 ): Promise<ReconciliationPass> {
   const openFindings = new Map(open.map((finding) => [finding.findingId, finding]));
   const pass = emptyPass();
-  const byAccount = groupByAccount(pending);
-  const busy = await busyAccounts(s, run, [...byAccount.keys()]);
+  const byAccount = groupByAccount(run, pending);
+  const busy = await busyAccounts(
+    s,
+    run,
+    [...byAccount.values()].map(({ account }) => account),
+  );
   const ready: PendingDrift[] = [];
-  for (const [account, items] of byAccount) {
+  for (const { account, items } of byAccount.values()) {
     const deferral = busy.get(account);
     if (deferral === undefined) ready.push(...items);
     else pass.deferred.push({ account, ...deferral, pending: items });
@@ -66,12 +75,17 @@ export async function judgeDrift(
   // A member the first read knew by id only is named by its second read.
   const named = ready.map((item) => withName(item, rechecks.get(item.subject.targetId)));
   const records = await freshRecords(s, run, named);
-  const busyAfter = await busyAccounts(s, run, [...groupByAccount(named).keys()]);
+  const accountsAfter = groupByAccount(run, named);
+  const busyAfter = await busyAccounts(
+    s,
+    run,
+    [...accountsAfter.values()].map(({ account }) => account),
+  );
 
   const found: DriftFinding[] = [];
   const changes: FindingChange[] = [];
   for (const item of named) {
-    const account = accountOf(item.subject);
+    const { account } = accountsAfter.get(keyOf(run, item.subject))!;
     const deferral = busyAfter.get(account);
     if (deferral !== undefined) {
       pass.deferred.push({ account, ...deferral, pending: [item] });
@@ -106,7 +120,10 @@ export async function judgeDrift(
   const news = foundBy(run, [...open, ...stored]);
   if (news.length > 0) {
     await s.driftEvents.send(news.map(driftEventOf));
-    for (const finding of news) count(pass.found, finding.type);
+    // Counted by the attempt that stored it: one loaded open was an earlier attempt's.
+    for (const finding of news) {
+      if (!openFindings.has(finding.findingId)) count(pass.found, finding.type);
+    }
   }
   for (const finding of closedBy(run, stored)) count(pass.closed, finding.type);
   return pass;
@@ -269,13 +286,25 @@ export function accountOf(subject: DriftSubject): string {
   return subject.accountId ?? subject.memberName ?? subject.targetId;
 }
 
-function groupByAccount(pending: readonly PendingDrift[]): Map<string, PendingDrift[]> {
-  const byAccount = new Map<string, PendingDrift[]>();
+/** The canonical key of a subject's account (`accountKey`): one per account, however spelled. */
+function keyOf(run: Pick<JudgeRun, 'accountKey'>, subject: DriftSubject): string {
+  return run.accountKey(accountOf(subject));
+}
+
+/**
+ * The items by account key, each account named by the spelling its first item gives it: two
+ * spellings of one account are one account to check for requests and to defer.
+ */
+function groupByAccount(
+  run: Pick<JudgeRun, 'accountKey'>,
+  pending: readonly PendingDrift[],
+): Map<string, { account: string; items: PendingDrift[] }> {
+  const byAccount = new Map<string, { account: string; items: PendingDrift[] }>();
   for (const item of pending) {
-    const account = accountOf(item.subject);
-    const items = byAccount.get(account) ?? [];
-    items.push(item);
-    byAccount.set(account, items);
+    const key = keyOf(run, item.subject);
+    const group = byAccount.get(key) ?? { account: accountOf(item.subject), items: [] };
+    group.items.push(item);
+    byAccount.set(key, group);
   }
   return byAccount;
 }
@@ -298,7 +327,7 @@ export async function secondReads(
         accountId: accountOf(subject),
         targetId: subject.targetId,
       }),
-      ...(subject.memberName === undefined ? {} : { name: subject.memberName }),
+      ...nameOf(run.reads, subject),
       groupIds: [],
       account: false,
     };
@@ -331,6 +360,17 @@ export async function secondReads(
     }
   }
   return rechecks;
+}
+
+/**
+ * The subject's name on the target, where known: an unlinked member's, or the name a linked
+ * account's ID gives it (a SCIM group may hold the account under it rather than its id).
+ */
+function nameOf(reads: Pick<ReconciliationReads, 'accountName'>, subject: DriftSubject) {
+  const name =
+    subject.memberName ??
+    (subject.accountId === undefined ? undefined : reads.accountName(subject.accountId));
+  return name === undefined ? {} : { name };
 }
 
 /**

@@ -2,7 +2,12 @@ import type { Connector } from '../../connectors/connector';
 import type { AccountRecord } from '../../domain/account-record';
 import { confirmDrift } from '../../domain/drift-confirmation';
 import { evaluateDrift, firstReadOf } from '../../domain/drift-evaluation';
-import { DRIFT_TYPES, driftKey, type DriftType } from '../../domain/drift-finding';
+import {
+  DRIFT_TYPES,
+  driftKey,
+  type DriftSubject,
+  type DriftType,
+} from '../../domain/drift-finding';
 import { ProvisioningError } from '../../domain/errors';
 import type { GroupRef } from '../../domain/group';
 import type { ReconciliationReads } from '../../domain/reconciliation-reads';
@@ -43,7 +48,7 @@ export async function runReconciliation(
   input: ReconcileInput,
 ): Promise<BulkPass & { tally: DriftTally }> {
   const reads = readsOf(connector);
-  const run = judgeRunOf(input, reads);
+  const run = judgeRunOf(s, input, reads);
   const managed = await managedGroups(s, input.connector);
   const records: AccountRecord[] = [];
   for await (const record of s.accounts.listLinked(input.connector)) records.push(record);
@@ -70,14 +75,22 @@ export async function runReconciliation(
   const evaluation = evaluateDrift(read.view, {
     records,
     groups: managed,
-    memberKey: (record) => reads.memberKey(record),
+    memberKeys: (account) => reads.memberKeys(account),
+    accountKey: (accountId) => run.accountKey(accountId),
   });
-  const openByKey = new Map(open.map((finding) => [driftKey(finding), finding]));
+  // An open finding stored under another spelling of the account is the same subject.
+  const subjectKey = (subject: DriftSubject) =>
+    driftKey(
+      subject.accountId === undefined
+        ? subject
+        : { ...subject, accountId: run.accountKey(subject.accountId) },
+    );
+  const openByKey = new Map(open.map((finding) => [subjectKey(finding), finding]));
   const pending: PendingDrift[] = [];
   const kept: FindingChange[] = [];
   const candidates = new Set<string>();
   for (const subject of evaluation.candidates) {
-    const key = driftKey(subject);
+    const key = subjectKey(subject);
     candidates.add(key);
     const existing = openByKey.get(key);
     // Found by an earlier attempt of this very pass (Durable runs activities at least once):
@@ -92,7 +105,7 @@ export async function runReconciliation(
     });
   }
   for (const finding of open) {
-    if (candidates.has(driftKey(finding))) continue;
+    if (candidates.has(subjectKey(finding))) continue;
     const closure = evaluation.closure(finding);
     if (closure === undefined) continue;
     if (closure.outOfScope) {
@@ -100,7 +113,8 @@ export async function runReconciliation(
       continue;
     }
     pending.push({
-      subject: finding,
+      subject:
+        closure.accountId === undefined ? finding : { ...finding, accountId: closure.accountId },
       findingId: finding.findingId,
       closure: closure.because,
       firstRead: `${read.view.sources.members}, ${read.view.sources.accounts}: ${closure.because}`,
@@ -138,7 +152,7 @@ export async function recheckDeferred(
   input: RecheckDeferredInput,
 ): Promise<ReconciliationPass> {
   const reads = readsOf(connector);
-  const run = judgeRunOf(input, reads);
+  const run = judgeRunOf(s, input, reads);
   const pending = input.deferred.flatMap((deferred) => deferred.pending);
   const pass = emptyPass();
   const firstReads = await secondReads(s, run, pending, pass);
@@ -204,11 +218,16 @@ function readsOf(connector: Connector): ReconciliationReads {
   return connector.reconciliation;
 }
 
-function judgeRunOf(input: ReconcileInput, reads: ReconciliationReads): JudgeRun {
+function judgeRunOf(
+  s: WorkflowServices,
+  input: ReconcileInput,
+  reads: ReconciliationReads,
+): JudgeRun {
   const readStartMs = Date.parse(input.readAt);
   return {
     connector: input.connector,
     reads,
+    accountKey: (accountId) => s.registry.accountKey(input.connector, accountId),
     jobId: input.jobId,
     at: input.at,
     readStartMs,

@@ -75,7 +75,14 @@ export async function readTarget(
 
   const linked = new Set(records.map((record) => record.targetId));
   const memberKeys = mirror.memberKeys();
-  const keep = (account: ViewAccount) => linked.has(account.id) || memberKeys.has(account.key);
+  // A member held under any form the target names the account by (SCIM: userName or id).
+  const keep = (account: ViewAccount) =>
+    linked.has(account.id) ||
+    memberKeys.has(account.key) ||
+    (account.name !== undefined &&
+      reads
+        .memberKeys({ accountId: account.name, targetId: account.id })
+        .some((key) => memberKeys.has(key)));
   const accounts = await readAccounts(
     reads,
     mirror,
@@ -237,7 +244,7 @@ async function topUp(
   const missing = new Map<string, string>();
   for (const record of records) {
     if (!mirror.accounts.has(record.targetId))
-      missing.set(record.targetId, reads.memberKey(record));
+      missing.set(record.targetId, reads.memberKeys(record)[0] ?? record.targetId);
   }
   if (missing.size === 0) return;
   const items = [...missing].map(([targetId, key]) => ({

@@ -46,7 +46,7 @@ const groups = [
 ];
 
 function scope(records: AccountRecord[], skip: string[] = []): DriftScope {
-  return { records, groups, memberKey: (r) => r.targetId, skip: new Set(skip) };
+  return { records, groups, memberKeys: (r) => [r.targetId], skip: new Set(skip) };
 }
 
 describe('evaluateDrift', () => {
@@ -133,6 +133,38 @@ describe('evaluateDrift', () => {
     expect(
       closure({ type: 'memberRemovedOutside', accountId: 'ada', targetId: 'u1', groupId: 'g1' }),
     ).toBeUndefined();
+  });
+
+  it("closes a finding the service's record no longer knows enough to judge, saying so", () => {
+    // A lock whose answer was lost, never confirmed; a revoke of g2 likewise.
+    const ada: AccountRecord = {
+      ...record('ada', 'u1', ['g1']),
+      enabledAt: at,
+      enabledUnconfirmed: false,
+      unconfirmedGroups: ['g2'],
+    };
+    const target = view({ g1: { u1: user() }, g2: {} }, [['u1', 'ada', true]]);
+    const { closure } = evaluateDrift(target, scope([ada]));
+    const state = closure({ type: 'accountStateChangedOutside', accountId: 'ada', targetId: 'u1' });
+    expect(state).toEqual({
+      because: `the service's record no longer knows the state it set: the lock of ${at}, whose answer was lost, was neither confirmed nor refuted`,
+      outOfScope: true,
+    });
+    const removed = closure({
+      type: 'memberRemovedOutside',
+      accountId: 'ada',
+      targetId: 'u1',
+      groupId: 'g2',
+    });
+    expect(removed).toEqual({
+      because: expect.stringMatching(
+        /^the service's record no longer knows whether the account is a member: a grant or revoke/,
+      ),
+      outOfScope: false,
+    });
+    for (const found of [state, removed]) {
+      expect(found?.because).not.toMatch(/set last|revoked the membership since/);
+    }
   });
 
   it('closes what no longer holds, saying why and whether a read must confirm it', () => {

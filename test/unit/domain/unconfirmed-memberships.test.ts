@@ -145,7 +145,7 @@ describe('a reconciliation, for a group whose membership the record does not kno
       {
         records: [record],
         groups: [{ id: 'g1', displayName: 'Sales', writable: true }],
-        memberKey: (r) => r.targetId,
+        memberKeys: (r) => [r.targetId],
         skip: new Set(),
       },
     );
