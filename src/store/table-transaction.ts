@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import {
-  createDefaultHttpClient,
   createHttpHeaders,
   createPipelineRequest,
   RestError,
-  type HttpClient,
   type PipelineRequest,
   type PipelineResponse,
 } from '@azure/core-rest-pipeline';
 import type { TableClient, TableEntity, TransactionAction } from '@azure/data-tables';
 import { isLoopbackHttpUrl } from './storage-clients';
+import { storageHttpClient } from './storage-http';
 
 /** What an entity group transaction answered: one sub-response per action, in their order. */
 export interface TransactionAnswer {
@@ -47,8 +46,6 @@ const WIRE_NAMES: Record<string, string> = {
   etag: 'odata.etag',
   timestamp: 'Timestamp',
 };
-
-let httpClient: HttpClient | undefined;
 
 /**
  * Submits an entity group transaction through the client's own pipeline (its credential,
@@ -98,37 +95,55 @@ export async function submitTransaction(
   return parseAnswer(response, request, actions.length);
 }
 
+/** Where a client's calls go, worked out once per client (a URL parsed per call cost CPU). */
+interface Endpoint {
+  accountUrl: string;
+  tableUrl: string;
+  /** The client's SAS (its URL's query), if any. */
+  sas: string | undefined;
+  /** Plain http to a loopback address (Azurite). */
+  insecure: boolean;
+}
+
+const endpoints = new WeakMap<TableClient, Endpoint>();
+
 /**
  * The client's account and table URLs, without its SAS. As the client itself: clear text to
  * Azurite on this machine, never elsewhere.
  */
-export function endpointOf(client: TableClient): { accountUrl: string; tableUrl: string } {
-  const accountUrl = (client.url.split('?')[0] ?? '').replace(/\/$/, '');
-  if (!isLoopbackHttpUrl(accountUrl) && !accountUrl.startsWith('https:')) {
-    throw new Error('storage: a table call goes over https, or plain http to a loopback address');
+export function endpointOf(client: TableClient): Endpoint {
+  let endpoint = endpoints.get(client);
+  if (endpoint === undefined) {
+    const [base, sas] = client.url.split('?') as [string, string | undefined];
+    const accountUrl = base.replace(/\/$/, '');
+    const insecure = isLoopbackHttpUrl(accountUrl);
+    if (!insecure && !accountUrl.startsWith('https:')) {
+      throw new Error('storage: a table call goes over https, or plain http to a loopback address');
+    }
+    endpoint = { accountUrl, tableUrl: `${accountUrl}/${client.tableName}`, sas, insecure };
+    endpoints.set(client, endpoint);
   }
-  return { accountUrl, tableUrl: `${accountUrl}/${client.tableName}` };
+  return endpoint;
 }
 
 /**
- * A POST to `url` (the client's SAS added) through the client's own pipeline: its
- * credential, retries and API version.
+ * A POST to `url` (one of the client's own: its account's or its table's; the client's SAS
+ * added) through the client's own pipeline: its credential, retries and API version.
  */
 export async function sendToTables(
   client: TableClient,
   url: string,
   message: { body: string; headers: Record<string, string> },
 ): Promise<{ request: PipelineRequest; response: PipelineResponse }> {
-  const sas = client.url.split('?')[1];
+  const { sas, insecure } = endpointOf(client);
   const request = createPipelineRequest({
     url: sas === undefined ? url : `${url}?${sas}`,
     method: 'POST',
     body: message.body,
     headers: createHttpHeaders(message.headers),
-    allowInsecureConnection: isLoopbackHttpUrl(url),
+    allowInsecureConnection: insecure,
   });
-  httpClient ??= createDefaultHttpClient();
-  return { request, response: await client.pipeline.sendRequest(httpClient, request) };
+  return { request, response: await client.pipeline.sendRequest(storageHttpClient(), request) };
 }
 
 /** One action as a part of the changeset: the request line, its headers and its body. */
