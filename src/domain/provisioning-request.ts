@@ -74,7 +74,9 @@ export interface ProvisioningRequest extends RequestContext {
  * (`StepContext.foldsReadBack`); and a lock, unlock, grant or revoke that nothing confirmed
  * leaves its state not known in the record (`StepContext.recordsUnconfirmed`). Revision 4:
  * a delete the target made a deactivation journals and records the lock it was
- * (`StepContext.recordsDeactivation`).
+ * (`StepContext.recordsDeactivation`); and a membership read-back whose "not a member" nothing the target vouches for (a member list it
+ * may cut short) verifies nothing: the step fails saying it could not tell, and the group's
+ * membership is marked not known (`StepContext.believesUnprovenAbsence`, set before it).
  */
 export const REQUEST_REVISION = 4;
 

@@ -25,6 +25,8 @@ export interface StepsOf {
   recordsUnconfirmed?: boolean;
   /** Its deletes made deactivations are recorded as such (see `StepContext.recordsDeactivation`). */
   recordsDeactivation?: boolean;
+  /** Its read-backs take an unproven absence as shown (see `StepContext.believesUnprovenAbsence`). */
+  believesUnprovenAbsence?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export function requestStep(
     ...(request.foldsReadBack === true ? { foldsReadBack: true } : {}),
     ...(request.recordsUnconfirmed === true ? { recordsUnconfirmed: true } : {}),
     ...(request.recordsDeactivation === true ? { recordsDeactivation: true } : {}),
+    ...(request.believesUnprovenAbsence === true ? { believesUnprovenAbsence: true } : {}),
   };
   if (isMembershipAction(action)) {
     return membershipStep({
