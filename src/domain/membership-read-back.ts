@@ -207,7 +207,13 @@ export function* verify(
               )
             : comparison.matches
               ? couldNotTell(input, untold, names, read.notices)
-              : membershipMismatch(input.connector, input.accountId, comparison, names, at - started),
+              : membershipMismatch(
+                  input.connector,
+                  input.accountId,
+                  comparison,
+                  names,
+                  at - started,
+                ),
         read: { reads: round + 1, elapsedMs: at - started },
         // A write made after the last read is contradicted by nothing.
         refuted: [...otherwise].filter((id) => !remove.includes(id) && !add.includes(id)),

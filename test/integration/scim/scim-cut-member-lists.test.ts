@@ -1,4 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { directIo } from '../../../src/connectors/direct-io';
+import { membershipStep } from '../../../src/domain/membership-step';
+import { newAccountHandle } from '../../../src/domain/step-context';
+import { driveAsync } from '../../../src/domain/step-machine';
 import type { ScimQuirks } from '../../../src/sandbox/scim';
 import { createdAccount, runMembership } from '../../support/membership-procedure';
 import { startScimTarget, type ScimTarget } from '../../support/scim-target';
@@ -71,6 +75,31 @@ describe('a member list the server cuts short', () => {
     // The cut list never showed the account: the user's groups did, in a few bytes.
     expect(t.sandbox.getGroup(groupId)?.members).toHaveLength(3);
     expect(userGroupReads(t).length).toBeGreaterThan(0);
+  });
+
+  it('a request accepted before revision 4 ends as it did then (its history replays): the revoke verified', async () => {
+    const { t, groupId, account } = await bigGroup(CUT, true);
+    const handle = newAccountHandle();
+    handle.account = account;
+    handle.seen = true;
+    const revoked = await driveAsync(
+      membershipStep({
+        requestId: 'revision-3',
+        step: 0,
+        connector: t.connector.name,
+        accountId: account.accountId,
+        capabilities: t.connector.capabilities,
+        handle,
+        foldsReadBack: true,
+        recordsUnconfirmed: true,
+        believesUnprovenAbsence: true,
+        action: 'revoke',
+        groups: [{ id: groupId }],
+      }),
+      directIo(t.connector),
+    );
+    expect(t.sandbox.groupIdsOf('new.hire')).toEqual([]);
+    expect(revoked.ok).toBe(true);
   });
 
   it("a server that refuses the user's groups attribute: could not tell, and says why", async () => {
