@@ -1,5 +1,6 @@
 import type { TargetAccount } from './account';
 import type { SerializedError } from './errors';
+import { describeGroup } from './group';
 import { compareMemberships, membershipMismatch } from './membership-comparison';
 import type { MembershipWritePlan } from './membership-plan';
 import { refusalOf, settledChanges, writeMembershipChanges } from './membership-writes';
@@ -104,6 +105,8 @@ export type Verified =
       refuted?: string[];
       /** Groups the last read showed as the step asks; undefined when no read was made. */
       shown?: ReadonlySet<string>;
+      /** Groups whose membership the last read could not tell (`MembershipRead.unproven`). */
+      untold?: string[];
       lost?: SerializedError;
     };
 
@@ -152,16 +155,20 @@ export function* verify(
     if ('error' in read) return withLost({ error: read.error });
     const readAt = yield* now();
     Object.assign(names, read.names);
-    const comparison = compareMemberships(expected, read.groupIds, scope);
+    // Groups whose "not a member" nothing the target vouches for: neither missing nor gone.
+    const untold = input.believesUnprovenAbsence === true ? [] : (read.unproven ?? []);
+    const judged = scope.filter((id) => !untold.includes(id));
+    const comparison = compareMemberships(expected, read.groupIds, judged);
     // A read that does not show the account shows nothing (DESIGN invariant 11): neither a
     // lost write in place nor a membership gone. A revoke is verified only by a read that
     // shows the account without the group, never by one that does not find the account.
     const blind = !read.visible;
     // What this read shows otherwise than the step asks, and as it asks (nothing, when blind).
     const otherwise = new Set([...comparison.missing, ...comparison.unexpected]);
-    const shown = new Set(blind ? [] : scope.filter((id) => !otherwise.has(id)));
+    const shown = new Set(blind ? [] : judged.filter((id) => !otherwise.has(id)));
+    const told = untold.length === 0;
     // Revision 1 took a read that does not show the account as verifying (`replaysRevision1`).
-    if (comparison.matches && (!blind || input.replaysRevision1 === true)) {
+    if (told && comparison.matches && (!blind || input.replaysRevision1 === true)) {
       return withLost({ reads: round + 1, elapsedMs: readAt - started, notices: read.notices });
     }
     const settled = settledChanges(ledger);
@@ -198,13 +205,47 @@ export function* verify(
                 input,
                 `: no read back within ${Math.round((at - started) / 1000)} s shows it`,
               )
-            : membershipMismatch(input.connector, input.accountId, comparison, names, at - started),
+            : comparison.matches
+              ? couldNotTell(input, untold, names, read.notices)
+              : membershipMismatch(
+                  input.connector,
+                  input.accountId,
+                  comparison,
+                  names,
+                  at - started,
+                ),
         read: { reads: round + 1, elapsedMs: at - started },
         // A write made after the last read is contradicted by nothing.
         refuted: [...otherwise].filter((id) => !remove.includes(id) && !add.includes(id)),
         shown,
+        ...(told ? {} : { untold }),
       });
     }
     yield* wait(delay);
   }
+}
+
+/**
+ * The failed step of a read-back that could not tell (DESIGN invariant 11): the writes were
+ * sent, but nothing the target vouches for shows whether the account is a member of these
+ * groups (a member list it may cut short, none returned, and no other way to ask).
+ */
+function couldNotTell(
+  input: StepContext,
+  groupIds: readonly string[],
+  names: Record<string, string>,
+  notices: readonly string[],
+): SerializedError {
+  const described = groupIds.map((id) => describeGroup({ id, displayName: names[id] ?? id }));
+  return {
+    code: 'MEMBERSHIP_READ_UNAVAILABLE',
+    message:
+      `connector "${input.connector}": the read-back could not tell whether account ` +
+      `"${input.accountId}" is a member of ${described.join(', ')}: the write was sent, and its ` +
+      `effect is not known` +
+      (notices.length === 0 ? '' : ` (${notices.join('; ')})`),
+    retryable: false,
+    object: input.accountId,
+    details: { untold: groupIds.map((id) => ({ id, name: names[id] ?? id })) },
+  };
 }

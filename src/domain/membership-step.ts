@@ -192,13 +192,17 @@ function* changeMemberships(
     // A write the target only acknowledged, which the last read back contradicts, is no
     // evidence of a change: neither journaled nor recorded; nor is one whose answer was lost
     // and that the last read back does not show (DESIGN invariant 11).
+    // Nor is one the last read back could not tell about (`untold`): its group is not known.
     const refuted = new Set(verified.refuted ?? []);
+    const untold = new Set(verified.untold ?? []);
     const shown = new Set([...(verified.shown ?? [])].filter((id) => !stale.has(id)));
     const answers = ledger.filter((answer) =>
       answer.outcome === 'unanswered'
         ? shown.has(answer.groupId)
-        : answer.outcome !== 'acknowledged' || !refuted.has(answer.groupId),
+        : answer.outcome !== 'acknowledged' ||
+          (!refuted.has(answer.groupId) && !untold.has(answer.groupId)),
     );
+    const notTold = ledger.filter((a) => a.outcome === 'acknowledged' && untold.has(a.groupId));
     const unproven = ledger.filter((a) => a.outcome === 'unanswered' && !answers.includes(a));
     const error =
       refused ??
@@ -208,7 +212,10 @@ function* changeMemberships(
     // Where reads show writes at once, a read that does not show a lost write shows it was
     // not applied; elsewhere (or with no read made) its membership is not known.
     const refutedByRead = readRefutes(input) && verified.read !== undefined;
-    const outcome = finish(yield* now(), error, answers, refutedByRead ? [] : unproven);
+    const outcome = finish(yield* now(), error, answers, [
+      ...(refutedByRead ? [] : unproven),
+      ...notTold,
+    ]);
     return verified.read === undefined
       ? outcome
       : withVerification(outcome, { ...verified.read, confirmed: false });

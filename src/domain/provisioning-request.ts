@@ -78,7 +78,10 @@ export interface ProvisioningRequest extends RequestContext {
  * shows every value it wrote: one no read shows within the window leaves it not confirmed
  * (`StepContext.readsEveryValueBack`); and a create adopts an account a read shows after an
  * `exists` answer only on evidence that it is the service's, and a read that shows an
- * unconfirmed create was not applied withdraws its claimed intent (`StepContext.provesOwnCreate`).
+ * unconfirmed create was not applied withdraws its claimed intent (`StepContext.provesOwnCreate`); and a membership read-back whose "not a member" nothing
+ * the target vouches for (a member list it may cut short) verifies nothing: the step fails
+ * saying it could not tell, and the group's membership is marked not known
+ * (`StepContext.believesUnprovenAbsence`, set before it).
  */
 export const REQUEST_REVISION = 4;
 

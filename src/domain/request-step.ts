@@ -29,6 +29,8 @@ export interface StepsOf {
   readsEveryValueBack?: boolean;
   /** Its creates adopt only on evidence (see `StepContext.provesOwnCreate`). */
   provesOwnCreate?: boolean;
+  /** Its read-backs take an unproven absence as shown (see `StepContext.believesUnprovenAbsence`). */
+  believesUnprovenAbsence?: boolean;
 }
 
 /**
@@ -62,6 +64,7 @@ export function requestStep(
     ...(request.recordsDeactivation === true ? { recordsDeactivation: true } : {}),
     ...(request.readsEveryValueBack === true ? { readsEveryValueBack: true } : {}),
     ...(request.provesOwnCreate === true ? { provesOwnCreate: true } : {}),
+    ...(request.believesUnprovenAbsence === true ? { believesUnprovenAbsence: true } : {}),
   };
   if (isMembershipAction(action)) {
     return membershipStep({

@@ -76,6 +76,13 @@ export interface StepContext {
    * schedules what its history has.
    */
   provesOwnCreate?: boolean;
+  /**
+   * Accepted before revision 4: a read-back took a "not a member" that nothing the target
+   * vouches for (`MembershipRead.unproven`: a member list it may cut short) as shown, a
+   * revoke as verified and a grant as missing. Set, the step ends as it did then, so that a
+   * request running when revision 4 is deployed replays the history it has.
+   */
+  believesUnprovenAbsence?: boolean;
 }
 
 /** A fresh handle: nothing looked up yet. */

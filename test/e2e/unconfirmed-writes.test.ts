@@ -167,3 +167,53 @@ describe('SCIM: a revoke whose answer was lost and whose read-back could not be 
     expect(record?.unconfirmedGroups).toEqual([sales]);
   });
 });
+
+describe('SCIM: a revoke from a group whose member list the server cuts short, and no other read', () => {
+  it('fails saying it could not tell, journals nothing, and leaves the group unconfirmed in the record', async () => {
+    const SCIM = 'scim-sandbox';
+    const scim = t.host.sandboxes!.scim;
+    const accountId = 'cut.revoke';
+    const sales = String(scim.getGroup('Sales')?.id);
+    const request = async (requestId: string, actions: unknown[]) => {
+      const answer = await t.api('POST', '/api/requests', {
+        requestId,
+        connector: SCIM,
+        account: { accountId, displayName: 'Cut Revoke' },
+        actions,
+      });
+      expect(answer.status, answer.text).toBe(202);
+      return t.finished(requestId);
+    };
+    const made = await request('cut.revoke-make', [
+      { type: 'create' },
+      { type: 'grant', groups: [{ name: 'Sales' }] },
+    ]);
+    expect(made.status, JSON.stringify(made.steps)).toBe('succeeded');
+    // From now on the server refuses the members filter, shows no member of a group in its
+    // lists, and does not keep the user's groups (scim-interop.md: big groups, no filter).
+    scim.setQuirks({
+      lastLogonAttribute: 'lastLogin',
+      membersFilter: 'refused',
+      maxMembersShown: 0,
+    });
+    const since = truthMark(scim.truthLog());
+    try {
+      const revoke = await request('cut.revoke-revoke', [
+        { type: 'revoke', groups: [{ name: 'Sales' }] },
+      ]);
+      expect(revoke.status).toBe('failed');
+      expect(revoke.steps[0].error).toMatchObject({
+        code: 'MEMBERSHIP_READ_UNAVAILABLE',
+        message: expect.stringContaining('could not tell'),
+      });
+    } finally {
+      scim.setQuirks({ lastLogonAttribute: 'lastLogin' });
+    }
+    // The truth: the removal was sent and applied; no read could show it.
+    expect(truthChanges(scim.truthLog(), since)).toEqual([`${accountId} member removed ${sales}`]);
+    expect(await journalOfRequests(t, ['cut.revoke-revoke'])).toEqual([]);
+    const record = await t.host.services.accounts.get(SCIM, accountId);
+    expect(record?.assignedGroups).toEqual([]);
+    expect(record?.unconfirmedGroups).toEqual([sales]);
+  });
+});

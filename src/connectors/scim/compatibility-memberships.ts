@@ -74,20 +74,20 @@ async function grant(
       `no member value could be tried: ${done.error.message}`,
       done.evidence,
     );
-    // The read before the write failed: the PATCH was never sent.
+    // The PATCH was sent, but no read could tell whether it was applied.
     const unread = done.error.code === 'MEMBERSHIP_READ_UNAVAILABLE';
     s.check(
       5,
       'group members add',
       unread ? undefined : refusal(done.error),
-      `${unread ? 'not tried: the group could not be read before writing' : 'PATCH add on members'}: ${done.error.message}`,
+      `${unread ? 'PATCH add was sent, but no read could tell whether it was applied' : 'PATCH add on members'}: ${done.error.message}`,
       done.evidence,
     );
     s.observe(
       'grant',
       isRefusalByTarget(done.error) ? 'will fail' : 'untested',
       unread
-        ? `the group's members cannot be read before writing (${group.temporary ? 'an empty group' : 'this group'}): ${done.error.message}`
+        ? `no read of the server tells whether the account is a member (${group.temporary ? 'an empty group' : 'this group'}): ${done.error.message}`
         : `PATCH add: ${done.error.message}`,
       patchRefused ? 5 : undefined,
     );

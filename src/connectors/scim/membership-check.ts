@@ -128,24 +128,46 @@ export class MembershipChecks {
   /**
    * The groups among `groupIds` whose members include any of `memberValues` (the forms a
    * group may hold the account in), by members filter: in one `or` where the server
-   * evaluates `or` (the probe's combined form), else each value asked on its own.
+   * evaluates `or` (the probe's combined form), else each value asked on its own. A refusal
+   * fails the call (SCIM_FILTER_UNSUPPORTED and the like).
    */
   async memberOf(
     check: Extract<MembershipCheck, { kind: 'filter' }>,
     groupIds: readonly string[],
     memberValues: readonly string[],
   ): Promise<{ groupIds: Set<string>; names: Record<string, string> }> {
+    const answer = await this.tryMemberOf(check, groupIds, memberValues);
+    if ('refused' in answer) throw mapScimError(answer.refused, this.context(answer.asked));
+    return answer;
+  }
+
+  /**
+   * As {@link memberOf}, but a refusal of the filter comes back as the server's answer: a
+   * server whose filter worked may refuse it later, under load or for some groups
+   * (scim-interop.md), and the caller reads this call another way.
+   */
+  async tryMemberOf(
+    check: Extract<MembershipCheck, { kind: 'filter' }>,
+    groupIds: readonly string[],
+    memberValues: readonly string[],
+  ): Promise<
+    | { groupIds: Set<string>; names: Record<string, string> }
+    | { refused: HttpResult; asked: readonly string[] }
+  > {
     const parts = check.combine
       ? chunk(groupIds, GROUPS_PER_FILTER).map((ids) => ({ ids, values: memberValues }))
       : groupIds.flatMap((id) => memberValues.map((value) => ({ ids: [id], values: [value] })));
     const names: Record<string, string> = {};
-    await Promise.all(
-      parts.map(async ({ ids, values }) => {
-        const answer = await this.ask(ids, values, 'id,displayName');
-        if ('refused' in answer) throw mapScimError(answer.refused, this.context(ids));
-        for (const [id, name] of answer.groups) if (ids.includes(id)) names[id] = name;
-      }),
+    const answers = await Promise.all(
+      parts.map(async ({ ids, values }) => ({
+        ids,
+        answer: await this.ask(ids, values, 'id,displayName'),
+      })),
     );
+    for (const { ids, answer } of answers) {
+      if ('refused' in answer) return { refused: answer.refused, asked: ids };
+      for (const [id, name] of answer.groups) if (ids.includes(id)) names[id] = name;
+    }
     if (Object.keys(names).length > 0) this.shownMember = true;
     return { groupIds: new Set(Object.keys(names)), names };
   }

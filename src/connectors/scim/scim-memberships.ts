@@ -12,15 +12,8 @@ import type { ScimHttp } from './scim-http';
 import { MembershipChecks, type MembershipCheck } from './membership-check';
 import { scimUrl } from './scim-paths';
 import { heldAs, memberValueForms } from './member-value-forms';
-
-interface GroupMembership {
-  groupId: string;
-  name: string;
-  isMember: boolean;
-  notice?: string;
-  /** "Not a member" rests on a list the server may cut short (MembershipRead.unproven). */
-  unproven?: true;
-}
+import { UserGroupsCheck } from './user-groups-check';
+import { readWholeGroups, type WholeGroupSource } from './whole-group-reads';
 
 /**
  * Connector A's memberships: read before writing (spec: Read group members before writing),
@@ -32,6 +25,8 @@ interface GroupMembership {
 export class ScimMemberships {
   /** How this server is asked about memberships: decided once, shared with reconciliation. */
   readonly checks: MembershipChecks;
+  /** Whole-group reads, and the user's groups attribute that vouches where they cannot. */
+  private readonly wholeGroups: WholeGroupSource;
 
   constructor(
     private readonly settings: ScimConnectorSettings,
@@ -39,6 +34,12 @@ export class ScimMemberships {
     private readonly logger: Logger = silentLogger,
   ) {
     this.checks = new MembershipChecks(http, settings.baseUrl, settings.name);
+    this.wholeGroups = {
+      connector: settings.name,
+      readGroup: (groupId) => this.readGroupMembers(groupId, groupId),
+      memberValues: (account) => this.memberValues(account),
+      userGroups: new UserGroupsCheck(http, settings.baseUrl, settings.name),
+    };
   }
 
   /** How memberships are checked on this server, once the first read decided it. */
@@ -89,7 +90,18 @@ export class ScimMemberships {
     confirmAbsent: readonly string[],
   ): Promise<MembershipRead> {
     const values = this.memberValues(account);
-    const found = await this.checks.memberOf(check, groupIds, values);
+    const found = await this.checks.tryMemberOf(check, groupIds, values);
+    if ('refused' in found) {
+      // The filter worked when it was decided on; this call is read another way.
+      const status = found.refused.status;
+      const scimType = readScimType(found.refused.body);
+      const why = `the server refused the members filter for this read (${status}${scimType === undefined ? '' : ` ${scimType}`})`;
+      this.logger.warn(`connector ${this.settings.name}: ${why}: read from the whole group`, {
+        connector: this.settings.name,
+      });
+      const read = await this.readWholeGroups(account, groupIds, confirmAbsent, why);
+      return { ...read, notices: [`${why}: read from the whole group instead`, ...read.notices] };
+    }
     const names = { ...found.names };
     const asked = new Set(groupIds);
     const unconfirmed = this.checks.absenceBelieved
@@ -98,7 +110,12 @@ export class ScimMemberships {
     const confirmations = await Promise.all(unconfirmed.map((id) => this.readGroupMembers(id, id)));
     const notices: string[] = [];
     const unproven: string[] = [];
+    const listedHere = new Set<string>();
     let missed: { group: string; value: string } | undefined;
+    // The user's own groups, asked once where no list shows the account (RFC 7643 §4.1.2).
+    const userGroups = confirmations.some((listed) => heldAs(listed.members, values) === undefined)
+      ? await this.wholeGroups.userGroups.read(account)
+      : undefined;
     for (const [index, listed] of confirmations.entries()) {
       const groupId = unconfirmed[index]!;
       names[groupId] ??= listed.name;
@@ -106,6 +123,10 @@ export class ScimMemberships {
       const shown = heldAs(listed.members, values);
       if (shown !== undefined) {
         missed ??= { group: described, value: shown };
+        continue;
+      }
+      if (userGroups !== undefined && 'groupIds' in userGroups) {
+        if (userGroups.groupIds.has(groupId)) listedHere.add(groupId);
         continue;
       }
       // Neither a filter not yet seen to find anyone nor a list the server may cut short
@@ -134,30 +155,20 @@ export class ScimMemberships {
       return this.readWholeGroups(account, groupIds, confirmAbsent, now.why);
     }
     return {
-      groupIds: groupIds.filter((id) => found.groupIds.has(id)),
+      groupIds: groupIds.filter((id) => found.groupIds.has(id) || listedHere.has(id)),
       names,
       notices,
       ...(unproven.length === 0 ? {} : { unproven }),
     };
   }
 
-  private async readWholeGroups(
+  private readWholeGroups(
     account: TargetAccount,
     groupIds: readonly string[],
     confirmAbsent: readonly string[],
     why: string,
   ): Promise<MembershipRead> {
-    const confirm = new Set(confirmAbsent);
-    const results = await Promise.all(
-      groupIds.map((id) => this.readWhole(account, id, confirm.has(id), why)),
-    );
-    const unproven = results.filter((r) => r.unproven === true).map((r) => r.groupId);
-    return {
-      groupIds: results.filter((r) => r.isMember).map((r) => r.groupId),
-      names: Object.fromEntries(results.map((r) => [r.groupId, r.name])),
-      notices: results.flatMap((r) => (r.notice === undefined ? [] : [r.notice])),
-      ...(unproven.length === 0 ? {} : { unproven }),
-    };
+    return readWholeGroups(this.wholeGroups, account, groupIds, confirmAbsent, why);
   }
 
   /**
@@ -199,48 +210,6 @@ export class ScimMemberships {
       if (failures.length > 0) throw failedWriteCall(failures, written);
     }
     return written;
-  }
-
-  /**
-   * One group's membership from the whole group (spec: GET /Groups/{id}), on a server whose
-   * members filter cannot be used (`why`). The member list shows a member; its absence rests
-   * on the list, which servers may cut short, and a verdict that needs it says so. A group
-   * without a member list (empty, or a server that returns none) cannot be read.
-   */
-  private async readWhole(
-    account: TargetAccount,
-    groupId: string,
-    confirmAbsent: boolean,
-    why: string,
-  ): Promise<GroupMembership> {
-    const { name, members } = await this.readGroupMembers(groupId, groupId);
-    if (heldAs(members, this.memberValues(account)) !== undefined) {
-      return { groupId, name, isMember: true };
-    }
-    const described = describeGroup({ id: groupId, displayName: name });
-    if (members !== undefined) {
-      return {
-        groupId,
-        name,
-        isMember: false,
-        ...(confirmAbsent
-          ? {
-              notice:
-                `group ${described}: "not a member" rests on the member list the server returned, ` +
-                `which it may cut short (${why})`,
-              unproven: true,
-            }
-          : {}),
-      };
-    }
-    // No member list: an empty group (RFC 7643 omits unassigned attributes), a server that
-    // never returns members, or a group too big to return (scim-interop.md).
-    throw new ProvisioningError(
-      'MEMBERSHIP_READ_UNAVAILABLE',
-      `connector "${this.settings.name}": group ${described} returns no members, and its ` +
-        `membership cannot be asked otherwise: ${why}`,
-      { object: groupId },
-    );
   }
 
   /** `GET /Groups/{id}`: the group's name and member values (undefined: no member list). */

@@ -1,5 +1,6 @@
 import type { Projection } from './attribute-projection.js';
 import { withLastLogon } from './last-logon.js';
+import { withUserGroups } from './user-groups.js';
 import { LIST_RESPONSE_SCHEMA } from './list-resources.js';
 import { GROUP_SCHEMA, type ScimResource, type ScimStore, USER_SCHEMA } from './scim-store.js';
 import type { ScimQuirks } from './types.js';
@@ -56,6 +57,9 @@ function shapeResource(resource: ScimResource, context: ShapingContext): ScimRes
     result.members.length > quirks.maxMembersShown
   ) {
     result = { ...result, members: result.members.slice(0, quirks.maxMembersShown) };
+  }
+  if (quirks.userGroups === 'served' && hasSchema(result, USER_SCHEMA)) {
+    result = withUserGroups(result, context.store, context.projection);
   }
   if (quirks.activeAttribute !== undefined && hasSchema(result, USER_SCHEMA)) {
     result = withActiveShown(result, quirks.activeAttribute);

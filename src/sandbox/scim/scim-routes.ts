@@ -203,6 +203,15 @@ function hideGroups(state: SandboxState) {
   };
 }
 
+/** Quirk `userGroups: 'refused'`: a read that asks for the user's `groups` is refused. */
+function refuseUserGroups(req: Request): Error | undefined {
+  const asked = queryOf(req).get('attributes') ?? '';
+  const names = asked.split(',').map((name) => name.trim().toLowerCase().split(':').at(-1));
+  return names.includes('groups')
+    ? scimError(400, 'invalidValue', "Attribute 'groups' is not supported")
+    : undefined;
+}
+
 function notImplemented(_req: Request, res: Response, next: NextFunction): void {
   next(scimError(501, null, 'Endpoint Not Implemented'));
 }
@@ -238,6 +247,9 @@ export function scimRoutes(state: SandboxState): Router {
     next(state.quirks.noGroups === true ? scimError(404, null, 'Endpoint Not Found') : undefined);
   });
   router.use(['/ResourceTypes', '/Schemas'], hideGroups(state));
+  router.get(['/Users', '/Users/:id'], (req, _res, next) => {
+    next(state.quirks.userGroups === 'refused' ? refuseUserGroups(req) : undefined);
+  });
   router.get('/Users', route(list('User', state)));
   router.get('/Groups', route(list('Group', state)));
   router.get('/Users/:id', route(getOne('User', state)));

@@ -60,6 +60,14 @@ export interface ScimQuirks {
   /** Groups never return `members` (AWS-like); the `members eq` filter still works. */
   omitMembers?: boolean;
   /**
+   * How users show their `groups` (RFC 7643 §4.1.2, read-only). Default: never (many
+   * servers do not return it). `served`: every user answer lists the user's direct groups,
+   * whole, however the groups' member lists are cut (`maxMembersShown`); `refused`: a read
+   * whose `attributes` names `groups` answers 400 `invalidValue`, as servers that do not
+   * know the attribute do.
+   */
+  userGroups?: 'served' | 'refused';
+  /**
    * How a filter on `members` is served: `refused` answers 400 `invalidFilter`; `ignored`
    * treats every comparison on members as true (the group comes back whoever is asked about);
    * `blind` treats it as false (the member clause is evaluated against something else: no

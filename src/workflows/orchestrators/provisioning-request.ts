@@ -152,6 +152,7 @@ export function* provisioningRequestOrchestrator(
   // running at the upgrade replays its history: no read-back of a lost write, and the
   // commits revision 1 made (`replaysRevision1`).
   // Revision 3 makes a write's first read back in the write's activity (`foldsReadBack`).
+  // Revision 4 lets no unproven absence verify a write (`believesUnprovenAbsence`).
   const steps = {
     ...request,
     ...(acceptedSince(request, 2) ? {} : { replaysRevision1: true }),
@@ -161,6 +162,7 @@ export function* provisioningRequestOrchestrator(
     ...(acceptedSince(request, 4)
       ? { recordsDeactivation: true, readsEveryValueBack: true, provesOwnCreate: true }
       : {}),
+    ...(acceptedSince(request, 4) ? {} : { believesUnprovenAbsence: true }),
   };
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;

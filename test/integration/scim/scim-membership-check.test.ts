@@ -90,15 +90,27 @@ describe('membership checks that do not grow with the group', () => {
     });
   });
 
-  it('says so where a "not a member" rests on the filter alone: not yet seen to match, and no member list to confirm it', async () => {
+  it('says it could not tell where a "not a member" rests on the filter alone: not yet seen to match, and no member list to confirm it', async () => {
     const { t, smallId, account } = await bigGroup({ omitMembers: true });
     const revoked = await runMembership(t.connector, account, 'revoke', [smallId]);
     expect(t.sandbox.groupIdsOf('new.hire')).toEqual([]);
-    expect(revoked.ok).toBe(true);
-    expect(revoked.notices).toContainEqual(
-      expect.stringContaining('rests on the members filter alone'),
-    );
+    expect(revoked.ok).toBe(false);
+    expect(revoked.error).toMatchObject({
+      code: 'MEMBERSHIP_READ_UNAVAILABLE',
+      message: expect.stringContaining('rests on the members filter alone'),
+    });
+    expect(revoked.changes).toEqual([]);
     expect(t.connector.membershipCheck).toEqual({ kind: 'filter', combine: true });
+  });
+
+  it("verifies such a revoke where the user's groups attribute vouches for the absence", async () => {
+    const { t, smallId, account } = await bigGroup({ omitMembers: true, userGroups: 'served' });
+    // Granted first: the user's groups list the group, which lets their silence be believed.
+    expect((await runMembership(t.connector, account, 'grant', [smallId])).ok).toBe(true);
+    const revoked = await runMembership(t.connector, account, 'revoke', [smallId]);
+    expect(t.sandbox.groupIdsOf('new.hire')).toEqual([]);
+    expect(revoked.ok).toBe(true);
+    expect(revoked.changes).toEqual([expect.objectContaining({ change: 'member removed' })]);
   });
 
   it('reads the group whole on a server that refuses the members filter', async () => {
@@ -112,16 +124,19 @@ describe('membership checks that do not grow with the group', () => {
     });
   });
 
-  it('cannot tell a membership on a server that refuses the filter and returns no members: it says so', async () => {
+  it('cannot tell a membership on a server that refuses the filter and returns no members: the grant is sent, and the step says it could not tell', async () => {
     const { t, smallId, account } = await bigGroup({
       membersFilter: 'refused',
       omitMembers: true,
     });
     const granted = await runMembership(t.connector, account, 'grant', [smallId]);
+    // A read never cancels a write (DESIGN invariant 9): the grant was applied.
+    expect(t.sandbox.groupIdsOf('new.hire')).toEqual([smallId]);
     expect(granted.error).toMatchObject({
       code: 'MEMBERSHIP_READ_UNAVAILABLE',
-      object: smallId,
+      details: { untold: [{ id: smallId, name: 'Team' }] },
       message: expect.stringContaining('refuses the members filter'),
     });
+    expect(granted.changes).toEqual([]);
   });
 });

@@ -286,14 +286,31 @@ describe('connector A fails with the right error on', () => {
   });
 
   it('a PATCH silently ignored: MEMBERSHIP_MISMATCH naming the group', async () => {
+    const t = await withQuirks({});
+    const { account, groupId } = await accountAndGroup(t);
+    // A grant the filter was seen to find: from then on its "not a member" is believed.
+    const other = await createdAccount(t.connector, { accountId: 'member.zero' });
+    expect((await runMembership(t.connector, other, 'grant', [groupId])).ok).toBe(true);
+    t.sandbox.setQuirks({ ignorePatchOps: true });
+    const outcome = await runMembership(t.connector, account, 'grant', [groupId]);
+    expect(t.sandbox.groupIdsOf('member.one')).toEqual([]);
+    expect(outcome.error).toMatchObject({
+      code: 'MEMBERSHIP_MISMATCH',
+      details: { missing: [{ id: groupId }] },
+    });
+  });
+
+  it('a PATCH silently ignored, where nothing vouches for "not a member": could not tell, nothing journaled', async () => {
     const t = await withQuirks({ ignorePatchOps: true });
     const { account, groupId } = await accountAndGroup(t);
     const outcome = await runMembership(t.connector, account, 'grant', [groupId]);
+    expect(t.sandbox.groupIdsOf('member.one')).toEqual([]);
+    // The filter has not yet shown this connector a member, and the empty group lists none.
     expect(outcome.error).toMatchObject({
-      code: 'MEMBERSHIP_MISMATCH',
-      // The read back confirmed the absence from the group itself, which also gave its name.
-      message: expect.stringContaining(`missing: Team (${groupId})`),
+      code: 'MEMBERSHIP_READ_UNAVAILABLE',
+      message: expect.stringContaining('rests on the members filter alone'),
     });
+    expect(outcome.changes).toEqual([]);
   });
 
   it('a remove answered 200 with a capped member list that no longer shows the account: read back, not believed', async () => {
