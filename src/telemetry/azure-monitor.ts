@@ -27,6 +27,7 @@ export type AzureMonitorOverrides = Pick<AzureMonitorOpenTelemetryOptions, 'metr
  * - every trace is kept (`samplingRatio` 1): one trace per provisioning request is what an
  *   operator looks for when a request failed, and the volume is that of the requests;
  * - no live metrics: its document stream samples spans before the privacy processor runs;
+ * - no standard metrics and no performance counters (azureMonitorOptions says why);
  * - the service's own storage calls are not traced (no Azure SDK spans, and the HTTP
  *   instrumentation skips storage hosts: untraced-calls.ts); calls to targets, Key Vault and
  *   Entra ID are;
@@ -39,14 +40,39 @@ export function startAzureMonitor(
   overrides: AzureMonitorOverrides = {},
 ): boolean {
   if (settings.connectionString === undefined) return false;
+  useAzureMonitor(azureMonitorOptions(settings.connectionString, settings, overrides));
+  registerInstrumentations({
+    tracerProvider: trace.getTracerProvider(),
+    meterProvider: metrics.getMeterProvider(),
+    loggerProvider: logs.getLoggerProvider(),
+    instrumentations: [new AzureFunctionsInstrumentation()],
+  });
+  return true;
+}
+
+/**
+ * The distro's options (the choices listed at startAzureMonitor). Besides live metrics, the
+ * distro's standard metrics and performance counters are off: both do work on every span
+ * (the standard metrics record a histogram of each span's duration under dimensions taken
+ * from its attributes), and nothing the service's alerts or workbook read comes from them
+ * (they read `AppMetrics` of the service's own meter). Every span is still exported, so the
+ * request and dependency rows and the portal's views on them stay as they were; Application
+ * Insights aggregates its standard request and dependency metrics itself from received spans
+ * that no exporter marked as aggregated.
+ */
+export function azureMonitorOptions(
+  connectionString: string,
+  settings: Pick<TelemetrySettings, 'managedIdentity' | 'accountIds'>,
+  overrides: AzureMonitorOverrides = {},
+): AzureMonitorOpenTelemetryOptions {
   const identity = settings.managedIdentity;
   // The distro hands these options to the HTTP instrumentation whole, hook included (its type
   // names only `enabled`).
   const http = { enabled: true, ignoreOutgoingRequestHook: isStorageCall };
-  useAzureMonitor({
+  return {
     ...overrides,
     azureMonitorExporterOptions: {
-      connectionString: settings.connectionString,
+      connectionString,
       ...(identity === undefined
         ? {}
         : {
@@ -59,6 +85,8 @@ export function startAzureMonitor(
     samplingRatio: 1,
     tracesPerSecond: 0,
     enableLiveMetrics: false,
+    enableStandardMetrics: false,
+    enablePerformanceCounters: false,
     instrumentationOptions: {
       http,
       azureSdk: { enabled: false },
@@ -72,12 +100,5 @@ export function startAzureMonitor(
     },
     spanProcessors: [new PrivacySpanProcessor({ accountIds: settings.accountIds })],
     logRecordProcessors: [new PrivacyLogProcessor({ accountIds: settings.accountIds })],
-  });
-  registerInstrumentations({
-    tracerProvider: trace.getTracerProvider(),
-    meterProvider: metrics.getMeterProvider(),
-    loggerProvider: logs.getLoggerProvider(),
-    instrumentations: [new AzureFunctionsInstrumentation()],
-  });
-  return true;
+  };
 }

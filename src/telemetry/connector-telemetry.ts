@@ -22,6 +22,7 @@ import { serviceTracer, SPAN_ATTRIBUTES } from './tracing';
  */
 export function connectorTelemetry(metrics: ServiceMetrics, connector: string): ConnectorTelemetry {
   const tracer = serviceTracer();
+  const outboundCalls = metrics.outboundCalls(connector);
   // A connector calls one or two origins (its target, its token endpoint): the span's
   // attributes are made once per origin, not per attempt (the SDK copies them into the span).
   const attributesByOrigin = new Map<string, Readonly<Attributes>>();
@@ -53,11 +54,11 @@ export function connectorTelemetry(metrics: ServiceMetrics, connector: string): 
           headers,
           end(result: AttemptEnd) {
             if ('failure' in result) {
-              metrics.outboundCall(connector, result.failure);
+              outboundCalls(result.failure);
               span.setAttribute('error.type', result.failure);
               span.setStatus({ code: SpanStatusCode.ERROR });
             } else {
-              metrics.outboundCall(connector, statusClassOf(result.status));
+              outboundCalls(statusClassOf(result.status));
               if (result.throttled) metrics.throttled(connector);
               span.setAttribute('http.response.status_code', result.status);
               if (result.status >= 400) {

@@ -76,7 +76,7 @@ const BUCKETS: Partial<Record<HistogramName, number[]>> = {
  *
  * @example
  * const metrics = new ServiceMetrics(meterProvider.getMeter(METER_NAME));
- * metrics.outboundCall('hr-app', statusClassOf(429));
+ * metrics.outboundCalls('hr-app')(statusClassOf(429));
  */
 export class ServiceMetrics {
   private readonly counters = new Map<MetricName, CounterTally>();
@@ -148,12 +148,27 @@ export class ServiceMetrics {
     }
   }
 
-  /** One attempt sent to a target, by the class of its answer. */
-  outboundCall(connector: string, statusClass: StatusClass): void {
-    this.add('provisioning.outbound.calls', {
-      'provisioning.connector': connector,
-      'provisioning.status_class': statusClass,
-    });
+  /**
+   * What counts the attempts sent to one connector's target, by the class of each answer: a
+   * connector's telemetry takes it once and calls it per attempt, each class's series
+   * looked up at its first attempt only (no dimensions made per attempt).
+   */
+  outboundCalls(connector: string): (statusClass: StatusClass) => void {
+    const tally = this.counters.get('provisioning.outbound.calls');
+    if (tally === undefined) return () => {};
+    const byClass = new Map<StatusClass, () => void>();
+    return (statusClass) => {
+      let count = byClass.get(statusClass);
+      if (count === undefined) {
+        const dimensions: DimensionsOf<'provisioning.outbound.calls'> = {
+          'provisioning.connector': connector,
+          'provisioning.status_class': statusClass,
+        };
+        count = tally.bind(dimensions);
+        byClass.set(statusClass, count);
+      }
+      count();
+    };
   }
 
   /** Throttling answers from a target (429, or 503 with Retry-After; `$batch` sub-responses). */
@@ -254,11 +269,27 @@ class CounterTally {
   add(value: number, dimensions: Record<string, string | undefined>): void {
     // Counts are whole and never fall: anything else is dropped, never added to a sum.
     if (!Number.isInteger(value) || value < 0) return;
+    this.sumOf(dimensions).value += value;
+  }
+
+  /** Adds one to the series of these dimensions, found at the first call only. */
+  bind(dimensions: Record<string, string | undefined>): () => void {
+    let sum: { value: number } | undefined;
+    return () => {
+      sum ??= this.sumOf(dimensions);
+      sum.value += 1;
+    };
+  }
+
+  private sumOf(dimensions: Record<string, string | undefined>): { value: number } {
     let key = '';
     for (const dimension of this.dimensions) key += `${dimensions[dimension] ?? ''}\u0000`;
-    const sum = this.sums.get(key);
-    if (sum === undefined) this.sums.set(key, { attributes: definedOnly(dimensions), value });
-    else sum.value += value;
+    let sum = this.sums.get(key);
+    if (sum === undefined) {
+      sum = { attributes: definedOnly(dimensions), value: 0 };
+      this.sums.set(key, sum);
+    }
+    return sum;
   }
 
   observe(result: ObservableResult): void {

@@ -1,5 +1,5 @@
 import type { InvocationContext } from '@azure/functions';
-import { propagation, ROOT_CONTEXT, SpanStatusCode } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanStatusCode, type Context } from '@opentelemetry/api';
 import type { Logger } from '../../domain/logger';
 import { serviceTracer } from '../../telemetry/tracing';
 import { createInvocationContext } from './invocation-context';
@@ -28,6 +28,11 @@ export interface ActivityJob {
 export class ActivityRunner {
   private readonly queue: ActivityJob[] = [];
   private running = 0;
+  /**
+   * The parent context of each orchestration's activities, by the trace context the instance
+   * carries (one object per instance): parsed once per instance, not once per activity.
+   */
+  private readonly parents = new WeakMap<Record<string, string>, Context>();
   private readonly drained: Array<() => void> = [];
 
   constructor(
@@ -78,13 +83,23 @@ export class ActivityRunner {
    * outbound calls are its children).
    */
   private async run(job: ActivityJob): Promise<void> {
-    const parent = propagation.extract(ROOT_CONTEXT, job.traceContext ?? {});
+    const parent = this.parentOf(job.traceContext);
     await serviceTracer().startActiveSpan(`activity:${job.name}`, {}, parent, async (span) => {
       const outcome = await this.execute(job);
       if (!outcome.ok) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
       job.done(outcome);
     });
+  }
+
+  private parentOf(traceContext: Record<string, string> | undefined): Context {
+    if (traceContext === undefined) return ROOT_CONTEXT;
+    let parent = this.parents.get(traceContext);
+    if (parent === undefined) {
+      parent = propagation.extract(ROOT_CONTEXT, traceContext);
+      this.parents.set(traceContext, parent);
+    }
+    return parent;
   }
 
   private async execute(job: ActivityJob): Promise<ActivityOutcome> {

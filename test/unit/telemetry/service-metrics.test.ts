@@ -49,8 +49,9 @@ function emitEverything(metrics: ServiceMetrics): void {
       },
     ],
   });
-  metrics.outboundCall('entra', statusClassOf(429));
-  metrics.outboundCall('entra', 'timeout');
+  const entraCalls = metrics.outboundCalls('entra');
+  entraCalls(statusClassOf(429));
+  entraCalls('timeout');
   metrics.throttled('entra', 3);
   metrics.throttleWaited('entra', 2_500);
   metrics.tokenFailed('entra', 'GRAPH_CLIENT_SECRET_EXPIRED');
@@ -138,9 +139,10 @@ describe('ServiceMetrics: one emission point per metric of the contract', () => 
   it('sums counts per set of dimensions between collections, each set one series', async () => {
     const under = metricsUnderTest();
     close = under.close;
-    for (let i = 0; i < 5; i++) under.metrics.outboundCall('entra', '2xx');
-    under.metrics.outboundCall('entra', '5xx');
-    under.metrics.outboundCall('hr', '2xx');
+    const entraCalls = under.metrics.outboundCalls('entra');
+    for (let i = 0; i < 5; i++) entraCalls('2xx');
+    entraCalls('5xx');
+    under.metrics.outboundCalls('hr')('2xx');
     under.metrics.requestEnded('hr', { outcome: 'succeeded', steps: [] });
     under.metrics.requestEnded('hr', {
       outcome: 'failed',
@@ -177,8 +179,9 @@ describe('ServiceMetrics: one emission point per metric of the contract', () => 
         value: 1,
       },
     ]);
-    // A counter keeps its total: later calls add to what was collected before.
-    under.metrics.outboundCall('entra', '2xx');
+    // A counter keeps its total: later calls add to what was collected before, and a second
+    // recorder of the same connector adds to the same series.
+    under.metrics.outboundCalls('entra')('2xx');
     expect((await points('provisioning.outbound.calls'))[0]?.value).toBe(6);
   });
 
