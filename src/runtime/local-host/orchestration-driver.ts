@@ -13,7 +13,7 @@ import {
   type DriverInstance,
   type InstanceSnapshot,
 } from './driver-instance';
-import { packEndedRecord, runRecordOf } from './ended-record';
+import { EndedRecords, runRecordOf } from './ended-record';
 import { historyEvent, type HistoryEvent } from './history-events';
 import type { HistoryStore } from './history-store';
 import { InstanceSaver } from './instance-saver';
@@ -67,6 +67,7 @@ export class OrchestrationDriver implements OrchestrationClient {
   private readonly saver: InstanceSaver;
   private readonly gate: SaveGate;
   private readonly waiters = new InstanceWaiters();
+  private readonly ended = new EndedRecords();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly episodesRunning = new Set<Promise<void>>();
   private readonly unsubscribe: (() => void) | undefined;
@@ -104,7 +105,7 @@ export class OrchestrationDriver implements OrchestrationClient {
       if (this.instances.has(instance.instanceId)) continue;
       this.instances.set(instance.instanceId, instance);
       if (FINAL.has(instance.runtimeStatus)) {
-        packEndedRecord(instance);
+        this.ended.pack(instance);
         continue;
       }
       resumed += 1;
@@ -285,9 +286,12 @@ export class OrchestrationDriver implements OrchestrationClient {
           message: `the local driver could not replay the orchestration: ${error instanceof Error ? error.message : String(error)}`,
         },
       }));
-      // What status queries show until the end is saved: only an ending episode needs it,
-      // and taking it copies the instance's input and output.
-      const shownBefore = result.kind === 'continue' ? undefined : toOrchestrationState(instance);
+      // What status queries show until the end is saved: only an ending episode that is saved
+      // needs it, and taking it copies the instance's input and output.
+      const shownBefore =
+        result.kind === 'continue' || !this.saver.enabled
+          ? undefined
+          : toOrchestrationState(instance);
       if (result.kind === 'completed') this.finish(instance, result.at, undefined, result.output);
       else if (result.kind === 'failed') this.finish(instance, result.at, result.failure);
       else {
@@ -305,10 +309,10 @@ export class OrchestrationDriver implements OrchestrationClient {
           this.scheduleSettle();
         });
       }
-      if (shownBefore !== undefined && FINAL.has(instance.runtimeStatus)) {
+      if (result.kind !== 'continue' && FINAL.has(instance.runtimeStatus)) {
         this.publishEnd(instance, shownBefore, saved);
         // The save above took its copy: nothing reads the live arrays any more.
-        packEndedRecord(instance);
+        this.ended.pack(instance);
       }
     }
   }
@@ -316,18 +320,19 @@ export class OrchestrationDriver implements OrchestrationClient {
   /**
    * Callers learn that an instance ended only once its end is saved durably: an end they
    * saw is never undone by a restart (which would run the instance's last steps again and
-   * end it a second time). Until then, status queries show it as it was before.
+   * end it a second time). Until then, status queries show it as it was before
+   * (`shownBefore`; undefined without a history store: nothing to wait for).
    */
   private publishEnd(
     instance: DriverInstance,
-    shownBefore: OrchestrationState,
+    shownBefore: OrchestrationState | undefined,
     saved: Promise<void>,
   ): void {
     const publish = () => {
       delete instance.shown;
       this.waiters.finished(instance.instanceId);
     };
-    if (!this.saver.enabled) {
+    if (shownBefore === undefined) {
       publish();
       return;
     }
