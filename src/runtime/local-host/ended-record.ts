@@ -67,5 +67,13 @@ export function runRecordOf(instance: DriverInstance): RunRecord {
   if (packed === undefined) {
     return { history: copy(instance.history), actions: copy(instance.actions) };
   }
-  return deserialize(inflateRawSync(packed.buffer).subarray(packed.start, packed.end)) as RunRecord;
+  return deserialize(inflated(packed.buffer).subarray(packed.start, packed.end)) as RunRecord;
+}
+
+/** The batch inflated last: queries often read the instances of one batch one after another. */
+let lastInflated: { buffer: Buffer; data: Buffer } | undefined;
+
+function inflated(buffer: Buffer): Buffer {
+  if (lastInflated?.buffer !== buffer) lastInflated = { buffer, data: inflateRawSync(buffer) };
+  return lastInflated.data;
 }
