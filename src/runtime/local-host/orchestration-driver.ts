@@ -252,20 +252,22 @@ export class OrchestrationDriver implements OrchestrationClient {
     if (instance.episodeScheduled || this.closed) return;
     instance.episodeScheduled = true;
     this.pendingEpisodes += 1;
-    const run = new Promise<void>((resolve) => setImmediate(resolve))
+    const ended = () => {
+      instance.episodeScheduled = false;
+      this.pendingEpisodes -= 1;
+      this.episodesRunning.delete(run);
+      if (instance.inbox.length > 0 && !FINAL.has(instance.runtimeStatus))
+        this.scheduleEpisode(instance);
+      this.scheduleSettle();
+    };
+    // Two reactions, not `catch` and `finally` (which add three promises of their own).
+    const run: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.runEpisodes(instance))
-      .catch((error: unknown) => {
+      .then(ended, (error: unknown) => {
         this.logger.error(`orchestration driver: episode failed unexpectedly: ${String(error)}`, {
           instanceId: instance.instanceId,
         });
-      })
-      .finally(() => {
-        instance.episodeScheduled = false;
-        this.pendingEpisodes -= 1;
-        this.episodesRunning.delete(run);
-        if (instance.inbox.length > 0 && !FINAL.has(instance.runtimeStatus))
-          this.scheduleEpisode(instance);
-        this.scheduleSettle();
+        ended();
       });
     this.episodesRunning.add(run);
   }
