@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   drift: async () => (await import('./drift-bench.js')).runDriftBench,
   quota: async () => (await import('./quota-bench.js')).runQuotaBench,
   'big-groups': async () => (await import('./big-groups-bench.js')).runBigGroupsBench,
+  driver: async () => (await import('./driver-bench.js')).runDriverBench,
 };
 
 async function main(names: string[]): Promise<void> {

@@ -68,11 +68,16 @@ export class ActivityRunner {
       const job = this.queue.shift();
       if (job === undefined) return;
       this.running += 1;
-      void this.run(job).finally(() => {
+      const settled = () => {
         this.running -= 1;
         this.pump();
         if (!this.busy) for (const resolve of this.drained.splice(0)) resolve();
         this.onSettled();
+      };
+      // Not `finally`, which adds two promises of its own; a failure stays unhandled, as it was.
+      void this.run(job).then(settled, (error: unknown) => {
+        settled();
+        throw error;
       });
     }
   }
@@ -80,16 +85,18 @@ export class ActivityRunner {
   /**
    * One activity call, as the Functions host runs it with Durable's distributed tracing: a
    * span `activity:<name>` in its orchestration's trace, active while the activity runs (its
-   * outbound calls are its children).
+   * outbound calls are its children). The span's callback chains on the call rather than
+   * being an async function of its own: one promise and one microtask fewer per call.
    */
   private async run(job: ActivityJob): Promise<void> {
     const parent = this.parentOf(job.traceContext);
-    await serviceTracer().startActiveSpan(`activity:${job.name}`, {}, parent, async (span) => {
-      const outcome = await this.execute(job);
-      if (!outcome.ok) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-      job.done(outcome);
-    });
+    await serviceTracer().startActiveSpan(`activity:${job.name}`, {}, parent, (span) =>
+      this.execute(job).then((outcome) => {
+        if (!outcome.ok) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+        job.done(outcome);
+      }),
+    );
   }
 
   private parentOf(traceContext: Record<string, string> | undefined): Context {

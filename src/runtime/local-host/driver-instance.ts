@@ -37,7 +37,8 @@ export interface DriverInstance {
   inputJson: string | undefined;
   runtimeStatus: RuntimeStatus;
   output: unknown;
-  customStatus: unknown;
+  /** The custom status as JSON text (as the task hub keeps it); undefined while none is set. */
+  customStatusJson: string | undefined;
   failure?: InstanceFailure;
   createdAt: number;
   updatedAt: number;
@@ -58,7 +59,7 @@ export interface DriverInstance {
    * An ended instance's history and actions, packed (ended-record.ts): `history` and
    * `actions` are then empty. Read them through `runRecordOf`.
    */
-  packed?: Buffer;
+  packed?: PackedRecord;
   /** The history as the executor read it in the last episode (while the instance runs). */
   replayView?: ReplayView;
   /** What status queries show while the instance's end is not yet saved durably. */
@@ -69,6 +70,15 @@ export interface DriverInstance {
    * of their own.
    */
   traceContext?: Record<string, string>;
+}
+
+/** Where an ended instance's run record is kept: its bytes in a buffer shared with others. */
+export interface PackedRecord {
+  /** The batch's records, serialised one after the other and compressed together. */
+  buffer: Buffer;
+  /** Where the instance's serialised record starts and ends once the buffer is inflated. */
+  start: number;
+  end: number;
 }
 
 /** Runtime statuses after which an instance never runs again. */
@@ -95,11 +105,11 @@ export function newDriverInstance(
   return {
     instanceId,
     name,
-    input: inputJson === undefined ? undefined : (JSON.parse(inputJson) as unknown),
+    input: parsedJson(inputJson),
     inputJson,
     runtimeStatus: 'Pending',
     output: undefined,
-    customStatus: undefined,
+    customStatusJson: undefined,
     createdAt: now,
     updatedAt: now,
     history: [],
@@ -149,12 +159,17 @@ export function toOrchestrationState(instance: DriverInstance): OrchestrationSta
     instanceId: instance.instanceId,
     name: instance.name,
     runtimeStatus: instance.runtimeStatus,
-    input: copy(instance.input),
+    input: parsedJson(instance.inputJson),
     output: copy(instance.output),
-    customStatus: copy(instance.customStatus),
+    customStatus: parsedJson(instance.customStatusJson),
     createdTime: new Date(instance.createdAt).toISOString(),
     lastUpdatedTime: new Date(instance.updatedAt).toISOString(),
   };
+}
+
+/** The value of a JSON text, the caller's own; undefined for none. */
+export function parsedJson(text: string | undefined): unknown {
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
 }
 
 /** A deep copy, so that callers cannot change what the driver recorded. */

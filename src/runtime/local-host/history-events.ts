@@ -155,5 +155,13 @@ export const historyEvent = {
 };
 
 function base(at: number, eventId = -1): EventBase {
-  return { EventId: eventId, Timestamp: new Date(at).toISOString(), IsPlayed: false };
+  return { EventId: eventId, Timestamp: isoTime(at), IsPlayed: false };
+}
+
+/** The last time formatted: the events of an episode mostly share one. */
+let lastIso = { at: Number.NaN, text: '' };
+
+function isoTime(at: number): string {
+  if (at !== lastIso.at) lastIso = { at, text: new Date(at).toISOString() };
+  return lastIso.text;
 }

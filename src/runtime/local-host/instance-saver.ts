@@ -1,6 +1,6 @@
 import { ProvisioningError } from '../../domain/errors';
 import type { Logger } from '../../domain/logger';
-import { copy, type DriverInstance } from './driver-instance';
+import { copy, parsedJson, type DriverInstance } from './driver-instance';
 import type { HistoryStore, InstanceSave, SavedInstance } from './history-store';
 
 /** How far an instance's saves got. */
@@ -88,7 +88,7 @@ export class InstanceSaver {
         : {}),
       state: copy({
         runtimeStatus: instance.runtimeStatus,
-        customStatus: instance.customStatus,
+        customStatus: parsedJson(instance.customStatusJson),
         output: instance.output,
         ...(instance.failure === undefined ? {} : { failure: instance.failure }),
         updatedAt: instance.updatedAt,

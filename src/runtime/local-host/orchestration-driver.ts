@@ -13,7 +13,7 @@ import {
   type DriverInstance,
   type InstanceSnapshot,
 } from './driver-instance';
-import { packEndedRecord, runRecordOf } from './ended-record';
+import { EndedRecords, runRecordOf } from './ended-record';
 import { historyEvent, type HistoryEvent } from './history-events';
 import type { HistoryStore } from './history-store';
 import { InstanceSaver } from './instance-saver';
@@ -67,6 +67,7 @@ export class OrchestrationDriver implements OrchestrationClient {
   private readonly saver: InstanceSaver;
   private readonly gate: SaveGate;
   private readonly waiters = new InstanceWaiters();
+  private readonly ended = new EndedRecords();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly episodesRunning = new Set<Promise<void>>();
   private readonly unsubscribe: (() => void) | undefined;
@@ -104,7 +105,7 @@ export class OrchestrationDriver implements OrchestrationClient {
       if (this.instances.has(instance.instanceId)) continue;
       this.instances.set(instance.instanceId, instance);
       if (FINAL.has(instance.runtimeStatus)) {
-        packEndedRecord(instance);
+        this.ended.pack(instance);
         continue;
       }
       resumed += 1;
@@ -251,20 +252,22 @@ export class OrchestrationDriver implements OrchestrationClient {
     if (instance.episodeScheduled || this.closed) return;
     instance.episodeScheduled = true;
     this.pendingEpisodes += 1;
-    const run = new Promise<void>((resolve) => setImmediate(resolve))
+    const ended = () => {
+      instance.episodeScheduled = false;
+      this.pendingEpisodes -= 1;
+      this.episodesRunning.delete(run);
+      if (instance.inbox.length > 0 && !FINAL.has(instance.runtimeStatus))
+        this.scheduleEpisode(instance);
+      this.scheduleSettle();
+    };
+    // Two reactions, not `catch` and `finally` (which add three promises of their own).
+    const run: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.runEpisodes(instance))
-      .catch((error: unknown) => {
+      .then(ended, (error: unknown) => {
         this.logger.error(`orchestration driver: episode failed unexpectedly: ${String(error)}`, {
           instanceId: instance.instanceId,
         });
-      })
-      .finally(() => {
-        instance.episodeScheduled = false;
-        this.pendingEpisodes -= 1;
-        this.episodesRunning.delete(run);
-        if (instance.inbox.length > 0 && !FINAL.has(instance.runtimeStatus))
-          this.scheduleEpisode(instance);
-        this.scheduleSettle();
+        ended();
       });
     this.episodesRunning.add(run);
   }
@@ -285,9 +288,12 @@ export class OrchestrationDriver implements OrchestrationClient {
           message: `the local driver could not replay the orchestration: ${error instanceof Error ? error.message : String(error)}`,
         },
       }));
-      // What status queries show until the end is saved: only an ending episode needs it,
-      // and taking it copies the instance's input and output.
-      const shownBefore = result.kind === 'continue' ? undefined : toOrchestrationState(instance);
+      // What status queries show until the end is saved: only an ending episode that is saved
+      // needs it, and taking it copies the instance's input and output.
+      const shownBefore =
+        result.kind === 'continue' || !this.saver.enabled
+          ? undefined
+          : toOrchestrationState(instance);
       if (result.kind === 'completed') this.finish(instance, result.at, undefined, result.output);
       else if (result.kind === 'failed') this.finish(instance, result.at, result.failure);
       else {
@@ -305,10 +311,10 @@ export class OrchestrationDriver implements OrchestrationClient {
           this.scheduleSettle();
         });
       }
-      if (shownBefore !== undefined && FINAL.has(instance.runtimeStatus)) {
+      if (result.kind !== 'continue' && FINAL.has(instance.runtimeStatus)) {
         this.publishEnd(instance, shownBefore, saved);
         // The save above took its copy: nothing reads the live arrays any more.
-        packEndedRecord(instance);
+        this.ended.pack(instance);
       }
     }
   }
@@ -316,18 +322,19 @@ export class OrchestrationDriver implements OrchestrationClient {
   /**
    * Callers learn that an instance ended only once its end is saved durably: an end they
    * saw is never undone by a restart (which would run the instance's last steps again and
-   * end it a second time). Until then, status queries show it as it was before.
+   * end it a second time). Until then, status queries show it as it was before
+   * (`shownBefore`; undefined without a history store: nothing to wait for).
    */
   private publishEnd(
     instance: DriverInstance,
-    shownBefore: OrchestrationState,
+    shownBefore: OrchestrationState | undefined,
     saved: Promise<void>,
   ): void {
     const publish = () => {
       delete instance.shown;
       this.waiters.finished(instance.instanceId);
     };
-    if (!this.saver.enabled) {
+    if (shownBefore === undefined) {
       publish();
       return;
     }

@@ -56,7 +56,7 @@ export async function runEpisode(
     context: deps.newContext(),
   });
   for (const event of instance.history) event.IsPlayed = true;
-  if (outcome.customStatus !== undefined) instance.customStatus = outcome.customStatus;
+  if (outcome.customStatusJson !== undefined) instance.customStatusJson = outcome.customStatusJson;
   if (outcome.status === 'failed') {
     return {
       kind: 'failed',

@@ -13,8 +13,12 @@ export interface ReplayOutcome {
   output?: unknown;
   /** The error message the orchestrator failed with (failed only). */
   error?: string;
-  /** The custom status as last set, JSON round-tripped; undefined when not set (or falsy, as in the library). */
-  customStatus?: unknown;
+  /**
+   * The custom status as last set, as the JSON text the task hub keeps; undefined when not
+   * set (or falsy, as in the library). Text: most replays set a status nobody reads before
+   * the next one, so it is parsed only when asked for.
+   */
+  customStatusJson?: string;
 }
 
 /**
@@ -72,11 +76,11 @@ export function createReplayer(handler: OrchestrationHandler): Replayer {
     try {
       const record = asRecord(state);
       const actions = flatActions(record.actions);
-      const customStatus = roundTrip(record.customStatus);
+      const customStatusJson = jsonText(record.customStatus);
       if (record.isDone === true) {
-        return { status: 'completed', actions, output: roundTrip(record.output), customStatus };
+        return { status: 'completed', actions, output: roundTrip(record.output), customStatusJson };
       }
-      return { status: 'running', actions, customStatus };
+      return { status: 'running', actions, customStatusJson };
     } catch (error) {
       // Output, custom status or an action the host could not take (not JSON-safe, unsupported).
       return { status: 'failed', actions: [], error: errorMessage(error) };
@@ -104,7 +108,7 @@ function failedOutcome(error: unknown): ReplayOutcome {
     actions: [],
     error:
       typeof state.error === 'string' ? state.error : 'the orchestrator threw a non-Error value',
-    customStatus: roundTrip(state.customStatus),
+    customStatusJson: jsonText(state.customStatus),
   };
 }
 
@@ -146,9 +150,13 @@ function asRecord(value: unknown): Record<string, unknown> {
 
 /** As the task hub stores it: JSON text, so non-JSON values change or vanish here as in Azure. */
 function roundTrip(value: unknown): unknown {
-  if (value === undefined) return undefined;
-  const text = JSON.stringify(value);
+  const text = jsonText(value);
   return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** The value as JSON text; undefined for undefined (and what JSON cannot hold at all). */
+function jsonText(value: unknown): string | undefined {
+  return value === undefined ? undefined : JSON.stringify(value);
 }
 
 function errorMessage(error: unknown): string {

@@ -36,19 +36,12 @@ export function toReplayedAction(raw: unknown): ReplayedAction {
   const action = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
   switch (action.actionType) {
     case ACTION_TYPE.CallActivity:
-      return lazyInput(
-        { kind: 'activity' as const, name: String(action.functionName), input: undefined },
-        action.input,
-      );
+      return new ReplayedActivity(String(action.functionName), action.input);
     case ACTION_TYPE.CallActivityWithRetry:
-      return lazyInput(
-        {
-          kind: 'activityWithRetry' as const,
-          name: String(action.functionName),
-          input: undefined,
-          retry: toRetryPolicy(action.retryOptions),
-        },
+      return new ReplayedRetriedActivity(
+        String(action.functionName),
         action.input,
+        toRetryPolicy(action.retryOptions),
       );
     case ACTION_TYPE.CreateTimer: {
       const fireAt = action.fireAt instanceof Date ? action.fireAt.getTime() : Number.NaN;
@@ -85,22 +78,49 @@ export function settledAction(action: ReplayedAction): ReplayedAction {
 }
 
 /**
- * Serializes the input on first read only: every replay lists all actions so far, and only
- * new ones (and the determinism check) need their input as text.
+ * An activity call of a replay, its input serialized on first read only: every replay lists
+ * all actions so far, and only new ones (and the determinism check) need their input as
+ * text. A class, so that the getter is shared rather than defined on every action.
  */
-function lazyInput<T extends { input: string | undefined }>(action: T, raw: unknown): T {
-  let text: string | undefined;
-  let done = false;
-  return Object.defineProperty(action, 'input', {
-    enumerable: true,
-    get: () => {
-      if (!done) {
-        text = inputJson(raw);
-        done = true;
-      }
-      return text;
-    },
-  });
+class ReplayedActivity {
+  readonly kind = 'activity';
+  private raw: unknown;
+  private text: string | undefined;
+  private serialized = false;
+
+  constructor(
+    readonly name: string,
+    raw: unknown,
+  ) {
+    this.raw = raw;
+  }
+
+  get input(): string | undefined {
+    if (!this.serialized) {
+      this.text = inputJson(this.raw);
+      this.serialized = true;
+      this.raw = undefined;
+    }
+    return this.text;
+  }
+}
+
+/** An activity call with retry of a replay: its input serialized on first read only. */
+class ReplayedRetriedActivity {
+  readonly kind = 'activityWithRetry';
+  private readonly call: ReplayedActivity;
+
+  constructor(
+    readonly name: string,
+    raw: unknown,
+    readonly retry: RetryPolicy,
+  ) {
+    this.call = new ReplayedActivity(name, raw);
+  }
+
+  get input(): string | undefined {
+    return this.call.input;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { FINAL_STATUSES, type DriverInstance } from './driver-instance';
+import { FINAL_STATUSES, parsedJson, type DriverInstance } from './driver-instance';
 import { HISTORY_EVENT, historyEvent } from './history-events';
 import type { SavedInstance } from './history-store';
 import type { EpisodeWork } from './orchestration-episode';
@@ -24,11 +24,12 @@ export function resumeInstance(saved: SavedInstance): ResumedInstance {
   const instance: DriverInstance = {
     instanceId: saved.instanceId,
     name: saved.name,
-    input: saved.inputJson === undefined ? undefined : (JSON.parse(saved.inputJson) as unknown),
+    input: parsedJson(saved.inputJson),
     inputJson: saved.inputJson,
     runtimeStatus: state.runtimeStatus,
     output: state.output,
-    customStatus: state.customStatus,
+    customStatusJson:
+      state.customStatus === undefined ? undefined : JSON.stringify(state.customStatus),
     ...(state.failure === undefined ? {} : { failure: state.failure }),
     createdAt: saved.createdAt,
     updatedAt: state.updatedAt,

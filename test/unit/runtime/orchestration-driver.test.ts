@@ -240,6 +240,38 @@ describe('OrchestrationDriver: instances', () => {
     });
   });
 
+  it('answers each status query with a state of its own: changing one changes nothing the driver keeps', async () => {
+    const marked: OrchestrationHandler = function* (context) {
+      context.df.setCustomStatus({ stage: 'started' });
+      const done = (yield context.df.callActivity('work', null)) as boolean;
+      context.df.setCustomStatus({
+        stage: 'done',
+        marks: [1, 2],
+        at: context.df.currentUtcDateTime,
+      });
+      return { done };
+    };
+    const driver = driverWith({
+      orchestrators: { marked },
+      activities: { work: async () => true },
+    });
+
+    await driver.startNew('marked', 'own-1', { account: { accountId: 'ada' } });
+    const first = await driver.waitFor('own-1', WAIT_MS);
+    (first.input as { account: { accountId: string } }).account.accountId = 'changed';
+    (first.customStatus as { marks: number[] }).marks.push(3);
+    (first.output as { done: boolean }).done = false;
+
+    const again = await driver.getStatus('own-1');
+    expect(again).toMatchObject({
+      input: { account: { accountId: 'ada' } },
+      customStatus: { stage: 'done', marks: [1, 2] },
+      output: { done: true },
+    });
+    // As the task hub keeps it: JSON text, so a Date reads back as its ISO string.
+    expect(typeof (again?.customStatus as { at: unknown }).at).toBe('string');
+  });
+
   it('starts an instance id once: a second start answers exists and runs nothing', async () => {
     let runs = 0;
     const once: OrchestrationHandler = function* (context) {

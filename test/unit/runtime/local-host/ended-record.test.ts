@@ -3,7 +3,11 @@ import {
   newDriverInstance,
   type DriverInstance,
 } from '../../../../src/runtime/local-host/driver-instance';
-import { packEndedRecord, runRecordOf } from '../../../../src/runtime/local-host/ended-record';
+import {
+  EndedRecords,
+  PACK_BATCH,
+  runRecordOf,
+} from '../../../../src/runtime/local-host/ended-record';
 import { historyEvent } from '../../../../src/runtime/local-host/history-events';
 
 const AT = Date.UTC(2026, 10, 24, 9, 0);
@@ -28,15 +32,23 @@ function ranInstance(): DriverInstance {
   return instance;
 }
 
-describe('packEndedRecord', () => {
-  it('moves the history and actions off the instance into one buffer that reads back whole', () => {
+/** Packs the instance with others until its batch is full: it is then packed. */
+function packFull(instance: DriverInstance, ended = new EndedRecords()): DriverInstance[] {
+  const others = Array.from({ length: PACK_BATCH - 1 }, () => ranInstance());
+  for (const other of others) ended.pack(other);
+  ended.pack(instance);
+  return others;
+}
+
+describe('EndedRecords', () => {
+  it('moves the history and actions off the instance into a buffer that reads back whole', () => {
     const instance = ranInstance();
     const { history, actions } = structuredClone({
       history: instance.history,
       actions: instance.actions,
     });
-    packEndedRecord(instance);
-    expect(instance.packed).toBeInstanceOf(Buffer);
+    packFull(instance);
+    expect(instance.packed?.buffer).toBeInstanceOf(Buffer);
     expect(instance.history).toEqual([]);
     expect(instance.actions).toEqual([]);
     const record = runRecordOf(instance);
@@ -47,11 +59,35 @@ describe('packEndedRecord', () => {
     expect((record.actions[1]!.action as { fireAt: number }).fireAt).toBeNaN();
   });
 
-  it('packs an instance once: packing it again keeps what it holds', () => {
+  it('packs a batch into one buffer, each instance reading back its own record', () => {
     const instance = ranInstance();
-    packEndedRecord(instance);
+    instance.history.push(historyEvent.orchestratorCompleted(AT + 2));
+    const others = packFull(instance);
+    expect(new Set([instance, ...others].map((one) => one.packed?.buffer)).size).toBe(1);
+    expect(runRecordOf(instance).history).toHaveLength(5);
+    for (const other of others) expect(runRecordOf(other).history).toHaveLength(4);
+  });
+
+  it('keeps the record of an instance whose batch is not full as it is, until flushed', () => {
+    const ended = new EndedRecords();
+    const instance = ranInstance();
+    ended.pack(instance);
+    expect(instance.packed).toBeUndefined();
+    expect(runRecordOf(instance).history).toHaveLength(4);
+    ended.flush();
+    expect(instance.history).toEqual([]);
+    expect(runRecordOf(instance).history).toHaveLength(4);
+  });
+
+  it('packs an instance once: packing it again keeps what it holds', () => {
+    const ended = new EndedRecords();
+    const instance = ranInstance();
+    ended.pack(instance);
+    ended.pack(instance);
+    ended.flush();
     const packed = instance.packed;
-    packEndedRecord(instance);
+    ended.pack(instance);
+    ended.flush();
     expect(instance.packed).toBe(packed);
     expect(runRecordOf(instance).history).toHaveLength(4);
   });
@@ -63,7 +99,7 @@ describe('runRecordOf', () => {
     ['an ended, packed instance', true],
   ])('gives the caller of %s a record of its own to change', (_which, packed) => {
     const instance = ranInstance();
-    if (packed) packEndedRecord(instance);
+    if (packed) packFull(instance);
     const first = runRecordOf(instance);
     first.history.pop();
     (first.history[0] as { IsPlayed: boolean }).IsPlayed = true;
