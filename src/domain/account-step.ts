@@ -131,8 +131,10 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
         const readError = 'error' in shown ? shown.error : undefined;
         // Revision 4: a read that shows the create was not applied withdraws its claim, so
         // that the create's next run (after a hold) takes an account someone else makes
-        // meanwhile for no attempt of its own (`provesOwnCreate`).
-        if (readError === undefined && input.provesOwnCreate === true) {
+        // meanwhile for no attempt of its own (`provesOwnCreate`). Only where reads show
+        // writes at once: on a lagging target the account may be there, unseen, and the
+        // claim is what lets the next run know it as its own.
+        if (readError === undefined && input.provesOwnCreate === true && readRefutes(input)) {
           yield* call<null>(STEP_OPS.withdrawIntent, { intentKey: createKey });
         }
         // A read that failed fails the step with its own error: a refused credential or a

@@ -175,6 +175,21 @@ describe('account step: create with an unusable answer (issue 12, item 5)', () =
       unread,
     );
     expect(unread.callsOf('withdrawIntent')).toEqual([]);
+    // Where reads lag (Graph), no read showing the account proves nothing: the claim stays, so
+    // that the create's next run knows an account its lost attempt made as its own.
+    const lagging = new ScriptedIo(script);
+    await driveAsync(
+      accountStep({
+        ...stepContext(LAGGING),
+        provesOwnCreate: true,
+        action: 'create',
+        profile: { accountId: ADA.accountId },
+        lastPasswordUse: false,
+      }),
+      lagging,
+    );
+    expect(lagging.callsOf('findAccount').length).toBeGreaterThan(0);
+    expect(lagging.callsOf('withdrawIntent')).toEqual([]);
   });
 
   it('revision 4: an account a read shows after an `exists` answer, not linked and not this request’s, fails ACCOUNT_EXISTS', async () => {
