@@ -202,8 +202,12 @@ function* changeMemberships(
         : answer.outcome !== 'acknowledged' ||
           (!refuted.has(answer.groupId) && !untold.has(answer.groupId)),
     );
-    const notTold = ledger.filter((a) => a.outcome === 'acknowledged' && untold.has(a.groupId));
-    const unproven = ledger.filter((a) => a.outcome === 'unanswered' && !answers.includes(a));
+    // An acknowledged write, or one whose answer was lost, to a group the read could not
+    // tell about: neither shown nor refuted, its membership is not known.
+    const notTold = ledger.filter((a) => !answers.includes(a) && untold.has(a.groupId));
+    const unproven = ledger.filter(
+      (a) => a.outcome === 'unanswered' && !answers.includes(a) && !untold.has(a.groupId),
+    );
     const error =
       refused ??
       (lost === undefined || unproven.length === 0

@@ -77,6 +77,37 @@ describe('a member list the server cuts short', () => {
     expect(userGroupReads(t).length).toBeGreaterThan(0);
   });
 
+  it('a grant whose answer was lost, beyond the cut: could not tell, and its membership recorded as not known', async () => {
+    const { t, groupId, account } = await bigGroup(CUT, false);
+    // Every write is applied and its answer lost (the socket dropped, or a gateway's 504).
+    t.sandbox.setFaults({ seed: 7, lostAnswerRate: 1 });
+    const handle = newAccountHandle();
+    handle.account = account;
+    handle.seen = true;
+    const granted = await driveAsync(
+      membershipStep({
+        requestId: 'lost-grant',
+        step: 0,
+        connector: t.connector.name,
+        accountId: account.accountId,
+        capabilities: t.connector.capabilities,
+        handle,
+        foldsReadBack: true,
+        recordsUnconfirmed: true,
+        action: 'grant',
+        groups: [{ id: groupId }],
+      }),
+      directIo(t.connector),
+    );
+    t.sandbox.setFaults(undefined);
+    // The truth: the account is a member. No read could see it, so the step may neither
+    // journal it nor take it for refuted: the record must say the membership is not known.
+    expect(t.sandbox.groupIdsOf('new.hire')).toEqual([groupId]);
+    expect(granted.ok).toBe(false);
+    expect(granted.changes).toEqual([]);
+    expect(granted.record?.unconfirmedGroups).toEqual([groupId]);
+  });
+
   it('a request accepted before revision 4 ends as it did then (its history replays): the revoke verified', async () => {
     const { t, groupId, account } = await bigGroup(CUT, true);
     const handle = newAccountHandle();
