@@ -76,6 +76,7 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
       : { passwordSecret: input.passwordSecret, discardAfterUse: input.lastPasswordUse }),
     intentKey: createKey,
     ...(input.handle.stored === undefined ? {} : { stored: input.handle.stored }),
+    ...(input.provesOwnCreate === true ? { provesOwnCreate: true as const } : {}),
   });
   // A create whose answers were lost (after the transport's and Durable's retries) may
   // have been applied: a read tells, as for an unusable answer (scim-interop.md).

@@ -134,8 +134,10 @@ export function accountActivities(services: ServicesProvider) {
                 if (deletedBefore(s, connectorOf(s, input.connector), stored, answer.account.id)) {
                   return { outcome: 'exists', maybeOurs };
                 }
-                // Taken by name only is not the same account: the evidence decides.
-                return judgeAdoption({ ...answer, maybeOurs }, stored);
+                // Taken by name only is not the same account: the evidence decides (revision 4).
+                return input.provesOwnCreate === true
+                  ? judgeAdoption({ ...answer, maybeOurs }, stored)
+                  : { ...answer, maybeOurs };
               }
               return { ...answer, maybeOurs };
             },

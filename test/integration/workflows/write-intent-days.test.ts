@@ -41,6 +41,20 @@ describe('write intents across a day boundary', () => {
       intentKey: 'another-request-create',
     } as never);
     expect(other).toMatchObject({ ok: true, value: { maybeOurs: false } });
+    // Revision 4 (the request's own input): an account nothing shows to be this request's is
+    // taken, not adopted; a request accepted before carries no `provesOwnCreate`, and its
+    // create adopts by name as its history has it.
+    expect(create?.input).toMatchObject({ provesOwnCreate: true });
+    const { provesOwnCreate: _, ...asRevision3 } = create!.input as Record<string, unknown>;
+    expect(
+      await handlers.createAccount({ ...asRevision3, intentKey: 'revision-3-create' } as never),
+    ).toMatchObject({ ok: true, value: { outcome: 'adopted', maybeOurs: false } });
+    expect(
+      await handlers.createAccount({
+        ...(create!.input as object),
+        intentKey: 'revision-4-create',
+      } as never),
+    ).toMatchObject({ ok: true, value: { outcome: 'taken', maybeOurs: false } });
 
     // The target holds one account, created once.
     const created = bench.sandboxes.scim
