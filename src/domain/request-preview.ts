@@ -2,7 +2,7 @@ import type { AccountProfile } from './account';
 import { applyRecordUpdate } from './account-record';
 import type { ConnectorCapabilities } from './capabilities';
 import { PreviewIo, type PreviewRefusals, type ReadPerformer } from './preview-io';
-import type { ProvisioningAction } from './provisioning-request';
+import { REQUEST_REVISION, type ProvisioningAction } from './provisioning-request';
 import { requestContextOf, type RequestContext } from './request-context';
 import {
   initialSteps,
@@ -12,7 +12,7 @@ import {
   type RequestStatus,
   type StepReport,
 } from './request-report';
-import { requestStep } from './request-step';
+import { requestStep, stepFlagsOf } from './request-step';
 import { newAccountHandle } from './step-context';
 import { driveAsync } from './step-machine';
 
@@ -73,6 +73,10 @@ export async function planRequest(
     actions: input.actions,
     ...(input.hasPassword ? { passwordSecret: NO_SECRET } : {}),
     capabilities: input.capabilities,
+    // As a request accepted now would judge; its reads stay operations of their own (the
+    // preview's writes are simulated: there is no write to fold a read into).
+    ...stepFlagsOf({ revision: REQUEST_REVISION }),
+    foldsReadBack: false,
   };
   const handle = newAccountHandle();
   let steps = initialSteps(input.actions);

@@ -2,7 +2,12 @@ import type { AccountProfile } from './account';
 import { accountStep } from './account-step';
 import type { ConnectorCapabilities } from './capabilities';
 import { membershipStep } from './membership-step';
-import { isMembershipAction, type ProvisioningAction } from './provisioning-request';
+import {
+  acceptedSince,
+  isMembershipAction,
+  type ProvisioningAction,
+  type ProvisioningRequest,
+} from './provisioning-request';
 import type { AccountHandle } from './step-context';
 import type { GroupRef } from './group';
 import type { IoResult, Machine } from './step-machine';
@@ -31,6 +36,37 @@ export interface StepsOf {
   provesOwnCreate?: boolean;
   /** Its read-backs take an unproven absence as shown (see `StepContext.believesUnprovenAbsence`). */
   believesUnprovenAbsence?: boolean;
+}
+
+/**
+ * The paths a request's steps take by the revision it was accepted under: the one place
+ * that says so, for the orchestration and the preview (which plans as a request accepted
+ * now would run). A request running when a revision is deployed replays the history it has.
+ */
+export function stepFlagsOf(
+  request: Pick<ProvisioningRequest, 'revision'>,
+): Pick<
+  StepsOf,
+  | 'replaysRevision1'
+  | 'foldsReadBack'
+  | 'recordsUnconfirmed'
+  | 'recordsDeactivation'
+  | 'readsEveryValueBack'
+  | 'provesOwnCreate'
+  | 'believesUnprovenAbsence'
+> {
+  const since = (revision: number) => acceptedSince(request as ProvisioningRequest, revision);
+  return {
+    // Revision 1: no read-back of a lost write, and the commits revision 1 made.
+    ...(since(2) ? {} : { replaysRevision1: true }),
+    // Revision 3: a write's first read back in the write's activity; unconfirmed states kept.
+    ...(since(3) ? { foldsReadBack: true, recordsUnconfirmed: true } : {}),
+    // Revision 4: deactivations recorded, updates confirmed by every value, creates taking
+    // an existing account over only on evidence, no unproven absence verifying a write.
+    ...(since(4)
+      ? { recordsDeactivation: true, readsEveryValueBack: true, provesOwnCreate: true }
+      : { believesUnprovenAbsence: true }),
+  };
 }
 
 /**

@@ -40,12 +40,6 @@ export interface FindAccountInput extends ConnectorInput {
   accountId: string;
   /** The record as stored, when the request holds it already: not read again. */
   stored?: AccountRecord | null;
-  /**
-   * Revision 4 (`StepContext.provesOwnCreate`): an account the create meets under its ID is
-   * adopted only on evidence that it is this service's, else answered `taken`. Absent: adopted
-   * by name, as before, so that a request accepted earlier ends as its history has it.
-   */
-  provesOwnCreate?: true;
 }
 
 /** The account as a read showed it (null: the read found nothing) and the service's record. */
@@ -79,6 +73,12 @@ export interface CreateAccountInput extends ConnectorInput, IntentInput {
   discardAfterUse?: boolean;
   /** The record as stored, when the request holds it already: not read again. */
   stored?: AccountRecord | null;
+  /**
+   * Revision 4 (`StepContext.provesOwnCreate`): an account the create meets under its ID is
+   * adopted only on evidence that it is this service's, else answered `taken`. Absent: adopted
+   * by name, as before, so that a request accepted earlier ends as its history has it.
+   */
+  provesOwnCreate?: true;
 }
 
 /**

@@ -19,7 +19,7 @@ import {
 import { requestContextOf } from '../../domain/request-context';
 import { requestMeasures } from '../../domain/request-measures';
 import { acceptedSince, isMembershipAction } from '../../domain/provisioning-request';
-import { lastPasswordUse, requestStep } from '../../domain/request-step';
+import { lastPasswordUse, requestStep, stepFlagsOf } from '../../domain/request-step';
 import { newAccountHandle } from '../../domain/step-context';
 import type { StepOutcome, VerificationMeasure } from '../../domain/step-outcome';
 import { indexEntryOf } from '../../store/request-index';
@@ -148,22 +148,8 @@ export function* provisioningRequestOrchestrator(
   waiting.lease = { accountId, owner: hold.owner, ttlMs: LEASE_TTL_MS };
 
   let handle = newAccountHandle();
-  // A request accepted before revision 2 runs its steps as revision 1 did, so that one
-  // running at the upgrade replays its history: no read-back of a lost write, and the
-  // commits revision 1 made (`replaysRevision1`).
-  // Revision 3 makes a write's first read back in the write's activity (`foldsReadBack`).
-  // Revision 4 lets no unproven absence verify a write (`believesUnprovenAbsence`).
-  const steps = {
-    ...request,
-    ...(acceptedSince(request, 2) ? {} : { replaysRevision1: true }),
-    ...(acceptedSince(request, 3) ? { foldsReadBack: true, recordsUnconfirmed: true } : {}),
-    // Revision 4: deactivations recorded, updates confirmed by every value, creates taking an
-    // existing account over only on evidence.
-    ...(acceptedSince(request, 4)
-      ? { recordsDeactivation: true, readsEveryValueBack: true, provesOwnCreate: true }
-      : {}),
-    ...(acceptedSince(request, 4) ? {} : { believesUnprovenAbsence: true }),
-  };
+  // The steps take the paths of the revision the request was accepted under (`stepFlagsOf`).
+  const steps = { ...request, ...stepFlagsOf(request) };
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
 

@@ -45,7 +45,9 @@ describe('write intents across a day boundary', () => {
     // taken, not adopted; a request accepted before carries no `provesOwnCreate`, and its
     // create adopts by name as its history has it.
     expect(create?.input).toMatchObject({ provesOwnCreate: true });
-    const { provesOwnCreate: _, ...asRevision3 } = create!.input as Record<string, unknown>;
+    const asRevision3 = Object.fromEntries(
+      Object.entries(create!.input as object).filter(([key]) => key !== 'provesOwnCreate'),
+    );
     expect(
       await handlers.createAccount({ ...asRevision3, intentKey: 'revision-3-create' } as never),
     ).toMatchObject({ ok: true, value: { outcome: 'adopted', maybeOurs: false } });
