@@ -62,4 +62,35 @@ describe('a reconciliation pass run twice with the same input', () => {
     expect(counted('member_added_outside'), JSON.stringify(after)).toBe(1);
     expect(counted('member_removed_outside'), JSON.stringify(after)).toBe(1);
   }, 120_000);
+
+  it('counts a finding once when the attempt that stored it failed after storing it', async () => {
+    const groups = t.host.sandboxes!.scimGroups;
+    await scimAdmin(t).addMember(groups['Support']!, 'ada');
+    t.clock.advanceBy(5 * 60_000);
+    const before = sumBy(await metricSamples(t), FINDINGS, 'provisioning_finding');
+    const at = new Date(t.clock.now()).toISOString();
+    const input = { connector: SCIM, jobId: 'metric-lost', at, readAt: at, settleMs: 120_000 };
+    // The first attempt stores its finding, then cannot send its event (the queue is down):
+    // the retry loads the finding open, as an earlier attempt's.
+    const queueDown = reconciliationActivities(async () => ({
+      ...t.host.services,
+      driftEvents: {
+        send: async () => {
+          throw new Error('the drift events queue is down');
+        },
+      },
+    }));
+    await expect(queueDown.reconcileTarget(input)).rejects.toThrow(/queue is down/);
+    const retried = await reconciliationActivities(async () => t.host.services).reconcileTarget(
+      input,
+    );
+    expect(retried.ok, JSON.stringify(retried)).toBe(true);
+
+    const stored = await report(t, SCIM, { status: 'open' });
+    expect(stored.filter((f) => f.groupName === 'Support').map((f) => f.type)).toEqual([
+      'memberAddedOutside',
+    ]);
+    const after = sumBy(await metricSamples(t), FINDINGS, 'provisioning_finding');
+    expect((after['member_added_outside'] ?? 0) - (before['member_added_outside'] ?? 0)).toBe(1);
+  }, 120_000);
 });

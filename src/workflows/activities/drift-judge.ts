@@ -20,6 +20,7 @@ import type { AccountRecheck, RecheckItem } from '../../domain/target-view';
 import { findingIdOf, type FindingChange, type StoredFinding } from '../../store/drift-findings';
 import type { WorkflowServices } from '../workflow-services';
 import { accountIdsNamed, busyAccounts } from './busy-accounts';
+import { logFound } from './found-findings';
 
 /** What a pass judges with: the connector, its reads, and the run it belongs to. */
 export interface JudgeRun {
@@ -118,13 +119,14 @@ export async function judgeDrift(
   // finding per subject) is that pass's to announce. A run retried after it stored findings
   // loads them open, and sends them again under the same ids.
   const news = foundBy(run, [...open, ...stored]);
-  if (news.length > 0) {
-    await s.driftEvents.send(news.map(driftEventOf));
-    // Counted by the attempt that stored it: one loaded open was an earlier attempt's.
-    for (const finding of news) {
-      if (!openFindings.has(finding.findingId)) count(pass.found, finding.type);
-    }
+  // Counted by the attempt that stored it (one loaded open was an earlier attempt's), at
+  // once: an attempt that fails after storing (sending the events, saving the cursors) would
+  // leave its findings to a retry that loads them open and counts none.
+  for (const finding of news) {
+    if (!openFindings.has(finding.findingId)) count(pass.found, finding.type);
   }
+  logFound(s, run.connector, pass.found);
+  if (news.length > 0) await s.driftEvents.send(news.map(driftEventOf));
   for (const finding of closedBy(run, stored)) count(pass.closed, finding.type);
   return pass;
 }

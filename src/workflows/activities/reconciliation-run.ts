@@ -128,7 +128,6 @@ export async function runReconciliation(
   if (read.keep !== undefined) {
     await s.reconciliation.save(input.connector, read.keep.kept, read.keep.cursors);
   }
-  logFound(s, input.connector, pass.found);
   return {
     ...pass,
     closed: merge(pass.closed, closedNow),
@@ -180,7 +179,6 @@ export async function recheckDeferred(
     }
   }
   const judged = await judgeDrift(s, run, still, await findingsNamed(s, input.connector, still));
-  logFound(s, input.connector, judged.found);
   return {
     ...judged,
     incomplete: [...pass.incomplete, ...judged.incomplete],
@@ -252,26 +250,6 @@ function merge(
     if (b[type] !== undefined) merged[type] = (merged[type] ?? 0) + b[type];
   }
   return merged;
-}
-
-/**
- * The one place new findings are counted: the log line, and the metric
- * `provisioning.reconciliation.findings` by kind.
- */
-function logFound(
-  s: WorkflowServices,
-  connector: string,
-  found: Partial<Record<DriftType, number>>,
-): void {
-  const total = DRIFT_TYPES.reduce((sum, type) => sum + (found[type] ?? 0), 0);
-  if (total === 0) return;
-  for (const type of DRIFT_TYPES) {
-    if ((found[type] ?? 0) > 0) s.metrics.reconciliationFound(connector, type, found[type]);
-  }
-  s.logger.info(`reconciliation of connector ${connector}: ${total} new findings`, {
-    connector,
-    ...Object.fromEntries(DRIFT_TYPES.map((type) => [type, found[type] ?? 0])),
-  });
 }
 
 export type { DeferredAccount };
