@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriftEventQueue } from '../../src/store/drift-events';
 import { reconciliationActivities } from '../../src/workflows/activities/reconciliation-activities';
 import { metricSamples, sumBy } from '../support/metric-samples';
 import { provision, report, runJob, scimAdmin } from './drift-harness';
@@ -78,7 +79,7 @@ describe('a reconciliation pass run twice with the same input', () => {
         send: async () => {
           throw new Error('the drift events queue is down');
         },
-      },
+      } as unknown as DriftEventQueue,
     }));
     await expect(queueDown.reconcileTarget(input)).rejects.toThrow(/queue is down/);
     const retried = await reconciliationActivities(async () => t.host.services).reconcileTarget(
