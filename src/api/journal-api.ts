@@ -51,13 +51,7 @@ export function journalHandler(deps: ApiDeps) {
     };
     if (!wantsCsv(request)) return { status: 200, jsonBody: await services.journal.query(query) };
     // Every page of the download under one horizon, which a header names.
-    const horizon = services.journal.recordedHorizon();
-    const recorded =
-      query.recordedFrom === undefined && query.recordedTo === undefined
-        ? undefined
-        : query.recordedTo !== undefined && query.recordedTo < horizon
-          ? query.recordedTo
-          : horizon;
+    const recorded = services.journal.recordedToOf(query);
     const { items, complete } = await readAllPages(
       { ...query, ...(recorded === undefined ? {} : { recordedTo: recorded }) },
       1000,

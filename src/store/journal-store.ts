@@ -57,6 +57,12 @@ export interface JournalStore {
   /** The latest `recordedTo` a query may have now: entries recorded before it all show. */
   recordedHorizon(): string;
   /**
+   * The horizon a query by record time pages under (`recordedTo` in its answer): the one
+   * asked for, never later than {@link JournalStore.recordedHorizon}; undefined for a query
+   * not by record time.
+   */
+  recordedToOf(query: JournalQuery): string | undefined;
+  /**
    * Deletes the markers of the connector's step commits stamped before `beforeDay`
    * (`YYYY-MM-DD`, UTC): see `purgeStepMarkers`. Answers how many.
    */

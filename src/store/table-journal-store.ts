@@ -116,7 +116,7 @@ export class TableJournalStore implements JournalStore {
    * own. A page after the first keeps the first one's (a later horizon would take in rows
    * the earlier pages passed over without their being in them).
    */
-  private recordedToOf(query: JournalQuery): string | undefined {
+  recordedToOf(query: JournalQuery): string | undefined {
     if (query.recordedFrom === undefined && query.recordedTo === undefined) return undefined;
     if (query.recordedTo === undefined && query.continuationToken !== undefined) {
       throw new ProvisioningError(

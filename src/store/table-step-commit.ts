@@ -140,17 +140,20 @@ async function committedBefore(
   release: () => Promise<void>,
 ): Promise<CommittedStep> {
   const { connector, accountId, owner } = commit;
+  const keys = await rows.heldRowKeys(connector, accountId);
+  let held: Awaited<ReturnType<AccountRows['read']>> | 'unread' = 'unread';
   if (commit.update !== undefined || (commit.earlier?.length ?? 0) > 0) {
-    const held = await rows.read(await rows.heldRowKeys(connector, accountId));
+    held = await rows.read(keys);
     if (held !== undefined && leaseOfRow(held.row)?.owner === owner) {
       const stored = recordOfRow(connector, accountId, held.row);
       if (stateOf(recordAfter(commit, stored)) !== stateOf(stored)) {
-        return commitToCurrent(rows, commit);
+        return commitToCurrent(rows, commit, keys);
       }
     }
   }
   if (commit.release) await release();
-  const current = await rows.read(await rows.heldRowKeys(connector, accountId));
+  // The row as read above, unless the release wrote it since.
+  const current = commit.release || held === 'unread' ? await rows.read(keys) : held;
   if (current === undefined) return { record: null };
   const record = recordOfRow(connector, accountId, current.row);
   const ours = leaseOfRow(current.row)?.owner === owner;
@@ -162,10 +165,14 @@ async function committedBefore(
  * ETag, keeping whatever lease the row holds (another request's included) unless it is
  * this owner's and the commit releases it.
  */
-async function commitToCurrent(rows: AccountRows, commit: StepCommit): Promise<CommittedStep> {
+async function commitToCurrent(
+  rows: AccountRows,
+  commit: StepCommit,
+  known?: RowKeys,
+): Promise<CommittedStep> {
   const { connector, accountId } = commit;
   const { client } = rows;
-  const keys: RowKeys = await rows.heldRowKeys(connector, accountId);
+  const keys: RowKeys = known ?? (await rows.heldRowKeys(connector, accountId));
   for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const current = await rows.read(keys);
     const stored = current === undefined ? null : recordOfRow(connector, accountId, current.row);
