@@ -110,7 +110,6 @@ export class ScimMemberships {
     const confirmations = await Promise.all(unconfirmed.map((id) => this.readGroupMembers(id, id)));
     const notices: string[] = [];
     const unproven: string[] = [];
-    const listedHere = new Set<string>();
     let missed: { group: string; value: string } | undefined;
     // The user's own groups, asked once where no list shows the account (RFC 7643 §4.1.2).
     const userGroups = confirmations.some((listed) => heldAs(listed.members, values) === undefined)
@@ -126,7 +125,9 @@ export class ScimMemberships {
         continue;
       }
       if (userGroups !== undefined && 'groupIds' in userGroups) {
-        if (userGroups.groupIds.has(groupId)) listedHere.add(groupId);
+        // The user's groups list one the filter said it is not in: the filter misses members,
+        // as when a member list shows the account.
+        if (userGroups.groupIds.has(groupId)) missed ??= { group: described, value: values[0]! };
         continue;
       }
       // Neither a filter not yet seen to find anyone nor a list the server may cut short
@@ -155,7 +156,7 @@ export class ScimMemberships {
       return this.readWholeGroups(account, groupIds, confirmAbsent, now.why);
     }
     return {
-      groupIds: groupIds.filter((id) => found.groupIds.has(id) || listedHere.has(id)),
+      groupIds: groupIds.filter((id) => found.groupIds.has(id)),
       names,
       notices,
       ...(unproven.length === 0 ? {} : { unproven }),

@@ -114,6 +114,43 @@ describe('a SCIM server whose members filter never matches a member', () => {
     expect(wholeGroupReads(scim.requests).length).toBeGreaterThan(0);
   });
 
+  it("the user's groups listing a group the filter said the account is not in: whole groups from then on", async () => {
+    const accountId = 'blind.listed';
+    bench = await startServiceBench();
+    const { scim } = bench.sandboxes;
+    scim.seedUsers([{ userName: accountId }]);
+    // The group's list shows one member: the account, second, is beyond the cut.
+    const [group] = scim.seedGroups([
+      { displayName: 'Payroll Admins', members: ['colleague.one', accountId] },
+    ]);
+    scim.setQuirks({ ...BLIND, userGroups: 'served', maxMembersShown: 1 });
+    scim.clearRequests();
+
+    const report = await bench.run({
+      requestId: 'blind-listed-1',
+      connector: SCIM,
+      account: { accountId },
+      actions: [{ type: 'revoke', groups: ['Payroll Admins'] }],
+    });
+    expect(scim.groupIdsOf(accountId)).toEqual([]);
+    expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
+    expect(report.steps[0]?.notices).toContainEqual(
+      expect.stringContaining('whole group from now on'),
+    );
+
+    // The filter is not asked again: it was shown to miss a member.
+    scim.clearRequests();
+    const again = await bench.run({
+      requestId: 'blind-listed-2',
+      connector: SCIM,
+      account: { accountId },
+      actions: [{ type: 'grant', groups: ['Payroll Admins'] }],
+    });
+    expect(again.status, JSON.stringify(again.steps)).toBe('succeeded');
+    expect(scim.groupIdsOf(accountId)).toEqual([group!.id]);
+    expect(scim.requests.filter((r) => r.query.filter?.includes('members eq'))).toEqual([]);
+  });
+
   it('a server whose filter works: a grant and a revoke never read the group whole', async () => {
     const accountId = 'filter.works';
     bench = await startServiceBench();
