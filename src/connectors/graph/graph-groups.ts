@@ -169,6 +169,23 @@ export async function probeGroupsById(
   );
 }
 
+/**
+ * {@link probeGroupsById}, with a `$batch` envelope that fails as a whole answered as every
+ * group's own error: each group's read can only tell what it was told.
+ */
+export async function probeEachGroup(
+  context: GraphContext,
+  ids: readonly string[],
+): Promise<Map<string, GraphObject | ProvisioningError>> {
+  if (ids.length === 0) return new Map();
+  try {
+    return await probeGroupsById(context, ids);
+  } catch (error) {
+    if (!isProvisioningError(error)) throw error;
+    return new Map(ids.map((id) => [id, error]));
+  }
+}
+
 async function readOneGroup(
   context: GraphContext,
   id: string,

@@ -1,10 +1,10 @@
 import type { TargetAccount } from '../../domain/account';
-import { isProvisioningError, ProvisioningError } from '../../domain/errors';
+import { ProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
 import type { MembershipWriteAnswer } from '../connector';
 import { failedWriteCall, type FailedWrite } from '../failed-writes';
 import type { GraphContext } from './graph-context';
-import { probeGroupsById } from './graph-groups';
+import { probeEachGroup } from './graph-groups';
 import type { GraphObject } from './graph-objects';
 
 /**
@@ -26,7 +26,7 @@ export async function refuseMissingGroups(
   const unknown = written.filter((answer) => answer.outcome === 'accountNotFound');
   const unread = [...new Set(unknown.map((a) => a.groupId).filter((id) => !read.has(id)))];
   if (unread.length === 0) return;
-  const groups = await readEach(context, unread);
+  const groups = await probeEachGroup(context, unread);
   if (![...groups.values()].some((group) => group instanceof ProvisioningError)) return;
   const failures = unknown.map((answer): FailedWrite & { rank: number } => {
     const group = groups.get(answer.groupId);
@@ -54,19 +54,6 @@ export async function refuseMissingGroups(
     failures.map(({ write, error, maybeApplied }) => ({ write, error, maybeApplied })),
     written.filter((answer) => answer.outcome !== 'accountNotFound'),
   );
-}
-
-/** Each group's read; a `$batch` that failed as a whole is every group's failure. */
-async function readEach(
-  context: GraphContext,
-  ids: readonly string[],
-): Promise<Map<string, GraphObject | ProvisioningError>> {
-  try {
-    return await probeGroupsById(context, ids);
-  } catch (error) {
-    if (!isProvisioningError(error)) throw error;
-    return new Map(ids.map((id) => [id, error]));
-  }
 }
 
 function accountUnknown(

@@ -4,7 +4,7 @@ import { describeGroup } from '../../domain/group';
 import type { MembershipWriteAnswer } from '../connector';
 import { failedWriteCall, type FailedWrite } from '../failed-writes';
 import { accountErrorContext, type GraphContext } from './graph-context';
-import { probeGroupsById } from './graph-groups';
+import { probeEachGroup } from './graph-groups';
 import type { GraphObject } from './graph-objects';
 import { segment } from './graph-urls';
 
@@ -29,7 +29,7 @@ export async function confirmNotMembers(
   if (unsure.length === 0) return;
   const unread = [...new Set(unsure.map((a) => a.groupId).filter((id) => !read.has(id)))];
   const [groups, user] = await Promise.all([
-    readEach(context, unread),
+    probeEachGroup(context, unread),
     accountThere(context, account),
   ]);
   const failures: FailedWrite[] = [];
@@ -49,20 +49,6 @@ export async function confirmNotMembers(
     failures,
     written.filter((answer) => !failed.has(answer)),
   );
-}
-
-/** Each group's read; a `$batch` that failed as a whole is every group's failure. */
-async function readEach(
-  context: GraphContext,
-  ids: readonly string[],
-): Promise<Map<string, GraphObject | ProvisioningError>> {
-  if (ids.length === 0) return new Map();
-  try {
-    return await probeGroupsById(context, ids);
-  } catch (error) {
-    if (!isProvisioningError(error)) throw error;
-    return new Map(ids.map((id) => [id, error]));
-  }
 }
 
 /** True when a read by id shows the account; false when Graph says it is not there; else the read's error. */

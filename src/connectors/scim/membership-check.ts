@@ -42,11 +42,11 @@ function anyOf(name: string, values: readonly string[]): string {
 }
 
 /**
- * How servers refuse a filter they do not support: 400 (invalidFilter or none), 403, 501.
- * Refused credentials, throttling or an outage say nothing about the filter and stay what
- * they are.
+ * How servers refuse a filter or an attribute they do not support: 400 (invalidFilter,
+ * invalidValue or none), 403, 501. Refused credentials, throttling or an outage say nothing
+ * about the feature and stay what they are.
  */
-const FILTER_REFUSALS = [400, 403, 501];
+export const FEATURE_REFUSALS: readonly number[] = [400, 403, 501];
 
 /** What a members filter answered: the groups it named (with their names), or a refusal. */
 type FilterAnswer = { groups: Map<string, string> } | { refused: HttpResult };
@@ -201,10 +201,10 @@ export class MembershipChecks {
         attributes,
       }),
       // scim-interop.md: some servers answer an empty filter with 404.
-      accept: [200, 404, ...FILTER_REFUSALS],
+      accept: [200, 404, ...FEATURE_REFUSALS],
       context: this.context(groupIds),
     });
-    if (FILTER_REFUSALS.includes(result.status)) return { refused: result };
+    if (FEATURE_REFUSALS.includes(result.status)) return { refused: result };
     if (result.status === 404) return { groups: new Map() };
     const page = interpretListResponse(result.body, result.describe);
     const groups = new Map<string, string>();

@@ -1,9 +1,7 @@
 import type { TargetAccount } from '../../domain/account';
+import { FEATURE_REFUSALS as REFUSALS } from './membership-check';
 import type { ScimHttp } from './scim-http';
 import { scimUrl } from './scim-paths';
-
-/** How servers refuse an attribute they do not know: 400 (invalidValue or none), 403, 501. */
-const REFUSALS = [400, 403, 501];
 
 /** What the user's `groups` attribute said: the groups it lists, or that it could not say. */
 export type UserGroupsAnswer = { groupIds: Set<string> } | { unsupported: string };
