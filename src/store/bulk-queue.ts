@@ -2,7 +2,7 @@ import type { QueueClient } from '@azure/storage-queue';
 import type { StorageConnection } from '../config/app-config';
 import { ProvisioningError } from '../domain/errors';
 import { ensureQueue, queueClient } from './storage-clients';
-import { guardStorage, storageFailure, storageStatus } from './storage-failure';
+import { guardStorage, storageCode, storageFailure, storageStatus } from './storage-failure';
 
 /** A bulk request taken from the queue, its text decoded (the JSON the sender sent). */
 export interface ReceivedBulkMessage {
@@ -107,12 +107,16 @@ export class BulkQueue {
     return response.popReceipt;
   }
 
-  /** Deletes a handled message; one already deleted (or re-received by someone else) is left alone. */
+  /**
+   * Deletes a handled message. One already deleted (404) is left alone, and so is one
+   * re-received by another taker meanwhile (400 `PopReceiptMismatch`: this receipt is stale):
+   * that taker handles it again, idempotently, and deletes it.
+   */
   async delete(messageId: string, popReceipt: string): Promise<void> {
     try {
       await this.queue.deleteMessage(messageId, popReceipt);
     } catch (error) {
-      if (storageStatus(error) === 404) return;
+      if (storageStatus(error) === 404 || storageCode(error) === 'PopReceiptMismatch') return;
       throw storageFailure('delete a bulk request', error);
     }
   }

@@ -6,6 +6,12 @@ export function storageStatus(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
+/** The storage error code of a storage SDK error (RestError), if the service sent one. */
+export function storageCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /**
  * Runs a storage call and turns an SDK failure into a ProvisioningError that callers can
  * branch on: retryable for network errors, 408, 429 and 5xx. The message names the
@@ -27,11 +33,7 @@ export async function guardStorage<T>(operation: string, call: () => Promise<T>)
 export function storageFailure(operation: string, error: unknown): ProvisioningError {
   if (error instanceof ProvisioningError) return error;
   const status = storageStatus(error);
-  const code = (error as { code?: unknown } | null)?.code;
-  const detail = [
-    status === undefined ? undefined : `HTTP ${status}`,
-    typeof code === 'string' ? code : undefined,
-  ]
+  const detail = [status === undefined ? undefined : `HTTP ${status}`, storageCode(error)]
     .filter((part) => part !== undefined)
     .join(', ');
   const retryable = status === undefined || status === 408 || status === 429 || status >= 500;

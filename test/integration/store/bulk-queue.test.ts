@@ -57,6 +57,21 @@ describe('BulkQueue', () => {
     expect(second).toMatchObject({ messageId: first?.messageId, dequeueCount: 2 });
   });
 
+  it('leaves a message re-received by another taker to that taker: its stale receipt deletes nothing', async () => {
+    const bulk = BulkQueue.connect(storage.connection, 'bulk-stale');
+    await bulk.send({ n: 1 });
+    const [first] = await bulk.receive(1, 1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const [second] = await bulk.receive(1, 1);
+    expect(second?.messageId).toBe(first?.messageId);
+    // The first taker's delete comes late: the queue refuses its receipt, and the message
+    // stays for the taker that holds it now, who handles it again (idempotently) and deletes it.
+    await expect(bulk.delete(first!.messageId, first!.popReceipt)).resolves.toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const [third] = await bulk.receive(1, 30);
+    expect(third).toMatchObject({ messageId: first?.messageId, dequeueCount: 3 });
+  });
+
   it('keeps poison records in <name>-poison, and shows host-moved messages as records', async () => {
     const bulk = BulkQueue.connect(storage.connection, 'bulk-bad');
     const record = {
