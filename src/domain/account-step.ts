@@ -15,7 +15,12 @@ import { STEP_OPS, type AccountLookup } from './step-ops';
 import { accountNotFound, iso, mayBeLag, notConfirmed, type StepContext } from './step-context';
 import { updateAccount } from './account-update';
 import { failed, succeeded, withVerification, type StepOutcome } from './step-outcome';
-import type { CreateAccountAnswer, DeleteAccountAnswer, SetEnabledAnswer } from './target-answers';
+import type {
+  CreateAccountAnswer,
+  DeleteAccountAnswer,
+  PasswordKept,
+  SetEnabledAnswer,
+} from './target-answers';
 import { delayWithin, nextRereadDelay } from './visibility';
 
 export type AccountAction = 'create' | 'update' | 'lock' | 'unlock' | 'setPassword' | 'delete';
@@ -68,7 +73,7 @@ export function* accountStep(input: AccountStepInput): Machine<StepOutcome> {
 
 function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
   const createKey = intentKey(input.requestId, input.step, STEP_OPS.createAccount);
-  const created = yield* call<CreateAccountAnswer>(STEP_OPS.createAccount, {
+  const created = yield* call<CreateAccountAnswer & PasswordKept>(STEP_OPS.createAccount, {
     connector: input.connector,
     profile: input.profile,
     ...(input.passwordSecret === undefined
@@ -78,6 +83,16 @@ function* createAccount(input: AccountStepInput): Machine<StepOutcome> {
     ...(input.handle.stored === undefined ? {} : { stored: input.handle.stored }),
     ...(input.provesOwnCreate === true ? { provesOwnCreate: true as const } : {}),
   });
+  const outcome = yield* createdOutcome(input, createKey, created);
+  return created.ok ? withPasswordKept(outcome, created.value) : outcome;
+}
+
+/** The create step's outcome from the create's answer (or its failure). */
+function* createdOutcome(
+  input: AccountStepInput,
+  createKey: string,
+  created: IoResult<CreateAccountAnswer>,
+): Machine<StepOutcome> {
   // A create whose answers were lost (after the transport's and Durable's retries) may
   // have been applied: a read tells, as for an unusable answer (scim-interop.md).
   if (!created.ok && !mayHaveBeenApplied(created.error)) return failed(created.error);
@@ -333,7 +348,7 @@ function* setPassword(input: AccountStepInput, account: TargetAccount): Machine<
       object: input.accountId,
     });
   }
-  const written = yield* writePatiently<null>(input, STEP_OPS.setPassword, {
+  const written = yield* writePatiently<PasswordKept | null>(input, STEP_OPS.setPassword, {
     connector: input.connector,
     account,
     passwordSecret: input.passwordSecret,
@@ -343,8 +358,24 @@ function* setPassword(input: AccountStepInput, account: TargetAccount): Machine<
   // No read can show a password: the verdict rests on the target's own answer, and says so
   // (DESIGN invariant 11).
   return written.ok
-    ? succeeded([{ change: 'password set' }], [PASSWORD_NOT_READABLE])
+    ? withPasswordKept(
+        succeeded([{ change: 'password set' }], [PASSWORD_NOT_READABLE]),
+        written.value ?? {},
+      )
     : failed(written.error);
+}
+
+/** The step's outcome, saying when the password's secret outlived the write that used it last. */
+function withPasswordKept(outcome: StepOutcome, answer: PasswordKept): StepOutcome {
+  if (answer.passwordKept !== true) return outcome;
+  return {
+    ...outcome,
+    passwordKept: true,
+    notices: [
+      ...outcome.notices,
+      "the password's secret could not be deleted from the secret store after use: the request deletes it again at its end",
+    ],
+  };
 }
 
 function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machine<StepOutcome> {

@@ -23,6 +23,8 @@ export interface StepOutcome {
   record?: AccountRecordUpdate;
   /** The read-back of its write, for the verification metrics. */
   verification?: VerificationMeasure;
+  /** It used the request's password last but could not delete its secret (`PasswordKept`). */
+  passwordKept?: true;
 }
 
 /** The outcome with the read-back that verified (or failed to verify) its write. */

@@ -53,6 +53,15 @@ export interface MembershipWriteAnswer {
   confirmedByWrite?: boolean;
 }
 
+/**
+ * A write that used the request's password last and could not delete its secret afterwards
+ * (the secret store refused): the write's answer stands, and the request deletes the secret
+ * at its end.
+ */
+export interface PasswordKept {
+  passwordKept?: true;
+}
+
 /** What a create answered. */
 export type CreateAccountAnswer =
   | {

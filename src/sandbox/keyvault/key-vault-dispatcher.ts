@@ -13,7 +13,7 @@ export interface KeyVaultDispatcherDeps {
   stats: { tokenRequests: number };
   record(entry: KeyVaultRequestRecord): void;
   /** The fault to answer this vault request with, if one is pending (consumes it). */
-  takeFault(): KeyVaultFault | undefined;
+  takeFault(method: string | undefined): KeyVaultFault | undefined;
 }
 
 /**
@@ -36,7 +36,7 @@ export function createKeyVaultDispatcher(
       authorized: request.headers.authorization !== undefined,
     };
     deps.record(entry);
-    const fault = deps.takeFault();
+    const fault = deps.takeFault(request.method);
     const reply =
       fault === undefined
         ? await handleVaultRequest(deps.vault, {

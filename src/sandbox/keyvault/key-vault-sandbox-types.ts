@@ -34,6 +34,8 @@ export interface KeyVaultFault {
   status: number;
   /** How many vault requests get the fault (default 1). */
   times?: number;
+  /** Only requests of this HTTP method get it (e.g. `DELETE`); default: any. */
+  method?: string;
 }
 
 /** Claims of a token minted directly by {@link KeyVaultSandbox.tokenFor}. */

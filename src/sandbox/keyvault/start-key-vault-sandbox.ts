@@ -56,7 +56,7 @@ export async function startKeyVaultSandbox(
   const vault = new SecretVault(now);
   const requests: KeyVaultRequestRecord[] = [];
   const stats = { tokenRequests: 0 };
-  const faults: Required<KeyVaultFault>[] = [];
+  const faults: (KeyVaultFault & { times: number })[] = [];
   let origin = '';
 
   const server = await startLoopbackHttpsServer(
@@ -82,11 +82,12 @@ export async function startKeyVaultSandbox(
         requests.push(entry);
         if (requests.length > MAX_LOGGED_REQUESTS) requests.splice(0, MAX_LOGGED_REQUESTS / 2);
       },
-      takeFault: () => {
-        const fault = faults[0];
+      takeFault: (method) => {
+        const index = faults.findIndex((f) => f.method === undefined || f.method === method);
+        const fault = faults[index];
         if (fault === undefined) return undefined;
         fault.times -= 1;
-        if (fault.times <= 0) faults.shift();
+        if (fault.times <= 0) faults.splice(index, 1);
         return fault;
       },
     }),
@@ -132,7 +133,7 @@ export async function startKeyVaultSandbox(
       permissions.set(clientId, [...granted]);
     },
     injectFault: (fault) => {
-      faults.push({ status: fault.status, times: fault.times ?? 1 });
+      faults.push({ ...fault, times: fault.times ?? 1 });
     },
     close: () => server.close(),
   };

@@ -8,6 +8,7 @@ import { accountWriteChangedNothing } from '../../domain/lost-answer';
 import type {
   CreateAccountAnswer,
   DeleteAccountAnswer,
+  PasswordKept,
   SetEnabledAnswer,
 } from '../../domain/target-answers';
 import type {
@@ -101,7 +102,7 @@ export function accountActivities(services: ServicesProvider) {
 
     async createAccount(
       input: CreateAccountInput & UnderLease,
-    ): Promise<ActivityResult<CreateAccountAnswer>> {
+    ): Promise<ActivityResult<CreateAccountAnswer & PasswordKept>> {
       return runActivity('createAccount', services, (s) =>
         underLease(s, input, input.profile.accountId, () =>
           underIntent(
@@ -120,26 +121,12 @@ export function accountActivities(services: ServicesProvider) {
                     );
               return connector.createAccount(input.profile, password);
             },
-            async (answer, tried): Promise<CreateAccountAnswer> => {
-              if (input.discardAfterUse === true && input.passwordSecret !== undefined) {
-                await s.secrets.delete(input.passwordSecret);
-              }
-              const maybeOurs = answer.maybeOurs || tried;
-              if (answer.outcome === 'adopted') {
-                // The account ID is taken, but a lagging read may show the object deleted before.
-                const stored =
-                  input.stored === undefined
-                    ? await s.accounts.get(input.connector, input.profile.accountId)
-                    : input.stored;
-                if (deletedBefore(s, connectorOf(s, input.connector), stored, answer.account.id)) {
-                  return { outcome: 'exists', maybeOurs };
-                }
-                // Taken by name only is not the same account: the evidence decides (revision 4).
-                return input.provesOwnCreate === true
-                  ? judgeAdoption({ ...answer, maybeOurs }, stored)
-                  : { ...answer, maybeOurs };
-              }
-              return { ...answer, maybeOurs };
+            async (answer, tried): Promise<CreateAccountAnswer & PasswordKept> => {
+              const kept =
+                input.discardAfterUse === true && input.passwordSecret !== undefined
+                  ? await discardAfterUse(s, input.passwordSecret)
+                  : {};
+              return { ...(await judgeCreateAnswer(s, input, answer, tried)), ...kept };
             },
           ),
         ),
@@ -168,7 +155,9 @@ export function accountActivities(services: ServicesProvider) {
       });
     },
 
-    async setPassword(input: SetPasswordInput & UnderLease): Promise<ActivityResult<null>> {
+    async setPassword(
+      input: SetPasswordInput & UnderLease,
+    ): Promise<ActivityResult<PasswordKept | null>> {
       return runActivity('setPassword', services, (s) =>
         underLease(s, input, input.account.accountId, () =>
           underIntent(
@@ -186,9 +175,10 @@ export function accountActivities(services: ServicesProvider) {
               await connectorOf(s, input.connector).setPassword(input.account, password);
               return true;
             },
-            async (sent) => {
-              if (sent && input.discardAfterUse) await s.secrets.delete(input.passwordSecret);
-              return null;
+            async (sent): Promise<PasswordKept | null> => {
+              if (!sent || !input.discardAfterUse) return null;
+              const kept = await discardAfterUse(s, input.passwordSecret);
+              return kept.passwordKept === true ? kept : null;
             },
           ),
         ),
@@ -232,6 +222,47 @@ export function accountActivities(services: ServicesProvider) {
       });
     },
   };
+}
+
+/** What the create's answer tells the step: an existing account is this service's only on evidence. */
+async function judgeCreateAnswer(
+  s: WorkflowServices,
+  input: CreateAccountInput,
+  answer: CreateAccountAnswer,
+  tried: boolean,
+): Promise<CreateAccountAnswer> {
+  const maybeOurs = answer.maybeOurs || tried;
+  if (answer.outcome !== 'adopted') return { ...answer, maybeOurs };
+  // The account ID is taken, but a lagging read may show the object deleted before.
+  const stored =
+    input.stored === undefined
+      ? await s.accounts.get(input.connector, input.profile.accountId)
+      : input.stored;
+  if (deletedBefore(s, connectorOf(s, input.connector), stored, answer.account.id)) {
+    return { outcome: 'exists', maybeOurs };
+  }
+  // Taken by name only is not the same account: the evidence decides (revision 4).
+  return input.provesOwnCreate === true
+    ? judgeAdoption({ ...answer, maybeOurs }, stored)
+    : { ...answer, maybeOurs };
+}
+
+/**
+ * Deletes the password's secret once the write that used it last is answered. A secret store
+ * that refuses the delete (a Key Vault outage, a missing delete permission) does not undo the
+ * write, whose answer stands: the write's answer says the secret was kept (`passwordKept`),
+ * and the request deletes it again at its end and says so if that fails too.
+ */
+async function discardAfterUse(s: WorkflowServices, name: string): Promise<PasswordKept> {
+  try {
+    await s.secrets.delete(name);
+    return {};
+  } catch (error) {
+    s.logger.warn(
+      `the password's secret "${name}" could not be deleted after use (${isProvisioningError(error) ? error.code : 'error'}): the request deletes it at its end`,
+    );
+    return { passwordKept: true };
+  }
 }
 
 /**

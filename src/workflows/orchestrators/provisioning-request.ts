@@ -138,7 +138,7 @@ export function* provisioningRequestOrchestrator(
   );
   if ('error' in admitted) {
     failAt(0, { error: admitted.error });
-    yield* discardPassword(context, request);
+    yield* discardPassword(context, request, report);
     return yield* finish();
   }
   const { hold } = admitted;
@@ -204,7 +204,8 @@ export function* provisioningRequestOrchestrator(
       lease,
     );
     verifications[index] = outcome.verification;
-    if (outcome.ok && index === lastUse) passwordDiscarded = true;
+    // A step that could not delete the secret after use leaves it to the request's end.
+    if (outcome.ok && index === lastUse && outcome.passwordKept !== true) passwordDiscarded = true;
     if (outcome.record !== undefined) {
       handle.record =
         applyRecordUpdate(handle.record ?? undefined, connector, accountId, outcome.record) ?? null;
@@ -274,7 +275,7 @@ export function* provisioningRequestOrchestrator(
   // Left carried only when its commit failed, or the lease was lost: one more try.
   yield* writeCarried(true);
   yield* releaseHold(context, hold);
-  if (!passwordDiscarded) yield* discardPassword(context, request);
+  if (!passwordDiscarded) yield* discardPassword(context, request, report);
   return yield* finish(indexedAt);
 
   /** The steps as they will be reported when the step at `index` ends now with `outcome`. */
@@ -287,9 +288,23 @@ export function* provisioningRequestOrchestrator(
   }
 }
 
-function* discardPassword(context: OrchestrationContext, request: ProvisioningRequest): Step<void> {
-  if (request.passwordSecret === undefined) return;
-  yield* callActivity<null>(context, ACTIVITIES.discardSecret, { name: request.passwordSecret });
+/**
+ * Deletes the request's password secret at its end. When the secret store refuses, the
+ * report says which secret holds the password still, for the operator to delete.
+ */
+function* discardPassword(
+  context: OrchestrationContext,
+  request: ProvisioningRequest,
+  report: RequestReport,
+): Step<void> {
+  const name = request.passwordSecret;
+  if (name === undefined) return;
+  const discarded = yield* callActivity<null>(context, ACTIVITIES.discardSecret, { name });
+  if (discarded.ok) return;
+  report.notices = [
+    ...(report.notices ?? []),
+    `the password's secret "${name}" could not be deleted (${discarded.error.code}): it still holds the password; delete it from the secret store`,
+  ];
 }
 
 /** Changes listed per step in custom status; the output lists them all. */

@@ -5,6 +5,10 @@ import { createActivityHandlers } from '../../../src/workflows/activities';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
 import { requestActivityCalls, GRAPH, useServiceBench } from '../../support/service-bench';
 import { expectNoSecrets } from '../../support/no-secrets';
+import { startKeyVaultSandbox, type KeyVaultSandbox } from '../../../src/sandbox/keyvault/index.js';
+import { KeyVaultSecretStore } from '../../../src/secrets/key-vault-secret-store';
+import type { SecretStore } from '../../../src/secrets/secret-store';
+import { sandboxClientOptions, sandboxCredential } from '../../support/keyvault-credential';
 
 /**
  * DESIGN invariant 5: a password in a request travels as a transient secret named
@@ -185,6 +189,89 @@ describe('an activity Durable runs again after it discarded the password (DESIGN
     );
     expect(graphUser(upn('pw.twice'))?.passwordProfile).toMatchObject({
       password: 'Second-Passw0rd!',
+    });
+  });
+});
+
+describe('a secret store that refuses to delete the used password (Key Vault sandbox)', () => {
+  const app = {
+    clientId: 'provisioning-app',
+    secret: 'provisioning-app-secret-1',
+    permissions: ['get' as const, 'set' as const, 'delete' as const],
+  };
+  /** Runs `body` with the request's password in a Key Vault sandbox instead of the local store. */
+  async function inVault<T>(run: (vault: KeyVaultSandbox) => Promise<T>): Promise<T> {
+    const vault = await startKeyVaultSandbox({ clients: [app] });
+    const services = bench.runtime.services as { secrets: SecretStore };
+    const local = services.secrets;
+    services.secrets = new KeyVaultSecretStore({
+      vaultUrl: vault.vaultUrl,
+      credential: sandboxCredential(vault, app),
+      cacheMs: 0,
+      clientOptions: sandboxClientOptions(vault),
+    });
+    try {
+      return await run(vault);
+    } finally {
+      services.secrets = local;
+      await vault.close();
+    }
+  }
+  const vaultSecretOf = async (requestId: string) => {
+    const state = await bench.runtime.driver.getStatus(requestInstanceId(requestId));
+    return (state?.input as ProvisioningRequest).passwordSecret!;
+  };
+
+  it('a delete answered 503 keeps the create it was used for; the request deletes the secret at its end', async () => {
+    await inVault(async (vault) => {
+      const accountId = upn('pw.vault-503');
+      // The vault fails the next delete only: the create's, once the account is made.
+      vault.injectFault({ status: 503, method: 'DELETE' });
+      const report = await bench.run({
+        requestId: 'pw.vault-503-1',
+        connector: GRAPH,
+        account: { accountId, displayName: 'Pw Vault' },
+        password: 'Vault-503-Pa55word!',
+        actions: [{ type: 'create' }],
+      });
+
+      expect(report.status).toBe('succeeded');
+      expect(committed(accountId)).toEqual(['account created']);
+      expect(report.steps[0]?.changes).toEqual([{ change: 'account created' }]);
+      expect(report.steps[0]?.notices.join(' ')).toContain(
+        "the password's secret could not be deleted",
+      );
+      // Not blamed on the target: its answer was never lost.
+      expect(report.steps[0]?.notices.join(' ')).not.toMatch(/answer was lost/);
+      expect(callsOf('pw.vault-503-1', ACTIVITIES.discardSecret)).toHaveLength(1);
+      const secret = await vaultSecretOf('pw.vault-503-1');
+      expect(vault.currentValue(secret)).toBeUndefined();
+      expect(vault.isDeleted(secret)).toBe(true);
+      expect(report.notices ?? []).toEqual([]);
+    });
+  });
+
+  it('a vault that never lets the service delete: the report names the secret still holding the password', async () => {
+    await inVault(async (vault) => {
+      const accountId = upn('pw.vault-kept');
+      const password = 'Vault-Kept-Pa55word!';
+      vault.setClientPermissions(app.clientId, ['get', 'set']);
+      const report = await bench.run({
+        requestId: 'pw.vault-kept-1',
+        connector: GRAPH,
+        account: { accountId, displayName: 'Pw Kept' },
+        password,
+        actions: [{ type: 'create' }],
+      });
+
+      expect(report.status).toBe('succeeded');
+      expect(committed(accountId)).toEqual(['account created']);
+      expect(graphUser(accountId)?.passwordProfile).toMatchObject({ password });
+      const secret = await vaultSecretOf('pw.vault-kept-1');
+      expect(vault.currentValue(secret)).toBe(password);
+      expect(callsOf('pw.vault-kept-1', ACTIVITIES.discardSecret)).toHaveLength(1);
+      expect(report.notices?.join(' ')).toContain(`"${secret}" could not be deleted`);
+      expectNoSecrets(report, { password }, 'the report');
     });
   });
 });
