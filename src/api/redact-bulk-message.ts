@@ -1,7 +1,8 @@
 import { isSecretName } from '../domain/secret-names';
 import { redactSecretText } from '../telemetry/privacy-rules';
 
-const REDACTED = '[redacted]';
+/** What the poison queue's copy of a bulk message holds instead of a credential. */
+export const REDACTED = '[redacted]';
 const WITHHELD = '[not JSON; withheld because it may contain a secret]';
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { secretWordIn } from '../domain/secret-names';
 import { ACTION_TYPES, type ProvisioningAction } from '../domain/provisioning-request';
+import { REDACTED } from './redact-bulk-message';
 
 /*
  * Names are the target's, not ours: a directory allows quotes, backslashes, apostrophes,
@@ -173,7 +174,15 @@ export const provisioningRequestSchema = z
     connector: z.string().min(1, 'connector must be named').max(63),
     ...requestContextSchema,
     account: accountSchema,
-    password: z.string().min(1).max(256).optional(),
+    password: z
+      .string()
+      .min(1)
+      .max(256)
+      // A poison record sent back as it is: its password was redacted, never a real one.
+      .refine((password) => password !== REDACTED, {
+        message: `password is the poison queue's redaction marker ${REDACTED}: send the request's real password`,
+      })
+      .optional(),
     actions: z.array(action).min(1, 'at least one action').max(50, 'at most 50 actions'),
   })
   .superRefine((body, ctx) => {

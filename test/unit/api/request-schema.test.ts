@@ -156,6 +156,16 @@ describe('provisioning request schema', () => {
     ]);
   });
 
+  it("refuses a poison record's redacted password sent back as it is", () => {
+    expect(problems({ ...valid, password: '[redacted]' })).toEqual([
+      {
+        path: 'password',
+        message:
+          "password is the poison queue's redaction marker [redacted]: send the request's real password",
+      },
+    ]);
+  });
+
   it('never repeats the password in a problem', () => {
     const found = problems({ ...valid, password: 'x'.repeat(300) + 'PLANTED' });
     expect(found).toHaveLength(1);
