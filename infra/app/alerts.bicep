@@ -153,6 +153,29 @@ var rules = [
     periods: 1
   }
   {
+    key: 'poison-waiting'
+    displayName: 'Provisioning: bulk requests waiting in the poison queue'
+    description: 'Messages are waiting in the bulk poison queue (<queue>-poison). The handler\'s records name their reason, credentials redacted; a message the Functions host moved there itself (each of its takers died) is kept as it was sent, password included: resubmit it and delete it promptly.'
+    severity: 2
+    query: join(
+      [
+        'AppMetrics'
+        '| where Name == \'provisioning.bulk.backlog\''
+        '| where tostring(Properties[\'provisioning.queue\']) == \'poison\''
+        '| project TimeGenerated, messages = Max'
+      ],
+      '\n'
+    )
+    measure: 'messages'
+    aggregation: 'Maximum'
+    operator: 'GreaterThan'
+    threshold: 0
+    dimensions: []
+    window: 'PT15M'
+    frequency: 'PT5M'
+    periods: 1
+  }
+  {
     key: 'secret-expiry'
     displayName: 'Provisioning: a connector credential expires soon'
     description: 'A connector\'s credential expires within ${secretExpiryDays} days (or has expired). Rotate it: infra/README.md, "Rotate a secret".'
