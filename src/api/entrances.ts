@@ -44,6 +44,18 @@ function crossSite(request: HttpRequest): boolean {
   return site !== null && site !== 'same-origin' && site !== 'none';
 }
 
+/**
+ * A change must say it is JSON. An older browser sends no Sec-Fetch-Site, and another site's
+ * page can still make it send a form (`text/plain` bodies parse as JSON) or a body-less POST
+ * with the session cookie; a JSON Content-Type it cannot send across sites without a CORS
+ * preflight, which this API never answers.
+ */
+function notJson(request: HttpRequest): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return false;
+  const type = request.headers.get('content-type') ?? '';
+  return !/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type.trim());
+}
+
 /** The key entrance: the key was checked before the handler, and a key holder may do everything. */
 export function keyEntrance(handler: ApiHandler): ApiHandler {
   return (request, context) => {
@@ -93,6 +105,13 @@ export function signedInEntrance(
         'FORBIDDEN',
         `this needs the app role ${role}; ${caller.name} has ${caller.roles.length === 0 ? 'no app role of this service' : caller.roles.join(', ')}`,
         { object: role },
+      );
+    }
+    if (notJson(request)) {
+      return problem(
+        403,
+        'FORBIDDEN',
+        'a change through the signed-in entrance must be sent as JSON (Content-Type: application/json): a form or another site cannot',
       );
     }
     callers.set(request, caller);

@@ -112,7 +112,10 @@ describe('the signed-in entrance', () => {
   });
 
   it('lets an Operator act, and refuses a principal with no role of this service', async () => {
-    const operator = { 'x-ms-client-principal': principalHeader(['Provisioning.Operator']) };
+    const operator = {
+      'x-ms-client-principal': principalHeader(['Provisioning.Operator']),
+      'content-type': 'application/json',
+    };
     expect(
       (await signedInEntrance('operate', handler, trusted)(request(operator, 'POST'), context()))
         .status,
@@ -140,13 +143,47 @@ describe('changes from another site', () => {
       expect(answer.jsonBody).toMatchObject({ error: { code: 'FORBIDDEN' } });
     }
     expect(reached).toEqual([]);
+    const json = { 'content-type': 'application/json' };
     const own = request(
-      { 'x-ms-client-principal': operator, 'sec-fetch-site': 'same-origin' },
+      { 'x-ms-client-principal': operator, 'sec-fetch-site': 'same-origin', ...json },
       'POST',
     );
     expect((await guarded(own, context())).status).toBe(200);
-    const program = request({ 'x-ms-client-principal': operator }, 'POST');
+    const program = request({ 'x-ms-client-principal': operator, ...json }, 'POST');
     expect((await guarded(program, context())).status).toBe(200);
+  });
+
+  it('refuses a change not sent as JSON: a form or a body-less POST from a browser that says nothing of the site', async () => {
+    reached.length = 0;
+    const operator = principalHeader(['Provisioning.Operator']);
+    const guarded = signedInEntrance('operate', handler, { appServiceAuthentication: true });
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      undefined,
+    ]) {
+      const headers: Record<string, string> = { 'x-ms-client-principal': operator };
+      if (type !== undefined) headers['content-type'] = type;
+      const answer = await guarded(request(headers, 'POST'), context());
+      expect(answer.status, String(type)).toBe(403);
+      expect(answer.jsonBody).toMatchObject({
+        error: { code: 'FORBIDDEN', message: expect.stringContaining('must be sent as JSON') },
+      });
+    }
+    expect(reached).toEqual([]);
+    for (const type of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/merge-patch+json',
+    ]) {
+      const headers = { 'x-ms-client-principal': operator, 'content-type': type };
+      expect((await guarded(request(headers, 'POST'), context())).status, type).toBe(200);
+    }
+    // Reads need no body.
+    expect((await guarded(request({ 'x-ms-client-principal': operator }), context())).status).toBe(
+      200,
+    );
   });
 });
 
