@@ -180,6 +180,13 @@ export interface RecordStepInput {
    * applied before `update`.
    */
   earlier?: AccountRecordUpdate[];
+  /**
+   * The step each of `earlier` belongs to, in the same order, and the step of `update`: a
+   * commit run again in parts skips the updates of steps its run before finished. Absent
+   * (commits scheduled before they were named): every update is applied.
+   */
+  earlierSteps?: number[];
+  step?: number;
   /** The record as stored (the holder is its only writer): with `etag`, no read. */
   stored: AccountRecord | null;
   release: boolean;
