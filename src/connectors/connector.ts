@@ -12,6 +12,7 @@ import type {
   MembershipRead,
   MembershipWriteAnswer,
   SetEnabledAnswer,
+  UnlinkedAbsence,
 } from '../domain/target-answers';
 
 export type {
@@ -21,6 +22,7 @@ export type {
   MembershipRead,
   MembershipWriteAnswer,
   SetEnabledAnswer,
+  UnlinkedAbsence,
 };
 
 /** A connector kind's name (`scim`, `graph`, ...): what a kind can do is its descriptor's. */
@@ -109,6 +111,11 @@ export interface Connector {
   listAccounts(): AsyncIterable<TargetAccount>;
   /** Looks the account up by its account ID (a read: it may lag); undefined when absent. */
   findAccount(accountId: string): Promise<TargetAccount | undefined>;
+  /**
+   * What proves absent an account `findAccount` did not show, before a delete concludes it
+   * has nothing to delete ({@link UnlinkedAbsence}); never a write.
+   */
+  proveAbsent(accountId: string): Promise<UnlinkedAbsence>;
   /**
    * Reads the account by the target's id (a read: it may lag), with the profile attributes
    * the target reads back; undefined when the read does not find it.

@@ -26,10 +26,14 @@ export function directIo(
   clock: Pick<AsyncIo, 'now' | 'sleep'> = realClock,
 ): AsyncIo {
   const handlers: Record<StepOp, Handler> = {
-    [STEP_OPS.findAccount]: async (input: { accountId: string }) => ({
-      account: (await connector.findAccount(input.accountId)) ?? null,
-      record: null,
-    }),
+    [STEP_OPS.findAccount]: async (input: { accountId: string; provesAbsence?: true }) => {
+      const account = (await connector.findAccount(input.accountId)) ?? null;
+      if (account !== null || input.provesAbsence !== true) return { account, record: null };
+      const absence = await connector.proveAbsent(input.accountId);
+      return absence.outcome === 'found'
+        ? { account: absence.account, record: null }
+        : { account: null, record: null, absence };
+    },
     [STEP_OPS.readAccount]: async (input: { account: Parameters<Connector['readAccount']>[0] }) =>
       (await connector.readAccount(input.account)) ?? null,
     [STEP_OPS.createAccount]: (input: { profile: Parameters<Connector['createAccount']>[0] }) =>

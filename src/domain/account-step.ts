@@ -20,6 +20,7 @@ import type {
   DeleteAccountAnswer,
   PasswordKept,
   SetEnabledAnswer,
+  UnlinkedAbsence,
 } from './target-answers';
 import { delayWithin, nextRereadDelay } from './visibility';
 
@@ -42,14 +43,15 @@ export interface AccountStepInput extends StepContext {
  */
 export function* accountStep(input: AccountStepInput): Machine<StepOutcome> {
   if (input.action === 'create') return yield* createAccount(input);
-  const resolved = yield* resolveAccount(input);
+  const provesAbsence = input.action === 'delete' && input.provesAbsence === true;
+  const resolved = yield* resolveAccount(input, provesAbsence);
   if ('error' in resolved) return failed(resolved.error);
   const { account } = resolved;
   let outcome: StepOutcome;
   if (account === null) {
     outcome =
       input.action === 'delete'
-        ? succeeded([], [`account "${input.accountId}" is absent: nothing to delete`])
+        ? yield* deleteUnlinked(input, provesAbsence ? resolved.absence : undefined)
         : failed(accountNotFound(input));
   } else {
     switch (input.action) {
@@ -453,6 +455,38 @@ function* deleteAccount(input: AccountStepInput, account: TargetAccount): Machin
   // one (DESIGN invariant 11): neither journaled nor recorded.
   input.handle.account = back.seen;
   return withVerification(failed(error, [], [acknowledgedNotMade('delete', input)]), back);
+}
+
+/**
+ * A delete of an account the service holds no link for and a lookup by name did not show.
+ * That lookup is no evidence (a read of a name may lag a create; a server may compare
+ * `userName` case-sensitively): with `provesAbsence`, "absent" rests on a read that cannot
+ * miss the account, or the delete is sent to the account's name and its own answer tells
+ * (Graph answers 404 only for a user that is not there). Without it, as before revision 5.
+ */
+function* deleteUnlinked(
+  input: AccountStepInput,
+  absence: UnlinkedAbsence | undefined,
+): Machine<StepOutcome> {
+  if (input.provesAbsence !== true) {
+    return succeeded([], [`account "${input.accountId}" is absent: nothing to delete`]);
+  }
+  if (absence === undefined) {
+    return failed(
+      accountNotFound(
+        input,
+        `: no lookup showed it and nothing proved it absent: could not tell whether there is ` +
+          `an account to delete`,
+      ),
+    );
+  }
+  if (absence.outcome === 'absent') {
+    return succeeded(
+      [],
+      [`account "${input.accountId}" is absent (${absence.evidence}): nothing to delete`],
+    );
+  }
+  return yield* deleteAccount(input, absence.account);
 }
 
 /**

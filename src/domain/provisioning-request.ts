@@ -81,9 +81,11 @@ export interface ProvisioningRequest extends RequestContext {
  * unconfirmed create was not applied withdraws its claimed intent (`StepContext.provesOwnCreate`); and a membership read-back whose "not a member" nothing
  * the target vouches for (a member list it may cut short) verifies nothing: the step fails
  * saying it could not tell, and the group's membership is marked not known
- * (`StepContext.believesUnprovenAbsence`, set before it).
+ * (`StepContext.believesUnprovenAbsence`, set before it). Revision 5: a delete of an account
+ * the service holds no link for and a lookup does not show concludes "absent" only on evidence
+ * (`StepContext.provesAbsence`).
  */
-export const REQUEST_REVISION = 4;
+export const REQUEST_REVISION = 5;
 
 /** Whether a request was accepted under `revision` or a later one. */
 export function acceptedSince(request: ProvisioningRequest, revision: number): boolean {

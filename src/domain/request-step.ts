@@ -36,6 +36,8 @@ export interface StepsOf {
   provesOwnCreate?: boolean;
   /** Its read-backs take an unproven absence as shown (see `StepContext.believesUnprovenAbsence`). */
   believesUnprovenAbsence?: boolean;
+  /** Its deletes conclude "absent" only on evidence (see `StepContext.provesAbsence`). */
+  provesAbsence?: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export function stepFlagsOf(
   | 'readsEveryValueBack'
   | 'provesOwnCreate'
   | 'believesUnprovenAbsence'
+  | 'provesAbsence'
 > {
   const since = (revision: number) => acceptedSince(request as ProvisioningRequest, revision);
   return {
@@ -66,6 +69,8 @@ export function stepFlagsOf(
     ...(since(4)
       ? { recordsDeactivation: true, readsEveryValueBack: true, provesOwnCreate: true }
       : { believesUnprovenAbsence: true }),
+    // Revision 5: a delete of an unlinked account concludes "absent" only on evidence.
+    ...(since(5) ? { provesAbsence: true } : {}),
   };
 }
 
@@ -101,6 +106,7 @@ export function requestStep(
     ...(request.readsEveryValueBack === true ? { readsEveryValueBack: true } : {}),
     ...(request.provesOwnCreate === true ? { provesOwnCreate: true } : {}),
     ...(request.believesUnprovenAbsence === true ? { believesUnprovenAbsence: true } : {}),
+    ...(request.provesAbsence === true ? { provesAbsence: true } : {}),
   };
   if (isMembershipAction(action)) {
     return membershipStep({

@@ -83,6 +83,14 @@ export interface StepContext {
    * request running when revision 4 is deployed replays the history it has.
    */
   believesUnprovenAbsence?: boolean;
+  /**
+   * Revision 5: a delete of an account neither the record links nor the lookup shows asks
+   * for what proves it absent (`Connector.proveAbsent`): a read that cannot miss it, or the
+   * delete sent to the account's name where the target's delete tells (Graph). Absent: one
+   * lookup by name concludes "absent", as before, so that a request accepted earlier replays
+   * the history it has.
+   */
+  provesAbsence?: boolean;
 }
 
 /** A fresh handle: nothing looked up yet. */

@@ -3,7 +3,7 @@ import type { AccountRecord, AccountRecordUpdate } from './account-record';
 import type { JournalEntry } from './journal-entry';
 import type { GroupSelector } from './provisioning-request';
 import type { IoResult } from './step-machine';
-import type { MembershipRead, MembershipWriteAnswer } from './target-answers';
+import type { MembershipRead, MembershipWriteAnswer, UnlinkedAbsence } from './target-answers';
 
 /**
  * The operations a step machine asks for: in production each is an activity of the same
@@ -40,12 +40,19 @@ export interface FindAccountInput extends ConnectorInput {
   accountId: string;
   /** The record as stored, when the request holds it already: not read again. */
   stored?: AccountRecord | null;
+  /**
+   * Revision 5 (`StepContext.provesAbsence`), for a delete: an account neither the record
+   * links nor the lookup shows comes back with what proves it absent (`absence`).
+   */
+  provesAbsence?: true;
 }
 
 /** The account as a read showed it (null: the read found nothing) and the service's record. */
 export interface AccountLookup {
   account: TargetAccount | null;
   record: AccountRecord | null;
+  /** With `provesAbsence`, for an account nothing linked or showed: what proves it absent. */
+  absence?: UnlinkedAbsence;
 }
 
 export interface AccountInput extends ConnectorInput {
@@ -180,6 +187,13 @@ export interface RecordStepInput {
    * applied before `update`.
    */
   earlier?: AccountRecordUpdate[];
+  /**
+   * The step each of `earlier` belongs to, in the same order, and the step of `update`: a
+   * commit run again in parts skips the updates of steps its run before finished. Absent
+   * (commits scheduled before they were named): every update is applied.
+   */
+  earlierSteps?: number[];
+  step?: number;
   /** The record as stored (the holder is its only writer): with `etag`, no read. */
   stored: AccountRecord | null;
   release: boolean;

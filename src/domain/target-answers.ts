@@ -103,6 +103,21 @@ export interface DeleteAccountAnswer {
   maybeOurs: boolean;
 }
 
+/**
+ * What proves absent an account that a lookup by its account ID did not show, for a delete
+ * of an account the service holds no link for (a read of a name may lag a create, Graph;
+ * a server may compare `userName eq` case-sensitively, SCIM):
+ * - `absent`: a read that cannot miss the account found none (`evidence` says which);
+ * - `found`: that read shows the account;
+ * - `byName`: no read can tell, but the target's delete addresses the account by its name
+ *   and answers 404 only when it is truly absent (Graph: `DELETE /users/{userPrincipalName}`):
+ *   the delete is sent to `account` and its answer is the evidence.
+ */
+export type UnlinkedAbsence =
+  | { outcome: 'absent'; evidence: string }
+  | { outcome: 'found'; account: TargetAccount }
+  | { outcome: 'byName'; account: TargetAccount };
+
 /** What a lock or unlock answered. */
 export interface SetEnabledAnswer {
   /**

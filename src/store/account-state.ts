@@ -34,6 +34,13 @@ export interface StepCommit {
   update?: AccountRecordUpdate;
   /** The updates of earlier steps the commit carries, in order: applied before `update`. */
   earlier?: readonly AccountRecordUpdate[];
+  /**
+   * The step each of `earlier` belongs to, in the same order, and the step of `update`: a
+   * commit run again in parts skips the updates of steps its run before finished. Absent
+   * (commits scheduled before they were named): every update is applied.
+   */
+  earlierSteps?: readonly number[];
+  step?: number;
   /** The record as stored now (the holder is its only writer): the commit needs no read. */
   stored?: AccountRecord | null;
   /** Release the lease in the same write: nothing of the request follows. */

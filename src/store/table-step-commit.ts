@@ -1,5 +1,9 @@
 import type { TransactionAction } from '@azure/data-tables';
-import { recordAfterUpdates, type AccountRecord } from '../domain/account-record';
+import {
+  recordAfterUpdates,
+  type AccountRecord,
+  type AccountRecordUpdate,
+} from '../domain/account-record';
 import type { JournalEntry } from '../domain/journal-entry';
 import { leaseOfRow, recordOfRow, toAccountRow, type Lease } from './account-row';
 import { fits, tooLarge } from './account-row-size';
@@ -91,8 +95,9 @@ async function commitAtOnce(
 
 /**
  * The commit in parts: each step's marker first (a run before this one that finished leaves
- * nothing of that step to write; one that stopped part way gives the time its entries are
- * under), the entries (upserts onto the same rows), the updates applied to the record as it
+ * nothing of that step to write, its record update included, as a transaction refused as a
+ * whole writes nothing; one that stopped part way gives the time its entries are under),
+ * the entries (upserts onto the same rows), the other updates applied to the record as it
  * is now, and the markers last, done.
  */
 async function commitInParts(
@@ -103,24 +108,48 @@ async function commitInParts(
 ): Promise<CommittedStep> {
   const entries: JournalEntry[] = [];
   const claimed: StepMarker[] = [];
+  const done = new Set<number>();
   for (const marker of markers) {
     const claim = await claimStepMarker(rows.client, marker);
-    if (claim.done) continue;
+    if (claim.done) {
+      done.add(marker.step);
+      continue;
+    }
     claimed.push(marker);
     for (const entry of commit.entries) {
       if (entry.step === marker.step) entries.push({ ...entry, at: claim.at });
     }
   }
-  if (markers.length > 0 && claimed.length === 0) return committedBefore(rows, commit, release);
+  const rest = withoutDone(commit, done);
+  if (markers.length > 0 && claimed.length === 0) return committedBefore(rows, rest, release);
   if (entries.length > 0) {
     const journal = journalRowsOf(entries, rows.accountKey);
     await guardStorage('record journal entries', () =>
       upsertInBatches(rows.client, journal, 'Replace'),
     );
   }
-  const committed = await commitToCurrent(rows, commit);
+  const committed = await commitToCurrent(rows, rest);
   for (const marker of claimed) await markStepDone(rows.client, marker);
   return committed;
+}
+
+/**
+ * The commit without the record updates of the steps in `done` (where the commit names each
+ * update's step): a run before this one wrote them, with its own times.
+ */
+function withoutDone(commit: StepCommit, done: ReadonlySet<number>): StepCommit {
+  if (done.size === 0) return commit;
+  const { earlier, earlierSteps, update, step, ...rest } = commit;
+  const kept: AccountRecordUpdate[] = [];
+  for (const [index, earlierUpdate] of (earlier ?? []).entries()) {
+    const of = earlierSteps?.[index];
+    if (of === undefined || !done.has(of)) kept.push(earlierUpdate);
+  }
+  return {
+    ...rest,
+    ...(kept.length === 0 ? {} : { earlier: kept }),
+    ...(update === undefined || (step !== undefined && done.has(step)) ? {} : { update }),
+  };
 }
 
 /**

@@ -337,3 +337,36 @@ describe('a history recorded by revision 3: an update confirmed although no read
     expect(await replayDifference(asRevision4)).toBeDefined();
   });
 });
+
+describe('a history recorded by revision 4: a delete of an unlinked account concluded absent after one lookup', () => {
+  const history = (): RecordedHistory =>
+    JSON.parse(
+      readFileSync(
+        join(__dirname, '../support/histories/graph-sandbox-delete-unlinked-revision-4.json'),
+        'utf8',
+      ),
+    ) as RecordedHistory;
+
+  it('replays on every prefix as it ran, ending with the recorded report', async () => {
+    const recordedRun = history();
+    expect((recordedRun.input as { revision?: number }).revision).toBe(4);
+    expect(recordedRun.output.steps[0]?.notices.join(' ')).toContain(
+      'is absent: nothing to delete',
+    );
+    expect(await replayDifference(recordedRun)).toBeUndefined();
+  });
+
+  it('would not end as recorded under revision 5, which wants evidence the lookup does not hold', async () => {
+    const recordedRun = history();
+    const outcome = await createReplayer(ORCHESTRATORS[ORCHESTRATIONS.provisioningRequest]!)({
+      instanceId: recordedRun.instanceId,
+      history: recordedRun.history,
+      input: { ...(recordedRun.input as object), revision: 5 },
+      context: new InvocationContext(),
+    });
+    expect(outcome.status).toBe('completed');
+    const report = outcome.output as RequestReport;
+    expect(report.steps[0]?.state).toBe('failed');
+    expect(report.steps[0]?.error?.message).toContain('could not tell');
+  });
+});

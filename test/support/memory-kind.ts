@@ -126,6 +126,13 @@ function memoryConnector(name: string, target: MemoryTarget): Connector {
       const account = target.byAccountId(accountId);
       return account === undefined ? undefined : view(account);
     },
+    // Its reads show every account at once, exactly as named: a lookup that found none proves it.
+    proveAbsent: async (accountId) => {
+      const account = target.byAccountId(accountId);
+      return account === undefined
+        ? { outcome: 'absent', evidence: 'the memory target holds no such account' }
+        : { outcome: 'found', account: view(account) };
+    },
     readAccount: async (account) => {
       const found = target.accounts.get(account.id);
       return found === undefined ? undefined : view(found);

@@ -17,6 +17,7 @@ import type {
   MembershipWriteAnswer,
   SetEnabledAnswer,
   StatusResult,
+  UnlinkedAbsence,
 } from '../connector';
 import type { ConnectorTelemetry } from '../connector-telemetry';
 import { quotaUtilization, type QuotaBudget } from '../http/quota-budget';
@@ -157,6 +158,16 @@ export class GraphConnector implements Connector {
 
   findAccount(accountId: string): Promise<TargetAccount | undefined> {
     return accounts.findAccount(this.context, accountId);
+  }
+
+  /**
+   * No read proves a user absent (a replica may not show one made a moment ago); Graph's
+   * delete addresses the user by its userPrincipalName and answers 404 only for a user that
+   * is not there (graph-behaviour.md, Eventual consistency).
+   */
+  proveAbsent(accountId: string): Promise<UnlinkedAbsence> {
+    const upn = toUserPrincipalName(accountId, this.context.settings.upnDomain);
+    return Promise.resolve({ outcome: 'byName', account: { id: upn, accountId: upn } });
   }
 
   readAccount(account: TargetAccount): Promise<TargetAccount | undefined> {

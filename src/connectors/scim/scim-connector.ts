@@ -13,6 +13,7 @@ import type {
   MembershipWriteAnswer,
   SetEnabledAnswer,
   StatusResult,
+  UnlinkedAbsence,
 } from '../connector';
 import { readAfterWrite } from '../read-after-write';
 import { unusableCreateAnswer } from '../unusable-create-answer';
@@ -119,6 +120,22 @@ export class ScimConnector implements Connector {
       `connector "${this.name}": account "${accountId}"`,
     );
     return match === undefined ? undefined : fromScimUser(match);
+  }
+
+  /**
+   * Every user read and compared case-insensitively: a server may compare `userName eq`
+   * case-sensitively (scim-interop.md), though RFC 7643 marks userName caseExact false, so
+   * a filter that matched nothing proves nothing.
+   */
+  async proveAbsent(accountId: string): Promise<UnlinkedAbsence> {
+    const key = this.accountKey(accountId);
+    for await (const account of this.listAccounts()) {
+      if (this.accountKey(account.accountId) === key) return { outcome: 'found', account };
+    }
+    return {
+      outcome: 'absent',
+      evidence: `no userName equal to "${accountId}" in any case among all the server's users`,
+    };
   }
 
   /** Spec: Read accounts by the server's id (`GET /Users/{id}`); undefined on 404. */

@@ -88,6 +88,15 @@ export function accountActivities(services: ServicesProvider) {
         if (account !== undefined && deletedBefore(s, connector, stored, account.id)) {
           account = undefined;
         }
+        if (account === undefined && record === null && input.provesAbsence === true) {
+          const absence = await connector.proveAbsent(input.accountId);
+          if (absence.outcome !== 'found') return { account: null, record, absence };
+          if (!deletedBefore(s, connector, stored, absence.account.id)) {
+            return { account: absence.account, record };
+          }
+          const evidence = `the only account of that name is one this service deleted`;
+          return { account: null, record, absence: { outcome: 'absent', evidence } };
+        }
         return { account: account ?? null, record };
       });
     },

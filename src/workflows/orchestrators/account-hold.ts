@@ -160,6 +160,8 @@ export function* commitStep(
     entries: JournalEntry[];
     update?: AccountRecordUpdate;
     earlier?: AccountRecordUpdate[];
+    earlierSteps?: number[];
+    step?: number;
     release: boolean;
     end?: RequestEnd;
   },
@@ -173,6 +175,8 @@ export function* commitStep(
     entries: commit.entries,
     ...(commit.update === undefined ? {} : { update: commit.update }),
     ...(commit.earlier === undefined ? {} : { earlier: commit.earlier }),
+    ...(commit.earlierSteps === undefined ? {} : { earlierSteps: commit.earlierSteps }),
+    ...(commit.step === undefined ? {} : { step: commit.step }),
     stored: hold.stored,
     release: commit.release,
     ...(commit.end === undefined ? {} : { end: commit.end }),

@@ -12,6 +12,8 @@ export interface CarriedCommit {
   entries: JournalEntry[];
   /** Their record updates, in step order. */
   updates: AccountRecordUpdate[];
+  /** The step of each update. */
+  updateSteps: number[];
 }
 
 /**
@@ -30,6 +32,7 @@ export function carry(
     steps: [...(carried?.steps ?? []), step],
     entries: [...(carried?.entries ?? []), ...entries],
     updates: [...(carried?.updates ?? []), ...(update === undefined ? [] : [update])],
+    updateSteps: [...(carried?.updateSteps ?? []), ...(update === undefined ? [] : [step])],
   };
 }
 

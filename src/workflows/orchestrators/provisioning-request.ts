@@ -170,6 +170,7 @@ export function* provisioningRequestOrchestrator(
     const committed = yield* commitStep(context, hold, {
       entries: carried.entries,
       earlier: carried.updates,
+      earlierSteps: carried.updateSteps,
       release,
     });
     if (committed.ok) carried = undefined;
@@ -235,8 +236,10 @@ export function* provisioningRequestOrchestrator(
       const release = outcome.ok && index === request.actions.length - 1;
       const committed = yield* commitStep(context, hold, {
         entries: [...(carried?.entries ?? []), ...entries()],
-        ...(record === undefined ? {} : { update: record }),
-        ...(carried === undefined ? {} : { earlier: carried.updates }),
+        ...(record === undefined ? {} : { update: record, step: index }),
+        ...(carried === undefined
+          ? {}
+          : { earlier: carried.updates, earlierSteps: carried.updateSteps }),
         release,
         ...(release ? { end: endOf(endedSteps(index, outcome, endAt), endAt) } : {}),
       });

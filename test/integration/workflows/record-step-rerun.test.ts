@@ -397,7 +397,9 @@ describe('recordStep carrying the step before its own, run again at later orches
       earlier: [
         { link: { targetId: `id-${accountId}`, linkedAt: at.create, createdAt: at.create } },
       ],
+      earlierSteps: [0],
       update: { granted: GROUPS, groupsAt: at.grant },
+      step: 1,
       release,
     };
   }
@@ -505,6 +507,38 @@ describe('recordStep carrying the step before its own, run again at later orches
     expect(await entriesOf('ida')).toEqual(firstRun);
     expect(await services.accounts.get(CONNECTOR, 'ida')).toMatchObject({
       linkedAt: FIRST.create,
+      assignedGroups: GROUPS,
+    });
+  });
+
+  it('after a first run that committed the create alone and stopped: the re-run, in parts, keeps the create’s record as written', async () => {
+    const lease = await takeLease('kit');
+    valueOf(
+      await activities.recordStep({
+        connector: CONNECTOR,
+        accountId: 'kit',
+        owner: 'req-kit',
+        leaseExpiresAtMs: NOW + TTL,
+        etag: lease.etag!,
+        stored: null,
+        entries: createEntries('kit', FIRST.create),
+        update: { link: { targetId: 'id-kit', linkedAt: FIRST.create, createdAt: FIRST.create } },
+        step: 0,
+        release: false,
+      }),
+    );
+    // The re-run episode carries the create into the grant's commit, at the lease's first
+    // version (refused as a whole: the row changed since), so it is written in parts.
+    valueOf(await activities.recordStep(carryingCommit('kit', RERUN, { etag: lease.etag! })));
+
+    expect(await entriesOf('kit')).toEqual([
+      `0 account created ${FIRST.create}`,
+      ...Array(3).fill(`1 member added ${RERUN.grant}`),
+    ]);
+    expect(await services.accounts.get(CONNECTOR, 'kit')).toMatchObject({
+      targetId: 'id-kit',
+      linkedAt: FIRST.create,
+      createdAt: FIRST.create,
       assignedGroups: GROUPS,
     });
   });

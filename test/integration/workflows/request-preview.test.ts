@@ -175,7 +175,14 @@ describe.each([SCIM, GRAPH])('a preview on %s', (connector) => {
       account: { accountId },
       actions: [{ type: 'delete' }],
     });
-    expect(plan.steps[0]!.notices).toEqual([`account "${accountId}" is absent: nothing to delete`]);
+    // On the evidence a delete of an unlinked account asks for (revision 5): SCIM reads every
+    // user, Graph's delete by name is previewed on a read of that name.
+    expect(plan.steps[0]!.notices).toHaveLength(1);
+    expect(plan.steps[0]!.notices[0]).toMatch(
+      new RegExp(
+        `^account "${accountId}" (is absent \\(.+\\): nothing to delete|was already gone)$`,
+      ),
+    );
   });
 });
 

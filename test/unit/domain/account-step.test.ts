@@ -453,6 +453,60 @@ describe('account step: delete', () => {
     expect(outcome.notices[0]).toContain('nothing to delete');
   });
 
+  /** A delete as revision 5 runs it: "absent" only on evidence (`provesAbsence`). */
+  function deleteProvingAbsence(io: ScriptedIo) {
+    return driveAsync(
+      accountStep({
+        ...stepContext(CONSISTENT),
+        provesAbsence: true,
+        action: 'delete',
+        profile: { accountId: ADA.accountId },
+        lastPasswordUse: false,
+      }),
+      io,
+    );
+  }
+
+  it('revision 5: asks what proves an unlinked account absent, and says so', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: null,
+        record: null,
+        absence: { outcome: 'absent', evidence: 'no user of that name in any case' },
+      }),
+    });
+    const outcome = await deleteProvingAbsence(io);
+    expect(io.callsOf('findAccount')[0]?.input).toMatchObject({ provesAbsence: true });
+    expect(outcome).toMatchObject({ ok: true, changes: [] });
+    expect(outcome.notices[0]).toContain('(no user of that name in any case): nothing to delete');
+    expect(io.callsOf('deleteAccount')).toHaveLength(0);
+  });
+
+  it('revision 5: sends the delete to the name where only the delete can tell', async () => {
+    const byName = { id: ADA.accountId, accountId: ADA.accountId };
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: null,
+        record: null,
+        absence: { outcome: 'byName', account: byName },
+      }),
+      deleteAccount: () => ({ outcome: 'deleted', maybeOurs: false }),
+      readAccount: () => null,
+    });
+    const outcome = await deleteProvingAbsence(io);
+    expect(io.callsOf('deleteAccount')[0]?.input).toMatchObject({ account: byName });
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account deleted' }] });
+  });
+
+  it('revision 5: a lookup that brings no evidence fails the delete, could not tell', async () => {
+    const io = new ScriptedIo({ findAccount: () => ({ account: null, record: null }) });
+    const outcome = await deleteProvingAbsence(io);
+    expect(outcome).toMatchObject({ ok: false, changes: [] });
+    expect(outcome.error?.code).toBe('ACCOUNT_NOT_FOUND');
+    expect(outcome.error?.message).toContain('could not tell');
+    expect(io.callsOf('deleteAccount')).toHaveLength(0);
+  });
+
   it('journals and records nothing when reads still show the account the target said it deleted', async () => {
     const io = new ScriptedIo({
       findAccount: () => ({ account: ADA, record: record() }),
