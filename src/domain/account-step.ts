@@ -486,6 +486,15 @@ function* deleteUnlinked(
       [`account "${input.accountId}" is absent (${absence.evidence}): nothing to delete`],
     );
   }
+  if (absence.outcome === 'untold') {
+    return failed(
+      accountNotFound(
+        input,
+        `: no lookup showed it and ${absence.reason}: could not tell whether there is an ` +
+          `account to delete`,
+      ),
+    );
+  }
   return yield* deleteAccount(input, absence.account);
 }
 

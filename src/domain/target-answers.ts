@@ -111,12 +111,14 @@ export interface DeleteAccountAnswer {
  * - `found`: that read shows the account;
  * - `byName`: no read can tell, but the target's delete addresses the account by its name
  *   and answers 404 only when it is truly absent (Graph: `DELETE /users/{userPrincipalName}`):
- *   the delete is sent to `account` and its answer is the evidence.
+ *   the delete is sent to `account` and its answer is the evidence;
+ * - `untold`: no read within reach could tell (`reason`): the delete fails "could not tell".
  */
 export type UnlinkedAbsence =
   | { outcome: 'absent'; evidence: string }
   | { outcome: 'found'; account: TargetAccount }
-  | { outcome: 'byName'; account: TargetAccount };
+  | { outcome: 'byName'; account: TargetAccount }
+  | { outcome: 'untold'; reason: string };
 
 /** What a lock or unlock answered. */
 export interface SetEnabledAnswer {

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ABSENCE_SCAN_MAX } from '../../src/connectors/scim/scim-connector';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /**
@@ -109,5 +110,22 @@ describe('a delete of an unlinked SCIM user on a server whose userName filter is
     expect(report.status).toBe('succeeded');
     expect(report.steps[0].changes).toEqual([]);
     expect(report.steps[0].notices.join(' ')).toContain('in any case');
+  });
+
+  it('in a directory too large to compare in any case: could not tell, nothing deleted', async () => {
+    const { scim } = t.host.sandboxes!;
+    scim.setQuirks({ caseSensitiveFilters: true });
+    scim.seedUsers(
+      Array.from({ length: ABSENCE_SCAN_MAX }, (_, i) => ({ userName: `crowd.${i}` })),
+    );
+    scim.clearTruthLog();
+
+    const report = await deleteRequest('scim-sandbox', 'Crowd.Unknown');
+
+    expect(scim.truthLog()).toEqual([]);
+    expect(report.status).toBe('failed');
+    expect(report.steps[0].error?.message).toContain(
+      `more than ${ABSENCE_SCAN_MAX} users to compare in any case: could not tell`,
+    );
   });
 });
