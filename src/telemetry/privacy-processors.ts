@@ -1,7 +1,12 @@
 import type { Context } from '@opentelemetry/api';
 import type { LogRecordProcessor, SdkLogRecord } from '@opentelemetry/sdk-logs';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { redactSecretText, scrubAttributes, type PrivacyOptions } from './privacy-rules';
+import {
+  redactAccountText,
+  redactSecretText,
+  scrubAttributes,
+  type PrivacyOptions,
+} from './privacy-rules';
 
 /**
  * Applies the privacy rules to every span as it ends, before the exporters' processors see
@@ -37,7 +42,9 @@ export class PrivacyLogProcessor implements LogRecordProcessor {
   constructor(private readonly options: PrivacyOptions) {}
 
   onEmit(record: SdkLogRecord): void {
-    if (typeof record.body === 'string') record.setBody(redactSecretText(record.body));
+    if (typeof record.body === 'string') {
+      record.setBody(redactAccountText(redactSecretText(record.body), this.options));
+    }
     scrubAttributes(record.attributes, this.options);
   }
 

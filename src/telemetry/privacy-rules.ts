@@ -16,6 +16,31 @@ export interface PrivacyOptions {
 /** Attribute keys that hold an account ID. */
 const ACCOUNT_KEYS = new Set<string>([SPAN_ATTRIBUTES.accountId, 'accountId']);
 
+/** Attribute keys whose text is an error's message, which may name an account. */
+const MESSAGE_KEYS = new Set(['exception.message']);
+
+/**
+ * An account named in text as the service's messages name it: `account "jane.doe"`,
+ * `account ID "..."`, `user "..."`, `userName "..."` (errors, notices, log lines).
+ */
+const ACCOUNT_TEXT = /\b(account(?: ?ID)?|user(?:Name|PrincipalName)?)(\s*[:=]?\s*)"[^"]*"/gi;
+
+/**
+ * Text with the accounts it names replaced, unless account IDs may be exported: log lines
+ * and error messages name the account they are about.
+ *
+ * @example
+ * redactAccountText('account "jane.doe" not found', { accountIds: false });
+ * // 'account "[account]" not found'
+ */
+export function redactAccountText(text: string, options: PrivacyOptions): string {
+  if (options.accountIds || !text.includes('"')) return text;
+  return text.replace(
+    ACCOUNT_TEXT,
+    (_match, word: string, gap: string) => `${word}${gap}"[account]"`,
+  );
+}
+
 /** Attribute keys that hold a URL, its path or its query. */
 const URL_KEYS = new Set(['url.full', 'http.url', 'url.original', 'http.target']);
 const PATH_KEYS = new Set(['url.path']);
@@ -83,7 +108,7 @@ function redactPath(path: string, options: PrivacyOptions): string {
 }
 
 /** What the rules do with an attribute, by its key alone. */
-type KeyRule = 'drop' | 'account' | 'url' | 'path' | 'text';
+type KeyRule = 'drop' | 'account' | 'url' | 'path' | 'message' | 'text';
 
 /**
  * The rule of each key seen so far: attribute keys are the few names the service and its
@@ -105,7 +130,9 @@ function keyRule(key: string): KeyRule {
           ? 'url'
           : PATH_KEYS.has(key)
             ? 'path'
-            : 'text';
+            : MESSAGE_KEYS.has(key)
+              ? 'message'
+              : 'text';
   if (KEY_RULES.size < KEY_RULES_MAX) KEY_RULES.set(key, rule);
   return rule;
 }
@@ -132,7 +159,9 @@ export function scrubAttributes(
           ? redactUrl(value, options)
           : rule === 'path'
             ? redactPath(value, options)
-            : value;
+            : rule === 'message'
+              ? redactAccountText(value, options)
+              : value;
       const redacted = redactSecretText(reduced);
       if (redacted !== value) attributes[key] = redacted;
     } else if (Array.isArray(value)) {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecretText, redactUrl, scrubAttributes } from '../../../src/telemetry/privacy-rules';
+import {
+  redactAccountText,
+  redactSecretText,
+  redactUrl,
+  scrubAttributes,
+} from '../../../src/telemetry/privacy-rules';
+import { PrivacyLogProcessor } from '../../../src/telemetry/privacy-processors';
+import { LoggerProvider } from '@opentelemetry/sdk-logs';
 
 describe('privacy rules of exported telemetry', () => {
   it('redact credentials in text: HTTP credentials, JWTs, form and query secrets', () => {
@@ -52,7 +59,7 @@ describe('privacy rules of exported telemetry', () => {
       'url.full': 'https://graph.example/v1.0/users/jane.doe@contoso.com?$select=id',
       'url.query': '$filter=userPrincipalName eq jane',
       'url.path': '/v1.0/users/jane.doe@contoso.com',
-      'exception.message': 'failed with Bearer eyJabcdefgh.eyJabcdefgh.sig',
+      'exception.message': 'account "jane.doe" failed with Bearer eyJabcdefgh.eyJabcdefgh.sig',
       'provisioning.request_id': 'r-1',
       'http.response.status_code': 200,
     };
@@ -60,7 +67,7 @@ describe('privacy rules of exported telemetry', () => {
     expect(attributes).toEqual({
       'url.full': 'https://graph.example/v1.0/…',
       'url.path': '/v1.0/…',
-      'exception.message': 'failed with Bearer [redacted]',
+      'exception.message': 'account "[account]" failed with Bearer [redacted]',
       'provisioning.request_id': 'r-1',
       'http.response.status_code': 200,
     });
@@ -73,5 +80,40 @@ describe('privacy rules of exported telemetry', () => {
     };
     scrubAttributes(attributes, { accountIds: true });
     expect(attributes).toEqual({ 'provisioning.account_id': 'jane.doe' });
+  });
+
+  it('replace the accounts a message names, unless account IDs may be exported', () => {
+    const off = { accountIds: false };
+    expect(redactAccountText('account "jane.doe" not found on hr', off)).toBe(
+      'account "[account]" not found on hr',
+    );
+    expect(redactAccountText('setPassword for account ID "x@contoso.com": user "Jane"', off)).toBe(
+      'setPassword for account ID "[account]": user "[account]"',
+    );
+    expect(redactAccountText('userName eq "jane" refused', off)).toBe('userName eq "jane" refused');
+    expect(redactAccountText('group "Sales" gone', off)).toBe('group "Sales" gone');
+    expect(redactAccountText('account "jane.doe" not found', { accountIds: true })).toBe(
+      'account "jane.doe" not found',
+    );
+  });
+
+  it("keep the accounts a log line names out of the exported record's body", () => {
+    const bodies: unknown[] = [];
+    const provider = new LoggerProvider({
+      processors: [
+        new PrivacyLogProcessor({ accountIds: false }),
+        {
+          onEmit: (record) => void bodies.push(record.body),
+          forceFlush: () => Promise.resolve(),
+          shutdown: () => Promise.resolve(),
+        },
+      ],
+    });
+    provider
+      .getLogger('test')
+      .emit({ body: 'request r-1 failed: account "jane.doe" not found (Bearer abcdefgh.ijk)' });
+    expect(bodies).toEqual([
+      'request r-1 failed: account "[account]" not found (Bearer [redacted])',
+    ]);
   });
 });
