@@ -115,6 +115,16 @@ export class ScimMemberships {
     const userGroups = confirmations.some((listed) => heldAs(listed.members, values) === undefined)
       ? await this.wholeGroups.userGroups.read(account)
       : undefined;
+    // Groups the filter found vouch for the user's groups, as member lists do.
+    const silence =
+      userGroups === undefined
+        ? undefined
+        : this.wholeGroups.userGroups.silenceOf(
+            userGroups,
+            found.groupIds,
+            names,
+            account.accountId,
+          );
     for (const [index, listed] of confirmations.entries()) {
       const groupId = unconfirmed[index]!;
       names[groupId] ??= listed.name;
@@ -127,13 +137,22 @@ export class ScimMemberships {
       if (userGroups !== undefined && 'groupIds' in userGroups) {
         // The user's groups list one the filter said it is not in: the filter misses members,
         // as when a member list shows the account.
-        if (userGroups.groupIds.has(groupId)) missed ??= { group: described, value: values[0]! };
-        continue;
+        if (userGroups.groupIds.has(groupId)) {
+          missed ??= { group: described, value: values[0]! };
+          continue;
+        }
+        // Its silence vouches only where the list is known complete.
+        if (silence === undefined) continue;
       }
       // Neither a filter not yet seen to find anyone nor a list the server may cut short
       // vouches for the absence.
       unproven.push(groupId);
-      if (listed.members === undefined) {
+      if (userGroups !== undefined && 'groupIds' in userGroups) {
+        notices.push(
+          `group ${described}: "not a member" rests on the members filter alone, which has not ` +
+            `yet shown this connector a member, and ${silence}`,
+        );
+      } else if (listed.members === undefined) {
         notices.push(
           `group ${described}: "not a member" rests on the members filter alone, which has not ` +
             `yet shown this connector a member, and the group returns no member list to confirm it`,

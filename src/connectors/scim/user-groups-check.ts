@@ -1,22 +1,37 @@
 import type { TargetAccount } from '../../domain/account';
+import { describeGroup } from '../../domain/group';
 import { FEATURE_REFUSALS as REFUSALS } from './membership-check';
 import type { ScimHttp } from './scim-http';
 import { scimUrl } from './scim-paths';
 
-/** What the user's `groups` attribute said: the groups it lists, or that it could not say. */
-export type UserGroupsAnswer = { groupIds: Set<string> } | { unsupported: string };
+/**
+ * What the user's `groups` attribute said: the groups it lists, or that it could not say.
+ * `cutShort`: why a group it does not list may still be one of the account's (its silence
+ * is no evidence); undefined where the list is known complete.
+ */
+export type UserGroupsAnswer =
+  { groupIds: Set<string>; cutShort?: string } | { unsupported: string };
 
 /**
  * The account's direct groups as the server lists them on the user (RFC 7643 §4.1.2,
  * `GET /Users/{id}?attributes=groups`): one small answer whatever the size of the groups,
  * and not cut where a group's member list is. A group it lists is the server's own word
- * that the account is a member. Its silence is believed ({@link absenceBelieved}) only once
- * the attribute has listed a group for some account on this connector: a server that does
- * not keep the attribute omits it, as RFC 7643 omits it for a user of no group.
+ * that the account is a member. Its silence is another matter: servers cap the attribute
+ * (or serve its first page only), silently, so a group it does not list is a non-membership
+ * only where the list is known complete (scim-interop.md):
+ * - it is shorter than the longest list this connector has seen it return: a server that
+ *   cuts at a count cuts every list at the same count, so a shorter one was not cut (this
+ *   also says it is kept at all: a server that does not keep it omits it, as RFC 7643 omits
+ *   it for a user of no group);
+ * - and it has never left out a group that a member list or the members filter showed the
+ *   account in ({@link omitted}): a server that lists only some kinds of groups is cut in a
+ *   way no count shows, and from then on its silence is never believed.
  */
 export class UserGroupsCheck {
-  /** Whether the attribute has listed a group for some account: its positive control. */
-  private shownMember = false;
+  /** The most groups the attribute has listed for one account: the cap is at least that. */
+  private longest = 0;
+  /** Why the attribute's silence is never believed, once it left out a known membership. */
+  private cut: string | undefined;
   /** Why the server cannot be asked, once it refused the attribute. */
   private refused: string | undefined;
 
@@ -26,14 +41,46 @@ export class UserGroupsCheck {
     private readonly connector: string,
   ) {}
 
-  /** Whether the attribute's "not listed" can be taken for "not a member". */
+  /**
+   * Whether the attribute's "not listed" can be taken for "not a member" for some list: it
+   * has listed a group for some account and was never caught leaving one out.
+   */
   get absenceBelieved(): boolean {
-    return this.shownMember;
+    return this.longest > 0 && this.cut === undefined;
   }
 
   /** Whether asking is worth a call: the server has not refused the attribute. */
   get mayBeAsked(): boolean {
     return this.refused === undefined;
+  }
+
+  /**
+   * Why the answer's silence is no evidence of non-membership (undefined: it is), given the
+   * groups a member list or the members filter showed the account in for the same read. A
+   * list that leaves one of them out is cut short: its silence is never believed again on
+   * this connector ({@link omitted}).
+   */
+  silenceOf(
+    answer: UserGroupsAnswer,
+    shownElsewhere: Iterable<string>,
+    names: Record<string, string>,
+    accountId: string,
+  ): string | undefined {
+    if (!('groupIds' in answer)) return answer.unsupported;
+    for (const id of shownElsewhere) {
+      if (!answer.groupIds.has(id)) {
+        return this.omitted(describeGroup({ id, displayName: names[id] ?? id }), accountId);
+      }
+    }
+    return answer.cutShort;
+  }
+
+  /** The attribute left out a group known to hold the account: it does not list every group. */
+  private omitted(group: string, accountId: string): string {
+    this.cut ??=
+      `the user's groups attribute once left out group ${group}, which showed account ` +
+      `"${accountId}" as a member: it does not list every group`;
+    return this.cut;
   }
 
   /** The groups the user lists, or why the server could not say. */
@@ -55,16 +102,27 @@ export class UserGroupsCheck {
       return { unsupported: this.refused };
     }
     const groupIds = readGroupValues(result.body);
-    if (groupIds.size > 0) this.shownMember = true;
-    if (groupIds.size === 0 && !this.shownMember) {
+    const longest = this.longest;
+    this.longest = Math.max(longest, groupIds.size);
+    if (longest === 0) {
+      if (groupIds.size > 0) return { groupIds, cutShort: cutAt(groupIds.size) };
       return {
         unsupported:
           "the user's groups attribute lists no group, and it has not yet listed one for any " +
           'account on this connector: the server may not keep it',
       };
     }
-    return { groupIds };
+    if (this.cut !== undefined) return { groupIds, cutShort: this.cut };
+    return groupIds.size < longest ? { groupIds } : { groupIds, cutShort: cutAt(longest) };
   }
+}
+
+/** Why a list as long as the longest seen may be cut short. */
+function cutAt(longest: number): string {
+  return (
+    `the user's groups attribute lists ${longest} group${longest === 1 ? '' : 's'}, as many as ` +
+    `the most it has listed for any account on this connector: the server may cut it short there`
+  );
 }
 
 /** The `value`s of a user's `groups` (any spelling of the name); empty when absent. */

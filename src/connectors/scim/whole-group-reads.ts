@@ -28,7 +28,9 @@ export interface WholeGroupSource {
  * for an empty group as for every group (scim-interop.md). Where "not a member" decides
  * something (`confirmAbsent`), or the group returned no list, the user's own `groups`
  * attribute is asked once for the whole read (RFC 7643 §4.1.2): a group it lists is a
- * membership, and where it is believed its silence is an absence. Until it is believed, it
+ * membership, and its silence is an absence only where the list is known complete
+ * (`UserGroupsAnswer.cutShort` undefined; a list that leaves out a group whose member list
+ * shows the account is never believed again). Until it is believed, it
  * is asked at every read with a decisive group, so that a list that shows the account lets
  * it show the same (`UserGroupsCheck.absenceBelieved`). Where nothing vouches,
  * the group is `unproven`: whether the account is a member is not known, and the notices say
@@ -59,12 +61,13 @@ export async function readWholeGroups(
     confirm.size > 0 && source.userGroups.mayBeAsked && !source.userGroups.absenceBelieved;
   if (unvouched.length > 0 || control) {
     const answer = await source.userGroups.read(account);
+    const silence = source.userGroups.silenceOf(answer, shown, names, account.accountId);
     for (const id of unvouched) {
       if ('groupIds' in answer && answer.groupIds.has(id)) {
         shown.add(id);
         continue;
       }
-      if ('groupIds' in answer) continue;
+      if (silence === undefined) continue;
       unproven.push(id);
       const described = describeGroup({ id, displayName: names[id] ?? id });
       const list =
@@ -73,7 +76,7 @@ export async function readWholeGroups(
           : 'shows the account in no member list the server returned, which it may cut short';
       notices.push(
         `group ${described}: could not tell whether the account is a member: the group ${list} ` +
-          `(${why}), and ${answer.unsupported}`,
+          `(${why}), and ${silence}`,
       );
     }
   }

@@ -68,6 +68,12 @@ export interface ScimQuirks {
    */
   userGroups?: 'served' | 'refused';
   /**
+   * With `userGroups: 'served'`: a user's `groups` lists at most this many of its groups (the
+   * first ones the server holds), as servers cap a multi-valued attribute or serve only the
+   * first page of a big list; the groups' own member lists and the truth are unchanged.
+   */
+  maxUserGroupsShown?: number;
+  /**
    * How a filter on `members` is served: `refused` answers 400 `invalidFilter`; `ignored`
    * treats every comparison on members as true (the group comes back whoever is asked about);
    * `blind` treats it as false (the member clause is evaluated against something else: no

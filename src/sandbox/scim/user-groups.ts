@@ -16,6 +16,8 @@ function requested(projection: Projection | undefined): boolean {
  * §4.1.2, read-only, `value` and `display`), computed from what the groups hold as the
  * server sees it, whole: a server that cuts its groups' member lists still lists a user's
  * groups. RFC 7643 omits an unassigned attribute: a user of no group has no `groups`.
+ * `maxShown` (quirk `maxUserGroupsShown`) cuts the list to its first groups, silently, as
+ * capped servers do: nothing in the answer says it was cut.
  *
  * @example
  * withUserGroups(user, store, undefined); // { ...user, groups: [{ value: 'g1', display: 'Sales' }] }
@@ -24,6 +26,7 @@ export function withUserGroups(
   resource: ScimResource,
   store: ScimStore,
   projection: Projection | undefined,
+  maxShown = Infinity,
 ): ScimResource {
   if (!requested(projection) || typeof resource.id !== 'string') return resource;
   const stored = store.getUser(resource.id);
@@ -32,6 +35,7 @@ export function withUserGroups(
   const groups = store
     .listGroups()
     .filter((group) => typeof group.id === 'string' && store.holdsAccount(group.id, account))
-    .map((group) => ({ value: group.id, display: group.displayName, type: 'direct' }));
+    .map((group) => ({ value: group.id, display: group.displayName, type: 'direct' }))
+    .slice(0, maxShown);
   return groups.length === 0 ? resource : { ...resource, groups };
 }
