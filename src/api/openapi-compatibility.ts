@@ -110,6 +110,18 @@ export const compatibilityResultSchema = {
       },
     },
     judgedSettings: { type: 'object', additionalProperties: { type: 'string' } },
+    userGroups: {
+      type: 'object',
+      description:
+        'SCIM: whether the user\'s groups attribute (RFC 7643 §4.1.2) listed the membership the run made and read back, and dropped it after the revoke. reliedOn: the run\'s membership reads could not use the members filter, so verdicts on groups whose member list does not show the account lean on it; where it is then incomplete or stale, the summary says such grants and revokes end "could not tell"',
+      required: ['outcome', 'note', 'evidence'],
+      properties: {
+        outcome: { enum: ['complete', 'incomplete', 'stale', 'refused', 'not checked'] },
+        note: { type: 'string' },
+        evidence: { type: 'array', items: evidence },
+        reliedOn: { type: 'boolean' },
+      },
+    },
     changes: {
       type: 'array',
       description:

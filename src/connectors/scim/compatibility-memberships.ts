@@ -6,6 +6,11 @@ import { refusal } from './compatibility-account';
 import type { TestGroup } from './compatibility-groups';
 import type { CompatibilitySession } from './compatibility-session';
 import { changeMembership, howSeen } from './compatibility-test-objects';
+import {
+  judgeUserGroups,
+  listUserGroups,
+  type UserGroupsFinding,
+} from './compatibility-user-groups';
 
 type MemberValue = ScimConnectorSettings['memberValue'];
 type RemoveStyle = ScimConnectorSettings['memberRemoveStyle'];
@@ -229,19 +234,30 @@ async function revoke(
  * add, read back) and revoke (PATCH remove, read back). A member value the server does not
  * take is tried again with the other `memberValue`, a remove it refuses with the other
  * `memberRemoveStyle`; a setting seen to work is suggested and used from then on. Answers
- * whether the test account may still be a member (a revoke that did not work).
+ * whether the test account may still be a member (a revoke that did not work), and whether
+ * the user's `groups` attribute listed the membership the run made (and dropped it).
  */
 export async function tryMemberships(
   s: CompatibilitySession,
   account: TargetAccount,
   group: TestGroup,
-): Promise<{ mayRemain: boolean }> {
+): Promise<{ mayRemain: boolean; userGroups: UserGroupsFinding }> {
   if (!(await grant(s, account, group))) {
     const why = 'not tried: the grant failed';
     s.check(5, 'group members remove', undefined, why, []);
     s.untested('revoke', why);
+    const note = `not checked: the grant failed, so the run knows no membership to check it by`;
     // A PATCH that failed may still have been applied.
-    return { mayRemain: true };
+    return { mayRemain: true, userGroups: { outcome: 'not checked', note, evidence: [] } };
   }
-  return { mayRemain: !(await revoke(s, account, group)) };
+  // The user's groups, checked against the one membership the run made and read back;
+  // verdicts lean on them where the grant's reads could not use the members filter.
+  const reliedOn = s.membershipCheck?.kind !== 'filter';
+  const afterGrant = await listUserGroups(s, account);
+  const revoked = await revoke(s, account, group);
+  const afterRevoke = revoked ? await listUserGroups(s, account) : undefined;
+  return {
+    mayRemain: !revoked,
+    userGroups: judgeUserGroups(s, group, afterGrant, afterRevoke, reliedOn),
+  };
 }

@@ -9,6 +9,7 @@ import type { LeftBehind } from './compatibility-cleanup';
 import type { DeclaredFeatures } from './declared-features';
 import type { TestGroup } from './compatibility-groups';
 import type { CompatibilityStep } from './compatibility-session';
+import type { UserGroupsFinding } from './compatibility-user-groups';
 
 export type { CompatibilityStep } from './compatibility-session';
 export type { CompatibilityPoint } from '../../domain/compatibility-result';
@@ -22,6 +23,8 @@ export interface CompatibilityReport extends CompatibilityResult {
   declared?: DeclaredFeatures;
   /** The group granted and revoked; `temporary` when the run created it (and removed it). */
   group?: TestGroup;
+  /** Whether the user's `groups` attribute listed the membership the run made, and dropped it. */
+  userGroups: UserGroupsFinding;
   steps: CompatibilityStep[];
   /** What was removed, or what is left behind. */
   cleanup: string;
@@ -86,6 +89,16 @@ export function formatCompatibilityReport(report: CompatibilityReport): string {
     '',
   ];
   for (const point of report.points) lines.push(...pointLines(point));
+  lines.push(
+    '',
+    `The user's groups attribute: ${report.userGroups.outcome.toUpperCase()}: ${report.userGroups.note}`,
+  );
+  for (const exchange of report.userGroups.evidence) {
+    lines.push(
+      `   > ${exchange.request}`,
+      `   < ${exchange.status} ${oneLine(exchange.answer, 160)}`,
+    );
+  }
   lines.push('', 'Suggested settings:');
   if (report.suggestedSettings.length === 0) lines.push('  none');
   for (const suggestion of report.suggestedSettings) {

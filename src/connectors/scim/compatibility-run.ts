@@ -13,6 +13,7 @@ import { tryMemberships } from './compatibility-memberships';
 import { judgePoints } from './compatibility-points';
 import type { CompatibilityReport } from './compatibility-report';
 import { CompatibilitySession } from './compatibility-session';
+import type { UserGroupsFinding } from './compatibility-user-groups';
 
 export interface CompatibilityOptions {
   /** The group to grant and revoke; default: the catalogue's first, else a temporary one. */
@@ -49,10 +50,29 @@ async function tryLastLogon(s: CompatibilitySession): Promise<void> {
   );
 }
 
+/**
+ * What the verdict adds where membership verdicts lean on the user's `groups` attribute (no
+ * members filter) and it did not list what the run made: a grant or revoke of a group whose
+ * member list does not show the account can then only end "could not tell".
+ */
+function userGroupsWarning(finding: UserGroupsFinding): string {
+  if (finding.reliedOn !== true) return '';
+  if (finding.outcome !== 'incomplete' && finding.outcome !== 'stale') return '';
+  const what =
+    finding.outcome === 'incomplete'
+      ? 'did not list the group the test account was in'
+      : 'still listed the group after the revoke';
+  return (
+    `; without the members filter, the user's groups attribute ${what}: grants and revokes ` +
+    `of groups whose member list does not show the account will end "could not tell"`
+  );
+}
+
 /** What the run made, for the cleanup. */
 interface Made extends MadeByRun {
   groups?: GroupFindings;
   declared?: DeclaredFeatures;
+  userGroups?: UserGroupsFinding;
 }
 
 /** The parts of the run after the endpoints were found; the test account is kept for cleanup. */
@@ -71,7 +91,9 @@ async function tryEverything(
   made.groups = await findTestGroup(s, account, options.groupName);
   const { group } = made.groups;
   if (account !== undefined && group !== undefined) {
-    made.membershipMayRemain = (await tryMemberships(s, account, group)).mayRemain;
+    const tried = await tryMemberships(s, account, group);
+    made.membershipMayRemain = tried.mayRemain;
+    made.userGroups = tried.userGroups;
   } else {
     const why =
       account === undefined
@@ -129,12 +151,17 @@ export async function runScimCompatibility(
     noGroups: s.noGroups,
   });
   const verdict = verdictOf(points);
+  const userGroups = made.userGroups ?? {
+    outcome: 'not checked',
+    note: `not checked: ${s.stopped ?? 'the run made no membership to check it by'}`,
+    evidence: [],
+  };
   return {
     connector: settings.name,
     at: (options.now?.() ?? new Date()).toISOString(),
     ...(options.jobId === undefined ? {} : { jobId: options.jobId }),
     verdict,
-    summary: summaryOf(verdict, points),
+    summary: summaryOf(verdict, points) + userGroupsWarning(userGroups),
     points,
     suggestedSettings: s.suggestions,
     actions: actionTable(
@@ -152,6 +179,7 @@ export async function runScimCompatibility(
     testAccount: s.testAccount,
     ...(made.declared === undefined ? {} : { declared: made.declared }),
     ...(made.groups?.group === undefined ? {} : { group: made.groups.group }),
+    userGroups,
     steps: s.steps,
     changes: s.changes,
     cleanup: cleanup.summary,

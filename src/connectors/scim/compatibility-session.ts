@@ -14,6 +14,7 @@ import type { EffectiveChange } from '../../domain/journal-entry';
 import type { Logger } from '../../domain/logger';
 import type { SecretStore } from '../../secrets/secret-store';
 import type { HttpMethod, HttpResult } from '../http/transport';
+import type { MembershipCheck } from './membership-check';
 import { ScimConnector } from './scim-connector';
 
 /** One step of the run as the operator reads it afterwards. */
@@ -173,6 +174,16 @@ export class CompatibilitySession {
   /** Observes an action only if nothing was seen of it yet (why it stays untested). */
   untested(action: ServiceAction, why: string): void {
     if (!this.observed.has(action)) this.observe(action, 'untested', why);
+  }
+
+  /**
+   * How the run's connectors checked memberships, as the last one to decide it found (a tried
+   * setting builds a connector of its own); undefined before any membership read.
+   */
+  get membershipCheck(): MembershipCheck | undefined {
+    return this.built
+      .flatMap((c) => (c.membershipCheck === undefined ? [] : [c.membershipCheck]))
+      .at(-1);
   }
 
   async close(): Promise<void> {

@@ -126,7 +126,7 @@ function cutAt(longest: number): string {
 }
 
 /** The `value`s of a user's `groups` (any spelling of the name); empty when absent. */
-function readGroupValues(body: unknown): Set<string> {
+export function readGroupValues(body: unknown): Set<string> {
   if (typeof body !== 'object' || body === null) return new Set();
   const user = body as Record<string, unknown>;
   const key = Object.keys(user).find((name) => name.toLowerCase() === 'groups');
