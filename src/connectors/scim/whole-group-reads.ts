@@ -32,7 +32,8 @@ export interface WholeGroupSource {
  * (`UserGroupsAnswer.cutShort` undefined; a list that leaves out a group whose member list
  * shows the account is never believed again). Until it is believed, it
  * is asked at every read with a decisive group, so that a list that shows the account lets
- * it show the same (`UserGroupsCheck.absenceBelieved`). Where nothing vouches,
+ * it show the same (`UserGroupsCheck.absenceBelieved`); after, at every read where a list
+ * shows the account in a decisive group, so that a list that leaves it out is caught. Where nothing vouches,
  * the group is `unproven`: whether the account is a member is not known, and the notices say
  * why (DESIGN invariant 11).
  */
@@ -55,10 +56,14 @@ export async function readWholeGroups(
   );
   const notices: string[] = [];
   const unproven: string[] = [];
-  // Asked also where a list shows the account in a decisive group, until the attribute has
-  // listed a group: that is what lets its silence be believed later (its positive control).
+  // Asked also where a list shows the account in a decisive group: until the attribute has
+  // listed a group, that is what lets its silence be believed later (its positive control);
+  // after, a list that leaves that group out shows it cut short (a server that lists only
+  // some kinds of groups, which no count reveals), before its silence decides a verdict.
   const control =
-    confirm.size > 0 && source.userGroups.mayBeAsked && !source.userGroups.absenceBelieved;
+    confirm.size > 0 &&
+    source.userGroups.mayBeAsked &&
+    (!source.userGroups.absenceBelieved || [...shown].some((id) => confirm.has(id)));
   if (unvouched.length > 0 || control) {
     const answer = await source.userGroups.read(account);
     const silence = source.userGroups.silenceOf(answer, shown, names, account.accountId);

@@ -59,7 +59,7 @@ function shapeResource(resource: ScimResource, context: ShapingContext): ScimRes
     result = { ...result, members: result.members.slice(0, quirks.maxMembersShown) };
   }
   if (quirks.userGroups === 'served' && hasSchema(result, USER_SCHEMA)) {
-    result = withUserGroups(result, context.store, context.projection, quirks.maxUserGroupsShown);
+    result = withUserGroups(result, context.store, context.projection, quirks);
   }
   if (quirks.activeAttribute !== undefined && hasSchema(result, USER_SCHEMA)) {
     result = withActiveShown(result, quirks.activeAttribute);

@@ -74,6 +74,12 @@ export interface ScimQuirks {
    */
   maxUserGroupsShown?: number;
   /**
+   * With `userGroups: 'served'`: groups (by `displayName`) a user's `groups` never lists, as
+   * servers that list groups of one type only (security groups, or groups assigned to the
+   * application); their member lists and the truth still hold the user.
+   */
+  userGroupsLeaveOut?: readonly string[];
+  /**
    * How a filter on `members` is served: `refused` answers 400 `invalidFilter`; `ignored`
    * treats every comparison on members as true (the group comes back whoever is asked about);
    * `blind` treats it as false (the member clause is evaluated against something else: no

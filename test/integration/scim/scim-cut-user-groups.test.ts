@@ -135,3 +135,42 @@ describe("a user's groups list the server cuts short", () => {
     });
   });
 });
+
+describe("a user's groups list that leaves out groups of one type", () => {
+  it('is caught on a grant it does not list, and no later revoke rests on its silence', async () => {
+    // Users list no group of the "contractor" type; no cap, so a short list looks complete.
+    const quirks: ScimQuirks = {
+      membersFilter: 'refused',
+      maxMembersShown: 2,
+      userGroups: 'served',
+      userGroupsLeaveOut: ['Lab', 'Contractors'],
+    };
+    target = await startScimTarget({ quirks });
+    const t = target;
+    const [, , , lab, contractors] = t.sandbox.seedGroups([
+      { displayName: 'Team', members: ['colleague', 'new.hire'] },
+      { displayName: 'Floor 3', members: ['colleague'] },
+      { displayName: 'Canteen', members: ['colleague'] },
+      { displayName: 'Lab' },
+      { displayName: 'Contractors', members: ['member.one', 'member.two', 'new.hire'] },
+    ]);
+    const colleague = await createdAccount(t.connector, { accountId: 'colleague' });
+    const hire = await createdAccount(t.connector, { accountId: 'new.hire' });
+    // The colleague's groups list three; the grant's read back sees "Lab" hold the
+    // colleague and its groups leave it out.
+    const granted = await runMembership(t.connector, colleague, 'grant', [lab!.id]);
+    expect(t.sandbox.groupIdsOf('colleague')).toContain(lab!.id);
+    expect(granted.ok).toBe(true);
+    // The revoke is answered 204 and not applied. The hire's groups list one group, fewer
+    // than the colleague's three, and not "Contractors": no cap explains that, the type does.
+    t.sandbox.setQuirks({ ...quirks, ignorePatchOps: true });
+    const revoked = await runMembership(t.connector, hire, 'revoke', [contractors!.id]);
+    expect(t.sandbox.groupIdsOf('new.hire')).toContain(contractors!.id);
+    expect(revoked.ok).toBe(false);
+    expect(revoked.error).toMatchObject({
+      code: 'MEMBERSHIP_READ_UNAVAILABLE',
+      message: expect.stringContaining('once left out group Lab'),
+      details: { untold: [{ id: contractors!.id, name: 'Contractors' }] },
+    });
+  });
+});
