@@ -136,6 +136,21 @@ describe("a user's groups list the server cuts short", () => {
   });
 });
 
+describe("a user's groups list cut short, on a server whose members filter finds no one", () => {
+  it('a revoke the server does not apply is not taken as done on the filter and the cut list', async () => {
+    const quirks: ScimQuirks = { ...cutAt(2), membersFilter: 'blind' };
+    const { t, small, bigId, account } = await seeded(quirks, true);
+    t.sandbox.setQuirks({ ...quirks, ignorePatchOps: true });
+    const revoked = await runMembership(t.connector, account, 'revoke', [bigId]);
+    expect(t.sandbox.groupIdsOf('new.hire').sort()).toEqual([...small, bigId].sort());
+    expect(revoked.ok).toBe(false);
+    expect(revoked.error).toMatchObject({
+      code: 'MEMBERSHIP_READ_UNAVAILABLE',
+      details: { untold: [{ id: bigId, name: 'All Staff' }] },
+    });
+  });
+});
+
 describe("a user's groups list that leaves out groups of one type", () => {
   it('is caught on a grant it does not list, and no later revoke rests on its silence', async () => {
     // Users list no group of the "contractor" type; no cap, so a short list looks complete.
