@@ -159,7 +159,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   MEMBERSHIP_READ_UNAVAILABLE: {
     status: 502,
     meaning:
-      'no read of the target could tell whether the account is a member of the group (a member list the server may cut short or does not return, no members filter, no user groups attribute): a membership write was sent and its effect is not known; details.untold names the groups',
+      'no read of the target could tell whether the account is a member of the group (a member list the server may cut short or does not return, no members filter, a user groups attribute that is absent or not known complete): a membership write was sent and its effect is not known; details.untold names the groups',
   },
   ACCOUNT_BUSY: {
     status: 409,

@@ -30,10 +30,10 @@ export interface WholeGroupSource {
  * attribute is asked once for the whole read (RFC 7643 §4.1.2): a group it lists is a
  * membership, and its silence is an absence only where the list is known complete
  * (`UserGroupsAnswer.cutShort` undefined; a list that leaves out a group whose member list
- * shows the account is never believed again). Until it is believed, it
- * is asked at every read with a decisive group, so that a list that shows the account lets
- * it show the same (`UserGroupsCheck.absenceBelieved`); after, at every read where a list
- * shows the account in a decisive group, so that a list that leaves it out is caught. Where nothing vouches,
+ * shows the account is never believed again). Until it is believed, it is asked at every
+ * read with a decisive group, so that a list that shows the account lets it show the same
+ * (`UserGroupsCheck.absenceBelieved`); after, at every read where a list shows the account
+ * in a decisive group, so that a list that leaves it out is caught. Where nothing vouches,
  * the group is `unproven`: whether the account is a member is not known, and the notices say
  * why (DESIGN invariant 11).
  */
