@@ -420,6 +420,8 @@ export interface CompatibilityReport {
   actions?: ActionVerdict[];
   judgedSettings?: Record<string, string>;
   evidenceDropped?: boolean;
+  /** SCIM: whether the user's `groups` attribute listed the membership the run made. */
+  userGroups?: { outcome: string; note: string; evidence: HttpExchange[]; reliedOn?: boolean };
   /** The effective changes the run made on the target (journaled under its job). */
   changes?: Array<{
     step: number;

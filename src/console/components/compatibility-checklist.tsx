@@ -97,6 +97,21 @@ interface RunStep {
   detail: string;
 }
 
+/**
+ * Whether the user's `groups` attribute listed the membership the run made (SCIM), with the
+ * reads behind it; where verdicts lean on it, the summary above says what it costs.
+ */
+function UserGroups({ report }: { report: CompatibilityReport }) {
+  const finding = report.userGroups;
+  if (finding === undefined) return null;
+  return (
+    <div>
+      The user's groups attribute: <StatusBadge status={finding.outcome} /> {finding.note}
+      <Evidence exchanges={finding.evidence} />
+    </div>
+  );
+}
+
 /** The test account, what the run did step by step, and how it cleaned up. */
 function RunDetails({ report }: { report: CompatibilityReport }) {
   const steps = Array.isArray(report.steps) ? (report.steps as RunStep[]) : [];
@@ -206,6 +221,7 @@ export function CompatibilityChecklist({ report }: { report: CompatibilityReport
       </ol>
       <SuggestedSettings report={report} />
       <Actions report={report} />
+      <UserGroups report={report} />
       <RunDetails report={report} />
       <ExtraFields
         value={report}
@@ -226,6 +242,7 @@ export function CompatibilityChecklist({ report }: { report: CompatibilityReport
           'cleanup',
           'leftBehind',
           'fits',
+          'userGroups',
         ]}
       />
     </section>
