@@ -152,6 +152,9 @@ describe('the catalogue and journal pages', () => {
     }
     const actions = page.getByRole('region', { name: 'What will work' }).locator('tbody tr');
     expect(await actions.count()).toBe(kept.body.actions.length);
+    // The user's groups attribute, as the run found it, with the reads behind it.
+    const userGroups = page.getByText("The user's groups attribute:");
+    expect(await userGroups.textContent()).toContain(kept.body.userGroups.note);
     expect(c.problems).toEqual([]);
   });
 });
