@@ -170,11 +170,15 @@ async function submit(
 
 /**
  * Lists the request at once. The index is a view: when this write fails the request still
- * runs, and its orchestration indexes it when it ends.
+ * runs, and its orchestration indexes it when it ends. The bulk queue's requests, handled
+ * many at once, share their transactions (`addTogether`).
  */
 async function indexSubmitted(services: WorkflowServices, request: ProvisioningRequest) {
+  const entry = indexEntryOf(request);
   try {
-    await services.requests.add(indexEntryOf(request));
+    await (request.source === 'queue'
+      ? services.requests.addTogether(entry)
+      : services.requests.add(entry));
   } catch (error) {
     services.logger.warn(
       `request ${request.requestId}: not listed at submission (${isProvisioningError(error) ? error.code : 'unexpected failure'}); it is listed when it ends`,

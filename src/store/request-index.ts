@@ -51,6 +51,13 @@ export interface RequestIndexStore {
   /** At submission: adds the entry unless the request is indexed already (its end may be written first). */
   add(entry: RequestIndexEntry): Promise<void>;
   /**
+   * As {@link add}, for requests submitted many at once (the bulk queue): the entry is
+   * written with those of requests added at about the same time, in as few transactions as
+   * the store allows, without waiting for them. A request whose rows exist, or whose rows
+   * the store refuses, fails none of the others.
+   */
+  addTogether(entry: RequestIndexEntry): Promise<void>;
+  /**
    * At the request's end: the entry with its final status. True when this call ended it;
    * false when it was ended before (a run of the same activity whose answer was lost), and
    * then nothing is written: a caller counts the request's end only on true.

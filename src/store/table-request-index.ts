@@ -1,6 +1,7 @@
 import {
   odata,
   type TableClient,
+  type TableEntity,
   type TableEntityResult,
   type TransactionAction,
 } from '@azure/data-tables';
@@ -15,6 +16,7 @@ import {
 } from './account-keys';
 import type { AccountKeyOf } from './account-rows';
 import { EnsuredTable } from './ensured-table';
+import { GroupedCreates } from './grouped-creates';
 import { readPage } from './table-page';
 import type {
   RequestIndexEntry,
@@ -75,6 +77,8 @@ const ALL_ROWS_END = ':';
  */
 export class TableRequestIndex implements RequestIndexStore {
   private readonly table: EnsuredTable;
+  /** The adds of requests submitted together, in shared transactions (one partition). */
+  private readonly together: GroupedCreates;
 
   /** `keys`: the connectors' canonical forms of account IDs (default: each ID as it is). */
   constructor(
@@ -82,11 +86,24 @@ export class TableRequestIndex implements RequestIndexStore {
     private readonly keys: AccountKeys = ACCOUNT_IDS_AS_GIVEN,
   ) {
     this.table = new EnsuredTable(client);
+    this.together = new GroupedCreates({
+      client: () => this.table.client(),
+      alone: (rows) => this.addRows(rows),
+      operation: 'index the request',
+    });
   }
 
   async add(entry: RequestIndexEntry): Promise<void> {
+    await this.addRows(rowsOf(entry, this.keys.keyOf));
+  }
+
+  async addTogether(entry: RequestIndexEntry): Promise<void> {
+    await this.together.add(rowsOf(entry, this.keys.keyOf));
+  }
+
+  /** A request's rows in one transaction; when one exists, each on its own, keeping it. */
+  private async addRows(rows: readonly TableEntity[]): Promise<void> {
     const client = await this.table.client();
-    const rows = rowsOf(entry, this.keys.keyOf);
     try {
       await submitTransaction(
         client,

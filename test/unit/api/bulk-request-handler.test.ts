@@ -98,7 +98,7 @@ describe('bulk queue trigger: a message holding an array of requests', () => {
         }),
       },
       secrets: new LocalSecretStore(),
-      requests: { add: async () => undefined },
+      requests: { add: async () => undefined, addTogether: async () => undefined },
       bulkQueue: { sendPoison: async (record: PoisonRecord) => void poisoned.push(record) },
       logger: { debug() {}, info() {}, warn() {}, error() {} },
       metrics: { bulkPoisoned() {} },

@@ -28,6 +28,7 @@ const stored = [entry('crashed', 'pending'), entry('done', 'succeeded'), entry('
 
 const index: RequestIndexStore = {
   add: async () => undefined,
+  addTogether: async () => undefined,
   recordEnd: async () => true,
   query: async (query: RequestIndexQuery) => ({
     entries: stored.filter(

@@ -39,7 +39,8 @@ async function submit(extra: Record<string, unknown> = {}) {
       }),
     },
     secrets,
-    requests: { add: async (entry: unknown) => void indexed.push(entry) },
+    // The bulk queue's requests are listed with the others submitted at once.
+    requests: { addTogether: async (entry: unknown) => void indexed.push(entry) },
   } as unknown as WorkflowServices;
   const outcome = await submitProvisioningRequest(
     {
@@ -136,7 +137,8 @@ describe('submitProvisioningRequest: a start whose answer failed after the task 
         }),
       },
       secrets,
-      requests: { add: async (entry: unknown) => void indexed.push(entry) },
+      // The bulk queue's requests are listed with the others submitted at once.
+      requests: { addTogether: async (entry: unknown) => void indexed.push(entry) },
     } as unknown as WorkflowServices;
     const outcome = await submitProvisioningRequest(
       {
