@@ -16,7 +16,7 @@ import {
 } from './account-keys';
 import type { AccountKeyOf } from './account-rows';
 import { EnsuredTable } from './ensured-table';
-import { GroupedCreates } from './grouped-creates';
+import { GroupedTransactions } from './grouped-transactions';
 import { readPage } from './table-page';
 import type {
   RequestIndexEntry,
@@ -77,8 +77,8 @@ const ALL_ROWS_END = ':';
  */
 export class TableRequestIndex implements RequestIndexStore {
   private readonly table: EnsuredTable;
-  /** The adds of requests submitted together, in shared transactions (one partition). */
-  private readonly together: GroupedCreates;
+  /** Bulk adds and ends near in time, in shared transactions (one partition). */
+  private readonly together: GroupedTransactions;
 
   /** `keys`: the connectors' canonical forms of account IDs (default: each ID as it is). */
   constructor(
@@ -86,11 +86,7 @@ export class TableRequestIndex implements RequestIndexStore {
     private readonly keys: AccountKeys = ACCOUNT_IDS_AS_GIVEN,
   ) {
     this.table = new EnsuredTable(client);
-    this.together = new GroupedCreates({
-      client: () => this.table.client(),
-      alone: (rows) => this.addRows(rows),
-      operation: 'index the request',
-    });
+    this.together = new GroupedTransactions(() => this.table.client(), 'index the request');
   }
 
   async add(entry: RequestIndexEntry): Promise<void> {
@@ -98,7 +94,12 @@ export class TableRequestIndex implements RequestIndexStore {
   }
 
   async addTogether(entry: RequestIndexEntry): Promise<void> {
-    await this.together.add(rowsOf(entry, this.keys.keyOf));
+    const rows = rowsOf(entry, this.keys.keyOf);
+    await this.together.submit(
+      rows.map((row): TransactionAction => ['create', row]),
+      undefined,
+      () => this.addRows(rows),
+    );
   }
 
   /** A request's rows in one transaction; when one exists, each on its own, keeping it. */
@@ -126,21 +127,28 @@ export class TableRequestIndex implements RequestIndexStore {
     }
   }
 
+  /**
+   * Written with the adds and ends of other requests near in time (ends of requests that ran
+   * together come together): a transaction refused for another request's row does not
+   * refuse this one, which is then written alone.
+   */
   async recordEnd(entry: RequestIndexEntry): Promise<boolean> {
-    const client = await this.table.client();
     const rows = rowsOf(entry, this.keys.keyOf);
-    try {
-      // The end's marker is created with the rows: a run again of the same end (its answer
-      // lost) is refused as a whole, and writes nothing and counts nothing.
-      await submitTransaction(client, [
-        ['create', endMarkerOf(entry, rows[0]!.rowKey)],
-        ...rows.map((row): TransactionAction => ['upsert', row, 'Merge']),
-      ]);
-      return true;
-    } catch (error) {
-      if (storageStatus(error) === 409) return false;
-      throw storageFailure('index the request', error);
-    }
+    // The end's marker is created with the rows: a run again of the same end (its answer
+    // lost) is refused as a whole, and writes nothing and counts nothing.
+    const actions: TransactionAction[] = [
+      ['create', endMarkerOf(entry, rows[0]!.rowKey)],
+      ...rows.map((row): TransactionAction => ['upsert', row, 'Merge']),
+    ];
+    return this.together.submit(actions, true, async () => {
+      try {
+        await submitTransaction(await this.table.client(), actions);
+        return true;
+      } catch (error) {
+        if (storageStatus(error) === 409) return false;
+        throw storageFailure('index the request', error);
+      }
+    });
   }
 
   async query(query: RequestIndexQuery): Promise<RequestIndexPage> {

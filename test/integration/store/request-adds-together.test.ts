@@ -134,7 +134,7 @@ async function proxy(mode: 'lose first batch answer' | 'refusals without index')
   };
 }
 
-describe('TableRequestIndex.addTogether', () => {
+describe('TableRequestIndex: adds of bulk requests and ends, in shared transactions', () => {
   it('writes the rows of requests added at once in one transaction, as add writes them one by one', async () => {
     const list = entries('together', 20);
     const { index, client } = freshIndex();
@@ -224,5 +224,49 @@ describe('TableRequestIndex.addTogether', () => {
     } finally {
       await losing.close();
     }
+  });
+
+  it('writes the ends of requests that end together in one transaction; an end written before answers false, alone', async () => {
+    const list = entries('ends', 10);
+    const { index, client } = freshIndex();
+    for (const entry of list) await index.add(entry);
+    const ended = (entry: RequestIndexEntry): RequestIndexEntry => ({
+      ...entry,
+      status: 'succeeded',
+      finishedAt: '2026-11-22T09:00:00.000Z',
+    });
+    expect(await index.recordEnd(ended(list[3]!))).toBe(true);
+
+    let answers: boolean[] = [];
+    const calls = await callsOf(async () => {
+      answers = await Promise.all(list.map((entry) => index.recordEnd(ended(entry))));
+    });
+
+    // The refused transaction, the other nine's, and the one ended before, alone (refused).
+    expect(calls).toEqual({ batches: 3, creates: 0 });
+    expect(answers).toEqual(list.map((_, i) => i !== 3));
+    const page = await index.query({ limit: 200 });
+    expect(page.entries.map((e) => e.status)).toEqual(list.map(() => 'succeeded'));
+    const alone = freshIndex();
+    for (const entry of list) {
+      await alone.index.add(entry);
+      await alone.index.recordEnd(ended(entry));
+    }
+    expect(await rowsOf(client)).toEqual(await rowsOf(alone.client));
+  });
+
+  it("keeps a request's add and end apart when they come at once: the end stands", async () => {
+    const [entry] = entries('add-and-end', 1);
+    const { index } = freshIndex();
+    await index.add(indexEntry('warm-up', 59));
+    const end = { ...entry!, status: 'failed' as const, finishedAt: '2026-11-22T09:00:00.000Z' };
+
+    const [, endedHere] = await Promise.all([index.addTogether(entry!), index.recordEnd(end)]);
+
+    expect(endedHere).toBe(true);
+    expect((await index.query({ limit: 200 })).entries).toEqual([
+      expect.objectContaining({ requestId: 'warm-up' }),
+      end,
+    ]);
   });
 });
