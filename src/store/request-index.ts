@@ -60,7 +60,8 @@ export interface RequestIndexStore {
   /**
    * At the request's end: the entry with its final status. True when this call ended it;
    * false when it was ended before (a run of the same activity whose answer was lost), and
-   * then nothing is written: a caller counts the request's end only on true.
+   * then nothing is written: a caller counts the request's end only on true (also when the
+   * store's client sent this call's write again after losing its answer).
    */
   recordEnd(entry: RequestIndexEntry): Promise<boolean>;
   query(query: RequestIndexQuery): Promise<RequestIndexPage>;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   odata,
   type TableClient,
@@ -95,21 +96,14 @@ export class TableRequestIndex implements RequestIndexStore {
 
   async addTogether(entry: RequestIndexEntry): Promise<void> {
     const rows = rowsOf(entry, this.keys.keyOf);
-    await this.together.submit(
-      rows.map((row): TransactionAction => ['create', row]),
-      undefined,
-      () => this.addRows(rows),
-    );
+    await this.together.submit(createsOf(rows), undefined, () => this.addRows(rows));
   }
 
   /** A request's rows in one transaction; when one exists, each on its own, keeping it. */
   private async addRows(rows: readonly TableEntity[]): Promise<void> {
     const client = await this.table.client();
     try {
-      await submitTransaction(
-        client,
-        rows.map((row): TransactionAction => ['create', row]),
-      );
+      await submitTransaction(client, createsOf(rows));
       return;
     } catch (error) {
       // A row exists (the end was written first, or this is a retried submission): the
@@ -127,27 +121,30 @@ export class TableRequestIndex implements RequestIndexStore {
     }
   }
 
-  /**
-   * Written with the adds and ends of other requests near in time (ends of requests that ran
-   * together come together): a transaction refused for another request's row does not
-   * refuse this one, which is then written alone.
-   */
+  /** With the ends of requests ending at once; one refused for another's row goes alone. */
   async recordEnd(entry: RequestIndexEntry): Promise<boolean> {
     const rows = rowsOf(entry, this.keys.keyOf);
     // The end's marker is created with the rows: a run again of the same end (its answer
     // lost) is refused as a whole, and writes nothing and counts nothing.
+    const marker = endMarkerOf(entry, rows[0]!.rowKey);
     const actions: TransactionAction[] = [
-      ['create', endMarkerOf(entry, rows[0]!.rowKey)],
+      ['create', marker],
       ...rows.map((row): TransactionAction => ['upsert', row, 'Merge']),
     ];
     return this.together.submit(actions, true, async () => {
+      const client = await this.table.client();
       try {
-        await submitTransaction(await this.table.client(), actions);
+        await submitTransaction(client, actions);
         return true;
       } catch (error) {
-        if (storageStatus(error) === 409) return false;
-        throw storageFailure('index the request', error);
+        if (storageStatus(error) !== 409) throw storageFailure('index the request', error);
       }
+      const found = await guardStorage('index the request', () =>
+        client.getEntity<{ endedBy?: string }>(PARTITION, marker.rowKey, {
+          queryOptions: { select: ['endedBy'] },
+        }),
+      );
+      return found.endedBy === marker.endedBy;
     });
   }
 
@@ -353,7 +350,14 @@ function endMarkerOf(entry: RequestIndexEntry, suffix: string) {
     rowKey: `${END_MARKER_PREFIX}${suffix}`,
     requestId: entry.requestId,
     status: entry.status,
+    // The call that wrote it: its own write sent again by the client's pipeline (the
+    // answer lost) is known for its own.
+    endedBy: randomUUID(),
   };
+}
+
+function createsOf(rows: readonly TableEntity[]): TransactionAction[] {
+  return rows.map((row) => ['create', row]);
 }
 
 /** The entry's three rows: all requests, its connector's and its account key's. */
