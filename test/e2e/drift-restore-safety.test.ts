@@ -196,6 +196,51 @@ describe('a restore that fails for one account', () => {
     );
     expect(after.find((f) => f.accountId === 'cy')?.restore).toBeUndefined();
   }, 240_000);
+  it('answers the restores that started when starting another account fails (storage failing)', async () => {
+    const sandboxes = t.host.sandboxes!;
+    const groups = sandboxes.scimGroups;
+    const admin = scimAdmin(t);
+    t.clock.advanceBy(60_000);
+    await admin.addMember(groups['Sales']!, 'dee');
+    await admin.addMember(groups['Support']!, 'eve');
+    await reconcile(t, SCIM);
+    const open = await report(t, SCIM, { status: 'open', type: 'memberAddedOutside' });
+    const chosen = open.filter((f) => f.accountId === 'dee' || f.accountId === 'eve');
+    expect(chosen).toHaveLength(2);
+    const since = truthMark(sandboxes.scim.truthLog());
+    // The task hub fails to take eve's request, as a storage failure would.
+    const driver = t.host.driver;
+    const startNew = driver.startNew.bind(driver);
+    driver.startNew = async (name, instanceId, input) => {
+      if ((input as { account?: { accountId?: string } }).account?.accountId === 'eve') {
+        throw new Error('task hub storage unavailable');
+      }
+      return startNew(name, instanceId, input);
+    };
+    let answer;
+    try {
+      answer = await restore({ findingIds: chosen.map((f) => f.findingId) });
+    } finally {
+      driver.startNew = startNew;
+    }
+    expect(answer.status, answer.text).toBe(202);
+    expect(answer.body.restores.map((r: { accountId: string }) => r.accountId)).toEqual(['dee']);
+    expect(answer.body.failed).toEqual([
+      expect.objectContaining({
+        accountId: 'eve',
+        error: expect.objectContaining({ code: 'INTERNAL_ERROR' }),
+      }),
+    ]);
+    // Nothing of the cause is said to the caller.
+    expect(answer.text).not.toContain('task hub storage unavailable');
+    await waitForAll(answer.body.restores);
+    expect(truthChanges(sandboxes.scim.truthLog(), since)).toEqual([
+      `dee member removed ${groups['Sales']}`,
+    ]);
+    expect(sandboxes.scim.groupIdsOf('eve')).toContain(groups['Support']);
+    const eves = (await report(t, SCIM, { status: 'open' })).find((f) => f.accountId === 'eve');
+    expect(eves?.restore).toBeUndefined();
+  }, 240_000);
 });
 
 describe('a filter restore that matches more findings than one restore takes', () => {
