@@ -165,9 +165,18 @@ export function driftRestoreHandler(deps: ApiDeps) {
           ),
         };
       }
+      // From here the request runs: whatever the mark meets, the answer lists it as started.
       const mark = await markRestored(services, findings, {
         requestId: outcome.requestId,
         at: deps.now().toISOString(),
+      }).catch((error: unknown): RestoreMark => {
+        context.error(
+          `drift restore of ${planned.accountId}: marking the findings failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        return {
+          marked: false,
+          notice: `request ${outcome.requestId} was started and runs, but marking the findings with it failed unexpectedly (the operator log has the details); send the same restore again to mark them (it joins this request, nothing starts twice)`,
+        };
       });
       context.log(`drift restore of ${planned.accountId} on ${name}: request ${outcome.requestId}`);
       if (!mark.marked) context.warn(mark.notice);

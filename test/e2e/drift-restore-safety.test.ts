@@ -241,6 +241,33 @@ describe('a restore that fails for one account', () => {
     const eves = (await report(t, SCIM, { status: 'open' })).find((f) => f.accountId === 'eve');
     expect(eves?.restore).toBeUndefined();
   }, 240_000);
+  it('answers a started restore as started when marking its findings fails unexpectedly', async () => {
+    const sandboxes = t.host.sandboxes!;
+    const groups = sandboxes.scimGroups;
+    const eves = (await report(t, SCIM, { status: 'open' })).find((f) => f.accountId === 'eve')!;
+    const since = truthMark(sandboxes.scim.truthLog());
+    const { drift } = t.host.services;
+    const save = drift.save.bind(drift);
+    drift.save = async () => {
+      throw new Error('table storage answered something unexpected');
+    };
+    let answer;
+    try {
+      answer = await restore({ findingIds: [eves.findingId] });
+    } finally {
+      drift.save = save;
+    }
+    expect(answer.status, answer.text).toBe(202);
+    expect(answer.body.failed).toEqual([]);
+    const [started] = answer.body.restores;
+    expect(started).toMatchObject({ accountId: 'eve', marked: false });
+    expect(started.notice).toContain(`request ${started.requestId} was started and runs`);
+    expect(answer.text).not.toContain('table storage answered');
+    await waitForAll(answer.body.restores);
+    expect(truthChanges(sandboxes.scim.truthLog(), since)).toEqual([
+      `eve member removed ${groups['Support']}`,
+    ]);
+  }, 240_000);
 });
 
 describe('a filter restore that matches more findings than one restore takes', () => {
