@@ -1,16 +1,24 @@
 import { createHash } from 'node:crypto';
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
 import { z } from 'zod';
+import type { AccountRecord } from '../domain/account-record';
 import type { DriftFinding } from '../domain/drift-finding';
-import { isProvisioningError } from '../domain/errors';
-import { notRestorable, planRestore, type RestoreRequest } from '../domain/drift-restore';
+import { isProvisioningError, type SerializedError } from '../domain/errors';
+import { httpStatusOf } from '../domain/error-catalogue';
+import {
+  notRestorable,
+  planRestore,
+  stillRestorable,
+  type RestoreRequest,
+} from '../domain/drift-restore';
 import { requestInstanceId } from '../workflows/names';
 import type { OrchestrationClient } from '../workflows/orchestration-client';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import type { ApiDeps } from './api-deps';
 import { FUNCTION_KEY_HOLDER, submitterOf } from './caller';
 import { callerOf } from './entrances';
-import { errorResponse, problem, unknownConnector } from './http-problem';
+import { problem, unknownConnector } from './http-problem';
+import { markRestored, type RestoreMark } from './drift-restore-mark';
 import { readJsonBody } from './read-body';
 import { driftFilter } from './drift-report-api';
 import { describeProblems, requestContextSchema } from './request-schema';
@@ -66,6 +74,8 @@ export function driftRestoreHandler(deps: ApiDeps) {
         ? await byFilter(services, name, filter ?? {})
         : await byIds(services, name, findingIds);
     if ('response' in chosen) return chosen.response;
+    // What the service did since the findings were seen decides what may still be restored.
+    const current = await stillStanding(services, name, chosen);
 
     const caller = callerOf(request);
     const submittedBy = submitterOf(caller, deps.keyHolder ?? FUNCTION_KEY_HOLDER);
@@ -82,19 +92,53 @@ export function driftRestoreHandler(deps: ApiDeps) {
       ...(audit.correlationId === undefined ? {} : { correlationId: audit.correlationId }),
     });
     // One request per account, however its findings spell it (two would race for its lease).
-    const plans = planRestore(chosen.findings, (id) => services.registry.accountKey(name, id));
+    const plans = planRestore(current.findings, (id) => services.registry.accountKey(name, id));
     if (mode === 'preview') {
-      return previewRestores(deps, name, plans, bodyOf, chosen.skipped);
+      return previewRestores(deps, name, plans, bodyOf, current.skipped);
     }
     const orchestrations = deps.orchestrations(context);
-    const restores = [];
+    const restores: StartedRestore[] = [];
+    const failed: { accountId: string; findingIds: string[]; error: SerializedError }[] = [];
     for (const planned of plans) {
-      const findings = chosen.findings.filter((f) => planned.findingIds.includes(f.findingId));
+      const findings = current.findings.filter((f) => planned.findingIds.includes(f.findingId));
+      // Each account on its own: one that fails (a conflict, storage failing) is said beside
+      // those already started, which run whatever the answer says.
+      try {
+        const started = await startRestore(planned, findings);
+        if ('refused' in started) {
+          failed.push({
+            accountId: planned.accountId,
+            findingIds: planned.findingIds,
+            error: started.refused,
+          });
+        } else {
+          restores.push(started.restore);
+        }
+      } catch (error) {
+        failed.push({
+          accountId: planned.accountId,
+          findingIds: planned.findingIds,
+          error: failureOf(error, planned.accountId, context),
+        });
+      }
+    }
+    const answer = { connector: name, restores, failed, skipped: current.skipped };
+    if (restores.length > 0 || failed.length === 0) return { status: 202, jsonBody: answer };
+    // Nothing started: the first failure's status and error, with every account's failure.
+    return {
+      status: httpStatusOf(failed[0]!.error),
+      jsonBody: { error: failed[0]!.error, ...answer },
+    };
+
+    async function startRestore(
+      planned: RestoreRequest,
+      findings: DriftFinding[],
+    ): Promise<{ restore: StartedRestore } | { refused: SerializedError }> {
       // A restore of these findings still running (a retried POST whose answer was lost):
       // it is the answer, and nothing starts twice.
       const running = await runningRestore(orchestrations, findings);
       if (running !== undefined) {
-        restores.push({
+        const restore = {
           requestId: running,
           accountId: planned.accountId,
           actions: planned.actions,
@@ -102,9 +146,9 @@ export function driftRestoreHandler(deps: ApiDeps) {
           statusUrl: new URL(`/api/requests/${running}`, request.url).toString(),
           alreadyRunning: true,
           // The findings as just read name this request: the stored rows carry the mark.
-          marked: true,
-        });
-        continue;
+          marked: true as const,
+        };
+        return { restore };
       }
       const body = { ...bodyOf(planned), requestId: restoreRequestId(name, planned, findings) };
       const outcome = await submitProvisioningRequest(body, services, orchestrations, {
@@ -112,106 +156,67 @@ export function driftRestoreHandler(deps: ApiDeps) {
         now: deps.now(),
         ...(submittedBy === undefined ? {} : { submittedBy }),
       });
-      if (outcome.kind === 'conflict') return errorResponse(409, outcome.error);
+      if (outcome.kind === 'conflict') return { refused: outcome.error };
       if (outcome.kind !== 'started' && outcome.kind !== 'duplicate') {
-        return problem(
-          500,
-          'INTERNAL_ERROR',
-          `the restore request of "${planned.accountId}" was refused`,
-          {
-            object: planned.accountId,
-          },
-        );
+        return {
+          refused: internalError(
+            `the restore request of "${planned.accountId}" was refused`,
+            planned.accountId,
+          ),
+        };
       }
+      // From here the request runs: whatever the mark meets, the answer lists it as started.
       const mark = await markRestored(services, findings, {
         requestId: outcome.requestId,
         at: deps.now().toISOString(),
+      }).catch((error: unknown): RestoreMark => {
+        context.error(
+          `drift restore of ${planned.accountId}: marking the findings failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        return {
+          marked: false,
+          notice: `request ${outcome.requestId} was started and runs, but marking the findings with it failed unexpectedly (the operator log has the details); send the same restore again to mark them (it joins this request, nothing starts twice)`,
+        };
       });
-      restores.push({
+      context.log(`drift restore of ${planned.accountId} on ${name}: request ${outcome.requestId}`);
+      if (!mark.marked) context.warn(mark.notice);
+      const restore = {
         requestId: outcome.requestId,
         accountId: planned.accountId,
         actions: planned.actions,
         findingIds: planned.findingIds,
         statusUrl: new URL(`/api/requests/${outcome.requestId}`, request.url).toString(),
         ...mark,
-      });
-      context.log(`drift restore of ${planned.accountId} on ${name}: request ${outcome.requestId}`);
-      if (!mark.marked) context.warn(mark.notice);
+      };
+      return { restore };
     }
-    return { status: 202, jsonBody: { connector: name, restores, skipped: chosen.skipped } };
   };
 }
 
-/** Whether a restore's findings carry its request, as read back; when not, why. */
-type RestoreMark = { marked: true } | { marked: false; notice: string };
+/** One request a restore started (or joined), as the answer lists it. */
+type StartedRestore = {
+  requestId: string;
+  accountId: string;
+  actions: RestoreRequest['actions'];
+  findingIds: string[];
+  statusUrl: string;
+  alreadyRunning?: boolean;
+} & RestoreMark;
 
-/**
- * Marks the findings with the restore request that started for them. Each finding as stored
- * when it is marked: a reconciliation may have closed it or confirmed it again since it was
- * read, and keeps what it wrote. The request runs whether or not the mark is written, so a
- * mark that fails (other passes kept changing a finding: DRIFT_FINDING_CONTENDED, or storage
- * failing) is said as a notice beside the started request, never as the restore's failure.
- * "Marked" rests on the rows read back after the save (DESIGN invariant 11), never on the
- * save having thrown nothing: a finding removed or rewritten meanwhile is saved over by no one.
- */
-async function markRestored(
-  services: WorkflowServices,
-  findings: readonly DriftFinding[],
-  restore: { requestId: string; at: string },
-): Promise<RestoreMark> {
-  const again =
-    'send the same restore again to mark them (it joins this request, nothing starts twice)';
-  try {
-    await services.drift.save(
-      findings.map((finding) => ({
-        connector: finding.connector,
-        findingId: finding.findingId,
-        read: finding,
-        judge: (stored) => (stored === undefined ? undefined : { ...stored, restore }),
-      })),
-    );
-  } catch (error) {
-    if (!isProvisioningError(error)) throw error;
-    return {
-      marked: false,
-      notice:
-        `request ${restore.requestId} was started and runs, but the findings could not be marked ` +
-        `with it (${error.code}: ${error.message}): the drift report does not link them to it ` +
-        `yet; ${again}`,
-    };
-  }
-  const unmarked: string[] = [];
-  for (const finding of findings) {
-    const why = await notMarkedBecause(services, finding, restore.requestId);
-    if (why !== undefined) unmarked.push(`"${finding.findingId}" (${why})`);
-  }
-  if (unmarked.length === 0) return { marked: true };
-  return {
-    marked: false,
-    notice:
-      `request ${restore.requestId} was started and runs, but read back after the mark, the ` +
-      `drift report does not link ${unmarked.length === 1 ? 'finding' : 'findings'} ` +
-      `${unmarked.join(', ')} to it; ${again}`,
-  };
+/** A failure nobody answered, as one account's entry of `failed`; an unexpected one says nothing of its cause. */
+function failureOf(error: unknown, accountId: string, context: InvocationContext): SerializedError {
+  if (isProvisioningError(error)) return error.toJSON();
+  context.error(
+    `drift restore of ${accountId}: unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  return internalError(
+    `the restore of "${accountId}" failed unexpectedly; the operator log has the details`,
+    accountId,
+  );
 }
 
-/** Why the stored finding, read back, does not name restore request `requestId`; undefined when it does. */
-async function notMarkedBecause(
-  services: WorkflowServices,
-  finding: DriftFinding,
-  requestId: string,
-): Promise<string | undefined> {
-  try {
-    const stored = await services.drift.get(finding.connector, finding.findingId);
-    if (stored === undefined) return 'no longer stored';
-    if (stored.restore === undefined) return 'stored without a restore request';
-    return stored.restore.requestId === requestId
-      ? undefined
-      : `stored with request ${stored.restore.requestId}`;
-  } catch (error) {
-    if (!isProvisioningError(error)) throw error;
-    return `could not be read back: ${error.code}: ${error.message}`;
-  }
+function internalError(message: string, accountId: string): SerializedError {
+  return { code: 'INTERNAL_ERROR', message, retryable: false, object: accountId };
 }
 
 /**
@@ -219,7 +224,7 @@ async function notMarkedBecause(
  * (a POST sent again before its findings were marked joins the request it started), and new
  * once they carry that restore (a restore that failed can be asked for again).
  */
-function restoreRequestId(
+export function restoreRequestId(
   connector: string,
   planned: RestoreRequest,
   findings: readonly DriftFinding[],
@@ -341,15 +346,39 @@ async function byFilter(
       else skipped.push({ findingId: finding.findingId, reason: why });
     }
     continuationToken = page.continuationToken;
-  } while (continuationToken !== undefined && findings.length < MAX_FINDINGS);
+    // Read on past the limit: one finding more is how a filter that matches too many is known.
+  } while (continuationToken !== undefined && findings.length <= MAX_FINDINGS);
   if (findings.length > MAX_FINDINGS) {
     return {
       response: problem(
         400,
         'REQUEST_INVALID',
-        `the filter matches more than ${MAX_FINDINGS} findings: narrow it (type, accountId, groupId); nothing was started`,
+        `the filter matches more than ${MAX_FINDINGS} open findings to restore: narrow it (type, accountId, groupId) and restore in parts; nothing was started`,
       ),
     };
+  }
+  return { findings, skipped };
+}
+
+/**
+ * The chosen findings the service's record of each account, read now, still supports (see
+ * {@link stillRestorable}); the others join `skipped` with the reason. One read per account.
+ */
+async function stillStanding(
+  services: WorkflowServices,
+  connector: string,
+  chosen: { findings: DriftFinding[]; skipped: { findingId: string; reason: string }[] },
+): Promise<{ findings: DriftFinding[]; skipped: { findingId: string; reason: string }[] }> {
+  const records = new Map<string, Promise<AccountRecord | undefined>>();
+  const findings: DriftFinding[] = [];
+  const skipped = [...chosen.skipped];
+  for (const finding of chosen.findings) {
+    const accountId = finding.accountId ?? finding.targetId;
+    const key = services.registry.accountKey(connector, accountId);
+    if (!records.has(key)) records.set(key, services.accounts.get(connector, accountId));
+    const why = stillRestorable(finding, await records.get(key));
+    if (why === undefined) findings.push(finding);
+    else skipped.push({ findingId: finding.findingId, reason: why });
   }
   return { findings, skipped };
 }

@@ -156,6 +156,23 @@ const filterParameters = [
 ];
 
 /** The reconciliation and drift routes (issue 18): fresh objects each time, as the document is built. */
+
+/** The accounts whose restore request could not start, each with its error. */
+const failedRestores = {
+  type: 'array',
+  description:
+    'Accounts whose restore request could not start (a REQUEST_CONFLICT, storage unavailable), each with the findings it would have restored and its error; the restores listed beside them started and run',
+  items: {
+    type: 'object',
+    properties: {
+      accountId: { type: 'string' },
+      findingIds: { type: 'array', items: { type: 'string' } },
+      error: { $ref: '#/components/schemas/Error' },
+    },
+    required: ['accountId', 'findingIds', 'error'],
+  },
+};
+
 export function driftPaths() {
   return {
     '/connectors/{name}/reconciliations': {
@@ -209,7 +226,7 @@ export function driftPaths() {
         summary:
           'Restore what the service assigned: open findings become ordinary provisioning requests',
         description:
-          'One request per account: revoke what was added outside, grant again what was removed, lock or unlock back, through the same procedure, verification and journal as any request. Named findings are all checked first: nothing starts when one is unknown (404), closed (409 DRIFT_FINDING_CLOSED) or not restorable (409 DRIFT_NOT_RESTORABLE: unlinked members, accounts deleted outside). A filter restores the open findings it matches and lists the others under skipped.',
+          "One request per account: revoke what was added outside, grant again what was removed, lock or unlock back, through the same procedure, verification and journal as any request. Named findings are all checked first: nothing starts when one is unknown (404), closed (409 DRIFT_FINDING_CLOSED) or not restorable (409 DRIFT_NOT_RESTORABLE: unlinked members, accounts deleted outside). A filter restores the open findings it matches and lists the others under skipped; one matching more than 500 open findings is refused (400), nothing started. Every finding, named or matched, is then checked against the service's record of its account as it is now: one that a later request made stale (the group granted since for a member added outside, revoked since for one removed outside, the account locked or unlocked since, a membership or state whose last write is unsettled, the account deleted or linked anew) is skipped with the reason, never restored over what the service did. Each account's restore starts on its own: those that could not start are listed under failed beside those that did.",
         parameters: [connectorName],
         requestBody: {
           required: true,
@@ -244,7 +261,7 @@ export function driftPaths() {
         responses: {
           202: {
             description:
-              'The requests started (restores) and the findings left as they are (skipped)',
+              'At least one request started, or none was needed: the requests started (restores), the accounts whose restore could not start (failed) and the findings left as they are (skipped)',
             content: json({
               type: 'object',
               properties: {
@@ -277,6 +294,7 @@ export function driftPaths() {
                     },
                   },
                 },
+                failed: failedRestores,
                 skipped: {
                   type: 'array',
                   items: {
@@ -317,9 +335,24 @@ export function driftPaths() {
               },
             }),
           },
-          400: problem('Invalid body'),
+          400: problem(
+            'Invalid body, or a filter matching more than 500 open findings (narrow it); nothing was started',
+          ),
           404: problem('Unknown connector or finding (DRIFT_FINDING_NOT_FOUND)'),
-          409: problem('A named finding is closed or not restorable; nothing was started'),
+          409: {
+            description:
+              'A named finding is closed or not restorable (error only); or no restore could start and the first failure is a REQUEST_CONFLICT: error, with restores (empty), failed and skipped as in 202. Another failure of every account answers its own status (503 when storage is unavailable) with the same body.',
+            content: json({
+              type: 'object',
+              properties: {
+                error: { $ref: '#/components/schemas/Error' },
+                restores: { type: 'array', maxItems: 0 },
+                failed: failedRestores,
+                skipped: { type: 'array', items: { type: 'object' } },
+              },
+              required: ['error'],
+            }),
+          },
         },
       },
     },

@@ -486,6 +486,8 @@ export interface DriftRestoreAnswer {
     notice?: string;
     alreadyRunning?: boolean;
   }[];
+  /** Accounts whose restore request could not start; the restores beside them run. */
+  failed: { accountId: string; findingIds: string[]; error: ErrorSummary }[];
   skipped: { findingId: string; reason: string }[];
 }
 

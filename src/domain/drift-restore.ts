@@ -1,3 +1,4 @@
+import { isLinked, type AccountRecord } from './account-record';
 import type { DriftFinding } from './drift-finding';
 import type { ProvisioningAction } from './provisioning-request';
 
@@ -16,6 +17,73 @@ export function notRestorable(finding: Pick<DriftFinding, 'type' | 'status'>): s
       return 'the service does not own this account: remove the member on the target, or link the account with a request';
     case 'accountDeletedOutside':
       return 'the account is gone from the target: create it again with a request that carries its profile';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Why the service's record of the account, as it is now, no longer supports an open finding:
+ * a restore would undo what the service did after the finding was seen (a grant governance
+ * approved since, a revoke, an unlock of a rehire). Undefined when the finding still stands.
+ * The finding stood against the record when reconciliation judged it; what changed since is
+ * the service's own writes, so the rule asks the record, not the target: for memberAddedOutside,
+ * the group is now assigned (or its membership unsettled); for memberRemovedOutside, it is no
+ * longer assigned; for accountStateChangedOutside, the record's state is not the one the finding
+ * expected; and for every type, the record no longer links the object the finding is about.
+ * Where the record dates the write that changed it (`groupWrites`, `enabledAt`) after the
+ * finding's last confirmation, the reason says when. A later write that agrees with the
+ * restore (the restore's own request, sent again) leaves the finding restorable: restoring
+ * it again changes nothing and joins that request.
+ *
+ * @example
+ * stillRestorable(addedOutside('ada', 'g2'), { ...record, assignedGroups: ['g2'] });
+ * // 'the service assigns group g2 to "ada" now (granted at ...): ...'
+ */
+export function stillRestorable(
+  finding: DriftFinding,
+  record: AccountRecord | undefined,
+): string | undefined {
+  const who = `"${finding.accountId ?? finding.targetId}"`;
+  const again = 'reconcile again to see whether the drift remains';
+  if (!isLinked(record)) {
+    return `the service no longer links ${who} (deleted or never linked since the finding): ${again}`;
+  }
+  if (record.targetId !== finding.targetId && finding.targetId !== '') {
+    return `the service links ${who} to another object (${record.targetId}) than the finding's (${finding.targetId}): ${again}`;
+  }
+  const since = (at: string | undefined) =>
+    at !== undefined && Date.parse(at) > Date.parse(finding.lastConfirmed)
+      ? ` at ${at}, after the finding was last confirmed at ${finding.lastConfirmed}`
+      : '';
+  const group = finding.groupId ?? '';
+  const write = record.groupWrites?.[group];
+  const unsettled = (record.unconfirmedGroups ?? []).includes(group);
+  switch (finding.type) {
+    case 'memberAddedOutside':
+      if (unsettled) {
+        return `a grant or revoke of group ${group} for ${who} was sent and not confirmed: the restore could undo it; ${again}`;
+      }
+      if (record.assignedGroups.includes(group)) {
+        return `the service assigns group ${group} to ${who} now (granted${since(write?.at)}): revoking it would undo that grant`;
+      }
+      return undefined;
+    case 'memberRemovedOutside':
+      if (unsettled) {
+        return `a grant or revoke of group ${group} for ${who} was sent and not confirmed: the restore could undo it; ${again}`;
+      }
+      if (!record.assignedGroups.includes(group)) {
+        return `the service no longer assigns group ${group} to ${who} (revoked${since(write?.at)}): granting it again would undo that revoke`;
+      }
+      return undefined;
+    case 'accountStateChangedOutside':
+      if (record.enabled === undefined) {
+        return `the service's last lock or unlock of ${who} is not confirmed: the restore could undo it; ${again}`;
+      }
+      if (record.enabled !== finding.expectedEnabled) {
+        return `the service ${record.enabled ? 'unlocked' : 'locked'} ${who}${since(record.enabledAt)}: ${record.enabled ? 'locking' : 'unlocking'} it back would undo that`;
+      }
+      return undefined;
     default:
       return undefined;
   }

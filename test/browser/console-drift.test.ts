@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRIFT_COLUMNS } from '../../src/api/drift-csv';
+import { restoreRequestId } from '../../src/api/drift-restore-api';
 import { jobInstanceId } from '../../src/workflows/names';
 import { removeAfterFirstRead, scimAdmin } from '../e2e/drift-harness';
 import { startTestStorage, type TestStorage } from '../support/azurite-storage';
 import { seriousViolations, startConsoleTest, type ConsoleTest } from './console-harness';
 import { parseCsv } from './csv';
+import type { DriftFinding as DriftFindingRow } from '../../src/domain/drift-finding';
 
 // Issue 18's Drift page in Chromium: a change made by hand on the SCIM sandbox, a
 // reconciliation started from the page, the findings as the API has them, filtered, as CSV,
@@ -154,6 +156,57 @@ describe('the Drift page', () => {
     const row = page.locator('tbody tr', { hasText: requestId });
     await row.first().waitFor();
     expect(await row.first().textContent()).toContain('submitted by local API key');
+    expect(c.problems).toEqual([]);
+  });
+  it('shows a restore that started for one account and could not start for another, side by side', async () => {
+    const { scim, scimGroups } = c.t.host.sandboxes!;
+    const bob = await c.t.api('POST', '/api/requests', {
+      connector: SCIM,
+      account: { accountId: 'bob', displayName: 'Bob' },
+      actions: [{ type: 'create' }],
+    });
+    await c.t.finished(bob.body.requestId);
+    c.t.clock.advanceBy(5 * 60_000);
+    const admin = scimAdmin(c.t);
+    await admin.addMember(scimGroups['Sales']!, 'ada');
+    await admin.addMember(scimGroups['Finance']!, 'bob');
+    const page = await c.open();
+    await page.goto(c.url(`/drift?connector=${SCIM}&type=memberAddedOutside&status=open`));
+    await page.getByRole('button', { name: 'Reconcile now' }).click();
+    await page.getByText('2 new finding(s)').waitFor({ timeout: 20_000 });
+    const api = await c.t.api('GET', `/api/connectors/${SCIM}/drift?status=open`);
+    const bobs = (api.body.findings as DriftFindingRow[]).find((f) => f.accountId === 'bob')!;
+    // Another request already holds the id bob's restore takes: it cannot start (409).
+    const taken = await c.t.api('POST', '/api/requests', {
+      requestId: restoreRequestId(
+        SCIM,
+        { accountId: 'bob', actions: [], findingIds: [bobs.findingId] },
+        [bobs],
+      ),
+      connector: SCIM,
+      account: { accountId: 'bob' },
+      actions: [{ type: 'grant', groups: ['Support'] }],
+    });
+    await c.t.finished(taken.body.requestId);
+
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('checkbox', { name: 'Restore Member added outside of ada' }).check();
+    await page.getByRole('checkbox', { name: 'Restore Member added outside of bob' }).check();
+    await page.getByRole('button', { name: 'Restore 2 finding(s)' }).click();
+    await page.locator('section[aria-label="Restores started"] a').waitFor();
+    const started = page.locator('section[aria-label="Restores started"] > ul > li');
+    expect(await started.allTextContents()).toEqual([expect.stringMatching(/^ada: restore-/)]);
+    const notStarted = page.getByRole('alert', { name: 'Restores not started' });
+    expect(await notStarted.textContent()).toContain('1 account(s) not restored');
+    expect(await notStarted.textContent()).toMatch(/bob: .*not started.*REQUEST_CONFLICT/);
+    // The truth: ada's restore ran, bob's did not.
+    const requestId = (await page
+      .locator('section[aria-label="Restores started"] a')
+      .textContent())!;
+    await c.t.finished(requestId);
+    expect(scim.groupIdsOf('ada')).not.toContain(scimGroups['Sales']);
+    expect(scim.groupIdsOf('bob')).toContain(scimGroups['Finance']);
+    expect(await seriousViolations(page)).toEqual([]);
     expect(c.problems).toEqual([]);
   });
 });

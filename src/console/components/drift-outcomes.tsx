@@ -38,10 +38,13 @@ export function ReconciliationOutcome({ result }: { result: ReconciliationSummar
 }
 
 /**
- * The requests a restore started, each linked, and whether its findings carry it: only what
- * the API read back is said to be marked; where it is not, its notice says why and what to do.
+ * What a restore did, account by account: the requests it started, each linked, and whether
+ * its findings carry it (only what the API read back is said to be marked; where it is not,
+ * its notice says why and what to do); the accounts whose restore could not start, with the
+ * error; and the findings left as they are, with the reason.
  */
 export function RestoresStarted({ answer }: { answer: DriftRestoreAnswer }) {
+  const failed = answer.failed ?? [];
   return (
     <section aria-label="Restores started">
       <p>
@@ -67,7 +70,41 @@ export function RestoresStarted({ answer }: { answer: DriftRestoreAnswer }) {
           </li>
         ))}
       </ul>
+      {failed.length === 0 ? null : (
+        <div role="alert" aria-label="Restores not started">
+          <p>
+            {failed.length} account(s) not restored: their request could not start (the requests
+            above run all the same).
+          </p>
+          <ul>
+            {failed.map((f) => (
+              <li key={f.accountId}>
+                {f.accountId}: <StatusBadge status="not started" /> <code>{f.error.code}</code>{' '}
+                {f.error.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <SkippedFindings skipped={answer.skipped} />
     </section>
+  );
+}
+
+/** Findings a restore or its preview left as they are, each with the reason. */
+function SkippedFindings({ skipped }: { skipped: { findingId: string; reason: string }[] }) {
+  if (skipped.length === 0) return null;
+  return (
+    <>
+      <p>{skipped.length} finding(s) left as they are:</p>
+      <ul aria-label="Findings left as they are">
+        {skipped.map((s) => (
+          <li key={s.findingId}>
+            <code>{s.findingId}</code>: {s.reason}
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
@@ -95,6 +132,7 @@ export function RestorePreview({ preview }: { preview: DriftRestorePreview }) {
           );
         })}
       </ul>
+      <SkippedFindings skipped={preview.skipped} />
     </section>
   );
 }
