@@ -178,7 +178,9 @@ export function driftRestoreHandler(deps: ApiDeps) {
           notice: `request ${outcome.requestId} was started and runs, but marking the findings with it failed unexpectedly (the operator log has the details); send the same restore again to mark them (it joins this request, nothing starts twice)`,
         };
       });
-      context.log(`drift restore of ${planned.accountId} on ${name}: request ${outcome.requestId}`);
+      context.log(
+        `drift restore of account "${planned.accountId}" on ${name}: request ${outcome.requestId}`,
+      );
       if (!mark.marked) context.warn(mark.notice);
       const restore = {
         requestId: outcome.requestId,
