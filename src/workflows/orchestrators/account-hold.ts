@@ -3,7 +3,7 @@ import type { AccountRecord, AccountRecordUpdate } from '../../domain/account-re
 import type { SerializedError } from '../../domain/errors';
 import type { JournalEntry } from '../../domain/journal-entry';
 import type { LeaseResult } from '../../store/account-state';
-import type { CreateAccountAnswer } from '../../domain/target-answers';
+import type { CreateAccountAnswer, PasswordKept } from '../../domain/target-answers';
 import type {
   CreateAccountInput,
   LeaseInput,
@@ -72,7 +72,11 @@ export function* holdAccount(
   lookUps: RoleLookUp[] = [],
   create?: CreateAccountInput,
 ): Step<
-  | { hold: AccountHold; roles: FoundRoles[]; created?: ActivityResult<CreateAccountAnswer> }
+  | {
+      hold: AccountHold;
+      roles: FoundRoles[];
+      created?: ActivityResult<CreateAccountAnswer & PasswordKept>;
+    }
   | { error: SerializedError }
 > {
   const owner = context.df.instanceId;

@@ -3,7 +3,7 @@ import type { ProvisioningRequest } from '../../domain/provisioning-request';
 import { requestStep, type StepsOf } from '../../domain/request-step';
 import { newAccountHandle } from '../../domain/step-context';
 import { STEP_OPS, type CreateAccountInput } from '../../domain/step-ops';
-import type { CreateAccountAnswer } from '../../domain/target-answers';
+import type { CreateAccountAnswer, PasswordKept } from '../../domain/target-answers';
 import type { ActivityResult } from '../activity-result';
 import { ACTIVITY_RETRY, waitFor, type Step } from './activity-calls';
 import { withIntentDay } from './dated-intents';
@@ -38,8 +38,8 @@ export function openingCreate(
  */
 export function* openingAnswer(
   context: OrchestrationContext,
-  created: ActivityResult<CreateAccountAnswer> | undefined,
-): Step<ActivityResult<CreateAccountAnswer> | undefined> {
+  created: ActivityResult<CreateAccountAnswer & PasswordKept> | undefined,
+): Step<ActivityResult<CreateAccountAnswer & PasswordKept> | undefined> {
   if (created === undefined || created.ok) return created;
   if (leaseEnding(created)) return undefined;
   if (!created.error.retryable) return created;

@@ -11,7 +11,7 @@ import type { EffectiveChange } from '../../domain/journal-entry';
 import type { RequestHold } from '../../domain/request-report';
 import type { StepOutcome } from '../../domain/step-outcome';
 import { stepThrottling, type ThrottleHolds } from '../../domain/throttle-hold';
-import type { CreateAccountAnswer } from '../../domain/target-answers';
+import type { CreateAccountAnswer, PasswordKept } from '../../domain/target-answers';
 import type { LeaseResult } from '../../store/account-state';
 import type { ActivityResult } from '../activity-result';
 import type { LeaseInput } from '../activities/activity-inputs';
@@ -58,7 +58,7 @@ export type HoldOutcome =
       held: false;
       taken?: LeaseResult;
       roles?: FoundRoles[];
-      created?: ActivityResult<CreateAccountAnswer>;
+      created?: ActivityResult<CreateAccountAnswer & PasswordKept>;
     }
   /** The request waited and may go on now; the lease, when it kept one, as last renewed. */
   | { held: true; lease?: { etag?: string; renewedAt: number } }
