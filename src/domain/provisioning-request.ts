@@ -83,7 +83,10 @@ export interface ProvisioningRequest extends RequestContext {
  * saying it could not tell, and the group's membership is marked not known
  * (`StepContext.believesUnprovenAbsence`, set before it). Revision 5: a delete of an account
  * the service holds no link for and a lookup does not show concludes "absent" only on evidence
- * (`StepContext.provesAbsence`).
+ * (`StepContext.provesAbsence`); and a request whose first action is a create sends the create
+ * with its first look at the connector, in the activity that takes the lease and looks the
+ * roles up (`StepsOf.createsWithFirstLook`): one activity fewer per request that creates an
+ * account.
  */
 export const REQUEST_REVISION = 5;
 

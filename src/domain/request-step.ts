@@ -38,6 +38,12 @@ export interface StepsOf {
   believesUnprovenAbsence?: boolean;
   /** Its deletes conclude "absent" only on evidence (see `StepContext.provesAbsence`). */
   provesAbsence?: boolean;
+  /**
+   * Revision 5, the orchestration's alone (no step machine asks it): a first action that is a
+   * create is sent with the request's first look at the connector, in the activity that takes
+   * the account's lease, once the lease is taken; the step is fed that activity's answer.
+   */
+  createsWithFirstLook?: boolean;
 }
 
 /**
@@ -57,6 +63,7 @@ export function stepFlagsOf(
   | 'provesOwnCreate'
   | 'believesUnprovenAbsence'
   | 'provesAbsence'
+  | 'createsWithFirstLook'
 > {
   const since = (revision: number) => acceptedSince(request as ProvisioningRequest, revision);
   return {
@@ -71,6 +78,8 @@ export function stepFlagsOf(
       : { believesUnprovenAbsence: true }),
     // Revision 5: a delete of an unlinked account concludes "absent" only on evidence.
     ...(since(5) ? { provesAbsence: true } : {}),
+    // Revision 5: a first create sent with the first look at the connector, under its lease.
+    ...(since(5) ? { createsWithFirstLook: true } : {}),
   };
 }
 

@@ -2,6 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvocationContext } from '@azure/functions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  journalChanges,
+  journalOfRequests,
+  truthChanges,
+  truthMark,
+} from '../support/journal-truth';
 import { metricSamples, sumOf } from '../support/metric-samples';
 import type { RequestReport } from '../../src/domain/request-report';
 import type { RecordedAction } from '../../src/runtime/local-host/driver-instance';
@@ -15,7 +21,7 @@ import { VirtualClock } from '../../src/runtime/local-host/virtual-clock';
 import { createActivityHandlers } from '../../src/workflows/activities';
 import { ORCHESTRATORS } from '../../src/workflows/orchestrators';
 import { ACTIVITY_RETRY } from '../../src/workflows/orchestrators/activity-calls';
-import { ACTIVITIES, ORCHESTRATIONS } from '../../src/workflows/names';
+import { ACTIVITIES, ORCHESTRATIONS, requestInstanceId } from '../../src/workflows/names';
 import type { OrchestrationClient } from '../../src/workflows/orchestration-client';
 import { startTestHost, type TestHost } from './local-host-harness';
 
@@ -368,5 +374,149 @@ describe('a history recorded by revision 4: a delete of an unlinked account conc
     const report = outcome.output as RequestReport;
     expect(report.steps[0]?.state).toBe('failed');
     expect(report.steps[0]?.error?.message).toContain('could not tell');
+  });
+});
+
+describe('a history recorded by revision 4: the create sent by an activity of its own, after the first look', () => {
+  it.each(['scim-sandbox', 'graph-sandbox'])(
+    'of %s replays on every prefix as it ran, ending with the recorded report',
+    async (connector) => {
+      const history = recorded(connector, '-revision-4');
+      expect((history.input as { revision?: number }).revision).toBe(4);
+      const names = scheduled(history.history).map((event) => event.Name);
+      expect(names.slice(0, 2)).toEqual([ACTIVITIES.connectorGate, ACTIVITIES.createAccount]);
+      expect(await replayDifference(history)).toBeUndefined();
+    },
+  );
+
+  it('replays as revision 5 too: a first look that answered no create leaves the step to send it', async () => {
+    for (const connector of ['scim-sandbox', 'graph-sandbox']) {
+      const history = recorded(connector, '-revision-4');
+      const asRevision5 = { ...history, input: { ...(history.input as object), revision: 5 } };
+      expect(await replayDifference(asRevision5)).toBeUndefined();
+    }
+  });
+
+  it('ends a request stopped while its create ran: the account created once, journaled once as the request’s own', async () => {
+    const history = recorded('scim-sandbox', '-revision-4');
+    const accountId = 'upgrade.scim-create';
+    const { scim } = t.host.sandboxes!;
+    // The groups its first look found, as this target has them.
+    const gate = scheduled(history.history).find(
+      (event) => event.Name === ACTIVITIES.connectorGate,
+    )!;
+    let result = '';
+    for (const event of history.history) {
+      if (
+        event.EventType === HISTORY_EVENT.TaskCompleted &&
+        event.TaskScheduledId === gate.EventId
+      ) {
+        result = event.Result;
+      }
+    }
+    const { roles } = (
+      JSON.parse(result) as {
+        value: { roles: { found: { value: { id: string; displayName: string }[] } }[] };
+      }
+    ).value;
+    let text = JSON.stringify(history)
+      .replaceAll('revision4.scim', accountId)
+      .replaceAll('revision4-scim-sandbox', 'upgrade-scim-create');
+    for (const group of roles[0]!.found.value) {
+      text = text.replaceAll(group.id, String(scim.getGroup(group.displayName)?.id));
+    }
+    const moved = JSON.parse(text) as RecordedHistory;
+    const saved = stoppedAwaiting(moved, ACTIVITIES.createAccount);
+    // The lease its first look took, as the recorded service's storage held it.
+    const lease = await t.host.services.accounts.acquire(
+      'scim-sandbox',
+      accountId,
+      moved.instanceId,
+      t.clock.now(),
+      300_000,
+    );
+    expect(lease.acquired).toBe(true);
+    const since = truthMark(scim.truthLog());
+
+    const { output, names } = await resume(saved);
+    expect(output.status, JSON.stringify(output.steps)).toBe('succeeded');
+    expect(output.steps[0]!.changes.map((change) => change.change)).toEqual(['account created']);
+    // Recorded up to the create; revision 4's activities from there on.
+    expect(names).toEqual([
+      ACTIVITIES.connectorGate,
+      ACTIVITIES.createAccount,
+      ACTIVITIES.readMemberships,
+      ACTIVITIES.writeMemberships,
+      ACTIVITIES.recordStep,
+    ]);
+    // The target's truth: the account and its three memberships, each once; the journal, the same.
+    const committed = truthChanges(scim.truthLog(), since);
+    expect(committed.filter((change) => change.endsWith('account created'))).toEqual([
+      `${accountId} account created`,
+    ]);
+    expect(committed).toHaveLength(4);
+    expect(journalChanges(await journalOfRequests(t, [output.requestId]))).toEqual(committed);
+  });
+});
+
+describe('a revision-5 request whose first look, which sends its create, runs again', () => {
+  it('after the create was sent: the account created once, and journaled as the request’s own', async () => {
+    const { scim } = t.host.sandboxes!;
+    // A request as this service runs it now, to its end: its history up to the first look.
+    const source = 'rerun-source';
+    const answer = await t.api('POST', '/api/requests', {
+      requestId: source,
+      connector: 'scim-sandbox',
+      account: { accountId: 'rerun.source', displayName: 'First Look Again' },
+      actions: [{ type: 'create' }, { type: 'grant', groups: ['Engineering', 'Sales', 'Finance'] }],
+    });
+    expect(answer.status, answer.text).toBe(202);
+    const instanceId = requestInstanceId(source);
+    const ran = await t.host.driver.waitFor(instanceId, 20_000);
+    const events = t.host.driver.history(instanceId);
+    const started = events.find((event) => event.EventType === HISTORY_EVENT.ExecutionStarted);
+    const history: RecordedHistory = {
+      instanceId,
+      input: JSON.parse(
+        started?.EventType === HISTORY_EVENT.ExecutionStarted ? (started.Input ?? '') : '',
+      ) as unknown,
+      history: events,
+      output: ran.output as RequestReport,
+    };
+    expect((history.input as { revision?: number }).revision).toBe(5);
+    expect(scheduled(events).map((event) => event.Name)).not.toContain(ACTIVITIES.createAccount);
+
+    // The same request for another account, stopped while its first look ran: that run took
+    // the lease and sent the create, and its answer was lost with the process.
+    const accountId = 'rerun.moved';
+    const moved = JSON.parse(
+      JSON.stringify(history)
+        .replaceAll('rerun.source', accountId)
+        .replaceAll(source, 'rerun-moved'),
+    ) as RecordedHistory;
+    const saved = stoppedAwaiting(moved, ACTIVITIES.connectorGate);
+    const since = truthMark(scim.truthLog());
+    const handlers = createActivityHandlers(async () => t.host.services);
+    const lost = (await handlers.connectorGate(
+      JSON.parse(scheduled(saved.history).at(-1)!.Input!) as never,
+    )) as { ok: boolean; value: { created?: { value?: { outcome: string } } } };
+    expect(lost.value.created?.value?.outcome).toBe('created');
+
+    const { output, names } = await resume(saved);
+    expect(output.status, JSON.stringify(output.steps)).toBe('succeeded');
+    expect(output.steps[0]!.changes.map((change) => change.change)).toEqual(['account created']);
+    expect(names).toEqual([
+      ACTIVITIES.connectorGate,
+      ACTIVITIES.readMemberships,
+      ACTIVITIES.writeMemberships,
+      ACTIVITIES.recordStep,
+    ]);
+    // The target's truth: one account made (by the first run), three memberships; the journal, the same.
+    const committed = truthChanges(scim.truthLog(), since);
+    expect(committed.filter((change) => change.endsWith('account created'))).toEqual([
+      `${accountId} account created`,
+    ]);
+    expect(committed).toHaveLength(4);
+    expect(journalChanges(await journalOfRequests(t, [output.requestId]))).toEqual(committed);
   });
 });

@@ -196,6 +196,33 @@ export function leaseCalls(bench: ServiceBench, requestId: string): ActivityCall
 }
 
 /**
+ * A request's creates of its account, in order: the first rides on its first look at the
+ * connector when the request starts with one (revision 5: the gate sends it once it took the
+ * lease), the others are createAccount activities of their own. Each as a createAccount call:
+ * its input as sent and its answer (a gate that sent no create, or failed, is none).
+ */
+export function createCalls(bench: ServiceBench, requestId: string): ActivityCall[] {
+  return activityCalls(bench, requestInstanceId(requestId)).flatMap((call): ActivityCall[] => {
+    if (call.name === ACTIVITIES.createAccount) return [call];
+    const create = (call.input as { create?: object } | undefined)?.create;
+    if (call.name !== ACTIVITIES.connectorGate || create === undefined) return [];
+    const answer = call.result as
+      { ok: boolean; value?: { created?: unknown; lease?: { record?: unknown } } } | undefined;
+    if (answer?.ok !== true || answer.value?.created === undefined) return [];
+    // Sent with the record the lease read, as the create's own activity is.
+    const stored = answer.value.lease?.record ?? null;
+    return [
+      {
+        ...call,
+        name: ACTIVITIES.createAccount,
+        input: { ...create, stored },
+        result: answer.value.created,
+      },
+    ];
+  });
+}
+
+/**
  * The call that released a request's account lease: the last step's record write, which
  * releases it in the same write, or the release of its own when no record was written.
  */

@@ -112,34 +112,7 @@ export function accountActivities(services: ServicesProvider) {
     async createAccount(
       input: CreateAccountInput & UnderLease,
     ): Promise<ActivityResult<CreateAccountAnswer & PasswordKept>> {
-      return runActivity('createAccount', services, (s) =>
-        underLease(s, input, input.profile.accountId, () =>
-          underIntent(
-            s,
-            input,
-            accountWriteChangedNothing,
-            async (tried) => {
-              const connector = connectorOf(s, input.connector);
-              const password =
-                input.passwordSecret === undefined
-                  ? undefined
-                  : await passwordOf(
-                      s,
-                      input.passwordSecret,
-                      tried && input.discardAfterUse === true,
-                    );
-              return connector.createAccount(input.profile, password);
-            },
-            async (answer, tried): Promise<CreateAccountAnswer & PasswordKept> => {
-              const kept =
-                input.discardAfterUse === true && input.passwordSecret !== undefined
-                  ? await discardAfterUse(s, input.passwordSecret)
-                  : {};
-              return { ...(await judgeCreateAnswer(s, input, answer, tried)), ...kept };
-            },
-          ),
-        ),
-      );
+      return runActivity('createAccount', services, (s) => createUnderLease(s, input));
     },
 
     async updateAccount(
@@ -272,6 +245,39 @@ async function discardAfterUse(s: WorkflowServices, name: string): Promise<Passw
     );
     return { passwordKept: true };
   }
+}
+
+/**
+ * The create of the createAccount activity, under the request's lease: its intent claimed
+ * first (DESIGN invariant 1), then the write, and an account the create meets judged. Also
+ * sent by a request's first look at the connector, once it took the lease (revision 5).
+ */
+export function createUnderLease(
+  s: WorkflowServices,
+  input: CreateAccountInput & UnderLease,
+): Promise<CreateAccountAnswer & PasswordKept> {
+  return underLease(s, input, input.profile.accountId, () =>
+    underIntent(
+      s,
+      input,
+      accountWriteChangedNothing,
+      async (tried) => {
+        const connector = connectorOf(s, input.connector);
+        const password =
+          input.passwordSecret === undefined
+            ? undefined
+            : await passwordOf(s, input.passwordSecret, tried && input.discardAfterUse === true);
+        return connector.createAccount(input.profile, password);
+      },
+      async (answer, tried): Promise<CreateAccountAnswer & PasswordKept> => {
+        const kept =
+          input.discardAfterUse === true && input.passwordSecret !== undefined
+            ? await discardAfterUse(s, input.passwordSecret)
+            : {};
+        return { ...(await judgeCreateAnswer(s, input, answer, tried)), ...kept };
+      },
+    ),
+  );
 }
 
 /**

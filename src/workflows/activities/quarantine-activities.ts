@@ -12,8 +12,11 @@ import { runActivity } from '../activity-result';
 import { ORCHESTRATIONS, probeInstanceId } from '../names';
 import type { OrchestrationClient } from '../orchestration-client';
 import type { ServicesProvider, WorkflowServices } from '../workflow-services';
-import type { LeaseInput } from './activity-inputs';
+import type { CreateAccountAnswer, PasswordKept } from '../../domain/target-answers';
+import type { CreateAccountInput, LeaseInput } from './activity-inputs';
+import { createUnderLease } from './account-activities';
 import { connectorOf } from './connector-of';
+import type { UnderLease } from './lease-deadline';
 import { lookUpRolesOfSteps, type FoundRoles, type RoleLookUp } from './role-lookup';
 import { acquireLease } from './service-activities';
 
@@ -41,14 +44,29 @@ export interface GateInput {
    * the same activity when the lease is taken, so that the steps need no lookup of their own.
    */
   lookUps?: RoleLookUp[];
+  /**
+   * With `lease` (revision 5): the request's first action, a create, sent once the lease is
+   * taken (and the groups looked up), as the createAccount activity sends it, with the record
+   * the lease read as `stored`: a request that starts with a create needs no activity for it.
+   */
+  create?: CreateAccountInput & UnderLease;
 }
 
 export type GateAnswer =
   /**
    * `lease`: the lease the input asked for, as taken (or found taken). `roles`: the steps'
    * groups the input asked for, when the lease was taken and the catalogue could be read.
+   * `created`: the answer to the input's create, when the lease was taken (it was sent then);
+   * a failure the createAccount activity would have thrown for a retry comes back as data,
+   * so that the lease taken is not lost with it: the request sends the create again.
    */
-  | { open: true; state?: QuarantineState; lease?: LeaseResult; roles?: FoundRoles[] }
+  | {
+      open: true;
+      state?: QuarantineState;
+      lease?: LeaseResult;
+      roles?: FoundRoles[];
+      created?: ActivityResult<CreateAccountAnswer & PasswordKept>;
+    }
   | { open: false; quarantine: QuarantineState; maxHoldHours: number };
 
 /** The probe's question: is the target back? */
@@ -119,11 +137,18 @@ export function quarantineActivities(
             lease?.acquired === true && input.lookUps !== undefined
               ? await lookUpRolesOfSteps(s, input.connector, input.lookUps)
               : undefined;
+          // Sent under the lease only (DESIGN invariant 7): a request that waits for it, or
+          // for the quarantine, sends its create in an activity of its own.
+          const created =
+            lease?.acquired === true && input.create !== undefined
+              ? await createAnswered(s, { ...input.create, stored: lease.record ?? null })
+              : undefined;
           return {
             open: true,
             ...(state === undefined ? {} : { state }),
             ...(lease === undefined ? {} : { lease }),
             ...(found === undefined ? {} : { roles: found }),
+            ...(created === undefined ? {} : { created }),
           };
         }
         if (orchestrations !== undefined && context !== undefined) {
@@ -176,6 +201,33 @@ export function quarantineActivities(
       });
     },
   };
+}
+
+/**
+ * The create's answer as the createAccount activity gives it, its every failure as data: one
+ * thrown would fail the whole activity, and with it the lease it took, for a retry that
+ * takes the lease and sends the create again. A retryable one (`retryable`), which Durable
+ * would have retried, the request sends again in the create's own activity: its claimed
+ * intent tells that run an earlier attempt may have made the account.
+ */
+async function createAnswered(
+  s: WorkflowServices,
+  input: CreateAccountInput & UnderLease,
+): Promise<ActivityResult<CreateAccountAnswer & PasswordKept>> {
+  try {
+    return { ok: true, value: await createUnderLease(s, input) };
+  } catch (error) {
+    const failure: SerializedError = isProvisioningError(error)
+      ? error.toJSON()
+      : {
+          code: 'INTERNAL_ERROR',
+          message: `the create failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+          retryable: true,
+        };
+    if (failure.retryable)
+      s.logger.warn(`activity connectorGate: the create failed: ${failure.code}`);
+    return { ok: false, error: failure };
+  }
 }
 
 /** The failure of a probe that fails every request; undefined when the target answered. */

@@ -3,7 +3,9 @@ import type { AccountRecord, AccountRecordUpdate } from '../../domain/account-re
 import type { SerializedError } from '../../domain/errors';
 import type { JournalEntry } from '../../domain/journal-entry';
 import type { LeaseResult } from '../../store/account-state';
+import type { CreateAccountAnswer, PasswordKept } from '../../domain/target-answers';
 import type {
+  CreateAccountInput,
   LeaseInput,
   RecordedStep,
   RecordStepActivityInput,
@@ -58,7 +60,9 @@ export function leasePollDelay(poll: number): number {
  * holder may be held): then it waits for that too. The first look at the connector takes
  * the lease in the same activity when the connector is open, and looks up the groups of
  * `lookUps` with it: `roles`, each step's answer (none when the lease had to be waited for).
- * `likelyNew`: the request creates the account.
+ * `likelyNew`: the request creates the account. `create` (revision 5): the request's first
+ * write, sent by the same activity once it took the lease; `created`, its answer (none when
+ * the connector was quarantined or the lease had to be waited for: nothing was sent).
  */
 export function* holdAccount(
   context: OrchestrationContext,
@@ -66,29 +70,48 @@ export function* holdAccount(
   likelyNew: boolean,
   waiting: HoldSubject,
   lookUps: RoleLookUp[] = [],
-): Step<{ hold: AccountHold; roles: FoundRoles[] } | { error: SerializedError }> {
+  create?: CreateAccountInput,
+): Step<
+  | {
+      hold: AccountHold;
+      roles: FoundRoles[];
+      created?: ActivityResult<CreateAccountAnswer & PasswordKept>;
+    }
+  | { error: SerializedError }
+> {
   const owner = context.df.instanceId;
   const lease = { ...account, owner };
+  const wanted = leaseInput(context, lease, likelyNew);
   const admitted = yield* waitWhileQuarantined(context, waiting, {
-    lease: leaseInput(context, lease, likelyNew),
+    lease: wanted,
     lookUps,
+    // Under the lease it takes, as the step's writes are (`writeLease`).
+    ...(create === undefined
+      ? {}
+      : { create: { ...create, leaseEndsAtMs: wanted.nowMs + wanted.ttlMs } }),
   });
   if ('error' in admitted) return admitted;
   // A history from before the gate looked roles up has no `roles`: each step looks its own up.
   const roles = ('roles' in admitted ? admitted.roles : undefined) ?? [];
   // A history from before the gate took leases has no `taken`: the lease is asked for alone.
   const first = 'taken' in admitted ? admitted.taken : undefined;
+  const created = 'created' in admitted ? admitted.created : undefined;
   const taken = yield* takeLease(context, lease, likelyNew, waiting, first);
   if ('error' in taken) return taken;
   const hold: AccountHold = {
     ...account,
     owner,
-    takenAt: context.df.currentUtcDateTime.getTime(),
+    // Taken by a first look that sent the create too (revision 5): when that look took it,
+    // not when its answer came, the create's time later.
+    takenAt:
+      create !== undefined && first?.acquired === true
+        ? wanted.nowMs
+        : context.df.currentUtcDateTime.getTime(),
     ...(taken.etag === undefined ? {} : { etag: taken.etag }),
     stored: taken.record ?? null,
     released: false,
   };
-  return { hold, roles };
+  return { hold, roles, ...(created === undefined ? {} : { created }) };
 }
 
 /**

@@ -27,7 +27,7 @@ export type WriteLease = (renew: boolean) => Step<number | { error: SerializedEr
 const MAX_RENEWALS = 3;
 
 /** Whether an activity's answer is the refusal of a write whose lease was ending. */
-function leaseEnding(result: ActivityResult<unknown>): boolean {
+export function leaseEnding(result: ActivityResult<unknown>): boolean {
   return !result.ok && result.error.code === 'ACCOUNT_LEASE_ENDING';
 }
 

@@ -21,6 +21,7 @@ import { requestMeasures } from '../../domain/request-measures';
 import { acceptedSince, isMembershipAction } from '../../domain/provisioning-request';
 import { lastPasswordUse, requestStep, stepFlagsOf } from '../../domain/request-step';
 import { newAccountHandle } from '../../domain/step-context';
+import { STEP_OPS } from '../../domain/step-ops';
 import type { StepOutcome, VerificationMeasure } from '../../domain/step-outcome';
 import { indexEntryOf } from '../../store/request-index';
 import type { RequestEnd } from '../activities/activity-inputs';
@@ -39,6 +40,7 @@ import { callActivity, type Step } from './activity-calls';
 import { carry, unrecordedNotice, type CarriedCommit } from './carried-commit';
 import { withIntentDay } from './dated-intents';
 import { driveMachine } from './drive-machine';
+import { openingAnswer, openingCreate } from './opening-create';
 import { holdAfterFailure, withHolds, type HoldSubject } from './quarantine-hold';
 
 /**
@@ -125,8 +127,11 @@ export function* provisioningRequestOrchestrator(
       publish();
     },
   };
+  // The steps take the paths of the revision the request was accepted under (`stepFlagsOf`).
+  const steps = { ...request, ...stepFlagsOf(request) };
   // The groups each membership step names are looked up with the lease: no step then needs
-  // a lookup activity of its own (unless it runs again after a hold).
+  // a lookup activity of its own (unless it runs again after a hold). Revision 5: a first
+  // create is sent with them, once the lease is taken.
   const admitted = yield* holdAccount(
     context,
     { connector, accountId },
@@ -135,6 +140,7 @@ export function* provisioningRequestOrchestrator(
     request.actions.flatMap((action, step) =>
       isMembershipAction(action) ? [{ step, selectors: action.groups }] : [],
     ),
+    openingCreate(steps, request.intentDay),
   );
   if ('error' in admitted) {
     failAt(0, { error: admitted.error });
@@ -143,13 +149,13 @@ export function* provisioningRequestOrchestrator(
   }
   const { hold } = admitted;
   const lookedUp = new Map(admitted.roles.map((roles) => [roles.step, roles.found]));
+  /** The first step's create as the first look sent it: the step takes its answer once. */
+  let opened = yield* openingAnswer(context, admitted.created);
 
   // Held from here on, the request keeps the account's lease (DESIGN invariant 7).
   waiting.lease = { accountId, owner: hold.owner, ttlMs: LEASE_TTL_MS };
 
   let handle = newAccountHandle();
-  // The steps take the paths of the revision the request was accepted under (`stepFlagsOf`).
-  const steps = { ...request, ...stepFlagsOf(request) };
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
 
@@ -203,7 +209,9 @@ export function* provisioningRequestOrchestrator(
       context,
       withIntentDay(requestStep(steps, index, handle, roles), request.intentDay),
       lease,
+      opened === undefined ? undefined : { op: STEP_OPS.createAccount, answer: opened },
     );
+    opened = undefined;
     verifications[index] = outcome.verification;
     // A step that could not delete the secret after use leaves it to the request's end.
     if (outcome.ok && index === lastUse && outcome.passwordKept !== true) passwordDiscarded = true;

@@ -11,7 +11,9 @@ import type { EffectiveChange } from '../../domain/journal-entry';
 import type { RequestHold } from '../../domain/request-report';
 import type { StepOutcome } from '../../domain/step-outcome';
 import { stepThrottling, type ThrottleHolds } from '../../domain/throttle-hold';
+import type { CreateAccountAnswer, PasswordKept } from '../../domain/target-answers';
 import type { LeaseResult } from '../../store/account-state';
+import type { ActivityResult } from '../activity-result';
 import type { LeaseInput } from '../activities/activity-inputs';
 import type { GateAnswer, GateInput } from '../activities/quarantine-activities';
 import type { FoundRoles, RoleLookUp } from '../activities/role-lookup';
@@ -49,9 +51,15 @@ export type HoldOutcome =
   /**
    * The connector is not quarantined: the request goes on (or fails as it is). `taken`: the
    * account's lease, when the look asked for it; `roles`: the steps' groups it asked for, as
-   * the gate found them with the lease.
+   * the gate found them with the lease; `created`: the answer to the create it asked for,
+   * when the lease was taken (revision 5).
    */
-  | { held: false; taken?: LeaseResult; roles?: FoundRoles[] }
+  | {
+      held: false;
+      taken?: LeaseResult;
+      roles?: FoundRoles[];
+      created?: ActivityResult<CreateAccountAnswer & PasswordKept>;
+    }
   /** The request waited and may go on now; the lease, when it kept one, as last renewed. */
   | { held: true; lease?: { etag?: string; renewedAt: number } }
   /** The request waited too long (CONNECTOR_QUARANTINED), or the wait itself failed. */
@@ -100,14 +108,19 @@ export function withHolds(
  * `maxHoldHours` in all. `look.failure`: the error a step just met; when it tipped the
  * count, it quarantines the connector first. `look.lease` (a first look): the account's
  * lease, taken in the same activity when the connector is open, and with it the groups of
- * `look.lookUps`.
+ * `look.lookUps` and `look.create` sent (revision 5).
  */
 export function* waitWhileQuarantined(
   context: OrchestrationContext,
   subject: HoldSubject,
-  look: { failure?: SerializedError; lease?: LeaseInput; lookUps?: RoleLookUp[] } = {},
+  look: {
+    failure?: SerializedError;
+    lease?: LeaseInput;
+    lookUps?: RoleLookUp[];
+    create?: GateInput['create'];
+  } = {},
 ): Step<HoldOutcome> {
-  const { failure, lease: wanted, lookUps } = look;
+  const { failure, lease: wanted, lookUps, create } = look;
   const first = yield* askGate(
     context,
     subject,
@@ -119,6 +132,7 @@ export function* waitWhileQuarantined(
           ...(wanted === undefined || lookUps === undefined || lookUps.length === 0
             ? {}
             : { lookUps }),
+          ...(wanted === undefined || create === undefined ? {} : { create }),
         },
   );
   if ('error' in first) return first;
@@ -127,6 +141,7 @@ export function* waitWhileQuarantined(
       held: false,
       ...(first.lease === undefined ? {} : { taken: first.lease }),
       ...(first.roles === undefined ? {} : { roles: first.roles }),
+      ...(first.created === undefined ? {} : { created: first.created }),
     };
   }
   const now = () => context.df.currentUtcDateTime.getTime();

@@ -9,6 +9,7 @@ import { untilHeld } from '../../support/quarantine-watch';
 import {
   GRAPH,
   SCIM,
+  activityCalls,
   importCatalogue,
   requestActivityCalls,
   useServiceBench,
@@ -59,11 +60,11 @@ async function entriesOf(
 }
 
 /** Starts the next requests with their input as revision 2 accepted them. */
-function acceptedByRevision2(): void {
+function acceptedByRevision(revision: number): void {
   const { driver } = bench.runtime;
   const startNew = driver.startNew.bind(driver);
   vi.spyOn(driver, 'startNew').mockImplementation((name, instanceId, input) =>
-    startNew(name, instanceId, { ...(input as Record<string, unknown>), revision: 2 }),
+    startNew(name, instanceId, { ...(input as Record<string, unknown>), revision }),
   );
 }
 
@@ -133,7 +134,7 @@ describe('a create + grant accepted now', () => {
   );
 
   it('accepted by revision 2 still commits each step on its own, and journals the same', async () => {
-    acceptedByRevision2();
+    acceptedByRevision(2);
     const run = await createAndGrant(SCIM, 'revision2.commits');
     expect(run.report.status).toBe('succeeded');
     expect(journalChanges(run.entries)).toEqual(run.truth);
@@ -186,7 +187,8 @@ describe('a grant throttled past its in-place wait, after the create', () => {
 });
 
 describe('a create that ends more than half a lease after the lease was taken', () => {
-  it('writes the create’s commit before the next step renews the lease', async () => {
+  it('writes the create’s commit before the next step renews the lease (revision 4: the create in an activity of its own)', async () => {
+    acceptedByRevision(4);
     const { scim } = bench.sandboxes;
     const accountId = 'carried.renewed';
     const since = truthMark(scim.truthLog());
@@ -220,5 +222,37 @@ describe('a create that ends more than half a lease after the lease was taken', 
     expect(
       commits.map((call) => (call.input as RecordStepActivityInput).entries.map((e) => e.step)),
     ).toEqual([[0], [1]]);
+  }, 90_000);
+});
+
+describe('a create sent with the first look that ends more than half a lease after that look took the lease', () => {
+  it('renews the lease before the create’s step goes on, and journals each change once', async () => {
+    const { scim } = bench.sandboxes;
+    const accountId = 'carried.renewed-first-look';
+    const since = truthMark(scim.truthLog());
+    // Every SCIM answer takes 3 minutes on this clock (1.8 s): the create, sent by the first
+    // look (revision 5), ends past half of the lease that look took.
+    scim.setQuirks({ ...SCIM_QUIRKS, latencyMs: 1_800 });
+    const requestId = await bench.submit({
+      requestId: 'carried-renewed-first-look',
+      connector: SCIM,
+      account: { accountId, displayName: 'Carried Renewed' },
+      actions: [{ type: 'create' }, { type: 'grant', groups: [{ name: 'Sales' }] }],
+    });
+    await until('the create', async () => scim.getUser(accountId), { timeoutMs: 60_000 });
+    scim.setQuirks(SCIM_QUIRKS);
+    const report = await bench.finish(requestId, 60_000);
+    expect(report.status).toBe('succeeded');
+    expect(journalChanges(await entriesOf(SCIM, accountId, requestId))).toEqual(
+      truthChanges(scim.truthLog(), since),
+    );
+    // The lease counts from the first look, not from its answer: renewed at once.
+    const calls = activityCalls(bench, requestInstanceId(requestId));
+    expect(calls.slice(0, 2).map((call) => call.name)).toEqual([
+      ACTIVITIES.connectorGate,
+      ACTIVITIES.acquireAccountLease,
+    ]);
+    expect(calls[1]!.scheduledAt - calls[0]!.scheduledAt).toBeGreaterThan(150_000);
+    expect(calls.map((call) => call.name)).not.toContain(ACTIVITIES.createAccount);
   }, 90_000);
 });

@@ -75,7 +75,8 @@ describe('a client paging the journal by record time', () => {
       actions: [{ type: 'create' }, { type: 'grant', groups: [{ name: 'Sales' }] }],
     });
     const instanceId = requestInstanceId(requestId);
-    // The create's step has ended once the grant's first activity is scheduled.
+    // The create's step has ended once the grant's first activity is scheduled (the create
+    // is sent by the first look at the connector, revision 5).
     await until(
       'the grant to start',
       () => {
@@ -83,7 +84,7 @@ describe('a client paging the journal by record time', () => {
           .history(instanceId)
           .filter((event) => event.EventType === HISTORY_EVENT.TaskScheduled)
           .map((event) => event.Name);
-        const created = scheduled.indexOf(ACTIVITIES.createAccount);
+        const created = scheduled.indexOf(ACTIVITIES.connectorGate);
         return created >= 0 && scheduled.length > created + 1 ? scheduled : undefined;
       },
       { timeoutMs: 60_000, everyMs: 10 },

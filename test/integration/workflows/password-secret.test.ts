@@ -3,7 +3,12 @@ import type { ProvisioningRequest } from '../../../src/domain/provisioning-reque
 import type { RequestReport } from '../../../src/domain/request-report';
 import { createActivityHandlers } from '../../../src/workflows/activities';
 import { ACTIVITIES, requestInstanceId } from '../../../src/workflows/names';
-import { requestActivityCalls, GRAPH, useServiceBench } from '../../support/service-bench';
+import {
+  createCalls,
+  requestActivityCalls,
+  GRAPH,
+  useServiceBench,
+} from '../../support/service-bench';
 import { expectNoSecrets } from '../../support/no-secrets';
 import { startKeyVaultSandbox, type KeyVaultSandbox } from '../../../src/sandbox/keyvault/index.js';
 import { KeyVaultSecretStore } from '../../../src/secrets/key-vault-secret-store';
@@ -65,7 +70,7 @@ describe('the transient password secret (DESIGN invariant 5)', () => {
     expect(report.status).toBe('succeeded');
     expect(graphUser(accountId)?.passwordProfile).toMatchObject({ password });
     const secret = await secretOf('pw.create-1');
-    expect(callsOf('pw.create-1', ACTIVITIES.createAccount)[0]?.input).toMatchObject({
+    expect(createCalls(bench, 'pw.create-1')[0]?.input).toMatchObject({
       passwordSecret: secret,
       discardAfterUse: true,
     });
@@ -89,7 +94,7 @@ describe('the transient password secret (DESIGN invariant 5)', () => {
     expect(report.steps.map((step) => step.state)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     expect(committed(accountId)).toEqual(['account created', 'password set', 'account locked']);
     expect(graphUser(accountId)?.passwordProfile).toMatchObject({ password });
-    expect(callsOf('pw.later-1', ACTIVITIES.createAccount)[0]?.input).toMatchObject({
+    expect(createCalls(bench, 'pw.later-1')[0]?.input).toMatchObject({
       discardAfterUse: false,
     });
     expect(callsOf('pw.later-1', ACTIVITIES.setPassword)[0]?.input).toMatchObject({

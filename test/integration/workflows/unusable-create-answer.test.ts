@@ -56,8 +56,9 @@ describe.each([
 describe('a create the server failed', () => {
   it('reads back after the last retry, fails with the original error when the account is not there', async () => {
     const accountId = 'unusable.refused';
-    // One 502 per attempt (the transport does not retry a 502), and Durable's three attempts.
-    bench.sandboxes.scim.injectServerErrors(3, 502);
+    // One 502 per attempt (the transport does not retry a 502): the first, sent with the
+    // first look at the connector (revision 5), then Durable's three of the create's activity.
+    bench.sandboxes.scim.injectServerErrors(4, 502);
     const report = await bench.run({
       connector: SCIM,
       account: { accountId },
