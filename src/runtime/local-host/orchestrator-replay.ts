@@ -60,13 +60,21 @@ export function createReplayer(handler: OrchestrationHandler): Replayer {
   const orchestrator = createOrchestrator(handler);
   return async ({ instanceId, history, view, input, context }) => {
     const trigger = {
-      history: executorEvents(history, view),
       input,
       instanceId,
       isReplaying: false,
       parentInstanceId: '',
       upperSchemaVersion: 0,
     };
+    // The library walks every enumerable value of the trigger on every episode to turn
+    // Timestamp strings into Dates (Utils.parseTimestampsAsDates): the whole history again
+    // each time, an array or two per event. The events come with their Dates already
+    // (`executorEvents`), so the history is handed over where that walk does not look; the
+    // binding still finds it (it checks own properties, enumerable or not).
+    Object.defineProperty(trigger, 'history', {
+      value: executorEvents(history, view),
+      enumerable: false,
+    });
     let state: unknown;
     try {
       state = await orchestrator(trigger, context);
@@ -113,8 +121,8 @@ function failedOutcome(error: unknown): ReplayOutcome {
 }
 
 /**
- * The events as the executor may change them: copies, as the library turns Timestamp
- * strings into Dates in place. Events are flat (results and inputs are JSON strings), so
+ * The events as the executor reads them: copies with their Timestamp as a Date, as the
+ * library would turn it in place. Events are flat (results and inputs are JSON strings), so
  * copying each event is enough. With a view, only the events it lacks are copied, and
  * every event's IsPlayed is taken from the history again (the driver marks them played).
  *
@@ -126,15 +134,19 @@ export function executorEvents(
   history: readonly HistoryEvent[],
   view: ReplayView | undefined,
 ): Record<string, unknown>[] {
-  if (view === undefined) return history.map((event) => ({ ...event }));
+  if (view === undefined) return history.map(executorEvent);
   const { events } = view;
   for (let index = 0; index < history.length; index += 1) {
     const event = history[index] as HistoryEvent;
     const seen = events[index];
-    if (seen === undefined) events.push({ ...event });
+    if (seen === undefined) events.push(executorEvent(event));
     else seen.IsPlayed = event.IsPlayed;
   }
   return events;
+}
+
+function executorEvent(event: HistoryEvent): Record<string, unknown> {
+  return { ...event, Timestamp: new Date(event.Timestamp) };
 }
 
 function flatActions(actions: unknown): ReplayedAction[] {
