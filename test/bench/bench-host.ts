@@ -1,5 +1,4 @@
 import { silentLogger } from '../../src/domain/logger';
-import type { OrchestrationState } from '../../src/workflows/orchestration-client';
 import { startLocalHost, type LocalHost } from '../../src/runtime/local-host/local-host';
 import { ScaledClock } from '../../src/runtime/local-host/virtual-clock';
 import type { GraphQuotaOptions, GraphQuotaStats } from '../../src/sandbox/graph';
@@ -101,26 +100,15 @@ export async function startBenchHost(options: {
 
 /**
  * The final state of each instance, in the order given, once the queue poller has started
- * it and it ended. One poll every 50 ms looks for the instances not started yet.
+ * it and it ended. Waits on the driver (no polling in the service's process, whose CPU the
+ * benchmarks measure).
  */
-export async function allFinished(host: LocalHost, instanceIds: string[]) {
-  const ended = new Array<Promise<OrchestrationState>>(instanceIds.length);
-  let waiting = instanceIds.map((id, index) => ({ id, index }));
-  while (waiting.length > 0) {
-    const still: typeof waiting = [];
-    for (const item of waiting) {
-      if ((await host.driver.getStatus(item.id)) === undefined) still.push(item);
-      else {
-        const end = host.driver.waitFor(item.id, 600_000);
-        // Handled by Promise.all below; this keeps an early failure from going unhandled.
-        end.catch(() => undefined);
-        ended[item.index] = end;
-      }
-    }
-    waiting = still;
-    if (waiting.length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return Promise.all(ended);
+export function allFinished(host: LocalHost, instanceIds: string[]) {
+  return Promise.all(
+    instanceIds.map((id) =>
+      host.driver.whenStarted(id).then(() => host.driver.waitFor(id, 600_000)),
+    ),
+  );
 }
 
 async function importCatalogues(host: LocalHost): Promise<void> {

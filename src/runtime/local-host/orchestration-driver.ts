@@ -22,6 +22,7 @@ import { createInvocationContext } from './invocation-context';
 import { createReplayer, type Replayer } from './orchestrator-replay';
 import { verifyInstanceReplay } from './replay-verification';
 import { SaveGate } from './save-gate';
+import { StartWaiters } from './start-waiters';
 import { runEpisode, type EpisodeResult, type EpisodeWork } from './orchestration-episode';
 import { resumeInstance } from './resumed-instance';
 import { TimerSchedule, type PendingTimer } from './timer-schedule';
@@ -69,6 +70,7 @@ export class OrchestrationDriver implements OrchestrationClient {
   private readonly waiters = new InstanceWaiters();
   private readonly ended = new EndedRecords();
   private readonly idleWaiters: Array<() => void> = [];
+  private readonly startWaiters = new StartWaiters();
   private readonly episodesRunning = new Set<Promise<void>>();
   private readonly unsubscribe: (() => void) | undefined;
   private pendingEpisodes = 0;
@@ -104,6 +106,7 @@ export class OrchestrationDriver implements OrchestrationClient {
       const { instance, work } = resumeInstance(record);
       if (this.instances.has(instance.instanceId)) continue;
       this.instances.set(instance.instanceId, instance);
+      this.startWaiters.started(instance.instanceId);
       if (FINAL.has(instance.runtimeStatus)) {
         this.ended.pack(instance);
         continue;
@@ -135,6 +138,7 @@ export class OrchestrationDriver implements OrchestrationClient {
     propagation.inject(context.active(), traceContext);
     if (Object.keys(traceContext).length > 0) instance.traceContext = traceContext;
     this.instances.set(instanceId, instance);
+    this.startWaiters.started(instanceId);
     try {
       await this.saver.saveStart(instance);
     } catch (error) {
@@ -164,6 +168,17 @@ export class OrchestrationDriver implements OrchestrationClient {
     const finished = this.waiters.wait(instance, timeoutMs);
     this.scheduleSettle();
     return finished;
+  }
+
+  /**
+   * Resolves once an instance with this id exists (at once when it does): a caller that
+   * knows the id of an instance something else will start (a queued request) waits for it
+   * without polling. Rejects when the driver closes first.
+   */
+  whenStarted(instanceId: string): Promise<void> {
+    if (this.instances.has(instanceId)) return Promise.resolve();
+    if (this.closed) return Promise.reject(this.closedBefore(instanceId, 'started'));
+    return this.startWaiters.wait(instanceId);
   }
 
   /**
@@ -212,14 +227,17 @@ export class OrchestrationDriver implements OrchestrationClient {
     this.timers.clear();
     await Promise.all([this.runner.drain(), ...this.episodesRunning, this.gate.settled()]);
     await this.saver.settled();
-    this.waiters.failAll(
-      (instanceId) =>
-        new ProvisioningError(
-          'INTERNAL_ERROR',
-          `the driver closed before "${instanceId}" finished`,
-        ),
-    );
+    this.waiters.failAll((instanceId) => this.closedBefore(instanceId, 'finished'));
+    this.startWaiters.failAll((instanceId) => this.closedBefore(instanceId, 'started'));
     for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private closedBefore(instanceId: string, what: 'started' | 'finished'): ProvisioningError {
+    return new ProvisioningError(
+      'INTERNAL_ERROR',
+      `the driver closed before "${instanceId}" ${what}`,
+      { object: instanceId },
+    );
   }
 
   private require(instanceId: string): DriverInstance {

@@ -299,6 +299,35 @@ describe('OrchestrationDriver: instances', () => {
     expect((await driver.getStatus('req-1'))?.input).toBe('a');
   });
 
+  it('whenStarted resolves once an instance with the id is started, and rejects when the driver closes first', async () => {
+    const echo: OrchestrationHandler = function* (context) {
+      return (yield context.df.callActivity('echo', context.df.getInput())) as string;
+    };
+    const driver = driverWith({
+      orchestrators: { echo },
+      activities: { echo: async (input) => input },
+    });
+    const order: string[] = [];
+    const started = driver.whenStarted('req-1').then(() => {
+      order.push('started');
+      return driver.getStatus('req-1');
+    });
+    const never = driver.whenStarted('req-never');
+    never.catch(() => undefined);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    order.push('startNew');
+    await driver.startNew('echo', 'req-1', 'a');
+
+    expect((await started)?.input).toBe('a');
+    expect(order).toEqual(['startNew', 'started']);
+    expect((await driver.waitFor('req-1', WAIT_MS)).output).toBe('a');
+    // An instance that exists (ended, too) answers at once.
+    await expect(driver.whenStarted('req-1')).resolves.toBeUndefined();
+    await driver.close();
+    await expect(never).rejects.toThrow('the driver closed before "req-never" started');
+    await expect(driver.whenStarted('req-later')).rejects.toThrow(ProvisioningError);
+  });
+
   it('round-trips the input through JSON and refuses unknown orchestrators', async () => {
     const echo: OrchestrationHandler = function* (context) {
       yield context.df.createTimer(context.df.currentUtcDateTime);
