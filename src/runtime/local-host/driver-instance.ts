@@ -62,8 +62,12 @@ export interface DriverInstance {
   packed?: PackedRecord;
   /** The history as the executor read it in the last episode (while the instance runs). */
   replayView?: ReplayView;
-  /** What status queries show while the instance's end is not yet saved durably. */
-  shown?: OrchestrationState;
+  /**
+   * What status queries show while the instance's end is not yet saved durably: the
+   * instance as it was before it ended (its fields hold texts and values the end replaces,
+   * never changes), turned into a state only if someone asks.
+   */
+  shown?: StateFields;
   /**
    * The W3C trace context it was started in (as Durable's distributed tracing keeps it):
    * its activities run in that trace. In memory only: after a restart they start traces
@@ -153,8 +157,37 @@ export function endInstance(
   instance.updatedAt = end.updatedAt;
 }
 
+/** What the public state of an instance is made of. */
+export type StateFields = Pick<
+  DriverInstance,
+  | 'instanceId'
+  | 'name'
+  | 'runtimeStatus'
+  | 'inputJson'
+  | 'output'
+  | 'customStatusJson'
+  | 'createdAt'
+  | 'updatedAt'
+>;
+
+/** The fields of the instance's public state as they are now (a shallow copy). */
+export function stateFieldsOf(instance: DriverInstance): StateFields {
+  const { instanceId, name, runtimeStatus, inputJson, output, customStatusJson } = instance;
+  const { createdAt, updatedAt } = instance;
+  return {
+    instanceId,
+    name,
+    runtimeStatus,
+    inputJson,
+    output,
+    customStatusJson,
+    createdAt,
+    updatedAt,
+  };
+}
+
 /** The public state of an instance (times as ISO strings from the driver clock). */
-export function toOrchestrationState(instance: DriverInstance): OrchestrationState {
+export function toOrchestrationState(instance: StateFields): OrchestrationState {
   return {
     instanceId: instance.instanceId,
     name: instance.name,

@@ -5,13 +5,14 @@ import { silentLogger, type Logger } from '../../domain/logger';
 import type { OrchestrationClient, OrchestrationState } from '../../workflows/orchestration-client';
 import { ActivityRunner, type ActivityFunction, type ActivityOutcome } from './activity-runner';
 import {
-  copy,
   endInstance,
   FINAL_STATUSES as FINAL,
   newDriverInstance,
+  stateFieldsOf,
   toOrchestrationState,
   type DriverInstance,
   type InstanceSnapshot,
+  type StateFields,
 } from './driver-instance';
 import { EndedRecords, runRecordOf } from './ended-record';
 import { historyEvent, type HistoryEvent } from './history-events';
@@ -153,7 +154,7 @@ export class OrchestrationDriver implements OrchestrationClient {
   async getStatus(instanceId: string): Promise<OrchestrationState | undefined> {
     const instance = this.instances.get(instanceId);
     if (instance === undefined) return undefined;
-    return copy(instance.shown) ?? toOrchestrationState(instance);
+    return toOrchestrationState(instance.shown ?? instance);
   }
 
   /**
@@ -307,11 +308,9 @@ export class OrchestrationDriver implements OrchestrationClient {
         },
       }));
       // What status queries show until the end is saved: only an ending episode that is saved
-      // needs it, and taking it copies the instance's input and output.
+      // needs it.
       const shownBefore =
-        result.kind === 'continue' || !this.saver.enabled
-          ? undefined
-          : toOrchestrationState(instance);
+        result.kind === 'continue' || !this.saver.enabled ? undefined : stateFieldsOf(instance);
       if (result.kind === 'completed') this.finish(instance, result.at, undefined, result.output);
       else if (result.kind === 'failed') this.finish(instance, result.at, result.failure);
       else {
@@ -345,7 +344,7 @@ export class OrchestrationDriver implements OrchestrationClient {
    */
   private publishEnd(
     instance: DriverInstance,
-    shownBefore: OrchestrationState | undefined,
+    shownBefore: StateFields | undefined,
     saved: Promise<void>,
   ): void {
     const publish = () => {

@@ -277,4 +277,56 @@ describe('OrchestrationDriver with a history store: a restart resumes every inst
     await driver.close();
     await azurite.close();
   });
+  it('shows an ended instance as running until its end is saved, with the custom status its last episode set', async () => {
+    const azurite = await startAzurite();
+    const store = historyStore(azurite);
+    let holdSaves = false;
+    const held: (() => void)[] = [];
+    const gated: HistoryStore = {
+      load: () => store.load(),
+      save: async (save) => {
+        if (holdSaves) await new Promise<void>((resolve) => held.push(resolve));
+        await store.save(save);
+      },
+      durable: () => store.durable(),
+    };
+    const shown: OrchestrationHandler = function* (context) {
+      context.df.setCustomStatus({ stage: 'working' });
+      const done = (yield context.df.callActivity('gate', 'shown')) as string;
+      context.df.setCustomStatus({ stage: 'done' });
+      return done;
+    };
+    gateOpen = false;
+    const driver = new OrchestrationDriver({
+      orchestrators: { shown },
+      activities,
+      clock: new VirtualClock(START),
+      history: gated,
+    });
+    await driver.startNew('shown', 'shown-1', null);
+    await until('the gate activity', () => gateWaiters.length > 0);
+    holdSaves = true;
+    gateOpen = true;
+    for (const resolve of gateWaiters.splice(0)) resolve();
+    await until('the end’s save', () => held.length > 0);
+
+    const before = await driver.getStatus('shown-1');
+    // Running, with what the ending episode set: its end is all that is not shown yet.
+    expect(before).toMatchObject({ runtimeStatus: 'Running', customStatus: { stage: 'done' } });
+    expect(before?.output).toBeUndefined();
+    // Each query answers a state of its own.
+    (before!.customStatus as { stage: string }).stage = 'changed';
+    expect((await driver.getStatus('shown-1'))?.customStatus).toEqual({ stage: 'done' });
+
+    holdSaves = false;
+    for (const resolve of held.splice(0)) resolve();
+    expect(await driver.waitFor('shown-1', 20_000)).toMatchObject({
+      runtimeStatus: 'Completed',
+      output: 'passed shown',
+      customStatus: { stage: 'done' },
+    });
+    expect(await driver.getStatus('shown-1')).toMatchObject({ runtimeStatus: 'Completed' });
+    await driver.close();
+    await azurite.close();
+  });
 });
