@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { journalEntriesOf, journalEntryKey } from '../../../src/domain/journal-entry';
+import { intentKey, journalEntriesOf, journalEntryKey } from '../../../src/domain/journal-entry';
 import { requestContextOf } from '../../../src/domain/request-context';
 
 const AT = '2026-11-23T08:00:00.000Z';
@@ -70,5 +70,19 @@ describe('requestContextOf', () => {
       reason: 'r',
     };
     expect(requestContextOf(request)).toEqual({ correlationId: 'CHG-1', reason: 'r' });
+  });
+});
+
+describe('journal and intent keys', () => {
+  it('are the keys stored rows and recorded histories already hold', () => {
+    // Written by earlier versions: a replayed write must find its intent, a rewritten entry
+    // must upsert the row it wrote before.
+    expect(journalEntryKey('req-1', 2, 'member added', 'g-42')).toBe(
+      '2e307dfa569ce56265d664e2bd8f6ac4',
+    );
+    expect(journalEntryKey('req-1', 0, 'account created')).toBe('f9db882be017734dd375672efc9d76fa');
+    expect(intentKey('req-1', 2, 'writeMemberships', 'r0', 'g-1,g-2')).toBe(
+      '57338cf12c4c1a1f2e692f39629a36c0ddf3cd8d',
+    );
   });
 });
