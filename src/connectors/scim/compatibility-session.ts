@@ -85,6 +85,21 @@ export class CompatibilitySession {
     return this.build({ ...this.settings, ...overrides });
   }
 
+  /**
+   * The run's connector with a credential the server must refuse: a random value in place of
+   * the configured secret (same scheme, same user name). It is one of the connector's secrets
+   * for the transport, so no error or evidence ever shows it.
+   */
+  connectorWithWrongCredential(): ScimConnector {
+    const wrong = `compat-refuse-me-${randomBytes(16).toString('hex')}`;
+    const secrets: SecretStore = {
+      get: () => Promise.resolve(wrong),
+      set: () => Promise.resolve(),
+      delete: () => Promise.resolve(),
+    };
+    return this.build(this.settings, secrets);
+  }
+
   /** Goes on with a setting the run saw work: later checks are made with it. */
   use(overrides: Partial<Pick<ScimConnectorSettings, TriedSetting>>): void {
     this.settings = { ...this.settings, ...overrides };
@@ -179,9 +194,9 @@ export class CompatibilitySession {
     await Promise.all(this.built.map((connector) => connector.close()));
   }
 
-  private build(settings: ScimConnectorSettings): ScimConnector {
+  private build(settings: ScimConnectorSettings, secrets = this.secrets): ScimConnector {
     const connector = new ScimConnector(settings, {
-      secrets: this.secrets,
+      secrets,
       observer: (exchange) => this.bucket.push(exchange),
       ...(this.logger === undefined ? {} : { logger: this.logger }),
     });

@@ -121,6 +121,13 @@ export interface ScimQuirks {
    * (applications' built-in SCIM services: no `co`). Default: all of RFC 7644 §3.4.2.2.
    */
   filterOperators?: readonly CompareOp[];
+  /**
+   * A filter using `co` is accepted and matches nothing: 200 with an empty ListResponse
+   * (servers that parse an operator they do not implement). With `notFoundOnEmptyFilter`, a 404.
+   */
+  coMatchesNothing?: boolean;
+  /** `POST /Groups` answers 405 (groups are made in the application only); nothing is created. */
+  groupCreateNotAllowed?: boolean;
   /** `GET /Groups` takes no filter but `displayName eq "..."`; any other answers 400 `invalidFilter`. */
   groupFilterDisplayNameEqOnly?: boolean;
   /**
