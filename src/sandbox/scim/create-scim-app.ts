@@ -186,6 +186,12 @@ function injectFaults(state: SandboxState) {
       res.status(429).json(scimErrorBody(429, undefined, 'Too many requests'));
       return;
     }
+    if (fault.status === 403) {
+      res
+        .status(403)
+        .json(scimErrorBody(403, undefined, 'The provisioning client is disabled for this tenant'));
+      return;
+    }
     res
       .status(fault.status)
       .json(scimErrorBody(fault.status, undefined, 'Service temporarily failing'));

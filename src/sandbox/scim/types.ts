@@ -233,6 +233,11 @@ export interface ScimSandbox {
   /** The next `count` requests (of `scope`, as for `injectThrottle`) answer this status with a SCIM error body. */
   injectServerErrors(count: number, status: 500 | 502 | 503 | 504, scope?: ThrottleScope): void;
   /**
+   * The next `count` requests (of `scope`, as for `injectThrottle`) answer 403 with a SCIM
+   * error body: the application refusing the service's client (an admin disabled it).
+   */
+  injectForbidden(count: number, scope?: ThrottleScope): void;
+  /**
    * Requests whose path ends with `pathEnd` (`/Groups/{id}`) are answered 404 by a proxy in
    * front of the server, with an HTML page or an empty body: never a SCIM error. Until
    * `clearInjected`.
