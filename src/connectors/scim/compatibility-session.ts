@@ -37,7 +37,8 @@ export interface ProbeAnswer {
 }
 
 /** Settings the run may switch to once it has seen them work (its suggestions). */
-export type TriedSetting = 'baseUrl' | 'memberValue' | 'memberRemoveStyle' | 'emailUpdateStyle';
+export type TriedSetting =
+  'baseUrl' | 'memberValue' | 'memberRemoveStyle' | 'emailUpdateStyle' | 'notFoundAnswer';
 
 /** How many of a check's calls its evidence keeps: the last ones, which decided it. */
 const EVIDENCE_PER_CHECK = 3;

@@ -126,6 +126,12 @@ export interface ScimQuirks {
    * (servers that parse an operator they do not implement). With `notFoundOnEmptyFilter`, a 404.
    */
   coMatchesNothing?: boolean;
+  /**
+   * How a read, change or delete of a user or group the server does not have is answered
+   * (404): without a body, SCIM 1.1's `{"Errors": [{"code": "404"}]}`, or the application's
+   * HTML page, instead of a SCIM 2.0 error (filters keep theirs).
+   */
+  notFoundAnswer?: 'empty' | 'scim11Error' | 'html';
   /** `POST /Groups` answers 405 (groups are made in the application only); nothing is created. */
   groupCreateNotAllowed?: boolean;
   /** `GET /Groups` takes no filter but `displayName eq "..."`; any other answers 400 `invalidFilter`. */
