@@ -8,7 +8,7 @@ const setting = {
     setting: {
       type: 'string',
       description:
-        'As written in the connector settings: memberValue, memberRemoveStyle, emailUpdateStyle, baseUrl, auth.type',
+        'As written in the connector settings: memberValue, memberRemoveStyle, emailUpdateStyle, notFoundAnswer, baseUrl, auth.type',
     },
     value: { type: 'string' },
   },

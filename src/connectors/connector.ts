@@ -1,3 +1,4 @@
+import type { HealthProbe } from '../domain/health-probe';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../domain/account';
 import type { ConnectorCapabilities } from '../domain/capabilities';
 import type { GroupChangeFeed } from '../domain/catalogue-changes';
@@ -202,6 +203,13 @@ export interface Connector {
   readGroupStructure?(groupId: string): Promise<GroupStructure>;
   /** Present where the target nests groups: "Effective inherited memberships", never written. */
   readInheritedMemberships?(account: TargetAccount): Promise<InheritedMembershipsResult>;
+
+  /**
+   * The quarantine probe (issue 14): one read that the target, when healthy, answers in its
+   * protocol's shape; `healthy` only on that answer (DESIGN invariant 11). Throws as any call
+   * does when no answer came (unreachable, timeout, a token refused).
+   */
+  probeHealth(): Promise<HealthProbe>;
 
   /** Releases pools and sockets. */
   close(): Promise<void>;

@@ -117,6 +117,7 @@ function memoryConnector(name: string, target: MemoryTarget): Connector {
       summary: 'in memory',
       findings: [{ name: 'memory', outcome: 'ok', detail: 'always there' }],
     }),
+    probeHealth: async () => ({ healthy: true, seen: 'the memory target is always there' }),
     // The memory target tells account IDs apart exactly (byAccountId).
     accountKey: (accountId) => accountId,
     async *listAccounts() {

@@ -1,3 +1,5 @@
+import type { HealthProbe } from '../../domain/health-probe';
+import { probeGraphHealth } from './health-probe';
 import type { GraphConnectorSettings } from './graph-settings';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import type { GroupChangeFeed } from '../../domain/catalogue-changes';
@@ -134,6 +136,10 @@ export class GraphConnector implements Connector {
   /** Spec: "Check status": a token was obtained. With `probe`, also the probe reads. */
   checkStatus(options?: StatusOptions): Promise<StatusResult> {
     return checkStatus(this.context, options);
+  }
+
+  probeHealth(): Promise<HealthProbe> {
+    return probeGraphHealth(this.context);
   }
 
   /** The share of the app's quota in the tenant the pacing has used (shared by its connectors). */

@@ -3,6 +3,7 @@ import type { Evidence } from '../../domain/compatibility-result';
 import { isProvisioningError } from '../../domain/errors';
 import type { HttpResult } from '../http/transport';
 import type { CompatibilitySession } from './compatibility-session';
+import { judgeAcceptedCredentials } from './compatibility-credentials';
 import { describeStrangers, strangers } from './compatibility-filter-control';
 import { attributeFilter } from './filter';
 import { declaredFeatures, type DeclaredFeatures } from './declared-features';
@@ -13,7 +14,13 @@ const USUAL_PREFIXES = ['/api', '/api/auth', '/api/v1', '/api/v2', '/auth'];
 /** At most this many other base URLs are tried when the configured one shows no SCIM endpoint. */
 const MAX_CANDIDATES = 8;
 
-type Answered = { kind: 'scim' | 'refused' | 'absent'; answer: HttpResult; evidence: Evidence[] };
+type Answered = {
+  kind: 'scim' | 'refused' | 'absent';
+  /** The request that got the answer: the credentials' control sends it again. */
+  url: URL;
+  answer: HttpResult;
+  evidence: Evidence[];
+};
 type Located = Answered | { kind: 'unreachable'; message: string };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -49,8 +56,8 @@ async function locateAt(s: CompatibilitySession, baseUrl: string): Promise<Locat
   try {
     const { result, evidence } = await s.probe('GET', url, connector);
     if (result.status === 401 || result.status === 403)
-      return { kind: 'refused', answer: result, evidence };
-    return { kind: isScimBody(result.body) ? 'scim' : 'absent', answer: result, evidence };
+      return { kind: 'refused', url, answer: result, evidence };
+    return { kind: isScimBody(result.body) ? 'scim' : 'absent', url, answer: result, evidence };
   } catch (error) {
     if (!isProvisioningError(error)) throw error;
     return { kind: 'unreachable', message: error.message };
@@ -248,22 +255,10 @@ export async function locateEndpoints(
     s.stopped = 'the server refused the credentials (point 2)';
     return undefined;
   }
-  if (s.settings.auth.type === 'none') {
-    s.check(
-      2,
-      'credentials',
-      undefined,
-      'the connector is configured without credentials, so bearer/Basic support was not exercised',
-      [],
-    );
-  } else {
-    s.check(
-      2,
-      'credentials',
-      true,
-      `the server accepted the ${s.settings.auth.type} credentials`,
-      located.evidence,
-    );
-  }
+  await judgeAcceptedCredentials(s, {
+    url: located.url,
+    status: located.answer.status,
+    evidence: located.evidence,
+  });
   return readDeclaredFeatures(s);
 }

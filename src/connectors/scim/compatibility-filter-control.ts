@@ -48,20 +48,26 @@ export function describeStrangers(names: readonly string[]): string {
 }
 
 /**
- * Point 4's negative control on Groups: `displayName eq` on a name no group has must answer
- * no group (or 404). A server that answers groups anyway ignores the filter: `eq` does not
- * fit, whatever a lookup of an existing group found.
+ * Point 4's negative control: `attribute op "<a value no resource has>"` must answer no
+ * resource (or 404). A server that answers resources anyway ignores the filter: the operator
+ * does not fit, whatever a search for an existing resource found.
  */
-export async function controlGroupEq(s: CompatibilitySession): Promise<void> {
-  const name = `compat-none-${randomBytes(4).toString('hex')}`;
-  const step = `search groups for a name no group has (displayName eq "${name}")`;
+export async function controlFilter(
+  s: CompatibilitySession,
+  resource: 'Users' | 'Groups',
+  attribute: string,
+  op: 'eq' | 'co',
+): Promise<void> {
+  const value = `compat-none-${randomBytes(4).toString('hex')}`;
+  const what = resource === 'Users' ? 'users' : 'groups';
+  const step = `search ${what} for a ${attribute} no ${what === 'users' ? 'user' : 'group'} has (${attribute} ${op} "${value}")`;
   let answer;
   try {
     answer = await s.probe(
       'GET',
-      scimUrl(s.settings.baseUrl, 'Groups', undefined, {
-        filter: attributeFilter('displayName', 'eq', name),
-        excludedAttributes: 'members',
+      scimUrl(s.settings.baseUrl, resource, undefined, {
+        filter: attributeFilter(attribute, op, value),
+        ...(resource === 'Groups' ? { excludedAttributes: 'members' } : {}),
       }),
     );
   } catch (error) {
@@ -70,14 +76,19 @@ export async function controlGroupEq(s: CompatibilitySession): Promise<void> {
     return;
   }
   const { result, evidence } = answer;
-  const found = result.status === 200 ? strangers(result.body, 'displayName', 'eq', name) : [];
+  const found = result.status === 200 ? strangers(result.body, attribute, op, value) : [];
   s.note(step, found.length === 0 ? 'succeeded' : 'failed', `answered ${result.status}`);
   if (found.length === 0) return;
   s.check(
     4,
-    'eq',
+    op,
     false,
-    `displayName eq "${name}" answered ${describeStrangers(found)}: the server ignores the filter`,
+    `${attribute} ${op} "${value}" answered ${describeStrangers(found)}: the server ignores the filter`,
     evidence,
   );
+}
+
+/** {@link controlFilter} of `displayName eq` on Groups. */
+export function controlGroupEq(s: CompatibilitySession): Promise<void> {
+  return controlFilter(s, 'Groups', 'displayName', 'eq');
 }

@@ -6,7 +6,12 @@ import type { GroupRef } from '../../domain/group';
 import { failedNote, refusal } from './compatibility-account';
 import { isScimBody } from './compatibility-endpoints';
 import type { CompatibilitySession, ProbeAnswer } from './compatibility-session';
-import { controlGroupEq, describeStrangers, strangers } from './compatibility-filter-control';
+import {
+  controlFilter,
+  controlGroupEq,
+  describeStrangers,
+  strangers,
+} from './compatibility-filter-control';
 import { createTestGroup } from './compatibility-test-objects';
 import { attributeFilter } from './filter';
 import { scimUrl } from './scim-paths';
@@ -200,6 +205,7 @@ async function tryUsersCo(
       `userName co "${text}" ${hit ? 'found' : 'did not find'} the test account${ignored}`,
       evidence,
     );
+    if (hit) await controlFilter(s, 'Users', 'userName', 'co');
   } else {
     s.note(name, 'failed', `${result.describe} answered ${result.status}`);
     s.check(
@@ -236,6 +242,7 @@ async function tryCo(
       const holds = hit && found.length === 0;
       s.check(4, 'co', holds, note, search.evidence);
       s.observe('groupSearch', holds ? 'works' : 'will fail', note, 4);
+      if (hit) await controlFilter(s, 'Groups', 'displayName', 'co');
     } else if (search.error !== undefined) {
       const note = failedNote('displayName co', search.error);
       s.check(4, 'co', refusal(search.error), note, search.evidence);
@@ -248,7 +255,7 @@ async function tryCo(
     await tryUsersCo(s, account);
     return;
   }
-  // No group to find: a `co` on an empty result still shows whether the operator is accepted.
+  // No group to find: a `co` on Groups still shows a refusal, or a server that ignores it.
   const text = `compat-${randomBytes(4).toString('hex')}`;
   const name = `search groups (displayName co "${text}")`;
   const answer = await probeCo(
@@ -263,10 +270,21 @@ async function tryCo(
   const { result, evidence } = answer;
   const said = `${result.describe} answered ${result.status}`;
   if (result.status === 200 && isScimBody(result.body)) {
-    s.note(name, 'succeeded');
-    const note = `displayName co was accepted (answered 200 with an empty list: there is no group to find)`;
-    s.check(4, 'co', true, note, evidence);
-    s.observe('groupSearch', 'works', note, 4);
+    const found = strangers(result.body, 'displayName', 'co', text);
+    if (found.length > 0) {
+      s.note(name, 'failed', `answered ${describeStrangers(found)}`);
+      const note = `displayName co "${text}" answered ${describeStrangers(found)}: the server ignores the filter`;
+      s.check(4, 'co', false, note, evidence);
+      s.observe('groupSearch', 'will fail', note, 4);
+      return;
+    }
+    // A 200 with nothing proves nothing: no group was there to be found (DESIGN invariant 11).
+    // The positive control is the test account, found by part of its name on Users.
+    s.note(name, 'succeeded', 'answered 200 with an empty list');
+    const note = `displayName co "${text}" was answered 200 with an empty list, but no group was there to find: an empty answer shows nothing`;
+    s.check(4, 'co', undefined, note, evidence);
+    s.observe('groupSearch', 'untested', note, 4);
+    await tryUsersCo(s, account);
     return;
   }
   s.note(name, 'failed', said);
@@ -289,8 +307,9 @@ async function tryCo(
 /**
  * The group the run grants and revokes (the operator's, the catalogue's first, or a
  * temporary one the run creates where `POST /Groups` is allowed), and point 4 on groups:
- * `displayName eq` finds it and `co` finds it (or, with no group, is accepted on an empty
- * result; with no Groups at all, `co` is tried on Users).
+ * `displayName eq` finds it and `co` finds it, and neither answers a group for a name no
+ * group has (negative controls). With no group to find, an empty answer shows nothing: `co`
+ * is tried on Users then, where the test account is the positive control.
  */
 export async function findTestGroup(
   s: CompatibilitySession,

@@ -9,6 +9,7 @@ import { locateEndpoints } from './compatibility-endpoints';
 import type { DeclaredFeatures } from './declared-features';
 import { findTestGroup, type GroupFindings } from './compatibility-groups';
 import { findLastLogonEvidence } from './compatibility-last-logon';
+import { tryNotFoundAnswer } from './compatibility-not-found';
 import { tryMemberships } from './compatibility-memberships';
 import { judgePoints } from './compatibility-points';
 import type { CompatibilityReport } from './compatibility-report';
@@ -84,6 +85,7 @@ async function tryEverything(
   const declared = await locateEndpoints(s);
   if (declared === undefined) return;
   made.declared = declared;
+  await tryNotFoundAnswer(s);
   const created = await createTestAccount(s, declared);
   made.account = created.account;
   made.accountMayExist = created.mayExist;
@@ -174,6 +176,7 @@ export async function runScimCompatibility(
       memberValue: settings.memberValue,
       memberRemoveStyle: settings.memberRemoveStyle,
       emailUpdateStyle: settings.emailUpdateStyle,
+      notFoundAnswer: settings.notFoundAnswer,
     },
     baseUrl: settings.baseUrl,
     testAccount: s.testAccount,

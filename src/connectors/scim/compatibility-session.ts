@@ -38,7 +38,8 @@ export interface ProbeAnswer {
 }
 
 /** Settings the run may switch to once it has seen them work (its suggestions). */
-export type TriedSetting = 'baseUrl' | 'memberValue' | 'memberRemoveStyle' | 'emailUpdateStyle';
+export type TriedSetting =
+  'baseUrl' | 'memberValue' | 'memberRemoveStyle' | 'emailUpdateStyle' | 'notFoundAnswer';
 
 /** How many of a check's calls its evidence keeps: the last ones, which decided it. */
 const EVIDENCE_PER_CHECK = 3;
@@ -84,6 +85,21 @@ export class CompatibilitySession {
   /** A connector with other settings for one try; the run's own connector stays as it is. */
   connectorWith(overrides: Partial<Pick<ScimConnectorSettings, TriedSetting>>): ScimConnector {
     return this.build({ ...this.settings, ...overrides });
+  }
+
+  /**
+   * The run's connector with a credential the server must refuse: a random value in place of
+   * the configured secret (same scheme, same user name). It is one of the connector's secrets
+   * for the transport, so no error or evidence ever shows it.
+   */
+  connectorWithWrongCredential(): ScimConnector {
+    const wrong = `compat-refuse-me-${randomBytes(16).toString('hex')}`;
+    const secrets: SecretStore = {
+      get: () => Promise.resolve(wrong),
+      set: () => Promise.resolve(),
+      delete: () => Promise.resolve(),
+    };
+    return this.build(this.settings, secrets);
   }
 
   /** Goes on with a setting the run saw work: later checks are made with it. */
@@ -190,9 +206,9 @@ export class CompatibilitySession {
     await Promise.all(this.built.map((connector) => connector.close()));
   }
 
-  private build(settings: ScimConnectorSettings): ScimConnector {
+  private build(settings: ScimConnectorSettings, secrets = this.secrets): ScimConnector {
     const connector = new ScimConnector(settings, {
-      secrets: this.secrets,
+      secrets,
       observer: (exchange) => this.bucket.push(exchange),
       ...(this.logger === undefined ? {} : { logger: this.logger }),
     });

@@ -2,6 +2,9 @@ import { isProvisioningError, ProvisioningError, type ErrorCode } from '../../do
 import { oneLine } from '../http/redact';
 import type { HttpResult } from '../http/transport';
 import { throttledDetails, throttledFor } from '../http/throttled-for';
+import { isNotFoundAnswer, type NotFoundAnswer } from './not-found-answer';
+
+export { isScimNotFound } from './not-found-answer';
 
 export interface ScimErrorContext {
   connector: string;
@@ -17,24 +20,6 @@ export function readScimType(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const scimType = (body as Record<string, unknown>).scimType;
   return typeof scimType === 'string' ? scimType : undefined;
-}
-
-/** RFC 7644 §3.12: the schema of a SCIM error answer. */
-const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
-
-/**
- * Whether a 404's body is the SCIM server's own "no such resource": an RFC 7644 §3.12 error
- * (its schema, or its `status` 404, which some servers send without the schema). A proxy's
- * HTML page or an empty body is neither.
- */
-export function isScimNotFound(body: unknown): boolean {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const { schemas, status } = body as Record<string, unknown>;
-  return (
-    (Array.isArray(schemas) && schemas.includes(SCIM_ERROR_SCHEMA)) ||
-    status === '404' ||
-    status === 404
-  );
 }
 
 /** A mapped error whose server answered 400 with this `scimType` (RFC 7644 §3.12). */
@@ -67,9 +52,13 @@ const BY_SCIM_TYPE: Record<string, ErrorCode> = {
  * the object and what the server said, with every secret already redacted by the
  * transport.
  */
-export function mapScimError(result: HttpResult, context: ScimErrorContext): ProvisioningError {
+export function mapScimError(
+  result: HttpResult,
+  context: ScimErrorContext,
+  notFoundAnswer: NotFoundAnswer = 'scimError',
+): ProvisioningError {
   const scimType = readScimType(result.body);
-  const code = codeFor(result, scimType, context);
+  const code = codeFor(result, scimType, context, notFoundAnswer);
   // A 429 is returned once the call has waited as long as it may: trying again at once won't
   // do; the request waits it out on a durable timer instead (src/domain/throttle-hold.ts).
   const retryable = [500, 502, 503, 504].includes(result.status);
@@ -79,7 +68,8 @@ export function mapScimError(result: HttpResult, context: ScimErrorContext): Pro
     `answered ${result.status}${scimType === undefined ? '' : ` ${scimType}`}` +
     (code === 'TARGET_RESPONSE_INVALID' && result.status === 404
       ? ' without a SCIM error body: not the server saying the object is missing (check the ' +
-        "connector's base URL, or a gateway in front of the server)"
+        "connector's base URL, or a gateway in front of the server; a server whose own 404 has " +
+        'no body or a SCIM 1.1 one fits with the notFoundAnswer the compatibility run suggests)'
       : '') +
     (said === '' ? '' : `: ${said}`) +
     (result.status === 429 ? throttledFor(result) : '');
@@ -103,6 +93,7 @@ function codeFor(
   result: HttpResult,
   scimType: string | undefined,
   context: ScimErrorContext,
+  notFoundAnswer: NotFoundAnswer,
 ): ErrorCode {
   switch (result.status) {
     case 401:
@@ -110,7 +101,9 @@ function codeFor(
     case 403:
       return 'TARGET_FORBIDDEN';
     case 404:
-      return isScimNotFound(result.body) ? context.notFound : 'TARGET_RESPONSE_INVALID';
+      return isNotFoundAnswer(result, notFoundAnswer)
+        ? context.notFound
+        : 'TARGET_RESPONSE_INVALID';
     case 405:
     case 501:
       return result.describe.startsWith('PATCH')

@@ -1,3 +1,5 @@
+import type { HealthProbe } from '../../domain/health-probe';
+import { probeScimHealth } from './health-probe';
 import type { ScimConnectorSettings } from './scim-settings';
 import type { AccountChanges, AccountProfile, TargetAccount } from '../../domain/account';
 import type { GroupRef } from '../../domain/group';
@@ -82,6 +84,10 @@ export class ScimConnector implements Connector {
 
   checkStatus(): Promise<StatusResult> {
     return checkScimStatus(this.settings, this.http);
+  }
+
+  probeHealth(): Promise<HealthProbe> {
+    return probeScimHealth(this.settings, this.http);
   }
 
   /** All users, page by page, with the same paging tolerance as the catalogue. */

@@ -9,7 +9,9 @@ import {
   type HttpMethod,
   type HttpResult,
 } from '../http/transport';
-import { isScimNotFound, mapScimError, type ScimErrorContext } from './error-mapper';
+import type { ProvisioningError } from '../../domain/errors';
+import { mapScimError, type ScimErrorContext } from './error-mapper';
+import { isNotFoundAnswer } from './not-found-answer';
 
 export interface ScimHttpOptions {
   secrets: SecretStore;
@@ -73,14 +75,19 @@ export class ScimHttp {
       // A 404 is taken for "missing" only when the server says so (DESIGN invariant 11).
       if (
         !call.accept.includes(result.status) ||
-        (result.status === 404 && !isScimNotFound(result.body))
+        (result.status === 404 && !isNotFoundAnswer(result, this.settings.notFoundAnswer))
       ) {
-        throw mapScimError(result, call.context);
+        throw this.mapError(result, call.context);
       }
       return result;
     } finally {
       for (const secret of added) this.transient.delete(secret);
     }
+  }
+
+  /** The connector's error for an answer its operation does not take (its notFoundAnswer too). */
+  mapError(result: HttpResult, context: ScimErrorContext): ProvisioningError {
+    return mapScimError(result, context, this.settings.notFoundAnswer);
   }
 
   /** Sends a call whose answer is judged by the caller (status checks, compatibility probes). */

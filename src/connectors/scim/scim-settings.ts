@@ -6,6 +6,7 @@ import {
   mappingOf,
   secretName,
 } from '../../config/connector-settings';
+import { NOT_FOUND_ANSWERS } from './not-found-answer';
 import { SCIM_MANAGED_ATTRIBUTES } from './user-mapping';
 
 const scimAuth = z.discriminatedUnion('type', [
@@ -33,6 +34,11 @@ export const scimConnectorSchema = z
      * servers that take no filter in a PATCH path (their other addresses are removed).
      */
     emailUpdateStyle: z.enum(['pathFilter', 'wholeList']).default('pathFilter'),
+    /**
+     * What the server answers for an object it does not have, besides a SCIM error (RFC 7644
+     * §3.12): `scim11Error` or `empty` (a 404 without a body), as the compatibility run finds.
+     */
+    notFoundAnswer: z.enum(NOT_FOUND_ANSWERS).default('scimError'),
     pageSize: z.int().min(1).max(1000).default(100),
   })
   .superRefine((settings, ctx) => {

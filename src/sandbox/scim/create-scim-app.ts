@@ -72,6 +72,10 @@ function shapeResponses(state: SandboxState) {
         res.status(204).end();
         return res;
       }
+      const notFound = state.quirks.notFoundAnswer;
+      if (notFound !== undefined && res.statusCode === 404 && isObjectPath(req)) {
+        return sendNotFoundAs(res, notFound);
+      }
       if (isCreateAnswer(req, res) && state.quirks.createAnswer !== undefined) {
         return sendBrokenCreateAnswer(res, body, state.quirks.createAnswer);
       }
@@ -99,6 +103,28 @@ function isCreateAnswer(req: Request, res: Response): boolean {
   // req.path is relative to the router that answers; the URL as sent names the resource.
   const path = new URL(req.originalUrl, 'http://sandbox.invalid').pathname;
   return req.method === 'POST' && /\/Users\/?$/.test(path) && res.statusCode === 201;
+}
+
+/** A path naming one user or group by id. */
+function isObjectPath(req: Request): boolean {
+  const path = new URL(req.originalUrl, 'http://sandbox.invalid').pathname;
+  return /\/(Users|Groups)\/[^/]+$/.test(path);
+}
+
+/** Quirk `notFoundAnswer`: the server's own 404 for an object it does not have, not SCIM 2.0's. */
+function sendNotFoundAs(res: Response, shape: 'empty' | 'scim11Error' | 'html'): Response {
+  if (shape === 'empty') {
+    res.removeHeader('Content-Type');
+    res.end();
+    return res;
+  }
+  if (shape === 'scim11Error') {
+    res.set('Content-Type', 'application/json');
+    return res.send(
+      JSON.stringify({ Errors: [{ description: 'Resource not found', code: '404' }] }),
+    );
+  }
+  return res.type('text/html').send('<html><body><h1>404 Not Found</h1></body></html>');
 }
 
 /** Quirk `createAnswer`: the user was created; its answer cannot be read by a client. */
@@ -184,6 +210,12 @@ function injectFaults(state: SandboxState) {
     if (fault.status === 429) {
       res.set('Retry-After', fault.retryAfter);
       res.status(429).json(scimErrorBody(429, undefined, 'Too many requests'));
+      return;
+    }
+    if (fault.status === 403) {
+      res
+        .status(403)
+        .json(scimErrorBody(403, undefined, 'The provisioning client is disabled for this tenant'));
       return;
     }
     res

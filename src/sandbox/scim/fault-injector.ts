@@ -1,4 +1,5 @@
-export type InjectedFault = { status: 429; retryAfter: string } | { status: 500 | 502 | 503 | 504 };
+export type InjectedFault =
+  { status: 429; retryAfter: string } | { status: 403 } | { status: 500 | 502 | 503 | 504 };
 
 interface Burst {
   fault: InjectedFault;
@@ -34,6 +35,11 @@ export class FaultInjector {
   /** The next `count` requests (of `scope`) answer `status`. */
   serverErrors(count: number, status: 500 | 502 | 503 | 504, scope: ThrottleScope = {}): void {
     this.push({ status }, count, scope);
+  }
+
+  /** The next `count` requests (of `scope`) answer 403. */
+  forbidden(count: number, scope: ThrottleScope = {}): void {
+    this.push({ status: 403 }, count, scope);
   }
 
   private push(fault: InjectedFault, count: number, scope: ThrottleScope): void {

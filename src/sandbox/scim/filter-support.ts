@@ -3,7 +3,8 @@ import type { FilterNode } from './scim-filter.js';
 import { GROUP_SCHEMA } from './scim-store.js';
 import type { ScimQuirks } from './types.js';
 
-function operatorsOf(node: FilterNode): string[] {
+/** The comparison operators a filter uses, in order. */
+export function operatorsOf(node: FilterNode): string[] {
   switch (node.kind) {
     case 'and':
     case 'or':

@@ -1,6 +1,6 @@
 import { project } from './attribute-projection.js';
 import type { Projection } from './attribute-projection.js';
-import { checkFilterSupport } from './filter-support.js';
+import { checkFilterSupport, operatorsOf } from './filter-support.js';
 import { matchesFilter, type MatchOptions } from './filter-match.js';
 import { scimError } from './scim-error.js';
 import { parseScimFilter, type FilterNode } from './scim-filter.js';
@@ -73,7 +73,11 @@ export function listResources(
         : {}),
       ...(memberValues === undefined ? {} : { memberValues }),
     };
-    matches = all.filter((resource) => matchesFilter(filter, resource, options));
+    // Quirk `coMatchesNothing`: an operator the server parses and never evaluates.
+    matches =
+      quirks.coMatchesNothing === true && operatorsOf(filter).includes('co')
+        ? []
+        : all.filter((resource) => matchesFilter(filter, resource, options));
     if (matches.length === 0 && quirks.notFoundOnEmptyFilter === true) {
       throw scimError(404, null, 'No resources match the filter');
     }

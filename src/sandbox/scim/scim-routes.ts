@@ -339,6 +339,13 @@ export function scimRoutes(state: SandboxState): Router {
     delete user.password;
     res.status(201).json(user);
   });
+  router.post('/Groups', (_req, _res, next) => {
+    next(
+      state.quirks.groupCreateNotAllowed === true
+        ? scimError(405, null, 'Groups are managed in the application and cannot be created')
+        : undefined,
+    );
+  });
   router.all('/Me', notImplemented);
   router.all('/Bulk', notImplemented);
   router.use(

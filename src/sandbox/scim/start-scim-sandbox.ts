@@ -88,6 +88,9 @@ export async function startScimSandbox(options: ScimSandboxOptions = {}): Promis
     injectServerErrors(count, status, scope) {
       state.faults.serverErrors(count, status, scope);
     },
+    injectForbidden(count, scope) {
+      state.faults.forbidden(count, scope);
+    },
     injectProxyNotFound(pathEnd, body = 'html') {
       state.proxy.answer(pathEnd, body);
     },

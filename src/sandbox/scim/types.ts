@@ -133,6 +133,19 @@ export interface ScimQuirks {
    * (applications' built-in SCIM services: no `co`). Default: all of RFC 7644 §3.4.2.2.
    */
   filterOperators?: readonly CompareOp[];
+  /**
+   * A filter using `co` is accepted and matches nothing: 200 with an empty ListResponse
+   * (servers that parse an operator they do not implement). With `notFoundOnEmptyFilter`, a 404.
+   */
+  coMatchesNothing?: boolean;
+  /**
+   * How a read, change or delete of a user or group the server does not have is answered
+   * (404): without a body, SCIM 1.1's `{"Errors": [{"code": "404"}]}`, or the application's
+   * HTML page, instead of a SCIM 2.0 error (filters keep theirs).
+   */
+  notFoundAnswer?: 'empty' | 'scim11Error' | 'html';
+  /** `POST /Groups` answers 405 (groups are made in the application only); nothing is created. */
+  groupCreateNotAllowed?: boolean;
   /** `GET /Groups` takes no filter but `displayName eq "..."`; any other answers 400 `invalidFilter`. */
   groupFilterDisplayNameEqOnly?: boolean;
   /**
@@ -237,6 +250,11 @@ export interface ScimSandbox {
   injectThrottle(count: number, retryAfter: string, scope?: ThrottleScope): void;
   /** The next `count` requests (of `scope`, as for `injectThrottle`) answer this status with a SCIM error body. */
   injectServerErrors(count: number, status: 500 | 502 | 503 | 504, scope?: ThrottleScope): void;
+  /**
+   * The next `count` requests (of `scope`, as for `injectThrottle`) answer 403 with a SCIM
+   * error body: the application refusing the service's client (an admin disabled it).
+   */
+  injectForbidden(count: number, scope?: ThrottleScope): void;
   /**
    * Requests whose path ends with `pathEnd` (`/Groups/{id}`) are answered 404 by a proxy in
    * front of the server, with an HTML page or an empty body: never a SCIM error. Until

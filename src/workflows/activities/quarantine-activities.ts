@@ -1,11 +1,6 @@
 import type { InvocationContext } from '@azure/functions';
 import { isProvisioningError, type SerializedError } from '../../domain/errors';
-import {
-  probeDelayMs,
-  targetFailureMarkOf,
-  targetFailureOf,
-  type QuarantineState,
-} from '../../domain/quarantine';
+import { probeDelayMs, targetFailureMarkOf, type QuarantineState } from '../../domain/quarantine';
 import type { LeaseResult } from '../../store/account-state';
 import type { ActivityResult } from '../activity-result';
 import { runActivity } from '../activity-result';
@@ -78,9 +73,6 @@ export interface ProbeInput {
 }
 
 export type ProbeAnswer = { done: true; released: boolean } | { done: false; nextProbeAt: string };
-
-/** Looked up on the target by the probe: an account ID no one has. */
-export const PROBE_ACCOUNT_ID = 'provisioning-quarantine-probe';
 
 /** How long a request's first look may take the state this worker read before. */
 const FIRST_LOOK_MAX_AGE_MS = 5_000;
@@ -162,9 +154,10 @@ export function quarantineActivities(
     },
 
     /**
-     * One probe of a quarantined connector, once it is due: the lookup of an account no one
-     * has. An answer (any but a failure that fails every request) releases the connector; a
-     * failure sets the next probe, each twice as far off as the one before, up to the most.
+     * One probe of a quarantined connector, once it is due: the connector's health probe. Only
+     * the target's own healthy answer releases the connector; anything else (no answer, a 429,
+     * a 403, a gateway's page) is kept as the state's last error, and sets the next probe, each
+     * twice as far off as the one before, up to the most.
      */
     async probeConnector(input: ProbeInput): Promise<ActivityResult<ProbeAnswer>> {
       return runActivity('probeConnector', services, async (s) => {
@@ -230,17 +223,21 @@ async function createAnswered(
   }
 }
 
-/** The failure of a probe that fails every request; undefined when the target answered. */
+/**
+ * Why the probe keeps the quarantine; undefined only when the target gave its own healthy
+ * answer (DESIGN invariant 11): a 429, a 403 or a gateway's page keeps it, and says so.
+ */
 async function probeFailure(
   services: WorkflowServices,
   connector: string,
 ): Promise<{ code: SerializedError['code']; message: string } | undefined> {
   try {
-    await connectorOf(services, connector).findAccount(PROBE_ACCOUNT_ID);
-    return undefined;
+    const probe = await connectorOf(services, connector).probeHealth();
+    return probe.healthy
+      ? undefined
+      : { code: probe.code, message: `connector "${connector}" probe: ${probe.seen}` };
   } catch (error) {
     if (!isProvisioningError(error)) throw error;
-    if (targetFailureOf(error) === undefined) return undefined;
     return { code: error.code, message: error.message };
   }
 }

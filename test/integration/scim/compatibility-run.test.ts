@@ -319,6 +319,59 @@ describe("the compatibility run on applications' built-in SCIM services, one mis
     expect(after).toEqual(before);
   });
 
+  it('co answered 200 with an empty list and no group to find: co is not taken to fit on nothing', async () => {
+    const { report, before, after } = await run({
+      // Groups are made in the application only, and there is none yet: the run has no
+      // group to look for; co is parsed and never evaluated.
+      sandbox: {
+        quirks: { ...withLastLogon, coMatchesNothing: true, groupCreateNotAllowed: true },
+      },
+      seed: seedUserWithLogon,
+    });
+    expect(report.group).toBeUndefined();
+    const co = report.points[3]?.checks.filter((c) => c.aspect === 'co') ?? [];
+    // The empty Groups answer shows nothing; the test account, which the Users search by part
+    // of its name should have found, is the positive control that shows co does not work.
+    expect(co.map((c) => c.holds)).toEqual([undefined, false]);
+    expect(co[0]?.note).toContain('an empty answer shows nothing');
+    expect(co[1]).toMatchObject({
+      note: expect.stringMatching(/^userName co ".+" did not find the test account$/) as unknown,
+      evidence: [expect.objectContaining({ status: 200, request: expect.stringMatching(/co/) })],
+    });
+    expect(report.points[3]?.outcome).toBe('does not fit');
+    expect(after).toEqual(before);
+  });
+
+  it('co with no group to find, on a server whose co works: fits on the test account found on Users, not on the empty list', async () => {
+    const { report } = await run({
+      sandbox: { quirks: { ...withLastLogon, groupCreateNotAllowed: true } },
+      seed: seedUserWithLogon,
+    });
+    const co = report.points[3]?.checks.filter((c) => c.aspect === 'co') ?? [];
+    expect(co.map((c) => c.holds)).toEqual([undefined, true]);
+    expect(report.points[3]?.outcome).toBe('fits');
+    // The negative control ran: a userName no user has found no user.
+    expect(report.steps.map((step) => step.name)).toContainEqual(
+      expect.stringMatching(/^search users for a userName no user has \(userName co "compat-none-/),
+    );
+  });
+
+  it('co ignored, one group on the server: the negative control catches what the positive one cannot', async () => {
+    const { report } = await run({
+      sandbox: { quirks: { ...withLastLogon, ignoreFilters: true } },
+      seed: (s) => {
+        seedUserWithLogon(s);
+        s.seedGroups([{ displayName: 'Compat Group' }]);
+      },
+    });
+    const co = report.points[3]?.checks.filter((c) => c.aspect === 'co') ?? [];
+    expect(co.map((c) => c.holds)).toEqual([true, false]);
+    expect(co[1]?.note).toMatch(
+      /^displayName co "compat-none-[0-9a-f]+" answered 1 that does not match \("Compat Group"\): the server ignores the filter$/,
+    );
+    expect(report.points[3]?.outcome).toBe('does not fit');
+  });
+
   it('endpoints under a prefix, host configured: point 1 fits with the base URL the run found and tried', async () => {
     const { report, before, after } = await run({
       sandbox: {
@@ -380,8 +433,30 @@ describe("the compatibility run on applications' built-in SCIM services, one mis
     });
     expect(report.points[1]).toMatchObject({
       outcome: 'fits',
-      reason: 'the server accepted the basic credentials',
+      reason:
+        'the server accepted the basic credentials (answered 200) and refused a wrong one (answered 401)',
     });
+    // The control's evidence: the same search, refused with the wrong credential.
+    const check = report.points[1]?.checks.find((c) => c.aspect === 'credentials');
+    expect(check?.evidence.map((e) => e.status)).toEqual([200, 401]);
+  });
+
+  it('a server that ignores authentication: point 2 says the credentials are not checked, never "fits"', async () => {
+    const { report, text } = await run({
+      // The server takes any caller; the connector sends its bearer token.
+      sandbox: { auth: { type: 'none' }, quirks: withLastLogon },
+      settings: { auth: { type: 'bearer', tokenSecret: 'scim-token' } },
+      seed: seedGroups,
+    });
+    expect(report.points[1]).toMatchObject({
+      outcome: 'could not tell',
+      reason: expect.stringContaining('credentials not checked by the server') as unknown,
+    });
+    expect(report.points[1]?.checks[0]?.evidence.map((e) => e.status)).toEqual([200, 200]);
+    expect(report.verdict).not.toBe('fits');
+    // The wrong credential the run made up is nowhere in what it reports.
+    expect(text).not.toMatch(/compat-refuse-me-[0-9a-f]/);
+    expect(JSON.stringify(report)).not.toMatch(/compat-refuse-me-[0-9a-f]/);
   });
 
   it('only the other remove form: point 5 fits with memberRemoveStyle: valueArray, which revoke needs', async () => {
