@@ -194,7 +194,10 @@ export function* provisioningRequestOrchestrator(
     publish();
     if (carried !== undefined && renewalDue(context, hold)) yield* writeCarried(false);
     const lost = yield* keepHold(context, hold, waiting);
-    if (lost !== undefined) {
+    // A create the first look sent is this request's change whatever became of the lease
+    // since: its step takes the answer and its commit is written; the next step meets the
+    // lost lease and fails.
+    if (lost !== undefined && opened === undefined) {
       failAt(index, lost);
       break;
     }
