@@ -138,16 +138,26 @@ export class ScimConnector implements Connector {
    */
   async proveAbsent(accountId: string): Promise<UnlinkedAbsence> {
     const key = this.accountKey(accountId);
+    const matches: TargetAccount[] = [];
     let read = 0;
     for await (const account of this.listAccounts()) {
-      if (this.accountKey(account.accountId) === key) return { outcome: 'found', account };
       // A delete does not read a whole large directory: past this many users, no verdict.
-      if (++read >= ABSENCE_SCAN_MAX) {
+      if (++read > ABSENCE_SCAN_MAX) {
         return {
           outcome: 'untold',
           reason: `the server has more than ${ABSENCE_SCAN_MAX} users to compare in any case`,
         };
       }
+      if (this.accountKey(account.accountId) === key) matches.push(account);
+    }
+    const [only, another] = matches;
+    if (only !== undefined && another === undefined) return { outcome: 'found', account: only };
+    if (only !== undefined) {
+      // "JSmith" and "JSMITH" on a server that tells them apart: neither is known to be it.
+      return {
+        outcome: 'untold',
+        reason: `${matches.length} users have that userName in another case (${matches.map((m) => `"${m.accountId}"`).join(', ')})`,
+      };
     }
     return {
       outcome: 'absent',
