@@ -1,7 +1,7 @@
 import type { ScimConnectorSettings } from './scim-settings';
 import { contentTypeOf, unhealthyAnswer, type HealthProbe } from '../../domain/health-probe';
 import type { HttpResult } from '../http/transport';
-import { isScimNotFound } from './error-mapper';
+import { isNotFoundAnswer, type NotFoundAnswer } from './not-found-answer';
 import { attributeFilter } from './filter';
 import type { ScimHttp } from './scim-http';
 import { scimUrl } from './scim-paths';
@@ -28,15 +28,19 @@ function isListResponse(body: unknown): boolean {
  * @example
  * judgeScimProbe(result).healthy; // true for 200 { totalResults: 0, Resources: [] }
  */
-export function judgeScimProbe(result: HttpResult): HealthProbe {
+export function judgeScimProbe(
+  result: HttpResult,
+  notFoundAnswer: NotFoundAnswer = 'scimError',
+): HealthProbe {
   const said = `${result.describe} answered ${result.status}`;
   if (result.status === 200 && isListResponse(result.body)) {
     return { healthy: true, seen: `${said} with a SCIM ListResponse` };
   }
-  if (result.status === 404 && isScimNotFound(result.body)) {
+  // The server's own "not found", in the shape the connector is set to take (`notFoundAnswer`).
+  if (result.status === 404 && isNotFoundAnswer(result, notFoundAnswer)) {
     return {
       healthy: true,
-      seen: `${said} with a SCIM error (its answer to a filter that matches nothing)`,
+      seen: `${said} with its own not-found answer (to a filter that matches nothing)`,
     };
   }
   if (result.status < 300) {
@@ -59,5 +63,5 @@ export async function probeScimHealth(
   const url = scimUrl(settings.baseUrl, 'Users', undefined, {
     filter: attributeFilter('userName', 'eq', PROBE_ACCOUNT_ID),
   });
-  return judgeScimProbe(await http.probe('GET', url));
+  return judgeScimProbe(await http.probe('GET', url), settings.notFoundAnswer);
 }

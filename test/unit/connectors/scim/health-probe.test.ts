@@ -10,7 +10,7 @@ function answer(status: number, body: unknown, contentType = 'application/scim+j
     maybeAppliedBefore: false,
     throttledWaitMs: 0,
     throttledAnswers: 0,
-    text: typeof body === 'string' ? body : JSON.stringify(body),
+    text: body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body),
     describe: 'GET /scim/v2/Users?filter=...',
     attempts: 1,
   };
@@ -33,6 +33,14 @@ describe('judgeScimProbe', () => {
     expect(judgeScimProbe(answer(404, { ...ERROR, status: '404' }))).toMatchObject({
       healthy: true,
     });
+  });
+
+  it('takes the 404 shape the connector is set to take (notFoundAnswer), and only that one', () => {
+    const empty = answer(404, undefined, 'text/plain');
+    expect(judgeScimProbe(empty)).toMatchObject({ healthy: false });
+    expect(judgeScimProbe(empty, 'empty')).toMatchObject({ healthy: true });
+    const html = answer(404, '<html>Not Found</html>', 'text/html');
+    expect(judgeScimProbe(html, 'empty')).toMatchObject({ healthy: false });
   });
 
   it.each([
