@@ -171,7 +171,7 @@ export function driftRestoreHandler(deps: ApiDeps) {
         at: deps.now().toISOString(),
       }).catch((error: unknown): RestoreMark => {
         context.error(
-          `drift restore of ${planned.accountId}: marking the findings failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+          `drift restore of account "${planned.accountId}": marking the findings failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
         );
         return {
           marked: false,
@@ -209,7 +209,7 @@ type StartedRestore = {
 function failureOf(error: unknown, accountId: string, context: InvocationContext): SerializedError {
   if (isProvisioningError(error)) return error.toJSON();
   context.error(
-    `drift restore of ${accountId}: unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
+    `drift restore of account "${accountId}": unexpected failure: ${error instanceof Error ? error.message : String(error)}`,
   );
   return internalError(
     `the restore of "${accountId}" failed unexpectedly; the operator log has the details`,

@@ -86,7 +86,8 @@ export interface ProvisioningRequest extends RequestContext {
  * (`StepContext.provesAbsence`); and a request whose first action is a create sends the create
  * with its first look at the connector, in the activity that takes the lease and looks the
  * roles up (`StepsOf.createsWithFirstLook`): one activity fewer per request that creates an
- * account.
+ * account. (Both came in the same release: no build that accepted revision 5 with only the
+ * first of them ran anywhere that keeps histories.)
  */
 export const REQUEST_REVISION = 5;
 
