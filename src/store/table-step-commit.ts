@@ -93,6 +93,9 @@ async function commitAtOnce(
   }
 }
 
+/** A commit written in parts: `done`, the steps a run before this one committed. */
+type PartsCommit = StepCommit & { done?: ReadonlySet<number> };
+
 /**
  * The commit in parts: each step's marker first (a run before this one that finished leaves
  * nothing of that step to write, its record update included, as a transaction refused as a
@@ -134,22 +137,13 @@ async function commitInParts(
 }
 
 /**
- * The commit without the record updates of the steps in `done` (where the commit names each
- * update's step): a run before this one wrote them, with its own times.
+ * The commit knowing the steps in `done` (where the commit names each update's step): a run
+ * before this one wrote their record updates, with its own times. Such an update is applied
+ * again only where it says more than those times (`recordAfter`): a step held and run again
+ * since may have changed what the record knows.
  */
-function withoutDone(commit: StepCommit, done: ReadonlySet<number>): StepCommit {
-  if (done.size === 0) return commit;
-  const { earlier, earlierSteps, update, step, ...rest } = commit;
-  const kept: AccountRecordUpdate[] = [];
-  for (const [index, earlierUpdate] of (earlier ?? []).entries()) {
-    const of = earlierSteps?.[index];
-    if (of === undefined || !done.has(of)) kept.push(earlierUpdate);
-  }
-  return {
-    ...rest,
-    ...(kept.length === 0 ? {} : { earlier: kept }),
-    ...(update === undefined || (step !== undefined && done.has(step)) ? {} : { update }),
-  };
+function withoutDone(commit: StepCommit, done: ReadonlySet<number>): PartsCommit {
+  return done.size === 0 ? commit : { ...commit, done };
 }
 
 /**
@@ -239,13 +233,34 @@ function leaseOf(commit: StepCommit): Lease {
 }
 
 /** The record once the commit's updates are applied to it, earlier steps' first (null: none). */
-function recordAfter(commit: StepCommit, stored: AccountRecord | null): AccountRecord | null {
-  const updates = [
-    ...(commit.earlier ?? []),
-    ...(commit.update === undefined ? [] : [commit.update]),
+function recordAfter(commit: PartsCommit, stored: AccountRecord | null): AccountRecord | null {
+  const updates: [AccountRecordUpdate, number | undefined][] = [
+    ...(commit.earlier ?? []).map(
+      (update, index) =>
+        [update, commit.earlierSteps?.[index]] as [AccountRecordUpdate, number | undefined],
+    ),
+    ...(commit.update === undefined
+      ? []
+      : [[commit.update, commit.step] as [AccountRecordUpdate, number | undefined]]),
   ];
   if (updates.length === 0) return stored;
-  return recordAfterUpdates(stored, commit.connector, commit.accountId, updates);
+  const { done, connector, accountId } = commit;
+  if (done === undefined) {
+    return recordAfterUpdates(
+      stored,
+      connector,
+      accountId,
+      updates.map(([update]) => update),
+    );
+  }
+  let record = stored;
+  for (const [update, step] of updates) {
+    const next = recordAfterUpdates(record, connector, accountId, [update]);
+    // A done step's update changing no more than the times a run before it wrote: kept out.
+    if (step !== undefined && done.has(step) && stateOf(next) === stateOf(record)) continue;
+    record = next;
+  }
+  return record;
 }
 
 /** What a record says of the account, without the times it remembers (compared as text). */

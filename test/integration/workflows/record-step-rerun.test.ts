@@ -543,6 +543,35 @@ describe('recordStep carrying the step before its own, run again at later orches
     });
   });
 
+  it('a step held and run again, committing the same change in parts: its new state is kept, its entry once', async () => {
+    const lease = await takeLease('liv');
+    const commitOf = (at: string, enabled: boolean, etag: string) => ({
+      connector: CONNECTOR,
+      accountId: 'liv',
+      owner: 'req-liv',
+      leaseExpiresAtMs: NOW + TTL,
+      etag,
+      stored: null,
+      entries: createEntries('liv', FIRST.create),
+      update: {
+        link: { targetId: 'id-liv', linkedAt: at, createdAt: at },
+        enabled: { value: enabled, at },
+      },
+      step: 0,
+      release: false,
+    });
+    valueOf(await activities.recordStep(commitOf(FIRST.create, true, lease.etag!)));
+    // The step runs again after a hold and finds the account locked meanwhile: the same
+    // change, its entry's key the same, and a record that says more than new times.
+    valueOf(await activities.recordStep(commitOf(RERUN.create, false, lease.etag!)));
+
+    expect(await entriesOf('liv')).toEqual([`0 account created ${FIRST.create}`]);
+    expect(await services.accounts.get(CONNECTOR, 'liv')).toMatchObject({
+      targetId: 'id-liv',
+      enabled: false,
+    });
+  });
+
   it('after a first run that carried the create, when the re-run commits it alone first: nothing doubles', async () => {
     const lease = await takeLease('jo');
     valueOf(await activities.recordStep(carryingCommit('jo', FIRST, { etag: lease.etag! })));
