@@ -27,24 +27,31 @@ export async function runActivity<T>(
     logger = built.logger;
     return { ok: true, value: await body(built) };
   } catch (error) {
-    if (isProvisioningError(error)) {
-      if (!error.retryable) return { ok: false, error: error.toJSON() };
-      logger.warn(`activity ${name}: retryable failure ${error.code}`);
-      // No `cause`: only the serialized error, whose message is redacted, may reach the history.
-      // eslint-disable-next-line preserve-caught-error
-      throw new Error(`${RETRYABLE_MARKER}${JSON.stringify(error.toJSON())}`);
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    logger.error(`activity ${name}: unexpected failure: ${message}`);
-    // eslint-disable-next-line preserve-caught-error -- as above
-    throw new Error(
-      `${RETRYABLE_MARKER}${JSON.stringify({
-        code: 'INTERNAL_ERROR',
-        message: `activity ${name} failed unexpectedly: ${message}`,
-        retryable: true,
-      } satisfies SerializedError)}`,
-    );
+    const failure = failureOf(name, error, logger);
+    if (!failure.retryable) return { ok: false, error: failure };
+    // No `cause`: only the serialized error, whose message is redacted, may reach the history.
+    // eslint-disable-next-line preserve-caught-error
+    throw new Error(`${RETRYABLE_MARKER}${JSON.stringify(failure)}`);
   }
+}
+
+/**
+ * A failure of activity `name` as data: a `ProvisioningError` as it serialises (a retryable
+ * one logged as such); anything else a defect, logged, and `INTERNAL_ERROR` (retryable). For
+ * an activity that must answer some failures itself rather than have Durable retry it.
+ */
+export function failureOf(name: string, error: unknown, logger: Logger): SerializedError {
+  if (isProvisioningError(error)) {
+    if (error.retryable) logger.warn(`activity ${name}: retryable failure ${error.code}`);
+    return error.toJSON();
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  logger.error(`activity ${name}: unexpected failure: ${message}`);
+  return {
+    code: 'INTERNAL_ERROR',
+    message: `activity ${name} failed unexpectedly: ${message}`,
+    retryable: true,
+  };
 }
 
 /**

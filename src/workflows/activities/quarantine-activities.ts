@@ -3,7 +3,7 @@ import { isProvisioningError, type SerializedError } from '../../domain/errors';
 import { probeDelayMs, targetFailureMarkOf, type QuarantineState } from '../../domain/quarantine';
 import type { LeaseResult } from '../../store/account-state';
 import type { ActivityResult } from '../activity-result';
-import { runActivity } from '../activity-result';
+import { failureOf, runActivity } from '../activity-result';
 import { ORCHESTRATIONS, probeInstanceId } from '../names';
 import type { OrchestrationClient } from '../orchestration-client';
 import type { ServicesProvider, WorkflowServices } from '../workflow-services';
@@ -210,16 +210,7 @@ async function createAnswered(
   try {
     return { ok: true, value: await createUnderLease(s, input) };
   } catch (error) {
-    const failure: SerializedError = isProvisioningError(error)
-      ? error.toJSON()
-      : {
-          code: 'INTERNAL_ERROR',
-          message: `the create failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
-          retryable: true,
-        };
-    if (failure.retryable)
-      s.logger.warn(`activity connectorGate: the create failed: ${failure.code}`);
-    return { ok: false, error: failure };
+    return { ok: false, error: failureOf('connectorGate', error, s.logger) };
   }
 }
 
