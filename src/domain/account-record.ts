@@ -1,3 +1,5 @@
+import type { TargetAccount } from './account';
+
 /**
  * The service's own record of an account on a connector (DESIGN invariant 9): the link
  * between the account ID and the target's object id, and what the service last wrote. A
@@ -42,7 +44,8 @@ export interface AccountRecord {
   groupWrites?: Record<string, { member: boolean; at: string }>;
   /**
    * Objects the service deleted for this account ID in the last hour: a lagging read may
-   * still show one, and it must not be taken for the account (created again since).
+   * still show one, and it must not be taken for the account (created again since). A delete
+   * sent to the account's name, whose answer names no object, is remembered by that name.
    */
   deletedTargetIds?: { id: string; at: string }[];
 }
@@ -197,21 +200,38 @@ export function isLinked(record: AccountRecord | null | undefined): record is Ac
 
 /**
  * Whether a read that shows this object may be a lagging replica's view of one the service
- * deleted for the account ID: deleted within the last hour (far beyond any replication
- * delay), on a target whose reads may lag its writes (`visibilityWindowMs` > 0). After that,
- * or where reads show writes at once (SCIM), an object a read shows is there: restored from
- * deleted items (Graph keeps a deleted user 30 days, same id) or created again under the id.
+ * deleted for the account ID, on a target whose reads may lag its writes (`visibilityWindowMs`
+ * > 0). Where reads show writes at once (SCIM), an object a read shows is there.
+ * - By object id: deleted within the last hour (far beyond any replication delay). After
+ *   that, an object a read shows is there: restored from deleted items (Graph keeps a deleted
+ *   user 30 days, same id) or created again under the id.
+ * - By name: a delete sent to the account's name (Graph's `DELETE /users/{userPrincipalName}`,
+ *   revision 5) learns no object id, and the record remembers the name. Any object showing
+ *   that name, other than the one the record links now, may be the deleted one for the
+ *   visibility window after the delete: as long as the service takes its own writes over a
+ *   read anywhere else (a membership it wrote, an account it created). After that window a
+ *   user a read shows under the name is there: someone made it again (another object id).
+ *
+ * @example
+ * wasDeleted(record, { id: 'u1', accountId: 'ada@contoso.example' }, Date.now(), 30_000);
  */
 export function wasDeleted(
   record: AccountRecord | null | undefined,
-  targetId: string,
+  shown: Pick<TargetAccount, 'id' | 'accountId'>,
   nowMs: number,
   visibilityWindowMs: number,
 ): boolean {
   if (visibilityWindowMs === 0) return false;
-  return (record?.deletedTargetIds ?? []).some(
-    (deleted) => deleted.id === targetId && nowMs - Date.parse(deleted.at) < GROUP_WRITES_KEPT_MS,
-  );
+  const name = shown.accountId.toLowerCase();
+  return (record?.deletedTargetIds ?? []).some((deleted) => {
+    const sinceMs = nowMs - Date.parse(deleted.at);
+    if (deleted.id === shown.id) return sinceMs < GROUP_WRITES_KEPT_MS;
+    return (
+      deleted.id.toLowerCase() === name &&
+      record?.targetId !== shown.id &&
+      sinceMs < visibilityWindowMs
+    );
+  });
 }
 
 function groupWritesAfter(

@@ -85,13 +85,13 @@ export function accountActivities(services: ServicesProvider) {
         }
         account ??= await connector.findAccount(input.accountId);
         // A lagging read may still show an object the service deleted: it is not the account.
-        if (account !== undefined && deletedBefore(s, connector, stored, account.id)) {
+        if (account !== undefined && deletedBefore(s, connector, stored, account)) {
           account = undefined;
         }
         if (account === undefined && record === null && input.provesAbsence === true) {
           const absence = await connector.proveAbsent(input.accountId);
           if (absence.outcome !== 'found') return { account: null, record, absence };
-          if (!deletedBefore(s, connector, stored, absence.account.id)) {
+          if (!deletedBefore(s, connector, stored, absence.account)) {
             return { account: absence.account, record };
           }
           const evidence = `the only account of that name is one this service deleted`;
@@ -220,7 +220,7 @@ async function judgeCreateAnswer(
     input.stored === undefined
       ? await s.accounts.get(input.connector, input.profile.accountId)
       : input.stored;
-  if (deletedBefore(s, connectorOf(s, input.connector), stored, answer.account.id)) {
+  if (deletedBefore(s, connectorOf(s, input.connector), stored, answer.account)) {
     return { outcome: 'exists', maybeOurs };
   }
   // Taken by name only is not the same account: the evidence decides (revision 4).
@@ -301,16 +301,16 @@ async function passwordOf(
   }
 }
 
-/** Whether a read showing `targetId` may show an object the service deleted (wasDeleted). */
+/** Whether a read showing `shown` may show an object the service deleted (wasDeleted). */
 function deletedBefore(
   s: WorkflowServices,
   connector: Connector,
   stored: AccountRecord | null | undefined,
-  targetId: string,
+  shown: TargetAccount,
 ): boolean {
   return wasDeleted(
     stored,
-    targetId,
+    shown,
     (s.now ?? Date.now)(),
     connector.capabilities.visibilityWindowMs,
   );

@@ -92,14 +92,50 @@ describe('applyRecordUpdate', () => {
     expect(isLinked(deleted)).toBe(false);
     // A lagging replica may show the deleted object for a while: not the account then.
     const atMs = Date.parse(at);
-    expect(wasDeleted(deleted, 'u', atMs + 60_000, 30_000)).toBe(true);
+    const u = { id: 'u', accountId: 'ada' };
+    expect(wasDeleted(deleted, u, atMs + 60_000, 30_000)).toBe(true);
     // An hour on, an object a read shows is there (restored from deleted items, same id).
-    expect(wasDeleted(deleted, 'u', atMs + 60 * 60_000, 30_000)).toBe(false);
+    expect(wasDeleted(deleted, u, atMs + 60 * 60_000, 30_000)).toBe(false);
     // Where reads show writes at once (SCIM), a read that shows it is never a lag.
-    expect(wasDeleted(deleted, 'u', atMs + 1_000, 0)).toBe(false);
-    expect(wasDeleted(deleted, 'other', atMs + 1_000, 30_000)).toBe(false);
+    expect(wasDeleted(deleted, u, atMs + 1_000, 0)).toBe(false);
+    expect(wasDeleted(deleted, { id: 'other', accountId: 'ada' }, atMs + 1_000, 30_000)).toBe(
+      false,
+    );
     // Granting on a deleted account's record links nothing and keeps what it remembers.
     expect(applyRecordUpdate(deleted, 'hr', 'ada', { granted: ['g'] })).toEqual(deleted);
+  });
+});
+
+describe('wasDeleted', () => {
+  const upn = 'ada@contoso.example';
+  const atMs = Date.parse(at);
+  // Graph's delete by name (revision 5) answers 204 with no object id: the record keeps the name.
+  const byName = applyRecordUpdate(undefined, 'hr', upn, { removed: { targetId: upn, at } });
+  const ghost = { id: 'old-object', accountId: 'Ada@Contoso.example' };
+
+  it('takes any object of a name deleted by name for the deleted one, within the visibility window', () => {
+    expect(wasDeleted(byName, ghost, atMs + 20_000, 30_000)).toBe(true);
+    expect(wasDeleted(byName, { id: 'x', accountId: 'bob@contoso.example' }, atMs, 30_000)).toBe(
+      false,
+    );
+    // Where reads show writes at once, never.
+    expect(wasDeleted(byName, ghost, atMs + 1_000, 0)).toBe(false);
+  });
+
+  it('takes a user shown under the name after the window for one made again, not the deleted one', () => {
+    expect(wasDeleted(byName, ghost, atMs + 30_000, 30_000)).toBe(false);
+    expect(wasDeleted(byName, ghost, atMs + 5 * 60_000, 30_000)).toBe(false);
+  });
+
+  it('never takes the object the record links now (made by the service since) for the deleted one', () => {
+    const relinked = applyRecordUpdate(byName, 'hr', upn, {
+      link: { targetId: 'new-object', linkedAt: at, createdAt: at },
+    });
+    expect(relinked?.deletedTargetIds).toEqual([{ id: upn, at }]);
+    expect(wasDeleted(relinked, { id: 'new-object', accountId: upn }, atMs + 1_000, 30_000)).toBe(
+      false,
+    );
+    expect(wasDeleted(relinked, ghost, atMs + 1_000, 30_000)).toBe(true);
   });
 });
 
