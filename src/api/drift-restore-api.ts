@@ -8,6 +8,7 @@ import { httpStatusOf } from '../domain/error-catalogue';
 import {
   notRestorable,
   planRestore,
+  restoredFindingOf,
   stillRestorable,
   type RestoreRequest,
 } from '../domain/drift-restore';
@@ -155,6 +156,8 @@ export function driftRestoreHandler(deps: ApiDeps) {
         source: 'http',
         now: deps.now(),
         ...(submittedBy === undefined ? {} : { submittedBy }),
+        // Checked again under the account's lease: a request holding it now may write first.
+        restores: findings.map(restoredFindingOf),
       });
       if (outcome.kind === 'conflict') return { refused: outcome.error };
       if (outcome.kind !== 'started' && outcome.kind !== 'duplicate') {

@@ -36,6 +36,8 @@ export interface SubmitContext {
    * caller is authenticated (the bulk queue, the command line).
    */
   submittedBy?: string;
+  /** A drift restore's findings, checked again when its request runs (`ProvisioningRequest.restores`). */
+  restores?: ProvisioningRequest['restores'];
 }
 
 /**
@@ -142,6 +144,7 @@ async function submit(
     intentDay: intentDayOf(context.now.toISOString()),
     revision: REQUEST_REVISION,
     ...(notices.length === 0 ? {} : { notices }),
+    ...(context.restores === undefined ? {} : { restores: context.restores }),
   };
   let started: 'started' | 'exists';
   try {

@@ -9,6 +9,28 @@ export interface RestoreRequest {
   findingIds: string[];
 }
 
+/**
+ * What a restore's request carries of each finding it restores: enough to ask
+ * {@link stillRestorable} again when the request runs under the account's lease.
+ */
+export type RestoredFinding = Pick<
+  DriftFinding,
+  'findingId' | 'type' | 'accountId' | 'targetId' | 'groupId' | 'expectedEnabled' | 'lastConfirmed'
+>;
+
+/** The part of a finding its restore's request carries (no evidence, no history). */
+export function restoredFindingOf(finding: DriftFinding): RestoredFinding {
+  return {
+    findingId: finding.findingId,
+    type: finding.type,
+    targetId: finding.targetId,
+    lastConfirmed: finding.lastConfirmed,
+    ...(finding.accountId === undefined ? {} : { accountId: finding.accountId }),
+    ...(finding.groupId === undefined ? {} : { groupId: finding.groupId }),
+    ...(finding.expectedEnabled === undefined ? {} : { expectedEnabled: finding.expectedEnabled }),
+  };
+}
+
 /** Why a finding cannot be restored, when it cannot. */
 export function notRestorable(finding: Pick<DriftFinding, 'type' | 'status'>): string | undefined {
   if (finding.status === 'closed') return 'the finding is closed: a later run no longer found it';
@@ -34,14 +56,16 @@ export function notRestorable(finding: Pick<DriftFinding, 'type' | 'status'>): s
  * Where the record dates the write that changed it (`groupWrites`, `enabledAt`) after the
  * finding's last confirmation, the reason says when. A later write that agrees with the
  * restore (the restore's own request, sent again) leaves the finding restorable: restoring
- * it again changes nothing and joins that request.
+ * it again changes nothing and joins that request. Asked when the restore is POSTed, and
+ * again by its request under the account's lease (see `restoreStepUnderLease`): a request
+ * that held the lease then may write after the first answer.
  *
  * @example
  * stillRestorable(addedOutside('ada', 'g2'), { ...record, assignedGroups: ['g2'] });
  * // 'the service assigns group g2 to "ada" now (granted at ...): ...'
  */
 export function stillRestorable(
-  finding: DriftFinding,
+  finding: RestoredFinding,
   record: AccountRecord | undefined,
 ): string | undefined {
   const who = `"${finding.accountId ?? finding.targetId}"`;

@@ -1,5 +1,6 @@
 import type { AccountProfile } from './account';
 import type { ConnectorCapabilities } from './capabilities';
+import type { RestoredFinding } from './drift-restore';
 import type { RequestContext } from './request-context';
 
 /** The actions of a provisioning request, run in the order given (DESIGN: Inbound API). */
@@ -59,6 +60,13 @@ export interface ProvisioningRequest extends RequestContext {
   revision?: number;
   /** What the operator should know when the request was accepted (a credential expiring soon). */
   notices?: string[];
+  /**
+   * A drift restore's request: the findings it restores, each checked again under the
+   * account's lease before the step that restores it runs (`restoreStepUnderLease`). Set only
+   * by the restore (never by a caller's body); absent in every other request, and in restores
+   * accepted before it was carried, whose histories replay unchanged.
+   */
+  restores?: RestoredFinding[];
 }
 
 /**

@@ -42,6 +42,7 @@ import { withIntentDay } from './dated-intents';
 import { driveMachine } from './drive-machine';
 import { openingAnswer, openingCreate } from './opening-create';
 import { holdAfterFailure, withHolds, type HoldSubject } from './quarantine-hold';
+import { restoreUnderLease } from './restore-under-lease';
 
 /**
  * The provisioning request orchestration: the actions in order, each a step machine of
@@ -208,13 +209,30 @@ export function* provisioningRequestOrchestrator(
         : recordAfterUpdates(hold.stored, connector, accountId, carried.updates);
     const roles = lookedUp.get(index);
     lookedUp.delete(index);
+    // A restore's findings, judged again against the record read with the lease.
+    const restoring = restoreUnderLease(steps, index, handle.stored, roles);
+    if (restoring.action === undefined) {
+      report.steps[index] = {
+        ...(report.steps[index] as StepReport),
+        state: 'skipped',
+        notices: restoring.notices,
+        finishedAt: now(),
+      };
+      continue;
+    }
     let outcome = yield* driveMachine(
       context,
-      withIntentDay(requestStep(steps, index, handle, roles), request.intentDay),
+      withIntentDay(
+        requestStep(restoring.steps ?? steps, index, handle, restoring.roles),
+        request.intentDay,
+      ),
       lease,
       opened === undefined ? undefined : { op: STEP_OPS.createAccount, answer: opened },
     );
     opened = undefined;
+    if (restoring.notices.length > 0) {
+      outcome = { ...outcome, notices: [...restoring.notices, ...outcome.notices] };
+    }
     verifications[index] = outcome.verification;
     // A step that could not delete the secret after use leaves it to the request's end.
     if (outcome.ok && index === lastUse && outcome.passwordKept !== true) passwordDiscarded = true;
