@@ -37,6 +37,12 @@ export interface DriverInstance {
   inputJson: string | undefined;
   runtimeStatus: RuntimeStatus;
   output: unknown;
+  /**
+   * The output as the JSON text its ExecutionCompleted event records, once the instance
+   * ended here: status queries parse their own copy from it (a deep copy of the value cost
+   * more). Undefined before the end, and for an instance resumed from a save.
+   */
+  outputJson?: string;
   /** The custom status as JSON text (as the task hub keeps it); undefined while none is set. */
   customStatusJson: string | undefined;
   failure?: InstanceFailure;
@@ -131,24 +137,35 @@ export function newDriverInstance(
 /** Ends an instance as the task hub records an end: completed with its output, or failed. */
 export function endInstance(
   instance: DriverInstance,
-  end: { at: number; updatedAt: number; failure: InstanceFailure | undefined; output?: unknown },
+  end: {
+    at: number;
+    updatedAt: number;
+    failure: InstanceFailure | undefined;
+    output?: unknown;
+    /** The output's JSON text when the caller has it (the replay made it): not made again. */
+    outputJson?: string;
+  },
 ): void {
   const { at, failure } = end;
   if (failure === undefined) {
     instance.runtimeStatus = 'Completed';
     instance.output = end.output;
+    const outputJson = end.outputJson ?? JSON.stringify(end.output);
+    if (outputJson !== undefined) instance.outputJson = outputJson;
     instance.history.push(
       historyEvent.orchestratorCompleted(at),
-      historyEvent.executionCompleted(at, 'Completed', JSON.stringify(end.output)),
+      historyEvent.executionCompleted(at, 'Completed', outputJson),
     );
   } else {
     instance.runtimeStatus = 'Failed';
     instance.failure = failure;
     // As Durable reports it in the status query's output.
-    instance.output = `Orchestrator function '${instance.name}' failed: ${failure.message}`;
+    const output = `Orchestrator function '${instance.name}' failed: ${failure.message}`;
+    instance.output = output;
+    instance.outputJson = JSON.stringify(output);
     instance.history.push(
       historyEvent.orchestratorCompleted(at),
-      historyEvent.executionCompleted(at, 'Failed', instance.output as string),
+      historyEvent.executionCompleted(at, 'Failed', output),
     );
   }
   instance.inbox = [];
@@ -165,6 +182,7 @@ export type StateFields = Pick<
   | 'runtimeStatus'
   | 'inputJson'
   | 'output'
+  | 'outputJson'
   | 'customStatusJson'
   | 'createdAt'
   | 'updatedAt'
@@ -173,13 +191,14 @@ export type StateFields = Pick<
 /** The fields of the instance's public state as they are now (a shallow copy). */
 export function stateFieldsOf(instance: DriverInstance): StateFields {
   const { instanceId, name, runtimeStatus, inputJson, output, customStatusJson } = instance;
-  const { createdAt, updatedAt } = instance;
+  const { createdAt, updatedAt, outputJson } = instance;
   return {
     instanceId,
     name,
     runtimeStatus,
     inputJson,
     output,
+    ...(outputJson === undefined ? {} : { outputJson }),
     customStatusJson,
     createdAt,
     updatedAt,
@@ -193,7 +212,9 @@ export function toOrchestrationState(instance: StateFields): OrchestrationState 
     name: instance.name,
     runtimeStatus: instance.runtimeStatus,
     input: parsedJson(instance.inputJson),
-    output: copy(instance.output),
+    // The caller's own copy: parsed from the recorded text when there is one.
+    output:
+      instance.outputJson === undefined ? copy(instance.output) : parsedJson(instance.outputJson),
     customStatus: parsedJson(instance.customStatusJson),
     createdTime: new Date(instance.createdAt).toISOString(),
     lastUpdatedTime: new Date(instance.updatedAt).toISOString(),

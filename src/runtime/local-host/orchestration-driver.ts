@@ -311,7 +311,7 @@ export class OrchestrationDriver implements OrchestrationClient {
       // needs it.
       const shownBefore =
         result.kind === 'continue' || !this.saver.enabled ? undefined : stateFieldsOf(instance);
-      if (result.kind === 'completed') this.finish(instance, result.at, undefined, result.output);
+      if (result.kind === 'completed') this.finish(instance, result.at, undefined, result);
       else if (result.kind === 'failed') this.finish(instance, result.at, result.failure);
       else {
         for (const timerId of result.canceledTimers) {
@@ -404,9 +404,15 @@ export class OrchestrationDriver implements OrchestrationClient {
     instance: DriverInstance,
     at: number,
     failure: DriverInstance['failure'],
-    output?: unknown,
+    completed?: { output: unknown; outputJson: string | undefined },
   ): void {
-    endInstance(instance, { at, updatedAt: this.now(), failure, output });
+    endInstance(instance, {
+      at,
+      updatedAt: this.now(),
+      failure,
+      output: completed?.output,
+      ...(completed?.outputJson === undefined ? {} : { outputJson: completed.outputJson }),
+    });
     if (failure !== undefined) {
       this.logger.warn(`orchestration ${instance.name} failed`, {
         instanceId: instance.instanceId,

@@ -13,7 +13,7 @@ export type EpisodeWork =
 /** How an episode ended: new work to start (and timers the orchestrator canceled), or the end. */
 export type EpisodeResult =
   | { kind: 'continue'; work: EpisodeWork[]; canceledTimers: number[] }
-  | { kind: 'completed'; at: number; output: unknown }
+  | { kind: 'completed'; at: number; output: unknown; outputJson: string | undefined }
   | { kind: 'failed'; at: number; failure: InstanceFailure };
 
 export interface EpisodeDependencies {
@@ -106,7 +106,9 @@ export async function runEpisode(
     work.push({ kind: 'activity', eventId, name: action.name, input: action.input });
   }
 
-  if (outcome.status === 'completed') return { kind: 'completed', at, output: outcome.output };
+  if (outcome.status === 'completed') {
+    return { kind: 'completed', at, output: outcome.output, outputJson: outcome.outputJson };
+  }
   for (const item of work) {
     instance.history.push(
       item.kind === 'activity'

@@ -1,6 +1,7 @@
 import type { InvocationContext } from '@azure/functions';
 import type { OrchestrationHandler } from 'durable-functions';
 import { createOrchestrator } from 'durable-functions/lib/src/util/testingUtils';
+import { parsedJson } from './driver-instance';
 import type { HistoryEvent } from './history-events';
 import { toReplayedAction, type ReplayedAction } from './replayed-action';
 
@@ -11,6 +12,8 @@ export interface ReplayOutcome {
   actions: ReplayedAction[];
   /** The return value, JSON round-tripped (completed only). */
   output?: unknown;
+  /** The return value as the JSON text it was round-tripped through (completed only). */
+  outputJson?: string;
   /** The error message the orchestrator failed with (failed only). */
   error?: string;
   /**
@@ -29,6 +32,11 @@ export interface ReplayOutcome {
  */
 export interface ReplayView {
   events: Record<string, unknown>[];
+  /**
+   * Whether the instance's input holds no `Timestamp` key anywhere (worked out on the first
+   * episode): the executor's walk would then change nothing in it.
+   */
+  inputWithoutTimestamps?: boolean;
 }
 
 export interface ReplayRequest {
@@ -60,7 +68,6 @@ export function createReplayer(handler: OrchestrationHandler): Replayer {
   const orchestrator = createOrchestrator(handler);
   return async ({ instanceId, history, view, input, context }) => {
     const trigger = {
-      input,
       instanceId,
       isReplaying: false,
       parentInstanceId: '',
@@ -70,10 +77,19 @@ export function createReplayer(handler: OrchestrationHandler): Replayer {
     // Timestamp strings into Dates (Utils.parseTimestampsAsDates): the whole history again
     // each time, an array or two per event. The events come with their Dates already
     // (`executorEvents`), so the history is handed over where that walk does not look; the
-    // binding still finds it (it checks own properties, enumerable or not).
+    // binding still finds it (it checks own properties, enumerable or not). So is the input,
+    // when the walk would find no Timestamp in it (the instance's input is one object,
+    // parsed once, for all its episodes).
     Object.defineProperty(trigger, 'history', {
       value: executorEvents(history, view),
       enumerable: false,
+    });
+    if (view !== undefined) view.inputWithoutTimestamps ??= !holdsTimestampKey(input);
+    Object.defineProperty(trigger, 'input', {
+      value: input,
+      enumerable: view?.inputWithoutTimestamps !== true,
+      writable: true,
+      configurable: true,
     });
     let state: unknown;
     try {
@@ -86,7 +102,15 @@ export function createReplayer(handler: OrchestrationHandler): Replayer {
       const actions = flatActions(record.actions);
       const customStatusJson = jsonText(record.customStatus);
       if (record.isDone === true) {
-        return { status: 'completed', actions, output: roundTrip(record.output), customStatusJson };
+        // As the task hub stores it: JSON text, so non-JSON values change or vanish here as in Azure.
+        const outputJson = jsonText(record.output);
+        return {
+          status: 'completed',
+          actions,
+          output: parsedJson(outputJson),
+          ...(outputJson === undefined ? {} : { outputJson }),
+          customStatusJson,
+        };
       }
       return { status: 'running', actions, customStatusJson };
     } catch (error) {
@@ -145,6 +169,13 @@ export function executorEvents(
   return events;
 }
 
+/** Whether a JSON value has a `Timestamp` key at any depth: what the executor's walk looks for. */
+function holdsTimestampKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Object.prototype.hasOwnProperty.call(value, 'Timestamp')) return true;
+  return Object.values(value).some(holdsTimestampKey);
+}
+
 function executorEvent(event: HistoryEvent): Record<string, unknown> {
   return { ...event, Timestamp: new Date(event.Timestamp) };
 }
@@ -158,12 +189,6 @@ function flatActions(actions: unknown): ReplayedAction[] {
 
 function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-}
-
-/** As the task hub stores it: JSON text, so non-JSON values change or vanish here as in Azure. */
-function roundTrip(value: unknown): unknown {
-  const text = jsonText(value);
-  return text === undefined ? undefined : (JSON.parse(text) as unknown);
 }
 
 /** The value as JSON text; undefined for undefined (and what JSON cannot hold at all). */
