@@ -15,6 +15,7 @@ import {
 import { describeUrl, redactSecrets, redactValue } from './redact';
 import { parseRetryAfter } from './retry-after';
 import { refuseAfterSendDeadline } from './send-deadline';
+import { requestText } from './text-response';
 import type { QuotaBudget, QuotaCost } from './quota-budget';
 import { ThrottleGate } from './throttle-gate';
 
@@ -377,9 +378,8 @@ export class HttpTransport {
     }
     const watch = this.options.telemetry?.attempt({ method: call.method, url });
     let response;
-    let raw: string;
     try {
-      response = await this.pool(url.origin).request({
+      response = await requestText(this.pool(url.origin), {
         method: call.method,
         path: `${url.pathname}${url.search}`,
         headers: watch === undefined ? headers : { ...headers, ...watch.headers },
@@ -387,16 +387,11 @@ export class HttpTransport {
         headersTimeout: this.options.timeoutMs,
         bodyTimeout: this.options.timeoutMs,
       });
-      raw = await response.body.text();
     } catch (error) {
       watch?.end({ failure: isTimeout(error) ? 'timeout' : 'network_error' });
       throw error;
     }
-    const responseHeaders: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value !== undefined)
-        responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
+    const { text: raw, headers: responseHeaders } = response;
     // The one reading of the answer's Retry-After, on the clock of its arrival: the retry
     // rule, the telemetry and the caller's message all take it from here.
     const retryAfterMs = parseRetryAfter(responseHeaders['retry-after'], this.options.now());
