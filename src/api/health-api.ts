@@ -101,6 +101,9 @@ function quarantineOf(view: QuarantineView | undefined): { quarantine?: Quaranti
       ...(view.since === undefined ? {} : { since: view.since }),
       ...(view.reason === undefined ? {} : { reason: view.reason }),
       ...(view.nextProbeAt === undefined ? {} : { nextProbeAt: view.nextProbeAt }),
+      ...(view.releasedAt === undefined ? {} : { releasedAt: view.releasedAt }),
+      ...(view.releasedBy === undefined ? {} : { releasedBy: view.releasedBy }),
+      ...(view.releasedByName === undefined ? {} : { releasedByName: view.releasedByName }),
     },
   };
 }

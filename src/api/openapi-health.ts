@@ -72,6 +72,13 @@ const healthReportSchema = {
               reason: errorBrief,
               heldRequests: { type: 'integer' },
               nextProbeAt: { type: 'string', format: 'date-time' },
+              releasedAt: { type: 'string', format: 'date-time' },
+              releasedBy: { enum: ['probe', 'operator'] },
+              releasedByName: {
+                type: 'string',
+                description:
+                  "Who released the last quarantine, where an operator did: a signed-in caller's name, or which key",
+              },
             },
           },
           lastStatusCheck: {

@@ -59,6 +59,8 @@ export interface Quarantine {
   held?: { requestId: string; since: string }[];
   releasedAt?: string;
   releasedBy?: 'probe' | 'operator';
+  /** Who released it, where an operator did: a signed-in caller's name, or which key. */
+  releasedByName?: string;
   [more: string]: unknown;
 }
 

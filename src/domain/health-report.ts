@@ -21,6 +21,10 @@ export interface QuarantineHealth {
   heldRequests: number;
   /** While quarantined: when the probe checks the target next. */
   nextProbeAt?: string;
+  /** How the last quarantine ended: when, by its probe or an operator, and which operator. */
+  releasedAt?: string;
+  releasedBy?: 'probe' | 'operator';
+  releasedByName?: string;
 }
 
 /** What the service last saw of one connector. Nothing here is a secret. */

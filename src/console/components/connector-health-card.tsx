@@ -66,7 +66,21 @@ export function ConnectorHealthCard({
               <span class="muted"> {connector.quarantine.heldRequests} request(s) held</span>
             </dd>
           </div>
-        ) : null}
+        ) : connector.quarantine?.releasedAt === undefined ? null : (
+          <div>
+            <dt>Last quarantine</dt>
+            <dd>
+              ended{' '}
+              <time dateTime={connector.quarantine.releasedAt}>
+                {formatTime(connector.quarantine.releasedAt)}
+              </time>
+              ,{' '}
+              {connector.quarantine.releasedBy !== 'operator'
+                ? 'released by its probe'
+                : `released by ${connector.quarantine.releasedByName ?? 'an operator'}`}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Last status check</dt>
           <dd>
