@@ -44,6 +44,7 @@ export function healthHandler(deps: Pick<ApiDeps, 'services' | 'now'>): ApiHandl
         ...(state.lastReconciliation === undefined
           ? {}
           : { lastReconciliation: state.lastReconciliation }),
+        ...(state.userGroups === undefined ? {} : { userGroups: state.userGroups }),
       };
     });
     const parts = { storage: stored.health, secretStore: credentials.health, connectors };

@@ -1,6 +1,7 @@
 import type { ImportState, ReconciliationState, StatusCheckState } from './connector-state';
 import type { CredentialState } from './credential-expiry';
 import type { ErrorCode } from './errors';
+import type { UserGroupsVerdict } from './user-groups-verdict';
 
 /** How a part the service depends on answered just now. */
 export interface PartHealth {
@@ -43,6 +44,11 @@ export interface ConnectorHealth {
   lastReconciliation?: ReconciliationState;
   /** The last catalogue import; absent: none yet. */
   lastImport?: ImportState;
+  /**
+   * SCIM: what is known of the server's user `groups` attribute (`cut`: its silence is never
+   * taken for a non-membership, until a compatibility run finds it complete); absent: nothing.
+   */
+  userGroups?: UserGroupsVerdict;
 }
 
 /** GET /api/health: storage, the secret store and each connector's last known state. */

@@ -34,6 +34,7 @@ import type { MembershipCheck } from './membership-check';
 import { ScimMemberships } from './scim-memberships';
 import { scimReconciliation } from './scim-reconciliation';
 import type { ReconciliationReads } from '../../domain/reconciliation-reads';
+import type { UserGroupsVerdicts } from '../../domain/user-groups-verdict';
 import { scimUrl } from './scim-paths';
 import { checkScimStatus } from './scim-status';
 import {
@@ -70,10 +71,18 @@ export class ScimConnector implements Connector {
 
   constructor(
     readonly settings: ScimConnectorSettings,
-    options: ScimHttpOptions,
+    options: ScimHttpOptions & {
+      /** Where what is learned of the user's `groups` attribute is kept for every worker. */
+      userGroupsVerdicts?: UserGroupsVerdicts;
+    },
   ) {
     this.http = new ScimHttp(settings, options);
-    this.memberships = new ScimMemberships(settings, this.http, options.logger);
+    this.memberships = new ScimMemberships(
+      settings,
+      this.http,
+      options.logger,
+      options.userGroupsVerdicts,
+    );
     this.reconciliation = scimReconciliation(settings, this.http, this.memberships.checks);
     this.declared = new DeclaredFeaturesReader(settings, this.http);
   }

@@ -1,5 +1,12 @@
 import type { TargetAccount } from '../../domain/account';
+import { isProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
+import { silentLogger, type Logger } from '../../domain/logger';
+import {
+  keptCut,
+  type UserGroupsVerdict,
+  type UserGroupsVerdicts,
+} from '../../domain/user-groups-verdict';
 import { FEATURE_REFUSALS as REFUSALS } from './membership-check';
 import type { ScimHttp } from './scim-http';
 import { scimUrl } from './scim-paths';
@@ -26,12 +33,22 @@ export type UserGroupsAnswer =
  * - and it has never left out a group that a member list or the members filter showed the
  *   account in ({@link omitted}): a server that lists only some kinds of groups is cut in a
  *   way no count shows, and from then on its silence is never believed.
+ * That last finding is the server's, not this worker's: it is kept for the connector
+ * (`verdicts`, the service's ConnectorStates), where a compatibility run that saw the
+ * attribute leave out its test account's group keeps it too, and every read asks for it, so
+ * that no other worker and no restart believes the attribute again until a compatibility run
+ * finds it complete.
  */
 export class UserGroupsCheck {
   /** The most groups the attribute has listed for one account: the cap is at least that. */
   private longest = 0;
-  /** Why the attribute's silence is never believed, once it left out a known membership. */
+  /**
+   * Why the attribute's silence is never believed: it left out a known membership here, or
+   * the connector's kept verdict says it was seen cut (by any worker, or a compatibility run).
+   */
   private cut: string | undefined;
+  /** A cut seen here that could not be kept yet: it stands here, and is kept at the next read. */
+  private unkept: UserGroupsVerdict | undefined;
   /** Why the server cannot be asked, once it refused the attribute. */
   private refused: string | undefined;
 
@@ -39,6 +56,9 @@ export class UserGroupsCheck {
     private readonly http: ScimHttp,
     private readonly baseUrl: string,
     private readonly connector: string,
+    private readonly verdicts?: UserGroupsVerdicts,
+    private readonly logger: Logger = silentLogger,
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   /**
@@ -58,14 +78,14 @@ export class UserGroupsCheck {
    * Why the answer's silence is no evidence of non-membership (undefined: it is), given the
    * groups a member list or the members filter showed the account in for the same read. A
    * list that leaves one of them out is cut short: its silence is never believed again on
-   * this connector ({@link omitted}).
+   * this connector, by any worker ({@link omitted}).
    */
-  silenceOf(
+  async silenceOf(
     answer: UserGroupsAnswer,
     shownElsewhere: Iterable<string>,
     names: Record<string, string>,
     accountId: string,
-  ): string | undefined {
+  ): Promise<string | undefined> {
     if (!('groupIds' in answer)) return answer.unsupported;
     for (const id of shownElsewhere) {
       if (!answer.groupIds.has(id)) {
@@ -75,18 +95,90 @@ export class UserGroupsCheck {
     return answer.cutShort;
   }
 
-  /** The attribute left out a group known to hold the account: it does not list every group. */
-  private omitted(group: string, accountId: string): string {
-    this.cut ??=
+  /**
+   * The attribute left out a group known to hold the account: it does not list every group.
+   * Kept for the connector before the read that saw it answers.
+   */
+  private async omitted(group: string, accountId: string): Promise<string> {
+    if (this.cut !== undefined) return this.cut;
+    const why =
       `the user's groups attribute once left out group ${group}, which showed account ` +
       `"${accountId}" as a member: it does not list every group`;
-    return this.cut;
+    this.cut = why;
+    await this.keep({ verdict: 'cut', why, at: this.now().toISOString(), by: 'connector' });
+    return why;
+  }
+
+  /** Keeps a cut seen here for every worker; one that cannot be kept now is tried again later. */
+  private async keep(verdict: UserGroupsVerdict): Promise<void> {
+    if (this.verdicts === undefined) return;
+    // Until it is kept, a read of the kept verdict (by a read running beside) must not end it.
+    this.unkept = verdict;
+    try {
+      await this.verdicts.recordUserGroups(this.connector, verdict);
+      if (this.unkept === verdict) this.unkept = undefined;
+    } catch (error) {
+      this.logger.warn(
+        `connector ${this.connector}: the user's groups attribute was seen cut short, and ` +
+          `that could not be kept for the other workers (${codeOf(error)}): this one keeps ` +
+          `it, and tries again at its next read`,
+        { connector: this.connector },
+      );
+    }
+  }
+
+  /**
+   * What the connector's kept verdict says now (another worker, or a compatibility run, may
+   * have changed it): a cut is never believed; a `complete` from a compatibility run (or no
+   * verdict) ends a cut this worker knew only from it. A cut seen here and not kept yet
+   * stands. Answers why the silence is not believed where the verdict could not be read.
+   */
+  private async recall(): Promise<string | undefined> {
+    if (this.verdicts === undefined) return undefined;
+    if (this.unkept !== undefined) await this.keep(this.unkept);
+    let kept: UserGroupsVerdict | undefined;
+    try {
+      kept = await this.verdicts.readUserGroups(this.connector);
+    } catch (error) {
+      return (
+        `what this connector learned of the user's groups attribute could not be read ` +
+        `(${codeOf(error)}), so whether the server cuts it short is not known`
+      );
+    }
+    if (this.unkept !== undefined) return undefined;
+    this.cut = kept?.verdict === 'cut' ? keptCut(kept) : undefined;
+    return undefined;
   }
 
   /** The groups the user lists, or why the server could not say. */
   async read(account: TargetAccount): Promise<UserGroupsAnswer> {
     if (this.refused !== undefined) return { unsupported: this.refused };
-    const result = await this.http.send({
+    const [result, unrecalled] = await Promise.all([this.ask(account), this.recall()]);
+    if (REFUSALS.includes(result.status)) {
+      this.refused = `the server refuses the user's groups attribute (${result.status})`;
+      return { unsupported: this.refused };
+    }
+    const groupIds = readGroupValues(result.body);
+    const longest = this.longest;
+    this.longest = Math.max(longest, groupIds.size);
+    if (longest === 0) {
+      if (groupIds.size > 0) {
+        return { groupIds, cutShort: this.cut ?? unrecalled ?? cutAt(groupIds.size) };
+      }
+      return {
+        unsupported:
+          "the user's groups attribute lists no group, and it has not yet listed one for any " +
+          'account on this connector: the server may not keep it',
+      };
+    }
+    const cut = this.cut ?? unrecalled;
+    if (cut !== undefined) return { groupIds, cutShort: cut };
+    return groupIds.size < longest ? { groupIds } : { groupIds, cutShort: cutAt(longest) };
+  }
+
+  /** `GET /Users/{id}?attributes=groups`; a refusal comes back as the server's answer. */
+  private ask(account: TargetAccount) {
+    return this.http.send({
       method: 'GET',
       url: scimUrl(this.baseUrl, 'Users', account.id, { attributes: 'groups' }),
       accept: [200, ...REFUSALS],
@@ -97,24 +189,12 @@ export class UserGroupsCheck {
         object: account.accountId,
       },
     });
-    if (REFUSALS.includes(result.status)) {
-      this.refused = `the server refuses the user's groups attribute (${result.status})`;
-      return { unsupported: this.refused };
-    }
-    const groupIds = readGroupValues(result.body);
-    const longest = this.longest;
-    this.longest = Math.max(longest, groupIds.size);
-    if (longest === 0) {
-      if (groupIds.size > 0) return { groupIds, cutShort: cutAt(groupIds.size) };
-      return {
-        unsupported:
-          "the user's groups attribute lists no group, and it has not yet listed one for any " +
-          'account on this connector: the server may not keep it',
-      };
-    }
-    if (this.cut !== undefined) return { groupIds, cutShort: this.cut };
-    return groupIds.size < longest ? { groupIds } : { groupIds, cutShort: cutAt(longest) };
   }
+}
+
+/** A failure's code for an operator's line (no message: it may name storage details). */
+function codeOf(error: unknown): string {
+  return isProvisioningError(error) ? error.code : 'unexpected failure';
 }
 
 /** Why a list as long as the longest seen may be cut short. */

@@ -133,6 +133,17 @@ export function ConnectorHealthCard({
             />
           </dd>
         </div>
+        {connector.userGroups?.verdict === 'cut' ? (
+          <div>
+            <dt>Users' groups</dt>
+            <dd>
+              not believed for a non-membership since{' '}
+              <time dateTime={connector.userGroups.at}>{formatTime(connector.userGroups.at)}</time>:{' '}
+              {connector.userGroups.why}
+              <span class="muted"> (a compatibility run that finds them complete ends it)</span>
+            </dd>
+          </div>
+        ) : null}
         {connector.expiringCredential ? (
           <div>
             <dt>Client secret</dt>
