@@ -42,13 +42,12 @@ export type UserGroupsAnswer =
 export class UserGroupsCheck {
   /** The most groups the attribute has listed for one account: the cap is at least that. */
   private longest = 0;
-  /**
-   * Why the attribute's silence is never believed: it left out a known membership here, or
-   * the connector's kept verdict says it was seen cut (by any worker, or a compatibility run).
-   */
-  private cut: string | undefined;
-  /** A cut seen here that could not be kept yet: it stands here, and is kept at the next read. */
-  private unkept: UserGroupsVerdict | undefined;
+  /** A cut seen here: the attribute left out a membership a member list or filter showed. */
+  private caught: UserGroupsVerdict | undefined;
+  /** Whether {@link caught} is still to be kept for the other workers (tried at each read). */
+  private unkept = false;
+  /** The connector's kept cut, as the last read of it said (any worker, or a compatibility run). */
+  private keptCut: string | undefined;
   /** Why the server cannot be asked, once it refused the attribute. */
   private refused: string | undefined;
 
@@ -67,6 +66,11 @@ export class UserGroupsCheck {
    */
   get absenceBelieved(): boolean {
     return this.longest > 0 && this.cut === undefined;
+  }
+
+  /** Why the attribute's silence is never believed, once it was seen cut (here or kept). */
+  private get cut(): string | undefined {
+    return this.keptCut ?? this.caught?.why;
   }
 
   /** Whether asking is worth a call: the server has not refused the attribute. */
@@ -100,23 +104,23 @@ export class UserGroupsCheck {
    * Kept for the connector before the read that saw it answers.
    */
   private async omitted(group: string, accountId: string): Promise<string> {
-    if (this.cut !== undefined) return this.cut;
+    const known = this.cut;
+    if (known !== undefined) return known;
     const why =
       `the user's groups attribute once left out group ${group}, which showed account ` +
       `"${accountId}" as a member: it does not list every group`;
-    this.cut = why;
-    await this.keep({ verdict: 'cut', why, at: this.now().toISOString(), by: 'connector' });
+    this.caught = { verdict: 'cut', why, at: this.now().toISOString(), by: 'connector' };
+    await this.keep(this.caught);
     return why;
   }
 
   /** Keeps a cut seen here for every worker; one that cannot be kept now is tried again later. */
   private async keep(verdict: UserGroupsVerdict): Promise<void> {
     if (this.verdicts === undefined) return;
-    // Until it is kept, a read of the kept verdict (by a read running beside) must not end it.
-    this.unkept = verdict;
+    this.unkept = true;
     try {
       await this.verdicts.recordUserGroups(this.connector, verdict);
-      if (this.unkept === verdict) this.unkept = undefined;
+      if (this.caught === verdict) this.unkept = false;
     } catch (error) {
       this.logger.warn(
         `connector ${this.connector}: the user's groups attribute was seen cut short, and ` +
@@ -128,14 +132,14 @@ export class UserGroupsCheck {
   }
 
   /**
-   * What the connector's kept verdict says now (another worker, or a compatibility run, may
-   * have changed it): a cut is never believed; a `complete` from a compatibility run (or no
-   * verdict) ends a cut this worker knew only from it. A cut seen here and not kept yet
-   * stands. Answers why the silence is not believed where the verdict could not be read.
+   * What the connector's kept verdict says now (another worker or a compatibility run may
+   * have changed it): a kept cut is never believed; a compatibility run that found the
+   * attribute complete after this worker saw it cut ends that too (the operator's word).
+   * Answers why the silence is not believed where the verdict could not be read.
    */
   private async recall(): Promise<string | undefined> {
     if (this.verdicts === undefined) return undefined;
-    if (this.unkept !== undefined) await this.keep(this.unkept);
+    if (this.caught !== undefined && this.unkept) await this.keep(this.caught);
     let kept: UserGroupsVerdict | undefined;
     try {
       kept = await this.verdicts.readUserGroups(this.connector);
@@ -145,8 +149,11 @@ export class UserGroupsCheck {
         `(${codeOf(error)}), so whether the server cuts it short is not known`
       );
     }
-    if (this.unkept !== undefined) return undefined;
-    this.cut = kept?.verdict === 'cut' ? keptCut(kept) : undefined;
+    if (kept?.verdict === 'complete' && this.caught !== undefined && kept.at >= this.caught.at) {
+      this.caught = undefined;
+      this.unkept = false;
+    }
+    this.keptCut = kept?.verdict === 'cut' ? keptCut(kept) : undefined;
     return undefined;
   }
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type AppConfig } from '../../../src/config/app-config';
 import type { Connector } from '../../../src/connectors/connector';
+import { ConnectorRegistry } from '../../../src/connectors/connector-registry';
 import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds';
 import { scimConnectorSchema } from '../../../src/connectors/scim/scim-settings';
 import { silentLogger } from '../../../src/domain/logger';
@@ -160,6 +161,27 @@ describe("a user's groups attribute seen to leave out a group, on one worker", (
     expect(t.s.groupIdsOf('new.hire')).toContain(t.contractors);
     expect(again.ok).toBe(false);
     expect(again.error?.code).toBe('MEMBERSHIP_READ_UNAVAILABLE');
+  });
+});
+
+describe("a user's groups attribute seen to leave out a group, where nothing keeps it", () => {
+  it('is still never believed again by the connector that saw it (a registry with no store)', async () => {
+    const t = await server();
+    const registry = new ConnectorRegistry(t.config, t.secrets);
+    try {
+      const connector = registry.get(t.name)!;
+      const colleague = await createdAccount(connector, { accountId: 'colleague' });
+      await createdAccount(connector, { accountId: 'new.hire' });
+      expect((await runMembership(connector, colleague, 'grant', [t.lab])).ok).toBe(true);
+      const revoked = await revokeNotApplied(t, connector);
+      expect(t.s.groupIdsOf('new.hire')).toContain(t.contractors);
+      expect(revoked.error).toMatchObject({
+        code: 'MEMBERSHIP_READ_UNAVAILABLE',
+        message: expect.stringContaining('once left out group Lab'),
+      });
+    } finally {
+      await registry.close();
+    }
   });
 });
 
