@@ -1,9 +1,12 @@
+import type { HttpRequest, InvocationContext } from '@azure/functions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { healthHandler } from '../../../src/api/health-api';
 import { loadConfig, type AppConfig } from '../../../src/config/app-config';
 import type { Connector } from '../../../src/connectors/connector';
 import { ConnectorRegistry } from '../../../src/connectors/connector-registry';
 import { connectorSettingsKinds } from '../../../src/connectors/connector-kinds';
 import { scimConnectorSchema } from '../../../src/connectors/scim/scim-settings';
+import type { HealthReport } from '../../../src/domain/health-report';
 import { silentLogger } from '../../../src/domain/logger';
 import { buildServices } from '../../../src/runtime/build-services';
 import { startServiceRuntime } from '../../../src/runtime/service-runtime';
@@ -146,9 +149,13 @@ describe("a user's groups attribute seen to leave out a group, on one worker", (
       details: { untold: [{ id: t.contractors, name: 'Contractors' }] },
     });
     expect(revoked.changes).toEqual([]);
-    // Kept where the health report reads the connector's state, naming what was seen.
-    const states = await second.services.connectorStates.read([t.name]);
-    expect(states.get(t.name)?.userGroups).toMatchObject({
+    // Kept in the connector's state, which the health report shows, naming what was seen.
+    const health = await healthHandler({
+      services: () => Promise.resolve(second.services),
+      now: () => new Date(),
+    })({} as HttpRequest, {} as InvocationContext);
+    const report = health.jsonBody as HealthReport;
+    expect(report.connectors.find((c) => c.name === t.name)?.userGroups).toMatchObject({
       verdict: 'cut',
       by: 'connector',
       why: expect.stringContaining('once left out group Lab'),
