@@ -44,6 +44,7 @@ export function healthHandler(deps: Pick<ApiDeps, 'services' | 'now'>): ApiHandl
         ...(state.lastReconciliation === undefined
           ? {}
           : { lastReconciliation: state.lastReconciliation }),
+        ...(state.userGroups === undefined ? {} : { userGroups: state.userGroups }),
       };
     });
     const parts = { storage: stored.health, secretStore: credentials.health, connectors };
@@ -101,6 +102,9 @@ function quarantineOf(view: QuarantineView | undefined): { quarantine?: Quaranti
       ...(view.since === undefined ? {} : { since: view.since }),
       ...(view.reason === undefined ? {} : { reason: view.reason }),
       ...(view.nextProbeAt === undefined ? {} : { nextProbeAt: view.nextProbeAt }),
+      ...(view.releasedAt === undefined ? {} : { releasedAt: view.releasedAt }),
+      ...(view.releasedBy === undefined ? {} : { releasedBy: view.releasedBy }),
+      ...(view.releasedByName === undefined ? {} : { releasedByName: view.releasedByName }),
     },
   };
 }

@@ -72,6 +72,13 @@ const healthReportSchema = {
               reason: errorBrief,
               heldRequests: { type: 'integer' },
               nextProbeAt: { type: 'string', format: 'date-time' },
+              releasedAt: { type: 'string', format: 'date-time' },
+              releasedBy: { enum: ['probe', 'operator'] },
+              releasedByName: {
+                type: 'string',
+                description:
+                  "Who released the last quarantine, where an operator did: a signed-in caller's name, or which key",
+              },
             },
           },
           lastStatusCheck: {
@@ -101,6 +108,18 @@ const healthReportSchema = {
                 description: 'Accounts a request kept busy, judged later by the same job',
               },
               error: errorBrief,
+            },
+          },
+          userGroups: {
+            type: 'object',
+            description:
+              "SCIM: what is known of the server's user groups attribute, for every worker. cut: it was seen to leave out a group the account is in (by a read, or a compatibility run), and its silence is never taken for a non-membership; complete: a compatibility run found it complete, which ends an earlier cut. Absent: nothing known",
+            properties: {
+              verdict: { enum: ['cut', 'complete'] },
+              why: { type: 'string' },
+              at: { type: 'string', format: 'date-time' },
+              by: { enum: ['connector', 'compatibility run'] },
+              jobId: { type: 'string' },
             },
           },
           lastImport: {

@@ -48,6 +48,11 @@ export const quarantineSchema = {
     },
     releasedAt: { type: 'string', format: 'date-time' },
     releasedBy: { enum: ['probe', 'operator'] },
+    releasedByName: {
+      type: 'string',
+      description:
+        'Who released it, where an operator did: a signed-in caller\'s name, or which key ("function key", "local API key"), or "command line"',
+    },
   },
 };
 

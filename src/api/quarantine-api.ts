@@ -4,6 +4,8 @@ import type { QuarantineState } from '../domain/quarantine';
 import type { HeldRequest } from '../store/quarantine-store';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import type { ApiDeps } from './api-deps';
+import { FUNCTION_KEY_HOLDER, submitterOf } from './caller';
+import { callerOf } from './entrances';
 import { unknownConnector } from './http-problem';
 
 /** Held requests a status answer lists by id (the count is always whole). */
@@ -28,6 +30,8 @@ export interface QuarantineView {
   /** How the last quarantine ended. */
   releasedAt?: string;
   releasedBy?: 'probe' | 'operator';
+  /** Who released it, where an operator did: a signed-in caller's name, or which key. */
+  releasedByName?: string;
 }
 
 /** The view of a connector's quarantine state, with its held requests when asked for. */
@@ -45,6 +49,7 @@ export function viewOf(state: QuarantineState | undefined, held: HeldRequest[]):
     ...(held.length === 0 ? {} : { held: held.slice(0, HELD_LISTED) }),
     ...(state.releasedAt === undefined ? {} : { releasedAt: state.releasedAt }),
     ...(state.releasedBy === undefined ? {} : { releasedBy: state.releasedBy }),
+    ...(state.releasedByName === undefined ? {} : { releasedByName: state.releasedByName }),
   };
 }
 
@@ -92,16 +97,19 @@ export function getQuarantineHandler(deps: Pick<ApiDeps, 'services'>) {
 /**
  * `POST /api/connectors/{name}/release`: an operator ends the connector's quarantine; its
  * held requests go on at their next look (within a minute, five after their first hour).
- * 200 with `released` (false: it was not quarantined) and the quarantine as it is now.
+ * Who released it is recorded as requests record who submitted them (`releasedByName`: a
+ * signed-in caller's name, or which key). 200 with `released` (false: it was not
+ * quarantined) and the quarantine as it is now.
  */
-export function releaseConnectorHandler(deps: Pick<ApiDeps, 'services' | 'now'>) {
+export function releaseConnectorHandler(deps: Pick<ApiDeps, 'services' | 'now' | 'keyHolder'>) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const name = request.params.name ?? '';
     const services = await deps.services();
     if (services.registry.settings(name) === undefined) return unknownConnector(name);
+    const operator = submitterOf(callerOf(request), deps.keyHolder ?? FUNCTION_KEY_HOLDER);
     const { released } = await services.quarantine.release(
       name,
-      'operator',
+      { operator },
       deps.now().toISOString(),
     );
     if (released) context.log(`connector ${name} released by an operator`);

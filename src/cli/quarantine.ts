@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { quarantineOf, type QuarantineView } from '../api/quarantine-api';
 import type { CliContext } from './cli-context';
 import type { CommandArgs, Print } from './command-types';
@@ -23,7 +24,7 @@ export async function releaseCommand(
   const { services } = await ctx.service();
   const { released } = await services.quarantine.release(
     name,
-    'operator',
+    { operator: commandLineOperator() },
     new Date().toISOString(),
   );
   print(
@@ -38,7 +39,8 @@ export async function releaseCommand(
 /** A connector's quarantine as the CLI prints it. */
 export function formatQuarantine(name: string, view: QuarantineView): string[] {
   if (view.state === 'active') {
-    const by = view.releasedBy === 'operator' ? 'an operator' : 'its probe';
+    const by =
+      view.releasedBy !== 'operator' ? 'its probe' : (view.releasedByName ?? 'an operator');
     const last =
       view.releasedAt === undefined ? '' : ` (last quarantine ended ${view.releasedAt}, by ${by})`;
     return [`Quarantine of "${name}": not quarantined${last}`];
@@ -50,4 +52,13 @@ export function formatQuarantine(name: string, view: QuarantineView): string[] {
       ? []
       : [`  last error ${view.lastError.at}: ${view.lastError.code}: ${view.lastError.message}`]),
   ];
+}
+
+/** Who releases from the command line, as the quarantine records it: the machine's user. */
+function commandLineOperator(): string {
+  try {
+    return `command line (user ${userInfo().username})`;
+  } catch {
+    return 'command line';
+  }
 }

@@ -1,5 +1,6 @@
 import type { ConnectorSettings, ConnectorSettingsSchema } from '../config/connector-settings';
 import type { Logger } from '../domain/logger';
+import type { UserGroupsVerdicts } from '../domain/user-groups-verdict';
 import type { SecretStore } from '../secrets/secret-store';
 import type { Connector } from './connector';
 import type { ConnectorTelemetry } from './connector-telemetry';
@@ -15,6 +16,11 @@ export interface ConnectorDependencies {
   clock?: { now(): number; sleep(ms: number): Promise<void> };
   /** Telemetry of the named connector: metrics and traces of its calls (default none). */
   telemetry?: (connector: string) => ConnectorTelemetry;
+  /**
+   * Where a SCIM connector keeps what it learned of the server's user `groups` attribute,
+   * shared by every worker (default: nowhere, each connector learns for itself).
+   */
+  userGroupsVerdicts?: UserGroupsVerdicts;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { AppConfig } from '../config/app-config';
 import type { ConnectorSettings } from '../config/connector-settings';
 import type { Connector } from './connector';
 import type { Logger } from '../domain/logger';
+import type { UserGroupsVerdicts } from '../domain/user-groups-verdict';
 import type { SecretStore } from '../secrets/secret-store';
 import type { ConnectorKindDescriptor } from './connector-kind';
 import type { ConnectorTelemetry } from './connector-telemetry';
@@ -18,6 +19,21 @@ export class ConnectorRegistry {
   private readonly built = new Map<string, Connector>();
   private readonly observed = new Map<string, Connector>();
   private observer: TargetObserver | undefined;
+  private verdicts: UserGroupsVerdicts | undefined;
+  /**
+   * What every connector is given to keep its verdicts in: the store set by
+   * {@link keepVerdictsIn} when it is asked (connectors built before it was set use it too).
+   */
+  private readonly keptVerdicts: UserGroupsVerdicts = {
+    readUserGroups: (connector) =>
+      this.verdicts === undefined
+        ? Promise.resolve(undefined)
+        : this.verdicts.readUserGroups(connector),
+    recordUserGroups: (connector, verdict) =>
+      this.verdicts === undefined
+        ? Promise.resolve()
+        : this.verdicts.recordUserGroups(connector, verdict),
+  };
 
   constructor(
     private readonly config: AppConfig,
@@ -61,6 +77,14 @@ export class ConnectorRegistry {
     this.observed.clear();
   }
 
+  /**
+   * Where connectors keep what they learned of their targets from now on (the service's
+   * `ConnectorStates`), so that every worker, and the next start, knows it.
+   */
+  keepVerdictsIn(store: UserGroupsVerdicts): void {
+    this.verdicts = store;
+  }
+
   /** The connector with this name, or undefined: callers answer 404. */
   get(name: string): Connector | undefined {
     const connector = this.build(name);
@@ -100,6 +124,7 @@ export class ConnectorRegistry {
       ...(this.trustedCa === undefined ? {} : { trustedCa: this.trustedCa }),
       ...(this.clock === undefined ? {} : { clock: this.clock }),
       ...(this.telemetry === undefined ? {} : { telemetry: this.telemetry }),
+      userGroupsVerdicts: this.keptVerdicts,
     });
     this.built.set(name, connector);
     return connector;

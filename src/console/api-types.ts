@@ -59,6 +59,8 @@ export interface Quarantine {
   held?: { requestId: string; since: string }[];
   releasedAt?: string;
   releasedBy?: 'probe' | 'operator';
+  /** Who released it, where an operator did: a signed-in caller's name, or which key. */
+  releasedByName?: string;
   [more: string]: unknown;
 }
 
@@ -317,8 +319,16 @@ export interface ConnectorHealth {
   /** It keeps a credential that expires (Graph: the client secret). */
   expiringCredential: boolean;
   credential?: CredentialState;
-  /** The quarantine's state, since, reason, heldRequests and nextProbeAt. */
+  /** The quarantine's state, since, reason, heldRequests and nextProbeAt, and how the last one ended. */
   quarantine?: Quarantine;
+  /** SCIM: whether the server's user groups attribute was seen cut (its silence not believed). */
+  userGroups?: {
+    verdict: 'cut' | 'complete';
+    why: string;
+    at: string;
+    by: 'connector' | 'compatibility run';
+    jobId?: string;
+  };
   lastStatusCheck?: {
     at: string;
     ok: boolean;

@@ -1,6 +1,7 @@
 import type { ImportState, ReconciliationState, StatusCheckState } from './connector-state';
 import type { CredentialState } from './credential-expiry';
 import type { ErrorCode } from './errors';
+import type { UserGroupsVerdict } from './user-groups-verdict';
 
 /** How a part the service depends on answered just now. */
 export interface PartHealth {
@@ -21,6 +22,10 @@ export interface QuarantineHealth {
   heldRequests: number;
   /** While quarantined: when the probe checks the target next. */
   nextProbeAt?: string;
+  /** How the last quarantine ended: when, by its probe or an operator, and which operator. */
+  releasedAt?: string;
+  releasedBy?: 'probe' | 'operator';
+  releasedByName?: string;
 }
 
 /** What the service last saw of one connector. Nothing here is a secret. */
@@ -39,6 +44,11 @@ export interface ConnectorHealth {
   lastReconciliation?: ReconciliationState;
   /** The last catalogue import; absent: none yet. */
   lastImport?: ImportState;
+  /**
+   * SCIM: what is known of the server's user `groups` attribute (`cut`: its silence is never
+   * taken for a non-membership, until a compatibility run finds it complete); absent: nothing.
+   */
+  userGroups?: UserGroupsVerdict;
 }
 
 /** GET /api/health: storage, the secret store and each connector's last known state. */

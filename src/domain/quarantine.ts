@@ -101,7 +101,20 @@ export interface QuarantineState {
   /** How the last quarantine ended. */
   releasedAt?: string;
   releasedBy?: 'probe' | 'operator';
+  /**
+   * Who released it, where an operator did: the caller as the API knew it (a signed-in
+   * principal's name, or which key: "function key", "local API key"), or the command line.
+   * Never a credential.
+   */
+  releasedByName?: string;
 }
+
+/**
+ * Who ends a quarantine: its probe, or an operator, named as the API (or the command line)
+ * knew the caller; an operator nothing named (`'operator'`, or no name) is recorded as
+ * "operator" alone.
+ */
+export type QuarantineRelease = 'probe' | 'operator' | { operator: string | undefined };
 
 /** The delay before probe number `probe` (0: the first): doubling from the first, up to the most. */
 export function probeDelayMs(probe: number, settings: QuarantineSettings): number {

@@ -88,6 +88,8 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
       connectorTelemetry(serviceMetrics, name),
     );
   watchTargets(registry);
+  const connectorStates = new TableConnectorStates(tableClient(storage, TABLES.connectorStates));
+  registry.keepVerdictsIn(connectorStates);
   const bulkQueue = new BulkQueue(
     queueClient(storage, config.bulkQueueName),
     queueClient(storage, `${config.bulkQueueName}-poison`),
@@ -114,7 +116,7 @@ export function buildServices(options: BuildServicesOptions): WorkflowServices {
     drift: new TableDriftFindings(tableClient(storage, TABLES.drift), accountKeys),
     reconciliation: new TableReconciliationState(tableClient(storage, TABLES.reconciliation)),
     driftEvents: new DriftEventQueue(queueClient(storage, DRIFT_EVENTS_QUEUE)),
-    connectorStates: new TableConnectorStates(tableClient(storage, TABLES.connectorStates)),
+    connectorStates,
     bulkQueue,
     ...(options.now === undefined ? {} : { now: options.now }),
     logger,

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../domain/errors';
-import type { QuarantineState } from '../domain/quarantine';
+import type { QuarantineRelease, QuarantineState } from '../domain/quarantine';
 
 /** A request held while its connector is quarantined, and since when (ISO). */
 export interface HeldRequest {
@@ -39,10 +39,13 @@ export interface QuarantineStore {
     epoch: number,
     probe: { at: string; error: QuarantineReason; nextProbeAt: string },
   ): Promise<QuarantineState | undefined>;
-  /** Ends the quarantine (only quarantine `epoch` when given): whether this call ended it, and the state. */
+  /**
+   * Ends the quarantine (only quarantine `epoch` when given), recording who ended it: whether
+   * this call ended it, and the state.
+   */
   release(
     connector: string,
-    by: 'probe' | 'operator',
+    by: QuarantineRelease,
     at: string,
     epoch?: number,
   ): Promise<{ released: boolean; state: QuarantineState | undefined }>;

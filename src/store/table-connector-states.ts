@@ -5,6 +5,7 @@ import type {
   ImportState,
   ReconciliationState,
   StatusCheckState,
+  UserGroupsVerdict,
 } from './connector-states';
 import { EnsuredTable } from './ensured-table';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
@@ -16,12 +17,13 @@ interface StateRow {
   lastStatusCheck?: string;
   lastImport?: string;
   lastReconciliation?: string;
+  userGroups?: string;
 }
 
 /**
  * Connector states in Table Storage: PartitionKey the connector (encoded), RowKey `state`;
- * each part a JSON column merged on its own, so a status check, an import and a
- * reconciliation never overwrite each other's record.
+ * each part a JSON column merged on its own, so a status check, an import, a
+ * reconciliation and a verdict on the user's groups never overwrite each other's record.
  */
 export class TableConnectorStates implements ConnectorStateStore {
   private readonly table: EnsuredTable;
@@ -31,18 +33,10 @@ export class TableConnectorStates implements ConnectorStateStore {
   }
 
   async read(connectors: readonly string[]): Promise<Map<string, ConnectorState>> {
-    const client = await this.table.client();
     const states = new Map<string, ConnectorState>();
     await Promise.all(
       connectors.map(async (name) => {
-        let row: StateRow;
-        try {
-          row = await client.getEntity<StateRow>(encodeTableKey(name), ROW_KEY);
-        } catch (error) {
-          if (storageStatus(error) !== 404)
-            throw storageFailure('read the connector states', error);
-          row = {};
-        }
+        const row = await this.row(name, 'read the connector states');
         states.set(name, {
           ...(row.lastStatusCheck === undefined
             ? {}
@@ -55,6 +49,9 @@ export class TableConnectorStates implements ConnectorStateStore {
             : {
                 lastReconciliation: JSON.parse(row.lastReconciliation) as ReconciliationState,
               }),
+          ...(row.userGroups === undefined
+            ? {}
+            : { userGroups: JSON.parse(row.userGroups) as UserGroupsVerdict }),
         });
       }),
     );
@@ -71,6 +68,28 @@ export class TableConnectorStates implements ConnectorStateStore {
 
   recordReconciliation(connector: string, state: ReconciliationState): Promise<void> {
     return this.merge(connector, { lastReconciliation: JSON.stringify(state) });
+  }
+
+  async readUserGroups(connector: string): Promise<UserGroupsVerdict | undefined> {
+    const row = await this.row(connector, "read what the connector learned of the user's groups");
+    return row.userGroups === undefined
+      ? undefined
+      : (JSON.parse(row.userGroups) as UserGroupsVerdict);
+  }
+
+  recordUserGroups(connector: string, verdict: UserGroupsVerdict): Promise<void> {
+    return this.merge(connector, { userGroups: JSON.stringify(verdict) });
+  }
+
+  /** The connector's row; empty when it has none yet. */
+  private async row(connector: string, operation: string): Promise<StateRow> {
+    const client = await this.table.client();
+    try {
+      return await client.getEntity<StateRow>(encodeTableKey(connector), ROW_KEY);
+    } catch (error) {
+      if (storageStatus(error) !== 404) throw storageFailure(operation, error);
+      return {};
+    }
   }
 
   private async merge(connector: string, columns: StateRow): Promise<void> {

@@ -1,6 +1,6 @@
 import { odata, type TableClient } from '@azure/data-tables';
 import type { ErrorCode } from '../domain/errors';
-import { clipText, type QuarantineState } from '../domain/quarantine';
+import { clipText, type QuarantineRelease, type QuarantineState } from '../domain/quarantine';
 import { EnsuredTable } from './ensured-table';
 import type { HeldRequest, QuarantineReason, QuarantineStore } from './quarantine-store';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
@@ -26,6 +26,7 @@ interface StateRow {
   nextProbeAt: string;
   releasedAt?: string;
   releasedBy?: string;
+  releasedByName?: string;
 }
 
 /* Each round either writes or learns of another writer's row; a few rounds are plenty. */
@@ -126,10 +127,11 @@ export class TableQuarantineStore implements QuarantineStore {
 
   async release(
     connector: string,
-    by: 'probe' | 'operator',
+    by: QuarantineRelease,
     at: string,
     epoch?: number,
   ): Promise<{ released: boolean; state: QuarantineState | undefined }> {
+    const operator = typeof by === 'string' ? undefined : by.operator;
     let released = false;
     const state = await this.change(connector, 'release a connector', (current) => {
       released = false;
@@ -141,7 +143,8 @@ export class TableQuarantineStore implements QuarantineStore {
         ...current,
         quarantined: false,
         releasedAt: at,
-        releasedBy: by,
+        releasedBy: by === 'probe' ? 'probe' : 'operator',
+        ...(operator === undefined ? {} : { releasedByName: clipText(operator, 200) }),
         ...(by === 'probe' ? { probes: current.probes + 1, lastProbeAt: at } : {}),
       };
     });
@@ -251,6 +254,7 @@ function rowOf(state: QuarantineState): StateRow {
     ...(state.lastProbeAt === undefined ? {} : { lastProbeAt: state.lastProbeAt }),
     ...(state.releasedAt === undefined ? {} : { releasedAt: state.releasedAt }),
     ...(state.releasedBy === undefined ? {} : { releasedBy: state.releasedBy }),
+    ...(state.releasedByName === undefined ? {} : { releasedByName: state.releasedByName }),
   };
 }
 
@@ -272,6 +276,9 @@ function stateOf(connector: string, row: StateRow): QuarantineState {
     ...(row.releasedAt === undefined ? {} : { releasedAt: row.releasedAt }),
     ...(row.releasedBy === 'probe' || row.releasedBy === 'operator'
       ? { releasedBy: row.releasedBy }
+      : {}),
+    ...(row.releasedBy === 'operator' && row.releasedByName !== undefined
+      ? { releasedByName: row.releasedByName }
       : {}),
   };
 }

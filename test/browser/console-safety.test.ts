@@ -154,13 +154,14 @@ describe('a quarantined connector in the console', () => {
     expect(await hold.textContent()).toMatch(/is quarantined since .* \(TARGET_AUTH_FAILED /);
     expect(await page.locator('.summary dd').first().textContent()).toContain('held');
 
-    // The admin puts the token back; the operator releases the connector from its page.
+    // The admin puts the token back; the operator releases the connector from its page, and
+    // the page says who did (here, the holder of the local host's API key).
     scim.setAuth({ type: 'bearer', token });
     await page.goto(c.url(`/connectors/${SCIM}`));
     await page.getByRole('button', { name: 'Release now' }).click();
     await expect
       .poll(() => page.locator('section[aria-labelledby="quarantine-heading"]').textContent())
-      .toContain('released by an operator');
+      .toContain('released by local API key');
     for (const id of ids) await c.t.host.driver.waitFor(requestInstanceId(id), 60_000);
     for (const id of ids) {
       expect((await c.t.api('GET', `/api/requests/${id}`)).body.status).toBe('succeeded');

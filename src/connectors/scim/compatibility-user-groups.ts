@@ -1,5 +1,6 @@
 import type { TargetAccount } from '../../domain/account';
 import type { Evidence } from '../../domain/compatibility-result';
+import type { UserGroupsVerdict } from '../../domain/user-groups-verdict';
 import type { CompatibilitySession } from './compatibility-session';
 import type { TestGroup } from './compatibility-groups';
 import { FEATURE_REFUSALS } from './membership-check';
@@ -132,5 +133,33 @@ function judge(
       `revoke; the run made one membership, so a cap above one group cannot be seen: ` +
       CONNECTOR_RULE,
     evidence,
+  };
+}
+
+/**
+ * What the run's finding tells the connector, kept for every worker (ConnectorStates): an
+ * `incomplete` attribute (it left out the group the test account was in) is never believed
+ * for a non-membership; a `complete` one is the operator's word that ends an earlier cut
+ * (a connector that catches it cut again says so again). Other findings change nothing.
+ */
+export function userGroupsVerdictOf(report: {
+  at: string;
+  jobId?: string;
+  userGroups: UserGroupsFinding;
+}): UserGroupsVerdict | undefined {
+  const { outcome } = report.userGroups;
+  if (outcome !== 'incomplete' && outcome !== 'complete') return undefined;
+  const run = `the compatibility run of ${report.at}${report.jobId === undefined ? '' : ` (job ${report.jobId})`}`;
+  return {
+    verdict: outcome === 'incomplete' ? 'cut' : 'complete',
+    why:
+      outcome === 'incomplete'
+        ? `${run} saw the user's groups attribute leave out the group its test account was ` +
+          `in: it does not list every group`
+        : `${run} saw the user's groups attribute list the group its test account was in, ` +
+          `and drop it after the revoke`,
+    at: report.at,
+    by: 'compatibility run',
+    ...(report.jobId === undefined ? {} : { jobId: report.jobId }),
   };
 }

@@ -23,7 +23,7 @@ import { createAnswerFault } from './create-answer';
 import { DeclaredFeaturesReader } from './declared-features';
 import { hasScimType, mapScimError, type ScimErrorContext } from './error-mapper';
 import { attributeFilter } from './filter';
-import { findFiltered } from './filtered-lookup';
+import { findByName, findFiltered } from './filtered-lookup';
 import { searchMatches } from './group-search';
 import { interpretListResponse, type ListPage } from './list-response';
 import { readAllPages } from './pager';
@@ -34,6 +34,7 @@ import type { MembershipCheck } from './membership-check';
 import { ScimMemberships } from './scim-memberships';
 import { scimReconciliation } from './scim-reconciliation';
 import type { ReconciliationReads } from '../../domain/reconciliation-reads';
+import type { UserGroupsVerdicts } from '../../domain/user-groups-verdict';
 import { scimUrl } from './scim-paths';
 import { checkScimStatus } from './scim-status';
 import {
@@ -70,10 +71,18 @@ export class ScimConnector implements Connector {
 
   constructor(
     readonly settings: ScimConnectorSettings,
-    options: ScimHttpOptions,
+    options: ScimHttpOptions & {
+      /** Where what is learned of the user's `groups` attribute is kept for every worker. */
+      userGroupsVerdicts?: UserGroupsVerdicts;
+    },
   ) {
     this.http = new ScimHttp(settings, options);
-    this.memberships = new ScimMemberships(settings, this.http, options.logger);
+    this.memberships = new ScimMemberships(
+      settings,
+      this.http,
+      options.logger,
+      options.userGroupsVerdicts,
+    );
     this.reconciliation = scimReconciliation(settings, this.http, this.memberships.checks);
     this.declared = new DeclaredFeaturesReader(settings, this.http);
   }
@@ -114,17 +123,19 @@ export class ScimConnector implements Connector {
 
   /**
    * Spec: Search account, `filter=userName eq "<account_id>"`; a 404 is no match. A server
-   * that ignores the filter is read on, page by page ({@link findFiltered}).
+   * that ignores the filter is read on, page by page; on a server that keeps userNames
+   * case-sensitive, the user of exactly that name, else the one in another case, never one
+   * of several ({@link findByName}).
    */
   async findAccount(accountId: string): Promise<TargetAccount | undefined> {
     const filter = attributeFilter('userName', 'eq', accountId);
     const context = this.accountContext(accountId);
-    // userName is caseExact=false (RFC 7643 §4.1.1).
-    const match = await findFiltered(
+    // userName is caseExact=false (RFC 7643 §4.1.1), but not on every server: several users
+    // of the name in other cases are none of them known to be it.
+    const match = await findByName(
       (startIndex) => this.filteredPage('Users', filter, startIndex, context),
-      (resource) =>
-        typeof resource.userName === 'string' &&
-        resource.userName.toLowerCase() === accountId.toLowerCase(),
+      (resource) => resource.userName,
+      accountId,
       `connector "${this.name}": account "${accountId}"`,
     );
     return match === undefined ? undefined : fromScimUser(match);

@@ -16,6 +16,9 @@ export const SCIM_KIND: ConnectorKindDescriptor<ScimConnectorSettings> = {
       ...(deps.logger === undefined ? {} : { logger: deps.logger }),
       ...clockDeps(deps.clock),
       ...(deps.telemetry === undefined ? {} : { telemetry: deps.telemetry(settings.name).calls }),
+      ...(deps.userGroupsVerdicts === undefined
+        ? {}
+        : { userGroupsVerdicts: deps.userGroupsVerdicts }),
     });
   },
   compatibilityRun(settings, secrets, options) {

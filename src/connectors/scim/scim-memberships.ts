@@ -3,6 +3,7 @@ import type { TargetAccount } from '../../domain/account';
 import { ProvisioningError, isProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
 import { silentLogger, type Logger } from '../../domain/logger';
+import type { UserGroupsVerdicts } from '../../domain/user-groups-verdict';
 import { mayHaveBeenApplied } from '../../domain/lost-answer';
 import type { MembershipRead, MembershipWriteAnswer } from '../connector';
 import { failedWriteCall, type FailedWrite } from '../failed-writes';
@@ -32,13 +33,14 @@ export class ScimMemberships {
     private readonly settings: ScimConnectorSettings,
     private readonly http: ScimHttp,
     private readonly logger: Logger = silentLogger,
+    verdicts?: UserGroupsVerdicts,
   ) {
     this.checks = new MembershipChecks(http, settings.baseUrl, settings.name);
     this.wholeGroups = {
       connector: settings.name,
       readGroup: (groupId) => this.readGroupMembers(groupId, groupId),
       memberValues: (account) => this.memberValues(account),
-      userGroups: new UserGroupsCheck(http, settings.baseUrl, settings.name),
+      userGroups: new UserGroupsCheck(http, settings.baseUrl, settings.name, verdicts, logger),
     };
   }
 
@@ -119,7 +121,7 @@ export class ScimMemberships {
     const silence =
       userGroups === undefined
         ? undefined
-        : this.wholeGroups.userGroups.silenceOf(
+        : await this.wholeGroups.userGroups.silenceOf(
             userGroups,
             found.groupIds,
             names,

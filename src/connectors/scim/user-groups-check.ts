@@ -1,5 +1,12 @@
 import type { TargetAccount } from '../../domain/account';
+import { isProvisioningError } from '../../domain/errors';
 import { describeGroup } from '../../domain/group';
+import { silentLogger, type Logger } from '../../domain/logger';
+import {
+  keptCut,
+  type UserGroupsVerdict,
+  type UserGroupsVerdicts,
+} from '../../domain/user-groups-verdict';
 import { FEATURE_REFUSALS as REFUSALS } from './membership-check';
 import type { ScimHttp } from './scim-http';
 import { scimUrl } from './scim-paths';
@@ -26,12 +33,21 @@ export type UserGroupsAnswer =
  * - and it has never left out a group that a member list or the members filter showed the
  *   account in ({@link omitted}): a server that lists only some kinds of groups is cut in a
  *   way no count shows, and from then on its silence is never believed.
+ * That last finding is the server's, not this worker's: it is kept for the connector
+ * (`verdicts`, the service's ConnectorStates), where a compatibility run that saw the
+ * attribute leave out its test account's group keeps it too, and every read asks for it, so
+ * that no other worker and no restart believes the attribute again until a compatibility run
+ * finds it complete.
  */
 export class UserGroupsCheck {
   /** The most groups the attribute has listed for one account: the cap is at least that. */
   private longest = 0;
-  /** Why the attribute's silence is never believed, once it left out a known membership. */
-  private cut: string | undefined;
+  /** A cut seen here: the attribute left out a membership a member list or filter showed. */
+  private caught: UserGroupsVerdict | undefined;
+  /** Whether {@link caught} is still to be kept for the other workers (tried at each read). */
+  private unkept = false;
+  /** The connector's kept cut, as the last read of it said (any worker, or a compatibility run). */
+  private keptCut: string | undefined;
   /** Why the server cannot be asked, once it refused the attribute. */
   private refused: string | undefined;
 
@@ -39,6 +55,9 @@ export class UserGroupsCheck {
     private readonly http: ScimHttp,
     private readonly baseUrl: string,
     private readonly connector: string,
+    private readonly verdicts?: UserGroupsVerdicts,
+    private readonly logger: Logger = silentLogger,
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   /**
@@ -47,6 +66,11 @@ export class UserGroupsCheck {
    */
   get absenceBelieved(): boolean {
     return this.longest > 0 && this.cut === undefined;
+  }
+
+  /** Why the attribute's silence is never believed, once it was seen cut (here or kept). */
+  private get cut(): string | undefined {
+    return this.keptCut ?? this.caught?.why;
   }
 
   /** Whether asking is worth a call: the server has not refused the attribute. */
@@ -58,14 +82,14 @@ export class UserGroupsCheck {
    * Why the answer's silence is no evidence of non-membership (undefined: it is), given the
    * groups a member list or the members filter showed the account in for the same read. A
    * list that leaves one of them out is cut short: its silence is never believed again on
-   * this connector ({@link omitted}).
+   * this connector, by any worker ({@link omitted}).
    */
-  silenceOf(
+  async silenceOf(
     answer: UserGroupsAnswer,
     shownElsewhere: Iterable<string>,
     names: Record<string, string>,
     accountId: string,
-  ): string | undefined {
+  ): Promise<string | undefined> {
     if (!('groupIds' in answer)) return answer.unsupported;
     for (const id of shownElsewhere) {
       if (!answer.groupIds.has(id)) {
@@ -75,18 +99,93 @@ export class UserGroupsCheck {
     return answer.cutShort;
   }
 
-  /** The attribute left out a group known to hold the account: it does not list every group. */
-  private omitted(group: string, accountId: string): string {
-    this.cut ??=
+  /**
+   * The attribute left out a group known to hold the account: it does not list every group.
+   * Kept for the connector before the read that saw it answers.
+   */
+  private async omitted(group: string, accountId: string): Promise<string> {
+    const known = this.cut;
+    if (known !== undefined) return known;
+    const why =
       `the user's groups attribute once left out group ${group}, which showed account ` +
       `"${accountId}" as a member: it does not list every group`;
-    return this.cut;
+    this.caught = { verdict: 'cut', why, at: this.now().toISOString(), by: 'connector' };
+    await this.keep(this.caught);
+    return why;
+  }
+
+  /** Keeps a cut seen here for every worker; one that cannot be kept now is tried again later. */
+  private async keep(verdict: UserGroupsVerdict): Promise<void> {
+    if (this.verdicts === undefined) return;
+    this.unkept = true;
+    try {
+      await this.verdicts.recordUserGroups(this.connector, verdict);
+      if (this.caught === verdict) this.unkept = false;
+    } catch (error) {
+      this.logger.warn(
+        `connector ${this.connector}: the user's groups attribute was seen cut short, and ` +
+          `that could not be kept for the other workers (${codeOf(error)}): this one keeps ` +
+          `it, and tries again at its next read`,
+        { connector: this.connector },
+      );
+    }
+  }
+
+  /**
+   * What the connector's kept verdict says now (another worker or a compatibility run may
+   * have changed it): a kept cut is never believed; a compatibility run that found the
+   * attribute complete after this worker saw it cut ends that too (the operator's word).
+   * Answers why the silence is not believed where the verdict could not be read.
+   */
+  private async recall(): Promise<string | undefined> {
+    if (this.verdicts === undefined) return undefined;
+    if (this.caught !== undefined && this.unkept) await this.keep(this.caught);
+    let kept: UserGroupsVerdict | undefined;
+    try {
+      kept = await this.verdicts.readUserGroups(this.connector);
+    } catch (error) {
+      return (
+        `what this connector learned of the user's groups attribute could not be read ` +
+        `(${codeOf(error)}), so whether the server cuts it short is not known`
+      );
+    }
+    if (kept?.verdict === 'complete' && this.caught !== undefined && kept.at >= this.caught.at) {
+      this.caught = undefined;
+      this.unkept = false;
+    }
+    this.keptCut = kept?.verdict === 'cut' ? keptCut(kept) : undefined;
+    return undefined;
   }
 
   /** The groups the user lists, or why the server could not say. */
   async read(account: TargetAccount): Promise<UserGroupsAnswer> {
     if (this.refused !== undefined) return { unsupported: this.refused };
-    const result = await this.http.send({
+    const [result, unrecalled] = await Promise.all([this.ask(account), this.recall()]);
+    if (REFUSALS.includes(result.status)) {
+      this.refused = `the server refuses the user's groups attribute (${result.status})`;
+      return { unsupported: this.refused };
+    }
+    const groupIds = readGroupValues(result.body);
+    const longest = this.longest;
+    this.longest = Math.max(longest, groupIds.size);
+    if (longest === 0) {
+      if (groupIds.size > 0) {
+        return { groupIds, cutShort: this.cut ?? unrecalled ?? cutAt(groupIds.size) };
+      }
+      return {
+        unsupported:
+          "the user's groups attribute lists no group, and it has not yet listed one for any " +
+          'account on this connector: the server may not keep it',
+      };
+    }
+    const cut = this.cut ?? unrecalled;
+    if (cut !== undefined) return { groupIds, cutShort: cut };
+    return groupIds.size < longest ? { groupIds } : { groupIds, cutShort: cutAt(longest) };
+  }
+
+  /** `GET /Users/{id}?attributes=groups`; a refusal comes back as the server's answer. */
+  private ask(account: TargetAccount) {
+    return this.http.send({
       method: 'GET',
       url: scimUrl(this.baseUrl, 'Users', account.id, { attributes: 'groups' }),
       accept: [200, ...REFUSALS],
@@ -97,24 +196,12 @@ export class UserGroupsCheck {
         object: account.accountId,
       },
     });
-    if (REFUSALS.includes(result.status)) {
-      this.refused = `the server refuses the user's groups attribute (${result.status})`;
-      return { unsupported: this.refused };
-    }
-    const groupIds = readGroupValues(result.body);
-    const longest = this.longest;
-    this.longest = Math.max(longest, groupIds.size);
-    if (longest === 0) {
-      if (groupIds.size > 0) return { groupIds, cutShort: cutAt(groupIds.size) };
-      return {
-        unsupported:
-          "the user's groups attribute lists no group, and it has not yet listed one for any " +
-          'account on this connector: the server may not keep it',
-      };
-    }
-    if (this.cut !== undefined) return { groupIds, cutShort: this.cut };
-    return groupIds.size < longest ? { groupIds } : { groupIds, cutShort: cutAt(longest) };
   }
+}
+
+/** A failure's code for an operator's line (no message: it may name storage details). */
+function codeOf(error: unknown): string {
+  return isProvisioningError(error) ? error.code : 'unexpected failure';
 }
 
 /** Why a list as long as the longest seen may be cut short. */

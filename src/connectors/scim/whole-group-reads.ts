@@ -66,7 +66,7 @@ export async function readWholeGroups(
     (!source.userGroups.absenceBelieved || [...shown].some((id) => confirm.has(id)));
   if (unvouched.length > 0 || control) {
     const answer = await source.userGroups.read(account);
-    const silence = source.userGroups.silenceOf(answer, shown, names, account.accountId);
+    const silence = await source.userGroups.silenceOf(answer, shown, names, account.accountId);
     for (const id of unvouched) {
       if ('groupIds' in answer && answer.groupIds.has(id)) {
         shown.add(id);

@@ -66,7 +66,21 @@ export function ConnectorHealthCard({
               <span class="muted"> {connector.quarantine.heldRequests} request(s) held</span>
             </dd>
           </div>
-        ) : null}
+        ) : connector.quarantine?.releasedAt === undefined ? null : (
+          <div>
+            <dt>Last quarantine</dt>
+            <dd>
+              ended{' '}
+              <time dateTime={connector.quarantine.releasedAt}>
+                {formatTime(connector.quarantine.releasedAt)}
+              </time>
+              ,{' '}
+              {connector.quarantine.releasedBy !== 'operator'
+                ? 'released by its probe'
+                : `released by ${connector.quarantine.releasedByName ?? 'an operator'}`}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Last status check</dt>
           <dd>
@@ -119,6 +133,17 @@ export function ConnectorHealthCard({
             />
           </dd>
         </div>
+        {connector.userGroups?.verdict === 'cut' ? (
+          <div>
+            <dt>Users' groups</dt>
+            <dd>
+              not believed for a non-membership since{' '}
+              <time dateTime={connector.userGroups.at}>{formatTime(connector.userGroups.at)}</time>:{' '}
+              {connector.userGroups.why}
+              <span class="muted"> (a compatibility run that finds them complete ends it)</span>
+            </dd>
+          </div>
+        ) : null}
         {connector.expiringCredential ? (
           <div>
             <dt>Client secret</dt>

@@ -21,9 +21,11 @@ export function QuarantinePanel({ quarantine }: { quarantine: Quarantine }) {
           <span class="muted">
             {' '}
             Last quarantine ended <At iso={quarantine.releasedAt} />
-            {quarantine.releasedBy === 'operator'
-              ? ', released by an operator'
-              : ', released by a probe that succeeded'}
+            {quarantine.releasedBy !== 'operator'
+              ? ', released by a probe that succeeded'
+              : quarantine.releasedByName === undefined
+                ? ', released by an operator'
+                : `, released by ${quarantine.releasedByName}`}
             .
           </span>
         )}

@@ -50,11 +50,17 @@ export interface ScimStoreSnapshot {
 /**
  * One sandbox's data: users and groups in creation order (stable paging), with case-insensitive
  * uniqueness indexes on userName and displayName (RFC 7643 §4.1.1 caseExact=false, §7 uniqueness).
+ * `userNamesCaseExact` (quirk) makes userName compare exactly, as servers that keep it
+ * case-sensitive do: users may then differ only in case, and a userName names a member or a
+ * user only in its own case.
  * Every sandbox owns its own store, although SCIMMY's resource declarations are process-global.
  */
 export class ScimStore {
   private readonly users = new Map<string, UserRecord>();
-  private readonly userIdByName = new Map<string, string>();
+  /** Users' ids by userName in lower case: one, unless userNames are case-exact. */
+  private readonly userIdsByName = new Map<string, string[]>();
+
+  constructor(private readonly userNamesCaseExact: () => boolean = () => false) {}
   private readonly groups = new Map<string, ScimResource>();
   private readonly groupIdByName = new Map<string, string>();
   /** Each group's member values: a check of one member costs the same in a group of 100,000. */
@@ -76,7 +82,7 @@ export class ScimStore {
     for (const { resource, lastLogon } of snapshot.users) {
       const id = String(resource.id);
       this.users.set(id, { resource: structuredClone(resource), lastLogon });
-      this.userIdByName.set(String(resource.userName).toLowerCase(), id);
+      this.nameUser(String(resource.userName), id);
     }
     for (const group of snapshot.groups) {
       const id = String(group.id);
@@ -104,8 +110,23 @@ export class ScimStore {
     return this.groups.get(id);
   }
 
+  /** The user of this userName: in any case, unless userNames are case-exact. */
   findUserId(userName: string): string | undefined {
-    return this.userIdByName.get(userName.toLowerCase());
+    const ids = this.userIdsByName.get(userName.toLowerCase()) ?? [];
+    const exact = ids.find((id) => this.users.get(id)?.resource.userName === userName);
+    return exact ?? (this.userNamesCaseExact() ? undefined : ids[0]);
+  }
+
+  private nameUser(userName: string, id: string): void {
+    const key = userName.toLowerCase();
+    this.userIdsByName.set(key, [...(this.userIdsByName.get(key) ?? []), id]);
+  }
+
+  private unnameUser(userName: string, id: string): void {
+    const key = userName.toLowerCase();
+    const rest = (this.userIdsByName.get(key) ?? []).filter((other) => other !== id);
+    if (rest.length > 0) this.userIdsByName.set(key, rest);
+    else this.userIdsByName.delete(key);
   }
 
   findGroupId(displayName: string): string | undefined {
@@ -124,6 +145,9 @@ export class ScimStore {
   holdsAccount(groupId: string, account: { userId: string; accountId: string }): boolean {
     const index = this.memberIndex.get(groupId);
     if (index === undefined) return false;
+    if (this.userNamesCaseExact()) {
+      return index.exact.has(account.userId) || index.exact.has(account.accountId);
+    }
     return (
       index.exact.has(account.userId) || (index.lower.get(account.accountId.toLowerCase()) ?? 0) > 0
     );
@@ -198,15 +222,14 @@ export class ScimStore {
     if (typeof userName !== 'string' || userName.length === 0) {
       throw scimError(400, 'invalidValue', "Required attribute 'userName' is missing");
     }
-    const holder = this.userIdByName.get(userName.toLowerCase());
+    const holder = this.findUserId(userName);
     if (holder !== undefined && holder !== id) {
       throw scimError(409, 'uniqueness', `userName '${userName}' is already in use`);
     }
     const newId = id ?? randomUUID();
     const resource = this.build(USER_SCHEMA, 'User', newId, attributes, existing?.resource);
-    if (existing !== undefined)
-      this.userIdByName.delete(String(existing.resource.userName).toLowerCase());
-    this.userIdByName.set(userName.toLowerCase(), newId);
+    if (existing !== undefined) this.unnameUser(String(existing.resource.userName), newId);
+    this.nameUser(userName, newId);
     this.users.set(newId, {
       resource,
       lastLogon: lastLogon ?? existing?.lastLogon,
@@ -264,7 +287,7 @@ export class ScimStore {
     if (record === undefined) return false;
     const names = this.memberValueMatcher(id);
     this.users.delete(id);
-    this.userIdByName.delete(String(record.resource.userName).toLowerCase());
+    this.unnameUser(String(record.resource.userName), id);
     for (const [groupId, group] of this.groups) {
       const members = group.members as ScimMember[] | undefined;
       if (members?.some((m) => names(m.value))) {
@@ -302,8 +325,10 @@ export class ScimStore {
       : this.findUserId(userIdOrUserName);
     const user = id === undefined ? undefined : this.users.get(id)?.resource;
     if (id === undefined || user === undefined) return (value) => value === userIdOrUserName;
-    const userName = String(user.userName).toLowerCase();
-    return (value) => value === id || value.toLowerCase() === userName;
+    const userName = String(user.userName);
+    if (this.userNamesCaseExact()) return (value) => value === id || value === userName;
+    const lower = userName.toLowerCase();
+    return (value) => value === id || value.toLowerCase() === lower;
   }
 
   private build(

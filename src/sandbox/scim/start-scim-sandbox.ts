@@ -31,7 +31,8 @@ function normalisePrefix(prefix: string | undefined): string {
 export async function startScimSandbox(options: ScimSandboxOptions = {}): Promise<ScimSandbox> {
   const prefix = normalisePrefix(options.prefix);
   const now = options.now ?? Date.now;
-  const store = new ScimStore();
+  // The quirks are read when asked: setQuirks replaces them.
+  const store = new ScimStore(() => state.quirks.userNamesCaseExact === true);
   if (options.restore !== undefined) store.restore(options.restore);
   const truthLog = new TruthLog();
   const state: SandboxState = {

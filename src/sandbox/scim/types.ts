@@ -105,6 +105,13 @@ export interface ScimQuirks {
   memberRemoveStyle?: 'any' | 'pathFilter' | 'valueArray';
   /** `userName`/`displayName` filters compare exactly instead of case-insensitively. */
   caseSensitiveFilters?: boolean;
+  /**
+   * userName compares exactly, as on servers that keep it case-sensitive although RFC 7643
+   * marks it caseExact false (scim-interop.md): users may differ only in case ("JSmith" and
+   * "JSMITH"), and a userName names a user or a member only in its own case. Filters still
+   * compare as `caseSensitiveFilters` says (such servers usually filter exactly too).
+   */
+  userNamesCaseExact?: boolean;
   /** `/ServiceProviderConfig` answers 404. */
   noServiceProviderConfig?: boolean;
   /**

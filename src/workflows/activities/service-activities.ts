@@ -1,4 +1,5 @@
 import type { CompatibilityReport } from '../../connectors/scim/compatibility-report';
+import { userGroupsVerdictOf } from '../../connectors/scim/compatibility-user-groups';
 import type { AccountRecord } from '../../domain/account-record';
 import { compatibilityJournalEntries } from '../../domain/compatibility-journal';
 import { isProvisioningError, ProvisioningError } from '../../domain/errors';
@@ -157,6 +158,12 @@ export function serviceActivities(services: ServicesProvider) {
         });
         // Journaled first: a failure to keep the result is retried, and the retry is a new run.
         await journalRunChanges(s, report);
+        // What it saw of the user's groups reaches the connector in every worker, before the
+        // result is kept: a kept result whose finding the connector never learned would mislead.
+        const verdict = userGroupsVerdictOf(report);
+        if (verdict !== undefined) {
+          await s.connectorStates.recordUserGroups(input.connector, verdict);
+        }
         await s.compatibility.keep(report);
         s.logger.info(`compatibility run of connector ${input.connector}: ${report.verdict}`, {
           connector: input.connector,

@@ -180,8 +180,15 @@ describe('the CLI against its own sandboxes (nothing configured)', () => {
     const released = await run(releaseCommand, ['graph-sandbox']);
     expect(released.code).toBe(0);
     expect(released.text).toContain('Connector "graph-sandbox" released');
-    expect(released.text).toMatch(/not quarantined \(last quarantine ended .+, by an operator\)/);
-    expect(await services.quarantine.get('graph-sandbox')).toMatchObject({ quarantined: false });
+    // Who released it: the command line and the machine's user.
+    expect(released.text).toMatch(
+      /not quarantined \(last quarantine ended .+, by command line \(user .+\)\)/,
+    );
+    expect(await services.quarantine.get('graph-sandbox')).toMatchObject({
+      quarantined: false,
+      releasedBy: 'operator',
+      releasedByName: expect.stringMatching(/^command line/),
+    });
     const again = await run(releaseCommand, ['graph-sandbox']);
     expect(again.text).toContain('is not quarantined: nothing to release');
   });

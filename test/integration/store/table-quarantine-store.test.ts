@@ -55,7 +55,7 @@ describe('TableQuarantineStore', () => {
     expect(await store.probeFailed('probed', 7, probe)).toBeUndefined();
 
     const [first, second] = await Promise.all([
-      store.release('probed', 'operator', '2026-11-23T08:01:00.000Z'),
+      store.release('probed', { operator: 'ada@contoso.example' }, '2026-11-23T08:01:00.000Z'),
       worker().release('probed', 'probe', '2026-11-23T08:01:00.000Z', 1),
     ]);
     expect([first.released, second.released].filter(Boolean)).toHaveLength(1);

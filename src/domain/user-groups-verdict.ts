@@ -1,0 +1,44 @@
+/**
+ * What the service learned of a SCIM server's user `groups` attribute (RFC 7643 §4.1.2),
+ * kept for the connector across workers and restarts (table `ConnectorStates`):
+ * - `cut`: it was seen to leave out a group the account is in (by a connector's read, whose
+ *   member list or members filter showed the membership, or by a compatibility run): its
+ *   silence is never taken for a non-membership again;
+ * - `complete`: a compatibility run, which an operator starts, found it listing the group its
+ *   test account was in and dropping it after the revoke: the operator's word that ends an
+ *   earlier `cut` (until a read catches it cut again).
+ * Nothing in it is a secret.
+ */
+export interface UserGroupsVerdict {
+  verdict: 'cut' | 'complete';
+  /** Why, as an operator reads it: the group left out, or the run and what it saw. */
+  why: string;
+  /** When it was learned (ISO). */
+  at: string;
+  by: 'connector' | 'compatibility run';
+  /** The compatibility run's job, where one learned it. */
+  jobId?: string;
+}
+
+/** Where connectors keep their verdicts on the attribute, shared by every worker. */
+export interface UserGroupsVerdicts {
+  /** The connector's kept verdict; undefined when none was ever kept. */
+  readUserGroups(connector: string): Promise<UserGroupsVerdict | undefined>;
+  /** Keeps the connector's verdict, replacing the one before. */
+  recordUserGroups(connector: string, verdict: UserGroupsVerdict): Promise<void>;
+}
+
+/**
+ * Why a kept `cut` verdict makes the attribute's silence worthless, as a step's notices and
+ * errors say it: what was seen, when, and how an operator ends it.
+ *
+ * @example
+ * keptCut({ verdict: 'cut', why: 'it left out group Lab', at: '2026-11-23T08:00:00.000Z', by: 'connector' });
+ * // 'it left out group Lab (kept for this connector since 2026-11-23T08:00:00.000Z: ...)'
+ */
+export function keptCut(verdict: UserGroupsVerdict): string {
+  return (
+    `${verdict.why} (kept for this connector since ${verdict.at}: a compatibility run that ` +
+    `finds the attribute complete ends it)`
+  );
+}
