@@ -98,24 +98,36 @@ export function readBatchResponses(
   });
 }
 
+/** A sub-request that got no final answer: its envelope failed (or left it out) before it had one. */
+export interface UnansweredRequest {
+  id: string;
+  /**
+   * How its envelope ended; `details.maybeApplied` when that send, or an earlier one whose
+   * answer was lost (a lost envelope, a 503), may have been applied all the same.
+   */
+  error: ProvisioningError;
+}
+
+/** Every sub-request's final answer, and those whose envelope failed before they had one. */
+export interface SettledBatch {
+  answers: Map<string, BatchResponse>;
+  unanswered: UnansweredRequest[];
+}
+
 /**
- * Every envelope of one round. One that fails fails the call, but a sub-request an earlier
- * round or another envelope answered may have been applied (a 204 of round 1 next to a 429
- * re-sent in round 2): the error then says so, and the writes are read back rather than
- * taken for refused (DESIGN invariant 11).
+ * As {@link sendBatchSettled}, for reads: an envelope that fails fails the call, saying a
+ * sub-request may have been applied when another one was answered (DESIGN invariant 11).
  */
-async function allOrMaybeApplied<T>(
-  answeredBefore: boolean,
-  envelopes: Promise<T>[],
-): Promise<T[]> {
-  const settled = await Promise.allSettled(envelopes);
-  const failed = settled.find((outcome) => outcome.status === 'rejected');
-  if (failed === undefined)
-    return settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
-  const error: unknown = failed.reason;
-  const others = answeredBefore || settled.some((outcome) => outcome.status === 'fulfilled');
-  if (!others || !isProvisioningError(error)) throw error;
-  throw error.withDetails({ maybeApplied: true });
+export async function sendBatch(
+  http: GraphHttp,
+  requests: readonly BatchRequest[],
+  options: BatchOptions,
+  context: GraphErrorContext,
+): Promise<Map<string, BatchResponse>> {
+  const { answers, unanswered } = await sendBatchSettled(http, requests, options, context);
+  const first = unanswered[0];
+  if (first === undefined) return answers;
+  throw answers.size > 0 ? first.error.withDetails({ maybeApplied: true }) : first.error;
 }
 
 /**
@@ -125,13 +137,17 @@ async function allOrMaybeApplied<T>(
  * caller of the target for its `Retry-After` (else backoff with jitter) and is re-sent alone
  * for as long as its throttle wait stays within `maxThrottleWaitMs`; one answered 503/504
  * is re-sent up to `maxRetries` rounds. Returns the last answer for every request, by id.
+ * An envelope that fails (a 504, a refused send, a 429 past its budget) ends the sending:
+ * the answers Graph gave stand, every other envelope's included (a 204 of round 1 next to a
+ * 429 whose round 2 failed: DESIGN invariant 9), and only that envelope's sub-requests are
+ * unanswered.
  */
-export async function sendBatch(
+export async function sendBatchSettled(
   http: GraphHttp,
   requests: readonly BatchRequest[],
   options: BatchOptions,
   context: GraphErrorContext,
-): Promise<Map<string, BatchResponse>> {
+): Promise<SettledBatch> {
   const results = new Map<string, BatchResponse>();
   const byId = new Map(requests.map((request) => [request.id, request]));
   const progress = new Map(requests.map((request) => [request.id, startProgress()]));
@@ -146,9 +162,9 @@ export async function sendBatch(
   };
   let pending = [...requests];
   while (pending.length > 0) {
-    const answers = await allOrMaybeApplied(
-      results.size > 0,
-      chunk(pending, BATCH_LIMIT).map(async (part) => {
+    const parts = chunk(pending, BATCH_LIMIT);
+    const settled = await Promise.allSettled(
+      parts.map(async (part) => {
         const result = await http.expect(
           {
             method: 'POST',
@@ -168,16 +184,27 @@ export async function sendBatch(
         return readBatchResponses(result.body, part, http.root);
       }),
     );
-    const answered = new Set(answers.flat().map((response) => response.id));
-    const unanswered = pending.filter((request) => !answered.has(request.id));
-    if (unanswered.length > 0) {
-      // The envelope was accepted and run: a sub-request it did not answer may have been
-      // applied, so only a read can tell (as for a lost answer).
-      throw new ProvisioningError(
-        'TARGET_RESPONSE_INVALID',
-        `POST ${http.root}/$batch answered no sub-response for ${unanswered.map((r) => `${r.method} ${r.url}`).join(', ')}`,
-        { details: { maybeApplied: true } },
-      );
+    const answers: BatchResponse[] = [];
+    const lost: { requests: readonly BatchRequest[]; error: ProvisioningError }[] = [];
+    for (const [index, outcome] of settled.entries()) {
+      if (outcome.status === 'rejected') {
+        if (!isProvisioningError(outcome.reason)) throw outcome.reason;
+        lost.push({ requests: parts[index]!, error: outcome.reason });
+        continue;
+      }
+      answers.push(...outcome.value);
+      const answered = new Set(outcome.value.map((response) => response.id));
+      const silent = parts[index]!.filter((request) => !answered.has(request.id));
+      if (silent.length > 0) {
+        // The envelope was accepted and run: a sub-request it did not answer may have been
+        // applied, so only a read can tell (as for a lost answer).
+        const error = new ProvisioningError(
+          'TARGET_RESPONSE_INVALID',
+          `POST ${http.root}/$batch answered no sub-response for ${silent.map((r) => `${r.method} ${r.url}`).join(', ')}`,
+          { details: { maybeApplied: true } },
+        );
+        lost.push({ requests: silent, error });
+      }
     }
     let pauseMs = 0;
     let failedMs = 0;
@@ -186,7 +213,7 @@ export async function sendBatch(
     let throttledAnswers = 0;
     const throttled: BatchRequest[] = [];
     const failed: BatchRequest[] = [];
-    for (const answer of answers.flat()) {
+    for (const answer of answers) {
       // The one reading of this sub-response's Retry-After: the quota, the retry rule and
       // the caller's message all take it from here.
       const hinted = parseRetryAfter(answer.headers['retry-after'], options.now());
@@ -220,13 +247,38 @@ export async function sendBatch(
         failedMs = Math.max(failedMs, wait);
       }
     }
-    pending = [...throttled, ...failed];
     // Graph throttles the app, not this envelope: every caller of the target waits.
     if (pauseAll) http.throttle(pauseMs);
     if (throttledAnswers > 0) http.throttledInside(throttledAnswers);
+    if (lost.length > 0)
+      return { answers: results, unanswered: unansweredOf(lost, results, progress) };
+    pending = [...throttled, ...failed];
     if (failed.length > 0) await options.sleep(failedMs);
   }
-  return results;
+  return { answers: results, unanswered: [] };
+}
+
+/**
+ * The sub-requests of the envelopes that failed, each with its envelope's error, saying it
+ * may have been applied where an earlier send of it may have been; an earlier round's answer
+ * (a 429 re-sent) is no final answer and leaves `answers`.
+ */
+function unansweredOf(
+  lost: readonly { requests: readonly BatchRequest[]; error: ProvisioningError }[],
+  answers: Map<string, BatchResponse>,
+  progress: ReadonlyMap<string, { maybeApplied: boolean }>,
+): UnansweredRequest[] {
+  return lost.flatMap(({ requests, error }) =>
+    requests.map((request) => {
+      answers.delete(request.id);
+      const earlier = progress.get(request.id)!.maybeApplied;
+      const said = error.details?.maybeApplied === true;
+      return {
+        id: request.id,
+        error: earlier && !said ? error.withDetails({ maybeApplied: true }) : error,
+      };
+    }),
+  );
 }
 
 /**

@@ -6,7 +6,7 @@ import type { GroupLink } from '../../domain/nested-groups';
 import type { MembershipWriteOutcome } from '../../domain/target-answers';
 import type { MembershipRead, MembershipWriteAnswer } from '../connector';
 import { failedWriteCall, type FailedWrite } from '../failed-writes';
-import { sendBatch, type BatchRequest } from './graph-batch';
+import { sendBatchSettled, type BatchRequest } from './graph-batch';
 import { accountErrorContext, errorContext, type GraphContext } from './graph-context';
 import { mapGraphError, readGraphError, type GraphAnswer } from './graph-error-mapper';
 import {
@@ -95,20 +95,18 @@ export async function writeMemberships(
   const useBatch = ids.length > SINGLE_CALL_LIMIT;
   for (const writes of [removals, additions]) {
     if (writes.length === 0) continue;
-    let answers: Map<string, GraphAnswer & { maybeAppliedBefore?: boolean }>;
-    try {
-      answers = useBatch ? await sendAsBatch(context, writes) : await sendOneByOne(context, writes);
-    } catch (error) {
-      // The whole call failed: each of its writes as the call ended, none of the next phase.
-      if (!isProvisioningError(error)) throw error;
-      const maybe = mayHaveBeenApplied(error.toJSON());
-      throw failedWriteCall(
-        writes.map((write) => ({ write, error, maybeApplied: maybe })),
-        written,
-      );
-    }
+    // Each write as Graph last answered it; a call or envelope that failed leaves its writes
+    // unanswered, and the answers Graph gave still stand (DESIGN invariant 9).
+    const { answers, unanswered } = useBatch
+      ? await sendAsBatch(context, writes)
+      : await sendOneByOne(context, writes);
     const failures: FailedWrite[] = [];
     for (const write of writes) {
+      const lost = unanswered.get(write.request.id);
+      if (lost !== undefined) {
+        failures.push({ write, error: lost, maybeApplied: mayHaveBeenApplied(lost.toJSON()) });
+        continue;
+      }
       const answer = answers.get(write.request.id)!;
       const outcome = writeOutcome(answer, write.change);
       if (outcome !== undefined) {
@@ -269,33 +267,36 @@ export function writeOutcome(
   return undefined;
 }
 
-async function sendOneByOne(
-  context: GraphContext,
-  writes: PlannedWrite[],
-): Promise<Map<string, GraphAnswer & { maybeAppliedBefore?: boolean }>> {
-  const answers = await Promise.all(
-    writes.map(async ({ request }) => {
-      const result = await context.http.send({
-        method: request.method,
-        path: request.url,
-        json: request.body,
-      });
-      return [request.id, result] as const;
-    }),
-  );
-  return new Map(answers);
+/** What the writes of one phase got: Graph's answers, and the errors of those left without one. */
+interface SentWrites {
+  answers: Map<string, GraphAnswer & { maybeAppliedBefore?: boolean }>;
+  unanswered: Map<string, ProvisioningError>;
 }
 
-async function sendAsBatch(
-  context: GraphContext,
-  writes: PlannedWrite[],
-): Promise<Map<string, GraphAnswer & { maybeAppliedBefore?: boolean }>> {
-  return sendBatch(
+async function sendOneByOne(context: GraphContext, writes: PlannedWrite[]): Promise<SentWrites> {
+  const settled = await Promise.allSettled(
+    writes.map(({ request }) =>
+      context.http.send({ method: request.method, path: request.url, json: request.body }),
+    ),
+  );
+  const sent: SentWrites = { answers: new Map(), unanswered: new Map() };
+  for (const [index, outcome] of settled.entries()) {
+    const id = writes[index]!.request.id;
+    if (outcome.status === 'fulfilled') sent.answers.set(id, outcome.value);
+    else if (isProvisioningError(outcome.reason)) sent.unanswered.set(id, outcome.reason);
+    else throw outcome.reason;
+  }
+  return sent;
+}
+
+async function sendAsBatch(context: GraphContext, writes: PlannedWrite[]): Promise<SentWrites> {
+  const { answers, unanswered } = await sendBatchSettled(
     context.http,
     writes.map((write) => write.request),
     batchOptions(context),
     errorContext(context, 'writeMemberships', 'membership writes', context.settings.name),
   );
+  return { answers, unanswered: new Map(unanswered.map((entry) => [entry.id, entry.error])) };
 }
 
 /** The error context of one membership write: a 404 on a remove means the group is missing. */

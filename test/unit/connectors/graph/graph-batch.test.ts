@@ -4,6 +4,7 @@ import {
   BATCH_LIMIT,
   readBatchResponses,
   sendBatch,
+  sendBatchSettled,
   toBatchEnvelope,
   type BatchRequest,
 } from '../../../../src/connectors/graph/graph-batch';
@@ -281,7 +282,11 @@ describe('sendBatch', () => {
     expect(third.get('1')).toMatchObject({ status: 204, maybeAppliedBefore: true });
   });
 
-  it('says writes may have been applied when a later envelope fails after others were answered', async () => {
+  // This test used to ask that the whole call fail, every write "maybe applied": a caller then
+  // lost the 204 Graph gave sub-request 0 (the journal missed a change Graph confirmed, and a
+  // lagging read-back failed the step). Graph's answers stand (DESIGN
+  // invariant 9); only the sub-request the failed round carried is unanswered.
+  it('keeps the answers Graph gave when a later round fails, and leaves only its sub-requests unanswered', async () => {
     // Round 1: sub-request 0 applied (204), 1 throttled; round 2, its envelope is refused
     // whole (the lease ends, a 429 past the budget, a refused connection).
     let round = 0;
@@ -313,16 +318,65 @@ describe('sendBatch', () => {
       throttle: () => undefined,
       throttledInside: () => undefined,
     } as unknown as HttpTransport;
-    const sent = sendBatch(
-      new GraphHttp('https://graph.example', transport),
-      requests(2),
-      { sleep: async () => undefined, now: () => 0, maxRetries: 2 },
-      context,
-    );
-    await expect(sent).rejects.toMatchObject({
+    const http = new GraphHttp('https://graph.example', transport);
+    const options = { sleep: async () => undefined, now: () => 0, maxRetries: 2 };
+    const settled = await sendBatchSettled(http, requests(2), options, context);
+    expect([...settled.answers.values()].map((a) => [a.id, a.status])).toEqual([['0', 204]]);
+    expect(settled.unanswered.map((u) => [u.id, u.error.code, u.error.details])).toEqual([
+      // Never sent again, and its one answer was a 429: not applied.
+      ['1', 'ACCOUNT_LEASE_ENDING', undefined],
+    ]);
+    // A read through sendBatch still fails whole, saying another sub-request was answered.
+    round = 0;
+    await expect(sendBatch(http, requests(2), options, context)).rejects.toMatchObject({
       code: 'ACCOUNT_LEASE_ENDING',
       details: { maybeApplied: true },
     });
+  });
+
+  it('keeps the answers of the envelopes that were answered when another envelope of the round fails', async () => {
+    // 25 writes: envelope 1 (20) is answered (a 409 among the 204s); envelope 2 (5) meets a
+    // gateway 504 the transport gave up on.
+    let round = 0;
+    const transport = {
+      send: async (call: HttpCall): Promise<HttpResult> => {
+        round++;
+        const sent = (call.json as { requests: { id: string }[] }).requests;
+        if (sent.some(({ id }) => id === '20')) {
+          throw new ProvisioningError('TARGET_UNAVAILABLE', 'POST /$batch answered 504', {
+            retryable: true,
+            status: 504,
+          });
+        }
+        return {
+          status: 200,
+          headers: {},
+          body: { responses: sent.map(({ id }) => ({ id, status: id === '3' ? 409 : 204 })) },
+          text: '',
+          describe: 'POST /$batch',
+          attempts: 1,
+          maybeAppliedBefore: false,
+          throttledWaitMs: 0,
+          throttledAnswers: 0,
+        };
+      },
+      throttle: () => undefined,
+      throttledInside: () => undefined,
+    } as unknown as HttpTransport;
+    const settled = await sendBatchSettled(
+      new GraphHttp('https://graph.example', transport),
+      requests(25),
+      { sleep: async () => undefined, now: () => 0, maxRetries: 0 },
+      context,
+    );
+    expect(round).toBe(2);
+    expect([...settled.answers.keys()].sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 20 }, (_, i) => String(i)),
+    );
+    expect(settled.answers.get('3')?.status).toBe(409);
+    expect(settled.unanswered.map((u) => [u.id, u.error.code])).toEqual(
+      ['20', '21', '22', '23', '24'].map((id) => [id, 'TARGET_UNAVAILABLE']),
+    );
   });
 
   /** One $batch sent to a Graph that answers 200 with `body`. */
