@@ -30,6 +30,7 @@ import type {
   UpdateAccountInput,
 } from './activity-inputs';
 import { underIntent, withdrawClaim } from './claimed-intent';
+import { refuseNameMatch } from './account-lookup';
 import { connectorOf } from './connector-of';
 import { underLease, type UnderLease } from './lease-deadline';
 import { readAfterWrite } from './read-after-write';
@@ -86,6 +87,11 @@ export function accountActivities(services: ServicesProvider) {
         account ??= await connector.findAccount(input.accountId);
         // A lagging read may still show an object the service deleted: it is not the account.
         if (account !== undefined && deletedBefore(s, connector, stored, account)) {
+          account = undefined;
+        }
+        // The linked object is not shown, another holds the account ID: never taken for it.
+        if (account !== undefined && record !== null && account.id !== record.targetId) {
+          refuseNameMatch(s, connector, input, record, account);
           account = undefined;
         }
         if (account === undefined && record === null && input.provesAbsence === true) {
