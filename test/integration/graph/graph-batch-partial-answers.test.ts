@@ -16,10 +16,11 @@ import { failureOf, startHarness, type Harness } from './graph-harness';
  * graph-behaviour.md, Batching: each sub-response of a `$batch` is Graph's own answer. A grant
  * of two groups in one `$batch`: Graph applies the first (204) and throttles the second (429,
  * Retry-After 2 s); the round that re-sends the second is never answered (the request's lease
- * has no time left to send it, a 429 past the budget, a 504). The first write's 204 still
- * stands: the journal gets it though no read-back shows it yet (replicas lag beyond the
- * window), and the second, which Graph never applied, is neither journaled nor read back as
- * possibly applied (DESIGN invariant 9). Judged by the sandbox's truth log.
+ * has no time left to send it, or a gateway answers its envelope 503/504). The first write's
+ * 204 still stands: the journal gets it though no read-back shows it yet (replicas lag beyond
+ * the window). The second, which Graph never applied, is not journaled; only where its
+ * envelope may have been applied (a gateway error) is it read back as possibly this request's
+ * own (DESIGN invariant 9). Judged by the sandbox's truth log.
  */
 
 let harness: Harness;
@@ -49,37 +50,65 @@ function seed(): { account: TargetAccount; first: string; second: string } {
   };
 }
 
+/** How the round re-sending the throttled write ends. */
+type RoundTwo = 'lease ends' | 'gateway error';
+
 /**
  * A connector whose membership writes meet a Graph that lets one request through per minute
- * (the first sub-request; the second is answered 429) and run under a lease that leaves 1 s
- * to send: the round re-sending the throttled write comes after it, and is refused.
+ * (the first sub-request; the second is answered 429, Retry-After 2 s). `lease ends`: they
+ * run under a lease that leaves 1 s to send, so the round re-sending the throttled write
+ * comes after it and is refused. `gateway error`: once the connector waits out the 429,
+ * every envelope meets a gateway's 503/504 before Graph runs it (sent once: maxRetries 0).
  */
-function throttledUnderLease(connector: Connector): Connector {
+function throttledConnector(roundTwo: RoundTwo): Connector {
+  // Where the sandbox's request list stood when the write call began (undefined: not writing).
+  let writingFrom: number | undefined;
+  const throttledSince = (from: number) =>
+    harness.sandbox.requests.slice(from).some((r) => r.viaBatch === true && r.status === 429);
+  const sleep = harness.clock.sleep;
+  harness.clock.sleep = async (ms: number) => {
+    // Waiting out the 429 (not the quota's pacing before round 1).
+    if (roundTwo === 'gateway error' && writingFrom !== undefined && throttledSince(writingFrom)) {
+      harness.sandbox.setFaults({ seed: 1, serverErrorRate: 1 });
+    }
+    await sleep(ms);
+  };
+  const connector = harness.connector({ maxRetries: 0 });
+  harness.clock.sleep = sleep;
   return new Proxy(connector, {
     get(target, property, receiver) {
       if (property !== 'writeMemberships')
         return Reflect.get(target, property, receiver) as unknown;
       return async (...args: Parameters<Connector['writeMemberships']>) => {
         harness.sandbox.setThrottle({ limit: 1, windowMs: 60_000, retryAfterSeconds: 2 });
+        writingFrom = harness.sandbox.requests.length;
         try {
+          const write = () => target.writeMemberships(...args);
+          if (roundTwo === 'gateway error') return await write();
           return await withSendDeadline(
             {
               notAfterMs: harness.clock.now() + 1_000,
               now: harness.clock.now,
               subject: `account "${args[0].accountId}"`,
             },
-            () => target.writeMemberships(...args),
+            write,
           );
         } finally {
+          writingFrom = undefined;
           harness.sandbox.setThrottle(undefined);
+          harness.sandbox.setFaults(undefined);
         }
       };
     },
   });
 }
 
-async function grant(account: TargetAccount, groupIds: string[]): Promise<StepOutcome> {
-  const connector = throttledUnderLease(harness.connector());
+async function grant(
+  account: TargetAccount,
+  groupIds: string[],
+  roundTwo: RoundTwo,
+): Promise<StepOutcome> {
+  const connector = throttledConnector(roundTwo);
   const handle = newAccountHandle();
   handle.account = account;
   handle.seen = true;
@@ -114,7 +143,7 @@ describe('a $batch whose second round is not answered', () => {
     const since = truthMark(harness.sandbox.truthLog());
     // Replicas show the write only after the 30 s window: only Graph's answer can tell.
     harness.sandbox.setReplicationDelay(60_000);
-    const outcome = await grant(account, [first, second]);
+    const outcome = await grant(account, [first, second], 'lease ends');
 
     const truth = truthChanges(harness.sandbox.truthLog(), since);
     expect(truth).toEqual([`${account.accountId} member added ${first}`]);
@@ -125,6 +154,29 @@ describe('a $batch whose second round is not answered', () => {
     expect(outcome.ok).toBe(false);
     expect(outcome.error?.code).toBe('ACCOUNT_LEASE_ENDING');
     expect(outcome.record?.unconfirmedGroups ?? []).not.toContain(second);
+  });
+  it("keeps Graph's 204 when the second round meets a gateway error, and reads back only the write it carried", async () => {
+    const { account, first, second } = seed();
+    const since = truthMark(harness.sandbox.truthLog());
+    harness.sandbox.setReplicationDelay(60_000);
+    const from = harness.sandbox.requests.length;
+    const outcome = await grant(account, [first, second], 'gateway error');
+    const envelopes = harness.sandbox.requests
+      .slice(from)
+      .filter((request) => request.path === '/v1.0/$batch');
+    expect(envelopes.map((envelope) => envelope.status >= 503)).toEqual([false, true]);
+
+    const truth = truthChanges(harness.sandbox.truthLog(), since);
+    expect(truth).toEqual([`${account.accountId} member added ${first}`]);
+    expect(journalOf(account, outcome)).toEqual(truth);
+    expect(outcome.record?.granted).toEqual([first]);
+    // The second write's envelope may have been applied before its answer was lost: only a
+    // read can tell, and none shows it (it was not applied), so the step fails on it.
+    expect(outcome.ok).toBe(false);
+    expect(outcome.error?.code).toBe('TARGET_UNAVAILABLE');
+    const notices = outcome.notices.join('\n');
+    expect(notices).toContain(second);
+    expect(notices).not.toContain(`${first}`);
   });
 });
 
