@@ -1,5 +1,5 @@
 import { fork } from 'node:child_process';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /** A benchmark's helper process (targets, storage): its settings at start, its counts on demand. */
 export interface HelperProcess<Ready, Counts> {
@@ -15,13 +15,24 @@ export interface HelperProcess<Ready, Counts> {
 /**
  * Forks `file` (compiled, beside this module) and waits for its `{ ready }` message. The
  * helper answers `{ command: 'counts' }` with `{ counts }` and exits on `{ command: 'close' }`.
+ * With `BENCH_HELPER_CPU_PROF_DIR` set, each helper writes a V8 CPU profile at exit into a
+ * folder of its own there (`<dir>/storage-process/...cpuprofile`), to see where its CPU goes.
  */
 export async function startHelperProcess<Ready, Counts>(
   file: string,
   args: string[] = [],
 ): Promise<HelperProcess<Ready, Counts>> {
+  const profileDir = process.env.BENCH_HELPER_CPU_PROF_DIR;
   const child = fork(join(__dirname, file), args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv:
+      profileDir === undefined || profileDir === ''
+        ? process.execArgv
+        : [
+            ...process.execArgv,
+            '--cpu-prof',
+            `--cpu-prof-dir=${join(profileDir, basename(file, '.js'))}`,
+          ],
   });
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.once('error', reject);

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { lightenQueueMessages, lookUpRowKeyFirst, type LokiDatabase } from './azurite-patches';
 
 /** A running in-process Azurite (tables and queues) on loopback. */
 export interface LocalAzurite {
@@ -43,14 +44,14 @@ const DEV_ACCOUNT_KEY =
   'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 const HOST = '127.0.0.1';
 
-/** The LokiJS database under Azurite's table service (only what flush() uses). */
-interface LokiDatabase {
+/** The LokiJS database under an Azurite service (what flush() and the patches use). */
+interface AzuriteDatabase extends LokiDatabase {
   saveDatabase(callback: (error?: unknown) => void): void;
 }
 
 interface AzuriteServer {
   readonly httpServer: Server;
-  readonly metadataStore?: { db?: LokiDatabase };
+  readonly metadataStore?: { db?: AzuriteDatabase };
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -90,42 +91,6 @@ function loadAzurite() {
       }
     ).AzuriteTelemetryClient,
   };
-}
-
-interface LokiCollectionPrototype {
-  findOne: (this: unknown, query: unknown) => unknown;
-  /** Set once the lookup below is installed (Azurite's modules are shared by the process). */
-  pointLookupByRowKey?: true;
-}
-
-/**
- * Azurite finds an entity with `findOne({ PartitionKey, RowKey })` (every read, insert and
- * upsert). LokiJS answers a query on two properties through the binary index of the first
- * one and then scans what it found: every row of the partition, so each write into a
- * partition of 20,000 catalogue roles compared 20,000 rows and a large import slowed down
- * quadratically. Asking for the row key first (unique within a partition, also indexed)
- * gives the same row after a binary search. Same answer, same semantics; only the order of
- * the two conditions changes.
- */
-function lookUpRowKeyFirst(load: NodeRequire): void {
-  const loki = load('lokijs') as { Collection: { prototype: LokiCollectionPrototype } };
-  const prototype = loki.Collection.prototype;
-  if (prototype.pointLookupByRowKey === true) return;
-  const findOne = prototype.findOne;
-  prototype.findOne = function (this: unknown, query: unknown) {
-    if (isPointQuery(query)) {
-      return findOne.call(this, { RowKey: query.RowKey, PartitionKey: query.PartitionKey });
-    }
-    return findOne.call(this, query);
-  };
-  prototype.pointLookupByRowKey = true;
-}
-
-function isPointQuery(query: unknown): query is { PartitionKey: string; RowKey: string } {
-  if (typeof query !== 'object' || query === null) return false;
-  const keys = Object.keys(query);
-  const { PartitionKey, RowKey } = query as Record<string, unknown>;
-  return keys.length === 2 && typeof PartitionKey === 'string' && typeof RowKey === 'string';
 }
 
 /**
@@ -206,6 +171,9 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<LocalA
       await server.start();
       started.push(server);
     }
+    const queueDb = queue.metadataStore?.db;
+    if (queueDb === undefined) throw new Error('Azurite queue service has no database');
+    lightenQueueMessages(queueDb);
   } catch (error) {
     await Promise.allSettled(started.map(closeServer));
     throw error;
