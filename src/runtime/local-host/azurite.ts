@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { lightenQueueMessages, lookUpRowKeyFirst, type LokiDatabase } from './azurite-patches';
+import { lookUpRowKeyFirst, type LokiDatabase } from './azurite-patches';
+import { lightenQueueMessages } from './azurite-queue-messages';
 
 /** A running in-process Azurite (tables and queues) on loopback. */
 export interface LocalAzurite {
