@@ -1,6 +1,6 @@
 /*
  * Narrow patches to the in-process Azurite's LokiJS store that cut its CPU and keep every
- * answer it gives (the queue's messages have theirs in azurite-queue-messages.ts): each
+ * answer it gives (the queue's messages have theirs in azurite-queue-store.ts): each
  * one says why the answers stay the same, and test/integration/store/azurite-patches.test.ts
  * fails if one stops applying or changes an answer. Azurite 3.35.0 with LokiJS 1.5.12
  * (package.json pins Azurite).
@@ -11,12 +11,16 @@ export interface LokiCollection {
   findOne(this: unknown, query: unknown): unknown;
   remove(this: unknown, doc: unknown): unknown;
   insertOne(this: unknown, doc: unknown, bulkInsert?: boolean): unknown;
+  find(this: unknown, query: unknown): LokiRow[];
+  findAndRemove(this: unknown, query: unknown): void;
   update(this: unknown, doc: unknown): unknown;
   chain(this: unknown, ...args: unknown[]): LokiResultset;
   /** Set on LokiJS's prototype once `lookUpRowKeyFirst` is installed. */
   pointLookupByRowKey?: true;
   /** Set on the messages collection once `lightenQueueMessages` is installed. */
   lightQueueMessages?: true;
+  /** Set on the extents collection once `lightenQueueExtents` is installed. */
+  lightQueueExtents?: true;
 }
 
 export type LokiRow = Record<string, unknown>;

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { lookUpRowKeyFirst, type LokiDatabase } from './azurite-patches';
-import { lightenQueueMessages } from './azurite-queue-messages';
+import { lightenQueueExtents, lightenQueueMessages } from './azurite-queue-store';
 
 /** A running in-process Azurite (tables and queues) on loopback. */
 export interface LocalAzurite {
@@ -53,6 +53,8 @@ interface AzuriteDatabase extends LokiDatabase {
 interface AzuriteServer {
   readonly httpServer: Server;
   readonly metadataStore?: { db?: AzuriteDatabase };
+  /** The queue service's extents (where its message bodies are). */
+  readonly extentMetadataStore?: { db?: AzuriteDatabase };
   start(): Promise<void>;
   close(): Promise<void>;
 }
@@ -173,8 +175,12 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<LocalA
       started.push(server);
     }
     const queueDb = queue.metadataStore?.db;
-    if (queueDb === undefined) throw new Error('Azurite queue service has no database');
+    const extentDb = queue.extentMetadataStore?.db;
+    if (queueDb === undefined || extentDb === undefined) {
+      throw new Error('Azurite queue service has no database');
+    }
     lightenQueueMessages(queueDb);
+    lightenQueueExtents(extentDb);
   } catch (error) {
     await Promise.allSettled(started.map(closeServer));
     throw error;

@@ -5,13 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { startAzurite } from '../../../src/runtime/local-host/azurite';
 import type { LokiDatabase } from '../../../src/runtime/local-host/azurite-patches';
 import {
+  lightenQueueExtents,
   lightenQueueMessages,
+  QUEUE_EXTENTS_COLLECTION,
   QUEUE_MESSAGES_COLLECTION,
-} from '../../../src/runtime/local-host/azurite-queue-messages';
+} from '../../../src/runtime/local-host/azurite-queue-store';
 
 /*
  * The patches to Azurite's LokiJS store (src/runtime/local-host/azurite-patches.ts,
- * azurite-queue-messages.ts) must
+ * azurite-queue-store.ts) must
  * keep applying as Azurite changes, and must never change an answer: the first tests watch
  * LokiJS's calls under a real Azurite, the last one runs Azurite's own queue store with and
  * without the patches through the same operations and compares every answer and every row.
@@ -248,6 +250,47 @@ describe("Azurite's store patches", () => {
     expect(expiredSent).toBeGreaterThan(100);
     expect(expiredLeft.length).toBeLessThan(expiredSent / 10);
   });
+
+  it("delete a queue's unused extents one row at a time, with no index rebuilt, as Azurite's extent store does unpatched", async () => {
+    const [plain, patched] = await Promise.all([extentStore(), extentStore()]);
+    lightenQueueExtents(patched.db);
+    const random = seeded(7);
+    const ids = Array.from({ length: 300 }, (_, i) => `extent-${Math.floor(random() * 1e9)}-${i}`);
+    for (const store of [plain, patched]) {
+      for (const id of ids) {
+        await store.updateExtent({ id, locationId: id, path: id, size: 10, lastModifiedInMS: 1 });
+      }
+    }
+    // Azurite's GC deletes the unused ones, in no order, and some twice.
+    const deleted = ids.filter(() => random() < 0.6);
+    deleted.push(...deleted.slice(0, 10), 'never-stored');
+    deleted.sort(() => random() - 0.5);
+    const seen = await watchLoki(async () => {
+      for (const id of deleted) {
+        expect(await patched.deleteExtent(id)).toEqual(await plain.deleteExtent(id));
+      }
+    });
+    expect(seen.rebuilds.filter((name) => name === QUEUE_EXTENTS_COLLECTION)).toHaveLength(
+      deleted.length,
+    );
+    // Only the unpatched store rebuilt its index: the patched one left the rebuilds to it.
+    const extentsOf = async (store: ExtentStore) => {
+      const rows = store.db.getCollection(QUEUE_EXTENTS_COLLECTION)?.data ?? [];
+      const listed = await store.listExtents();
+      return {
+        rows: rows.map((row) => [(row as { $loki: number }).$loki, row.id]),
+        listed: listed[0].map((row) => row.id),
+        // Found through the index of ids, as Azurite finds an extent to update it.
+        byId: ids.map((id) => {
+          const row = store.db.getCollection(QUEUE_EXTENTS_COLLECTION)?.findOne({ id });
+          return (row as { $loki?: number } | null)?.$loki ?? null;
+        }),
+      };
+    };
+    const after = await extentsOf(plain);
+    expect(await extentsOf(patched)).toEqual(after);
+    expect(after.rows).toHaveLength(ids.length - new Set(deleted).size + 1);
+  });
 });
 
 const ACCOUNT = 'devstoreaccount1';
@@ -280,6 +323,31 @@ interface QueueStore {
   ): Promise<void>;
   updateMessage(message: object, popReceipt: string): Promise<void>;
   getMessagesCount(account: string, queue: string): Promise<number>;
+}
+
+/** Azurite's own store of the queue's extents (where message bodies are), in memory. */
+interface ExtentStore {
+  db: LokiDatabase & {
+    getCollection(name: string): {
+      data: Record<string, unknown>[];
+      findOne(query: object): unknown;
+    } | null;
+  };
+  init(): Promise<void>;
+  updateExtent(extent: object): Promise<void>;
+  deleteExtent(id: string): Promise<unknown>;
+  listExtents(): Promise<[{ id: string }[], unknown]>;
+}
+
+async function extentStore(): Promise<ExtentStore> {
+  const Store = (
+    load('./dist/src/common/persistence/LokiExtentMetadataStore') as {
+      default: new (path: string, inMemory: boolean) => ExtentStore;
+    }
+  ).default;
+  const store = new Store('patches-test-extents', true);
+  await store.init();
+  return store;
 }
 
 async function queueStore(): Promise<QueueStore> {
