@@ -8,13 +8,13 @@
 
 export interface LokiCollection {
   data: LokiRow[];
-  findOne(this: unknown, query: unknown): unknown;
-  remove(this: unknown, doc: unknown): unknown;
-  insertOne(this: unknown, doc: unknown, bulkInsert?: boolean): unknown;
-  find(this: unknown, query: unknown): LokiRow[];
-  findAndRemove(this: unknown, query: unknown): void;
-  update(this: unknown, doc: unknown): unknown;
-  chain(this: unknown, ...args: unknown[]): LokiResultset;
+  findOne: (this: unknown, query: unknown) => unknown;
+  remove: (this: unknown, doc: unknown) => unknown;
+  insertOne: (this: unknown, doc: unknown, bulkInsert?: boolean) => unknown;
+  find: (this: unknown, query: unknown) => LokiRow[];
+  findAndRemove: (this: unknown, query: unknown) => void;
+  update: (this: unknown, doc: unknown) => unknown;
+  chain: (this: unknown, ...args: unknown[]) => LokiResultset;
   /** Set on LokiJS's prototype once `lookUpRowKeyFirst` is installed. */
   pointLookupByRowKey?: true;
   /** Set on the messages collection once `lightenQueueMessages` is installed. */
@@ -29,7 +29,7 @@ export interface LokiResultset {
   collection: LokiCollection;
   filteredrows: number[];
   filterInitialized: boolean;
-  find(this: LokiResultset, query: unknown, firstOnly?: boolean): LokiResultset;
+  find: (this: LokiResultset, query: unknown, firstOnly?: boolean) => LokiResultset;
 }
 
 /** The LokiJS database under an Azurite service (only what the patches use). */

@@ -23,12 +23,12 @@ const load = createRequire(require.resolve('azurite/package.json'));
 
 interface Collection {
   name: string;
-  ensureAllIndexes(force?: boolean): void;
+  ensureAllIndexes: (force?: boolean) => void;
 }
 interface Resultset {
   collection: Collection;
   filterInitialized: boolean;
-  find(query: unknown, firstOnly?: boolean): Resultset;
+  find: (query: unknown, firstOnly?: boolean) => Resultset;
 }
 const loki = load('lokijs') as {
   Collection: { prototype: Collection };
@@ -330,7 +330,7 @@ interface ExtentStore {
   db: LokiDatabase & {
     getCollection(name: string): {
       data: Record<string, unknown>[];
-      findOne(query: object): unknown;
+      findOne: (query: object) => unknown;
     } | null;
   };
   init(): Promise<void>;
