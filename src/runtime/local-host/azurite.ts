@@ -101,7 +101,8 @@ function loadAzurite() {
  * ports, in memory or (with `location`) on disk, with no telemetry, no debug or access log
  * and no API version check (so newer SDKs work). In memory, each call gets its own data:
  * the queue extents live in a chunk store of their own rather than Azurite's process-wide
- * default.
+ * default. Its LokiJS store runs with narrow patches that cut its CPU and keep its answers
+ * (azurite-patches.ts, azurite-queue-store.ts).
  *
  * @example
  * const azurite = await startAzurite();
