@@ -13,11 +13,12 @@ const REDACTED = '[redacted]';
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
+  // Without a backslash no escape can spell a secret: the plain search is enough.
+  const escapes = text.includes('\\');
   for (const secret of secrets) {
     if (secret.length < 4) continue;
     out = out.split(secret).join(REDACTED);
-    // Without a backslash no escape can spell the secret: the plain search was enough.
-    if (out.includes('\\')) out = out.replace(escapedForms(secret), REDACTED);
+    if (escapes) out = out.replace(escapedForms(secret), REDACTED);
   }
   return out;
 }
