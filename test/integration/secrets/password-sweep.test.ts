@@ -140,7 +140,7 @@ describe('the sweep of request passwords', () => {
         },
         services,
         orchestrations,
-        { source: 'api', now: new Date(clock) },
+        { source: 'http', now: new Date(clock) },
       ),
     ).rejects.toThrow();
     const left = (await store.list('request-password-')).filter((s) => !before.has(s.name));
