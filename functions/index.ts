@@ -5,6 +5,10 @@ import * as df from 'durable-functions';
 import { bulkRequestHandler } from '../src/api/bulk-request-handler';
 import { importTimerHandler } from '../src/api/import-timer';
 import { INTENT_PURGE_SCHEDULE, intentPurgeTimerHandler } from '../src/api/intent-purge-timer';
+import {
+  PASSWORD_SWEEP_SCHEDULE,
+  passwordSweepTimerHandler,
+} from '../src/api/password-sweep-timer';
 import { reconcileTimerHandler } from '../src/api/reconcile-timer';
 import { apiRoutes } from '../src/api/routes';
 import { processConfiguration } from '../src/runtime/process-configuration';
@@ -74,4 +78,11 @@ for (const connector of config.connectors) {
 app.timer('purge-write-intents', {
   schedule: INTENT_PURGE_SCHEDULE,
   handler: intentPurgeTimerHandler(deps, config.writeIntentRetentionDays),
+});
+
+app.timer('sweep-request-passwords', {
+  schedule: PASSWORD_SWEEP_SCHEDULE,
+  // Asks each secret's request how it stands: the Durable client.
+  extraInputs: [df.input.durableClient()],
+  handler: passwordSweepTimerHandler(deps),
 });

@@ -5,8 +5,15 @@ import { withBulkRequestIds } from './bulk-request-ids';
 import { redactBulkMessage } from './redact-bulk-message';
 import { submitProvisioningRequest } from './submit-request';
 
-/** Dequeues before a message is given up (host.json `queues.maxDequeueCount`). */
+/** Dequeues before the handler gives a message up: its failing requests go to the poison queue, redacted. */
 export const MAX_DEQUEUE_COUNT = 5;
+
+/**
+ * The Functions host's own limit (host.json `queues.maxDequeueCount`), above the handler's:
+ * a message the host gives up is moved to `<queue>-poison` as it is, password and all, so the
+ * handler must be the one to give it up (and it never throws on the host's last dequeue).
+ */
+export const HOST_MAX_DEQUEUE_COUNT = 10;
 
 /** A request of the message that did not start: why, and whether it may pass next time. */
 interface Failure {
@@ -29,9 +36,27 @@ interface Failure {
  * the SecretStore like one sent over HTTP; every secret is redacted in the poison copy.
  */
 export function bulkRequestHandler(deps: ApiDeps) {
+  const handle = handleBulkMessage(deps);
+  return async (message: unknown, context: InvocationContext): Promise<void> => {
+    const dequeueCount = dequeueCountOf(context);
+    try {
+      await handle(message, context);
+    } catch (error) {
+      if (dequeueCount < HOST_MAX_DEQUEUE_COUNT) throw error;
+      // Thrown now, the host would move the message to its poison queue in clear: it is
+      // dropped instead, named by id (its content never logged).
+      context.error(
+        `bulk message ${messageIdOf(context) ?? '(no id)'} dropped on dequeue ${dequeueCount}, ` +
+          `the host's last: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  };
+}
+
+function handleBulkMessage(deps: ApiDeps) {
   return async (message: unknown, context: InvocationContext): Promise<void> => {
     const services = await deps.services();
-    const dequeueCount = Number(context.triggerMetadata?.dequeueCount ?? 1);
+    const dequeueCount = dequeueCountOf(context);
     const messageId = messageIdOf(context);
     if (messageId === undefined) {
       context.warn(
@@ -62,18 +87,36 @@ export function bulkRequestHandler(deps: ApiDeps) {
     // Not the last dequeue: the runtime delivers the message again, and every failure is
     // judged again then (a request already started is a duplicate), so nothing is poisoned twice.
     if (transient !== undefined && dequeueCount < MAX_DEQUEUE_COUNT) throw transient.error;
+    let unsent = 0;
     for (const failure of failures) {
       const where = failure.index === undefined ? '' : `request ${failure.index}: `;
-      await services.bulkQueue.sendPoison({
-        reason: `${where}${failure.reason}`,
-        message: redactBulkMessage(failure.request),
-        ...(messageId === undefined ? {} : { messageId }),
-        ...(failure.index === undefined ? {} : { index: failure.index }),
-        dequeueCount,
-        at: deps.now().toISOString(),
-      });
+      try {
+        await services.bulkQueue.sendPoison({
+          reason: `${where}${failure.reason}`,
+          message: redactBulkMessage(failure.request),
+          ...(messageId === undefined ? {} : { messageId }),
+          ...(failure.index === undefined ? {} : { index: failure.index }),
+          dequeueCount,
+          at: deps.now().toISOString(),
+        });
+      } catch (error) {
+        // Never the message itself: its poison copy is what carries it redacted.
+        unsent++;
+        context.error(
+          `bulk message ${messageId ?? '(no id)'}: ${where}could not be moved to the poison ` +
+            `queue: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        continue;
+      }
       services.metrics.bulkPoisoned(failure.kind);
       context.warn(`bulk request moved to the poison queue: ${where}${failure.reason}`);
+    }
+    // Delivered again while the host still would (its limit is above the handler's): every
+    // failure is judged and poisoned again then; a request already started is a duplicate.
+    if (unsent > 0 && dequeueCount < HOST_MAX_DEQUEUE_COUNT) {
+      throw new Error(
+        `bulk message ${messageId ?? '(no id)'}: ${unsent} poison cop${unsent === 1 ? 'y' : 'ies'} not sent; delivered again`,
+      );
     }
 
     async function submitOne(
@@ -126,6 +169,10 @@ export function bulkRequestHandler(deps: ApiDeps) {
       }
     }
   };
+}
+
+function dequeueCountOf(context: InvocationContext): number {
+  return Number(context.triggerMetadata?.dequeueCount ?? 1);
 }
 
 /** The queue message's id, as the trigger gives it (`triggerMetadata.id`, the local host alike). */

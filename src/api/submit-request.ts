@@ -19,6 +19,11 @@ import {
 } from './request-fingerprint';
 import { checkRequest } from './request-check';
 import { actionsOf } from './request-schema';
+import {
+  REQUEST_ID_TAG,
+  REQUEST_PASSWORD_PREFIX,
+  REQUEST_PASSWORD_TTL_MS,
+} from './password-sweep-timer';
 
 export type SubmitOutcome =
   | { kind: 'started' | 'duplicate'; requestId: string }
@@ -127,7 +132,12 @@ async function submit(
   const notices = await credentialNotices(connector, services.logger);
   const passwordSecret = password === undefined ? undefined : transientSecretName();
   if (passwordSecret !== undefined && password !== undefined) {
-    await services.secrets.set(passwordSecret, password);
+    // Tied to its request and given an expiry, so the sweep can delete it if nothing else
+    // does (a crash before the start, a failed delete, a request ended without discarding it).
+    await services.secrets.set(passwordSecret, password, {
+      expiresOn: new Date(context.now.getTime() + REQUEST_PASSWORD_TTL_MS),
+      tags: { [REQUEST_ID_TAG]: requestId },
+    });
   }
   const input: ProvisioningRequest = {
     requestId,
@@ -255,5 +265,5 @@ function compareExisting(
  * reused: a deleted secret stays soft-deleted in a vault with purge protection.
  */
 export function transientSecretName(): string {
-  return `request-password-${randomUUID()}`;
+  return `${REQUEST_PASSWORD_PREFIX}${randomUUID()}`;
 }

@@ -2,7 +2,7 @@ import { ProvisioningError } from '../domain/errors';
 
 /** What the store was doing when Key Vault or the credential failed. */
 export interface KeyVaultCallContext {
-  operation: 'get' | 'set' | 'delete';
+  operation: 'get' | 'list' | 'set' | 'delete';
   /** The secret's name (never its value). */
   name: string;
   /** The vault's host, e.g. `contoso-prov.vault.azure.net`. */
@@ -11,6 +11,7 @@ export interface KeyVaultCallContext {
 
 const VERB: Record<KeyVaultCallContext['operation'], string> = {
   get: 'reading',
+  list: 'listing',
   set: 'writing',
   delete: 'deleting',
 };

@@ -7,7 +7,7 @@ import { isKeyVaultNotFound, mapKeyVaultError } from './key-vault-error-mapper';
 import type { KeyVaultCallContext } from './key-vault-error-mapper';
 import { assertKeyVaultSecretName } from './key-vault-secret-name';
 import { SecretCache } from './secret-cache';
-import type { SecretStore } from './secret-store';
+import type { SecretListing, SecretStore, SecretWriteOptions } from './secret-store';
 
 /** Default per-request timeout (DESIGN invariant 8: every outbound call has one). */
 export const DEFAULT_KEY_VAULT_TIMEOUT_MS = 10_000;
@@ -106,10 +106,14 @@ export class KeyVaultSecretStore implements SecretStore {
   }
 
   /** Writes a new version of the secret and caches it. */
-  async set(name: string, value: string): Promise<void> {
+  async set(name: string, value: string, options: SecretWriteOptions = {}): Promise<void> {
     assertKeyVaultSecretName(name);
     const written = await this.call('set', name, () =>
-      this.client.setSecret(name, value, this.requestOptions()),
+      this.client.setSecret(name, value, {
+        ...this.requestOptions(),
+        ...(options.expiresOn === undefined ? {} : { expiresOn: options.expiresOn }),
+        ...(options.tags === undefined ? {} : { tags: options.tags }),
+      }),
     );
     this.expiries.set(name.toLowerCase(), written.properties.expiresOn);
     this.cache.store(name, value);
@@ -133,6 +137,24 @@ export class KeyVaultSecretStore implements SecretStore {
       this.cache.evict(name);
       this.expiries.delete(name.toLowerCase());
     }
+  }
+
+  /** The secrets named with `prefix` (properties only: a list never carries a value). */
+  async list(prefix: string): Promise<SecretListing[]> {
+    const wanted = prefix.toLowerCase();
+    return this.call('list', `${prefix}*`, async () => {
+      const found: SecretListing[] = [];
+      for await (const item of this.client.listPropertiesOfSecrets(this.requestOptions())) {
+        if (!item.name.toLowerCase().startsWith(wanted)) continue;
+        found.push({
+          name: item.name,
+          ...(item.createdOn === undefined ? {} : { createdOn: item.createdOn }),
+          ...(item.expiresOn === undefined ? {} : { expiresOn: item.expiresOn }),
+          tags: { ...item.tags },
+        });
+      }
+      return found;
+    });
   }
 
   private requestOptions(): { requestOptions: { timeout: number } } {

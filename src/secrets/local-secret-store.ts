@@ -1,10 +1,11 @@
 import { ProvisioningError } from '../domain/errors';
-import type { SecretStore } from './secret-store';
+import type { SecretListing, SecretStore, SecretWriteOptions } from './secret-store';
 
 /** In-memory secrets for the local host, the CLI against sandboxes, and tests. */
 export class LocalSecretStore implements SecretStore {
   private readonly values: Map<string, string>;
   private readonly expiries = new Map<string, Date>();
+  private readonly written = new Map<string, { createdOn: Date; tags: Record<string, string> }>();
 
   constructor(initial: Record<string, string> = {}) {
     this.values = new Map(Object.entries(initial));
@@ -41,14 +42,33 @@ export class LocalSecretStore implements SecretStore {
   }
 
   /** A new value has no expiry until one is given, as a new Key Vault version. */
-  async set(name: string, value: string): Promise<void> {
+  async set(name: string, value: string, options: SecretWriteOptions = {}): Promise<void> {
     this.values.set(name, value);
     this.expiries.delete(name);
+    if (options.expiresOn !== undefined) this.expiries.set(name, options.expiresOn);
+    this.written.set(name, { createdOn: new Date(), tags: { ...options.tags } });
   }
 
   async delete(name: string): Promise<void> {
     this.values.delete(name);
     this.expiries.delete(name);
+    this.written.delete(name);
+  }
+
+  async list(prefix: string): Promise<SecretListing[]> {
+    const wanted = prefix.toLowerCase();
+    return this.names()
+      .filter((name) => name.toLowerCase().startsWith(wanted))
+      .map((name) => {
+        const written = this.written.get(name);
+        const expiresOn = this.expiries.get(name);
+        return {
+          name,
+          ...(written === undefined ? {} : { createdOn: written.createdOn }),
+          ...(expiresOn === undefined ? {} : { expiresOn }),
+          tags: { ...written?.tags },
+        };
+      });
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { AccountRecord, AccountRecordUpdate } from '../domain/account-record';
 import type { JournalEntry } from '../domain/journal-entry';
+import type { Lease } from './account-row';
 
 /** The answer to a lease request. */
 export interface LeaseResult {
@@ -95,6 +96,14 @@ export interface AccountStateStore {
   commitStep(commit: StepCommit): Promise<CommittedStep>;
   /** The record (a deleted account's tombstone included); undefined when there is none. */
   get(connector: string, accountId: string): Promise<AccountRecord | undefined>;
+  /**
+   * The record and the lease on its row, in the one read `get` makes: a held lease is a
+   * request (or a restore) writing the account, whether or not the request list shows it.
+   */
+  read(
+    connector: string,
+    accountId: string,
+  ): Promise<{ record: AccountRecord | undefined; lease: Lease | undefined }>;
   /**
    * Every account the service links on the connector (records of accounts it deleted left
    * out), page by page: what reconciliation compares the target with.

@@ -173,13 +173,23 @@ export class TableAccountState implements AccountStateStore {
   }
 
   async get(connector: string, accountId: string): Promise<AccountRecord | undefined> {
+    return (await this.read(connector, accountId)).record;
+  }
+
+  async read(
+    connector: string,
+    accountId: string,
+  ): Promise<{ record: AccountRecord | undefined; lease: Lease | undefined }> {
     const rows = await this.rows();
     const legacy = rows.legacyKeysOf(connector, accountId);
     const current =
       (await rows.read(rows.keysOf(connector, accountId))) ??
       (legacy === undefined ? undefined : await rows.read(legacy));
-    if (current === undefined) return undefined;
-    return recordOfRow(connector, accountId, current.row) ?? undefined;
+    if (current === undefined) return { record: undefined, lease: undefined };
+    return {
+      record: recordOfRow(connector, accountId, current.row) ?? undefined,
+      lease: leaseOfRow(current.row),
+    };
   }
 
   async *listLinked(connector: string): AsyncGenerator<AccountRecord> {

@@ -27,10 +27,16 @@ export function hasScimType(error: unknown, scimType: string): boolean {
   return isProvisioningError(error) && error.status === 400 && error.details?.scimType === scimType;
 }
 
+/**
+ * What the server said: its `detail`, else the whole answer. An answer that parses is quoted
+ * from its parsed value, which the transport redacted string by string, never from the text
+ * as sent: a server may spell an echoed password in escapes no search of the text foresaw.
+ */
 function readDetail(result: HttpResult): string {
   const body = result.body as Record<string, unknown> | undefined;
-  const detail = typeof body?.detail === 'string' ? body.detail : result.text;
-  return oneLine(detail, 300);
+  if (typeof body?.detail === 'string') return oneLine(body.detail, 300);
+  const said = typeof body === 'object' && body !== null ? JSON.stringify(body) : result.text;
+  return oneLine(said, 300);
 }
 
 const BY_SCIM_TYPE: Record<string, ErrorCode> = {

@@ -5,6 +5,7 @@ import { bulkRequestHandler } from '../../api/bulk-request-handler';
 import type { ApiDeps } from '../../api/api-deps';
 import { importTimerHandler } from '../../api/import-timer';
 import { intentPurgeTimerHandler } from '../../api/intent-purge-timer';
+import { passwordSweepTimerHandler } from '../../api/password-sweep-timer';
 import { reconcileTimerHandler } from '../../api/reconcile-timer';
 import { apiRoutes } from '../../api/routes';
 import { loadConfig, type AppConfig, type StorageConnection } from '../../config/app-config';
@@ -18,7 +19,7 @@ import type { SandboxConnectors } from '../sandbox-connectors';
 import { startServiceRuntime } from '../service-runtime';
 import { createApiServer } from './http-adapter';
 import { scheduleImports, scheduleReconciliations } from './connector-timers';
-import { schedulePurgeOfIntents } from './intent-purge-schedule';
+import { schedulePurgeOfIntents, scheduleSweepOfPasswords } from './intent-purge-schedule';
 import { startLocalMetrics } from './local-metrics';
 import type { OrchestrationDriver } from './orchestration-driver';
 import { QueuePoller } from './queue-poller';
@@ -204,6 +205,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         logger,
       ),
     );
+    closers.push(scheduleSweepOfPasswords(passwordSweepTimerHandler(deps), logger));
 
     const port = (server.address() as AddressInfo).port;
     return {

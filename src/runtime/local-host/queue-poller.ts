@@ -1,5 +1,5 @@
 import type { InvocationContext } from '@azure/functions';
-import { MAX_DEQUEUE_COUNT } from '../../api/bulk-request-handler';
+import { HOST_MAX_DEQUEUE_COUNT } from '../../api/bulk-request-handler';
 import { withBulkRequestIds } from '../../api/bulk-request-ids';
 import { redactBulkMessage } from '../../api/redact-bulk-message';
 import type { Logger } from '../../domain/logger';
@@ -123,7 +123,7 @@ export class QueuePoller {
     );
     const hidden = this.keepHidden(message);
     try {
-      if (message.dequeueCount > MAX_DEQUEUE_COUNT) {
+      if (message.dequeueCount > HOST_MAX_DEQUEUE_COUNT) {
         // Taken more often than the handler gives up on it: each taker stopped before it
         // ended (a crash, a kill). Moved as the Functions host moves it, content and all,
         // with the requestIds its redelivery would have used, so an operator can send it again.

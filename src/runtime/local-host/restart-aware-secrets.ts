@@ -1,5 +1,5 @@
 import { ProvisioningError } from '../../domain/errors';
-import type { SecretStore } from '../../secrets/secret-store';
+import type { SecretListing, SecretStore, SecretWriteOptions } from '../../secrets/secret-store';
 import { readStateFile, writeStateFile } from '../state-file';
 
 /**
@@ -39,10 +39,14 @@ export class RestartAwareSecrets implements SecretStore {
     return this.secrets.expiresOn?.(name);
   }
 
-  async set(name: string, value: string): Promise<void> {
+  async set(name: string, value: string, options?: SecretWriteOptions): Promise<void> {
     this.pending.add(name);
     this.save();
-    await this.secrets.set(name, value);
+    await this.secrets.set(name, value, options);
+  }
+
+  async list(prefix: string): Promise<SecretListing[]> {
+    return (await this.secrets.list?.(prefix)) ?? [];
   }
 
   async delete(name: string): Promise<void> {

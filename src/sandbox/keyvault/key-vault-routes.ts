@@ -1,7 +1,7 @@
 import type { GraphReply } from '../graph/graph-error.js';
 import { keyVaultError, secretNotFound } from './key-vault-error.js';
 import type { SecretPermission } from './key-vault-sandbox-types.js';
-import { deletedSecretBundle, secretBundle } from './secret-bundles.js';
+import { deletedSecretBundle, secretBundle, secretItem } from './secret-bundles.js';
 import type { SecretVault, SecretVersionAttributes } from './secret-vault.js';
 import { authenticateVaultCaller } from './vault-authorization.js';
 import type { VaultAuthorizationConfig } from './vault-authorization.js';
@@ -30,6 +30,7 @@ const SECRET_PATH = /^\/secrets\/([^/]+)(?:\/([^/]*))?$/;
 const DELETED_PATH = /^\/deletedsecrets\/([^/]+)\/?$/;
 
 type Route =
+  | { kind: 'list' }
   | { kind: 'secret'; name: string; version: string | undefined }
   | { kind: 'deleted'; name: string }
   | { kind: 'invalid-name'; name: string }
@@ -44,6 +45,7 @@ function decode(segment: string): string | undefined {
 }
 
 function route(path: string): Route {
+  if (path === '/secrets' || path === '/secrets/') return { kind: 'list' };
   const secret = SECRET_PATH.exec(path);
   const deleted = secret === null ? DELETED_PATH.exec(path) : null;
   const raw = secret?.[1] ?? deleted?.[1];
@@ -104,7 +106,7 @@ function parseSecretInput(body: string): ({ value: string } & SecretVersionAttri
 }
 
 /**
- * The Key Vault secrets REST subset the SDK uses: GET /secrets/{name}/{version?},
+ * The Key Vault secrets REST subset the SDK uses: GET /secrets (list), GET /secrets/{name}/{version?},
  * PUT /secrets/{name}, PATCH /secrets/{name}/{version} (attributes), DELETE /secrets/{name},
  * GET /deletedsecrets/{name}. Authentication comes first (the challenge flow needs the 401
  * before anything else), then `api-version`, the name, and the caller's access policy. As
@@ -131,6 +133,24 @@ export async function handleVaultRequest(
       'BadParameter',
       `The request URI contains an invalid name: ${target.name}`,
     );
+  }
+  if (target.kind === 'list') {
+    if (request.method !== 'GET') {
+      return keyVaultError(405, 'BadParameter', `Method ${request.method} is not allowed here.`);
+    }
+    if (!(deps.permissionsOf(caller.appId) ?? []).includes('list')) {
+      return keyVaultError(
+        403,
+        'Forbidden',
+        `The user, group or application 'appid=${caller.appId}' does not have secrets list permission on key vault '${new URL(deps.vaultUrl()).host}'.`,
+        { innerCode: 'AccessDenied' },
+      );
+    }
+    // One page: the sandbox's vaults are small (Key Vault pages by 25 with a nextLink).
+    const value = deps.vault
+      .list()
+      .map(({ secret, version }) => secretItem(deps.vaultUrl(), secret, version));
+    return { status: 200, body: { value, nextLink: null } };
   }
   const permission = requiredPermission(request.method);
   const methodAllowed =

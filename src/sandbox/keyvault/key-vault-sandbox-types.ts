@@ -1,5 +1,5 @@
 /** The secret permissions of a Key Vault access policy that the sandbox checks. */
-export type SecretPermission = 'get' | 'set' | 'delete';
+export type SecretPermission = 'get' | 'list' | 'set' | 'delete';
 
 /** An app registration known to the sandbox's token authority, with its vault access. */
 export interface KeyVaultSandboxClient {

@@ -49,3 +49,17 @@ export function deletedSecretBundle(
     ...(latest === undefined ? {} : { attributes: attributes(latest) }),
   };
 }
+
+/** Key Vault's `SecretItem` (a list entry): id without version, attributes and tags, never the value. */
+export function secretItem(
+  vaultUrl: string,
+  secret: StoredSecret,
+  version: StoredSecretVersion,
+): Record<string, unknown> {
+  return {
+    id: `${vaultUrl}/secrets/${secret.name}`,
+    ...(version.contentType === undefined ? {} : { contentType: version.contentType }),
+    ...(version.tags === undefined ? {} : { tags: version.tags }),
+    attributes: attributes(version),
+  };
+}

@@ -118,6 +118,14 @@ export class SecretVault {
     return entry;
   }
 
+  /** Every live secret with its latest version, in the order first written. */
+  list(): Array<{ secret: StoredSecret; version: StoredSecretVersion }> {
+    return [...this.live.values()].flatMap((secret) => {
+      const version = secret.versions.at(-1);
+      return version === undefined ? [] : [{ secret, version }];
+    });
+  }
+
   getDeleted(name: string): DeletedSecret | undefined {
     return this.deleted.get(name.toLowerCase());
   }

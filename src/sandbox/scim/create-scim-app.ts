@@ -3,6 +3,7 @@ import { parseProjection } from './attribute-projection.js';
 import { checkCredentials } from './check-credentials.js';
 import { PROXY_NOT_FOUND_PAGE, type ProxyNotFoundBody } from '../faults/proxy-not-found.js';
 import { applyFaultPlan } from './fault-plan-middleware.js';
+import { refusePasswordEchoed } from './password-echo.js';
 import { redactSecrets } from './redact-secrets.js';
 import { shapeBody } from './response-shaping.js';
 import type { SandboxState } from './sandbox-state.js';
@@ -309,6 +310,7 @@ export function createScimApp(state: SandboxState): Express {
   app.use(injectFaults(state));
   app.use(applyFaultPlan(state));
   app.use(authenticate(state));
+  app.use(refusePasswordEchoed(state));
   if (state.baseUrlPath !== state.prefix) {
     // The status check falls back to the base URL when /ServiceProviderConfig is missing (spec).
     app.get(state.baseUrlPath === '' ? '/' : state.baseUrlPath, (req, res, next) => {

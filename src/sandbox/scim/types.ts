@@ -184,6 +184,13 @@ export interface ScimQuirks {
    */
   outsidePrefix?: 'scimNotFound' | 'html404' | 'html200';
   /**
+   * Every write that carries a password (`password` on POST/PUT, a PATCH naming it) answers 400
+   * with a non-SCIM body `{"message": "password ... is too weak"}` that echoes the password
+   * JSON-escaped as the server's language writes it: `php` (json_encode: `\/` and `\u00fc`),
+   * `python` (json.dumps: `\u00fc`), `every` (every character `\uXXXX`). Nothing is stored.
+   */
+  passwordRefusedEchoed?: 'php' | 'python' | 'every';
+  /**
    * A server of limited capacity: at most `concurrent` requests worked on at once, each for
    * `serviceMs`; the others queue, so its latency grows with the load it is given.
    */

@@ -1,4 +1,5 @@
 import type { ReconciliationReads } from '../../domain/reconciliation-reads';
+import type { Lease } from '../../store/account-row';
 import type { WorkflowServices } from '../workflow-services';
 
 /** Requests looked at per account: the newest ones tell whether one runs or just ended. */
@@ -55,6 +56,25 @@ export async function busyAccounts(
     );
   }
   return busy;
+}
+
+/**
+ * Busy by its lease: a held, unexpired lease on the account's row is a request (or a restore)
+ * writing it, whether or not the request list shows it (its listing at submission may have
+ * failed, or the worker stopped between starting it and listing it). Undefined when the lease
+ * has ended. Judged on the clock leases are taken on.
+ */
+export function deferredForLease(
+  s: Pick<WorkflowServices, 'now'>,
+  run: { readStartMs: number; settleMs: number },
+  lease: Lease,
+): { notBeforeMs: number; why: string } | undefined {
+  const nowMs = s.now?.() ?? Date.now();
+  if (lease.expiresAtMs <= nowMs) return undefined;
+  return {
+    notBeforeMs: Math.max(run.readStartMs + run.settleMs, nowMs),
+    why: `${lease.owner} holds the account's lease until ${lease.expiresAt}: it is writing the account`,
+  };
 }
 
 /** The account IDs that name an account `name` on the target: itself, and a bare form the connector completes to it. */

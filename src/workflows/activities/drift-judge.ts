@@ -17,9 +17,10 @@ import {
   type ReconciliationPass,
 } from '../../domain/reconciliation-result';
 import type { AccountRecheck, RecheckItem } from '../../domain/target-view';
+import type { Lease } from '../../store/account-row';
 import { findingIdOf, type FindingChange, type StoredFinding } from '../../store/drift-findings';
 import type { WorkflowServices } from '../workflow-services';
-import { accountIdsNamed, busyAccounts } from './busy-accounts';
+import { accountIdsNamed, busyAccounts, deferredForLease } from './busy-accounts';
 import { logFound } from './found-findings';
 
 /** What a pass judges with: the connector, its reads, and the run it belongs to. */
@@ -75,13 +76,20 @@ export async function judgeDrift(
   const rechecks = await secondReads(s, run, ready, pass);
   // A member the first read knew by id only is named by its second read.
   const named = ready.map((item) => withName(item, rechecks.get(item.subject.targetId)));
-  const records = await freshRecords(s, run, named);
+  const { records, leases } = await freshRecords(s, run, named);
   const accountsAfter = groupByAccount(run, named);
   const busyAfter = await busyAccounts(
     s,
     run,
     [...accountsAfter.values()].map(({ account }) => account),
   );
+  // A request writing the account holds its lease, listed or not (its listing may have
+  // failed): its record is written only at its step's commit, so what it wrote looks made
+  // outside until then.
+  for (const [account, lease] of leases) {
+    const deferral = busyAfter.has(account) ? undefined : deferredForLease(s, run, lease);
+    if (deferral !== undefined) busyAfter.set(account, deferral);
+  }
 
   const found: DriftFinding[] = [];
   const changes: FindingChange[] = [];
@@ -379,29 +387,36 @@ function nameOf(reads: Pick<ReconciliationReads, 'accountName'>, subject: DriftS
  * The service's record of each subject's account, read after the second read: a change since
  * the first read makes the subject unknown. For an unlinked member, the record of an account
  * ID the member's name could be linked under (the name, or its bare form where the connector
- * completes one).
+ * completes one). With each, the lease its row holds (any of them, for an unlinked member).
  */
 async function freshRecords(
   s: WorkflowServices,
   run: Pick<JudgeRun, 'connector' | 'reads'>,
   pending: readonly PendingDrift[],
-): Promise<Map<string, AccountRecord | undefined>> {
+): Promise<{
+  records: Map<string, AccountRecord | undefined>;
+  leases: Map<string, Lease>;
+}> {
   const records = new Map<string, AccountRecord | undefined>();
+  const leases = new Map<string, Lease>();
   for (const { subject } of pending) {
     const account = accountOf(subject);
     if (records.has(account)) continue;
     if (subject.type !== 'unlinkedMember') {
-      records.set(account, await s.accounts.get(run.connector, account));
+      const { record, lease } = await s.accounts.read(run.connector, account);
+      records.set(account, record);
+      if (lease !== undefined) leases.set(account, lease);
       continue;
     }
     let linked: AccountRecord | undefined;
     for (const accountId of accountIdsNamed(run.reads, account)) {
-      const record = await s.accounts.get(run.connector, accountId);
+      const { record, lease } = await s.accounts.read(run.connector, accountId);
       if (record !== undefined && record.targetId !== '') linked = record;
+      if (lease !== undefined) leases.set(account, lease);
     }
     records.set(account, linked);
   }
-  return records;
+  return { records, leases };
 }
 
 function count(counts: Partial<Record<DriftType, number>>, type: DriftType): void {

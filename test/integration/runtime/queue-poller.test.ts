@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../../src/domain/logger';
+import { HOST_MAX_DEQUEUE_COUNT } from '../../../src/api/bulk-request-handler';
 import { QueuePoller } from '../../../src/runtime/local-host/queue-poller';
 import { BulkQueue } from '../../../src/store/bulk-queue';
 import { queueClient } from '../../../src/store/storage-clients';
@@ -186,7 +187,7 @@ describe('QueuePoller: a message that outlasts its visibility or its takers', ()
     expect(await queue.receive(1, 1)).toEqual([]);
   }, 30_000);
 
-  it('moves a message dequeued more than five times to the poison queue whole, with its id and dequeue count, secrets redacted', async () => {
+  it("moves a message dequeued more often than the host's limit to the poison queue whole, with its id and dequeue count, secrets redacted", async () => {
     const queue = BulkQueue.connect(storage.connection, 'poller-taken-often');
     const request = {
       requestId: 'taken-often-1',
@@ -196,9 +197,10 @@ describe('QueuePoller: a message that outlasts its visibility or its takers', ()
       actions: [{ type: 'revoke', groups: ['Payroll Admins'] }],
     };
     await queue.send(request);
-    // Five takers that stopped before they ended (a crash, a kill -9): each dequeue counts.
+    // Takers that stopped before they ended (a crash, a kill -9), as many as the host allows:
+    // each dequeue counts.
     let messageId = '';
-    for (let n = 0; n < 5; n++) {
+    for (let n = 0; n < HOST_MAX_DEQUEUE_COUNT; n++) {
       let [taken] = await queue.receive(1, 1);
       while (taken === undefined) {
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -241,14 +243,14 @@ describe('QueuePoller: a message that outlasts its visibility or its takers', ()
       'the poison queue',
     );
     expect(JSON.parse(texts[0]!)).toEqual({
-      reason: 'dequeued 6 times without being handled to the end',
+      reason: `dequeued ${HOST_MAX_DEQUEUE_COUNT + 1} times without being handled to the end`,
       message: {
         ...request,
         account: { accountId: 'taken.often', attributes: { Password: '[redacted]' } },
         password: '[redacted]',
       },
       messageId,
-      dequeueCount: 6,
+      dequeueCount: HOST_MAX_DEQUEUE_COUNT + 1,
       at: expect.any(String),
     });
     expect(await queue.backlog()).toEqual({ requests: 0, poison: 1 });

@@ -1,6 +1,10 @@
 import { InvocationContext } from '@azure/functions';
 import { describe, expect, it } from 'vitest';
-import { bulkRequestHandler, MAX_DEQUEUE_COUNT } from '../../../src/api/bulk-request-handler';
+import {
+  bulkRequestHandler,
+  HOST_MAX_DEQUEUE_COUNT,
+  MAX_DEQUEUE_COUNT,
+} from '../../../src/api/bulk-request-handler';
 import { LocalSecretStore } from '../../../src/secrets/local-secret-store';
 import type { PoisonRecord } from '../../../src/store/bulk-queue';
 import type { OrchestrationClient } from '../../../src/workflows/orchestration-client';
@@ -15,8 +19,9 @@ const message = {
 };
 
 /** A handler whose orchestration client is down: every start fails as a transient fault would. */
-function setUp() {
+function setUp(poisonQueue: { down: boolean } = { down: false }) {
   const poisoned: PoisonRecord[] = [];
+  const logs: string[] = [];
   const poisonReasons: string[] = [];
   const secrets = new LocalSecretStore();
   const services = {
@@ -32,7 +37,12 @@ function setUp() {
       }),
     },
     secrets,
-    bulkQueue: { sendPoison: async (record: PoisonRecord) => void poisoned.push(record) },
+    bulkQueue: {
+      sendPoison: async (record: PoisonRecord) => {
+        if (poisonQueue.down) throw new Error('poison queue unavailable');
+        poisoned.push(record);
+      },
+    },
     logger: { debug() {}, info() {}, warn() {}, error() {} },
     metrics: { bulkPoisoned: (reason: string) => void poisonReasons.push(reason) },
   } as unknown as WorkflowServices;
@@ -48,8 +58,14 @@ function setUp() {
     now: () => new Date('2026-11-22T10:00:00Z'),
   });
   const deliver = (dequeueCount: number) =>
-    handler(message, new InvocationContext({ triggerMetadata: { dequeueCount } }));
-  return { poisoned, poisonReasons, deliver, secrets };
+    handler(
+      message,
+      new InvocationContext({
+        triggerMetadata: { dequeueCount, id: 'm-9' },
+        logHandler: (level, ...args) => void logs.push(`${level} ${args.map(String).join(' ')}`),
+      }),
+    );
+  return { poisoned, poisonReasons, deliver, secrets, logs };
 }
 
 describe('bulk queue trigger: a message that keeps failing', () => {
@@ -65,13 +81,69 @@ describe('bulk queue trigger: a message that keeps failing', () => {
     expect(poisoned).toEqual([
       {
         reason: 'failed 5 times, last: task hub unavailable',
-        message: { ...message, password: '[redacted]' },
+        message: { ...message, requestId: 'bulk-1', password: '[redacted]' },
+        messageId: 'm-9',
         dequeueCount: 5,
         at: '2026-11-22T10:00:00.000Z',
       },
     ]);
     // Each attempt stored the password under a fresh name; none is left behind.
     expect((secrets as unknown as { values: Map<string, string> }).values.size).toBe(0);
+  });
+
+  it('at its limit with the poison queue failing, never lets the host poison the message in clear', async () => {
+    const poisonQueue = { down: true };
+    const { poisoned, deliver, logs } = setUp(poisonQueue);
+    // The host's limit is above the handler's: the message is delivered again for another try.
+    for (let dequeue = MAX_DEQUEUE_COUNT; dequeue < HOST_MAX_DEQUEUE_COUNT; dequeue++) {
+      await expect(deliver(dequeue)).rejects.toThrow('poison copy not sent; delivered again');
+    }
+    // The host's last dequeue: nothing thrown, so the host completes the message instead of
+    // moving it, password and all, to its own poison queue; what is lost is said, by id.
+    await expect(deliver(HOST_MAX_DEQUEUE_COUNT)).resolves.toBeUndefined();
+    expect(poisoned).toEqual([]);
+    expect(
+      logs.filter((line) => line.includes('could not be moved to the poison queue')),
+    ).toHaveLength(HOST_MAX_DEQUEUE_COUNT - MAX_DEQUEUE_COUNT + 1);
+    expect(logs.join('\n')).toContain('bulk message m-9');
+    expect(logs.join('\n')).not.toContain(message.password);
+  });
+
+  it('poisons the message redacted on a later delivery once the poison queue is back', async () => {
+    const poisonQueue = { down: true };
+    const { poisoned, deliver } = setUp(poisonQueue);
+    await expect(deliver(MAX_DEQUEUE_COUNT)).rejects.toThrow('delivered again');
+    poisonQueue.down = false;
+    await deliver(MAX_DEQUEUE_COUNT + 1);
+    expect(poisoned.map((record) => record.message)).toEqual([
+      { ...message, password: '[redacted]' },
+    ]);
+  });
+
+  it("swallows any failure on the host's last dequeue, logging the message by id only", async () => {
+    const logs: string[] = [];
+    const handler = bulkRequestHandler({
+      services: async () => {
+        throw new Error('storage unavailable');
+      },
+      orchestrations: () => {
+        throw new Error('unused');
+      },
+      now: () => new Date('2026-11-22T10:00:00Z'),
+    });
+    const context = (dequeueCount: number) =>
+      new InvocationContext({
+        triggerMetadata: { dequeueCount, id: 'm-7' },
+        logHandler: (level, ...args) => void logs.push(`${level} ${args.map(String).join(' ')}`),
+      });
+    await expect(handler(message, context(HOST_MAX_DEQUEUE_COUNT - 1))).rejects.toThrow(
+      'storage unavailable',
+    );
+    await expect(handler(message, context(HOST_MAX_DEQUEUE_COUNT))).resolves.toBeUndefined();
+    expect(logs.join('\n')).toContain(
+      `bulk message m-7 dropped on dequeue ${HOST_MAX_DEQUEUE_COUNT}`,
+    );
+    expect(logs.join('\n')).not.toContain(message.password);
   });
 });
 

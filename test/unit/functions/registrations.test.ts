@@ -85,6 +85,10 @@ describe('functions/index.ts (registrations, outside the Functions host)', () =>
       ['import-hr-app', expect.objectContaining({ schedule: '0 0 2 * * *' })],
       ['reconcile-hr-app', expect.objectContaining({ schedule: '0 30 3 * * *' })],
       ['purge-write-intents', expect.objectContaining({ schedule: '0 15 4 * * *' })],
+      [
+        'sweep-request-passwords',
+        expect.objectContaining({ schedule: '0 40 * * * *', extraInputs: [expect.anything()] }),
+      ],
     ]);
   });
 

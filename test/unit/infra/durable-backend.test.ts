@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_DEQUEUE_COUNT } from '../../../src/api/bulk-request-handler';
+import { HOST_MAX_DEQUEUE_COUNT, MAX_DEQUEUE_COUNT } from '../../../src/api/bulk-request-handler';
 import { SETTINGS } from '../../../src/config/settings-catalogue';
 import {
   appSettings,
@@ -60,8 +60,11 @@ describe('host.json and the Functions host', () => {
     expect(hostJson.extensions.durableTask.storageProvider.type).toBe('azureManaged');
   });
 
-  it('gives the bulk queue trigger the dequeues the handler and the local host count on', () => {
-    expect(hostJson.extensions.queues.maxDequeueCount).toBe(MAX_DEQUEUE_COUNT);
+  it("gives the host more dequeues than the bulk handler's own limit, as the handler and the local host count on", () => {
+    // At the host's limit it moves the message to <queue>-poison in clear, password and all:
+    // the handler must give the message up (redacted) first, with dequeues to spare.
+    expect(hostJson.extensions.queues.maxDequeueCount).toBe(HOST_MAX_DEQUEUE_COUNT);
+    expect(HOST_MAX_DEQUEUE_COUNT).toBeGreaterThan(MAX_DEQUEUE_COUNT + 1);
   });
 
   it('never lets a second start of a request replace its running orchestration', () => {
