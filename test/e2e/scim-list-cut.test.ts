@@ -127,7 +127,7 @@ describe('a lock of a SCIM account whose read answers another user', () => {
     const report = await t.finished(answer.body.requestId as string);
 
     // The truth: the account is still enabled.
-    expect(scim.getUser(mine.id)?.active).toBe(true);
+    expect(scim.getUser(String(mine.id))?.active).toBe(true);
     expect(report.status, JSON.stringify(report)).not.toBe('succeeded');
     expect(JSON.stringify(report.steps[0].changes ?? [])).not.toContain('locked');
     const journal = await t.api('GET', `/api/journal?connector=${SCIM}&accountId=mixed.answer`);

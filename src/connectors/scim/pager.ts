@@ -55,6 +55,13 @@ export interface ListTally {
   read: number;
   firstTotal?: number;
   lastTotal?: number;
+  /**
+   * Set by the caller: once `totalResults` is reached, ask for one page more, since a server
+   * may count only the page it answers (scim-interop.md); `pastTotal` then says what it held.
+   */
+  probePastTotal?: boolean;
+  /** Resources a page past `totalResults` held (none on a server that counts truly). */
+  pastTotal?: number;
 }
 
 /**
@@ -65,6 +72,9 @@ export interface ListTally {
  */
 export function incompleteness(tally: ListTally): string | undefined {
   const { read, firstTotal, lastTotal } = tally;
+  if (tally.pastTotal !== undefined && tally.pastTotal > 0) {
+    return `the server answered resources past its totalResults (${lastTotal}): it does not count its whole list`;
+  }
   if (firstTotal === undefined || lastTotal === undefined) {
     return `the server does not say how many resources the list holds (no totalResults); read ${read}`;
   }
@@ -101,6 +111,10 @@ export async function* readAllPages(
     tally.read = state.read;
     yield* step.fresh;
     if (step.stop === undefined) continue;
+    if (step.stop === 'total-reached' && tally.probePastTotal === true) {
+      const past = advancePage(state, await fetchPage(state.nextStartIndex));
+      tally.pastTotal = past.fresh.length;
+    }
     if (step.stop !== 'total-reached' && total !== undefined && state.read < total) {
       const why =
         step.stop === 'repeated'

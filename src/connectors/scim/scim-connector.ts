@@ -159,7 +159,7 @@ export class ScimConnector implements Connector {
   async proveAbsent(accountId: string): Promise<UnlinkedAbsence> {
     const key = this.accountKey(accountId);
     const matches: TargetAccount[] = [];
-    const tally: ListTally = { read: 0 };
+    const tally: ListTally = { read: 0, probePastTotal: true };
     let read = 0;
     try {
       for await (const account of this.readAccounts(tally)) {

@@ -79,7 +79,7 @@ class ScimReconciliationReads {
   }
 
   async *readAccounts(): AsyncGenerator<FactPage<AccountFact>> {
-    const tally: ListTally = { read: 0 };
+    const tally: ListTally = { read: 0, probePastTotal: true };
     const describe = `connector "${this.settings.name}": accounts`;
     const resources = readAllPages(
       async (startIndex) => {

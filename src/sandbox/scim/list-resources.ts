@@ -102,7 +102,7 @@ export function listResources(
   }
   return {
     schemas: [LIST_RESPONSE_SCHEMA],
-    totalResults: listed.length,
+    totalResults: quirks.totalResultsIsPageSize === true ? page.length : listed.length,
     itemsPerPage: page.length,
     startIndex,
     Resources: page.map((resource) => project(resource, projection)),

@@ -32,6 +32,8 @@ export interface ScimQuirks {
    * `totalResults` still counts them all.
    */
   listEndsAfter?: number;
+  /** `totalResults` counts only the resources of the page answered, not the whole list. */
+  totalResultsIsPageSize?: boolean;
   /** An empty ListResponse leaves `Resources` out (RFC 7644 lets a server omit an empty list). */
   listEndsWithoutResources?: boolean;
   /**

@@ -107,6 +107,16 @@ describe('proveAbsent on a list it can trust', () => {
   });
 });
 
+describe('a SCIM user list whose totalResults counts only the page answered', () => {
+  it('gives no "absent" past the first page, and reconciliation refuses the list', async () => {
+    const t = await directory({ totalResultsIsPageSize: true });
+    const absence = await t.connector.proveAbsent('late.user');
+    expect(absence.outcome).toBe('untold');
+    expect(JSON.stringify(absence)).toContain('past its totalResults (5)');
+    await expect(reconciliationAccounts(t)).rejects.toThrow(/past its totalResults/);
+  });
+});
+
 describe('a read of one user answered with another', () => {
   it('is an invalid answer naming both ids, never the account', async () => {
     target = await startScimTarget();
