@@ -48,27 +48,81 @@ export function advancePage(state: PagerState, page: ListPage): PageStep {
 }
 
 /**
- * Iterates every resource of a paged list, one page in memory at a time. A server that
- * repeats its first page while claiming more results cannot be read whole: that ends in
- * an error rather than a silently short catalogue.
+ * What a read of a whole list saw: how many resources it handed out, and the `totalResults`
+ * of its first and last pages (undefined where the server did not say).
+ */
+export interface ListTally {
+  read: number;
+  firstTotal?: number;
+  lastTotal?: number;
+  /**
+   * Set by the caller: once `totalResults` is reached, ask for one page more, since a server
+   * may count only the page it answers (scim-interop.md); `pastTotal` then says what it held.
+   */
+  probePastTotal?: boolean;
+  /** Resources a page past `totalResults` held (none on a server that counts truly). */
+  pastTotal?: number;
+}
+
+/**
+ * Why a list read whole cannot be taken for every resource the server holds, or undefined
+ * when it can: the server did not say how many it holds, or the count changed while the list
+ * was read (with offset paging, a resource deleted from a page already read moves a later one
+ * onto that page, and no page read shows it), or fewer were read than it said.
+ */
+export function incompleteness(tally: ListTally): string | undefined {
+  const { read, firstTotal, lastTotal } = tally;
+  if (tally.pastTotal !== undefined && tally.pastTotal > 0) {
+    return `the server answered resources past its totalResults (${lastTotal}): it does not count its whole list`;
+  }
+  if (firstTotal === undefined || lastTotal === undefined) {
+    return `the server does not say how many resources the list holds (no totalResults); read ${read}`;
+  }
+  if (firstTotal !== lastTotal) {
+    return `the list changed while it was read (totalResults ${firstTotal} on the first page, ${lastTotal} on the last): resources may have moved past the pages read; read ${read}`;
+  }
+  if (read !== lastTotal) return `read ${read} of the ${lastTotal} resources the server counts`;
+  return undefined;
+}
+
+/**
+ * Iterates every resource of a paged list, one page in memory at a time. A list that ends
+ * (an empty page, a page without `Resources`, a repeated page) before `totalResults`
+ * resources were read is cut short: that ends in TARGET_RESPONSE_INVALID naming the list,
+ * never a silently short list. `tally` (when given) is filled in as the pages come, for
+ * callers that must know the list whole ({@link incompleteness}).
  */
 export async function* readAllPages(
   fetchPage: (startIndex: number) => Promise<ListPage>,
   describe: string,
+  tally: ListTally = { read: 0 },
 ): AsyncGenerator<Record<string, unknown>> {
   let state = FIRST_PAGE;
   let total: number | undefined;
+  let first = true;
   for (;;) {
     const page = await fetchPage(state.nextStartIndex);
+    if (first) tally.firstTotal = page.totalResults;
+    first = false;
+    tally.lastTotal = page.totalResults;
     total = page.totalResults ?? total;
     const step = advancePage(state, page);
     state = step.state;
+    tally.read = state.read;
     yield* step.fresh;
     if (step.stop === undefined) continue;
-    if (step.stop === 'repeated' && total !== undefined && state.read < total) {
+    if (step.stop === 'total-reached' && tally.probePastTotal === true) {
+      const past = advancePage(state, await fetchPage(state.nextStartIndex));
+      tally.pastTotal = past.fresh.length;
+    }
+    if (step.stop !== 'total-reached' && total !== undefined && state.read < total) {
+      const why =
+        step.stop === 'repeated'
+          ? 'the server repeats its pages (it ignores startIndex)'
+          : 'the list ends early (a page without resources)';
       throw new ProvisioningError(
         'TARGET_RESPONSE_INVALID',
-        `${describe}: the server repeats its pages (it ignores startIndex); read ${state.read} of ${total} resources`,
+        `${describe}: ${why}; read ${state.read} of ${total} resources`,
         { details: { read: state.read, totalResults: total } },
       );
     }

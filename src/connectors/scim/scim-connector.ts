@@ -26,7 +26,7 @@ import { attributeFilter } from './filter';
 import { findByName, findFiltered } from './filtered-lookup';
 import { searchMatches } from './group-search';
 import { interpretListResponse, type ListPage } from './list-response';
-import { readAllPages } from './pager';
+import { incompleteness, readAllPages, type ListTally } from './pager';
 import { activePatch, passwordPatch, patchOp } from './patch-op';
 import { passwordChangeNotDeclared, passwordMayBeIgnored } from './password-declaration';
 import { ScimHttp, type ScimHttpOptions } from './scim-http';
@@ -100,19 +100,28 @@ export class ScimConnector implements Connector {
   }
 
   /** All users, page by page, with the same paging tolerance as the catalogue. */
-  async *listAccounts(): AsyncGenerator<TargetAccount> {
-    const resources = readAllPages(async (startIndex) => {
-      const result = await this.http.send({
-        method: 'GET',
-        url: scimUrl(this.settings.baseUrl, 'Users', undefined, {
-          startIndex,
-          count: this.settings.pageSize,
-        }),
-        accept: [200],
-        context: this.accountContext('(all accounts)'),
-      });
-      return interpretListResponse(result.body, result.describe);
-    }, `connector "${this.name}": accounts`);
+  listAccounts(): AsyncGenerator<TargetAccount> {
+    return this.readAccounts({ read: 0 });
+  }
+
+  /** {@link listAccounts}, telling `tally` what the list read saw. */
+  private async *readAccounts(tally: ListTally): AsyncGenerator<TargetAccount> {
+    const resources = readAllPages(
+      async (startIndex) => {
+        const result = await this.http.send({
+          method: 'GET',
+          url: scimUrl(this.settings.baseUrl, 'Users', undefined, {
+            startIndex,
+            count: this.settings.pageSize,
+          }),
+          accept: [200],
+          context: this.accountContext('(all accounts)'),
+        });
+        return interpretListResponse(result.body, result.describe);
+      },
+      `connector "${this.name}": accounts`,
+      tally,
+    );
     for await (const resource of resources) yield fromScimUser(resource);
   }
 
@@ -150,16 +159,26 @@ export class ScimConnector implements Connector {
   async proveAbsent(accountId: string): Promise<UnlinkedAbsence> {
     const key = this.accountKey(accountId);
     const matches: TargetAccount[] = [];
+    const tally: ListTally = { read: 0, probePastTotal: true };
     let read = 0;
-    for await (const account of this.listAccounts()) {
-      // A delete does not read a whole large directory: past this many users, no verdict.
-      if (++read > ABSENCE_SCAN_MAX) {
-        return {
-          outcome: 'untold',
-          reason: `the server has more than ${ABSENCE_SCAN_MAX} users to compare in any case`,
-        };
+    try {
+      for await (const account of this.readAccounts(tally)) {
+        // A delete does not read a whole large directory: past this many users, no verdict.
+        if (++read > ABSENCE_SCAN_MAX) {
+          return {
+            outcome: 'untold',
+            reason: `the server has more than ${ABSENCE_SCAN_MAX} users to compare in any case`,
+          };
+        }
+        if (this.accountKey(account.accountId) === key) matches.push(account);
       }
-      if (this.accountKey(account.accountId) === key) matches.push(account);
+    } catch (error) {
+      // A list cut short or not a list: what it did not show may be the account.
+      if (!isProvisioningError(error) || error.code !== 'TARGET_RESPONSE_INVALID') throw error;
+      return {
+        outcome: 'untold',
+        reason: `the list of users could not be read whole (${error.message})`,
+      };
     }
     const [only, another] = matches;
     if (only !== undefined && another === undefined) return { outcome: 'found', account: only };
@@ -169,6 +188,11 @@ export class ScimConnector implements Connector {
         outcome: 'untold',
         reason: `${matches.length} users have that userName in another case (${matches.map((m) => `"${m.accountId}"`).join(', ')})`,
       };
+    }
+    // "Absent" only from a list known whole: counted by the server, and unchanged while read.
+    const cut = incompleteness(tally);
+    if (cut !== undefined) {
+      return { outcome: 'untold', reason: `the list of users may not be whole: ${cut}` };
     }
     return {
       outcome: 'absent',
@@ -184,7 +208,17 @@ export class ScimConnector implements Connector {
       accept: [200, 404],
       context: this.accountContext(account.accountId),
     });
-    return result.status === 404 ? undefined : fromScimUser(result.body, this.settings.mapping);
+    if (result.status === 404) return undefined;
+    const read = fromScimUser(result.body, this.settings.mapping);
+    // Another user's answer (a caching proxy, a broken server) confirms nothing of this one.
+    if (read.id !== account.id) {
+      throw new ProvisioningError(
+        'TARGET_RESPONSE_INVALID',
+        `connector "${this.name}": ${result.describe} answered user "${read.id}" for user "${account.id}" (account "${account.accountId}")`,
+        { object: account.accountId, details: { asked: account.id, answered: read.id } },
+      );
+    }
+    return read;
   }
 
   /**

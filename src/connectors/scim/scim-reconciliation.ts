@@ -1,4 +1,4 @@
-import { isProvisioningError } from '../../domain/errors';
+import { isProvisioningError, ProvisioningError } from '../../domain/errors';
 import type {
   AccountFact,
   FactPage,
@@ -8,7 +8,7 @@ import type {
 import type { AccountRecheck, RecheckItem, ViewMember } from '../../domain/target-view';
 import { quoteFilterValue } from './filter';
 import { interpretListResponse } from './list-response';
-import { readAllPages } from './pager';
+import { incompleteness, readAllPages, type ListTally } from './pager';
 import type { ScimHttp } from './scim-http';
 import type { MembershipChecks } from './membership-check';
 import { memberValueForms, memberValueKey } from './member-value-forms';
@@ -79,19 +79,25 @@ class ScimReconciliationReads {
   }
 
   async *readAccounts(): AsyncGenerator<FactPage<AccountFact>> {
-    const resources = readAllPages(async (startIndex) => {
-      const result = await this.http.send({
-        method: 'GET',
-        url: scimUrl(this.settings.baseUrl, 'Users', undefined, {
-          attributes: 'id,userName,active',
-          startIndex,
-          count: this.settings.pageSize,
-        }),
-        accept: [200],
-        context: this.context('the accounts', this.settings.name),
-      });
-      return interpretListResponse(result.body, result.describe);
-    }, `connector "${this.settings.name}": accounts`);
+    const tally: ListTally = { read: 0, probePastTotal: true };
+    const describe = `connector "${this.settings.name}": accounts`;
+    const resources = readAllPages(
+      async (startIndex) => {
+        const result = await this.http.send({
+          method: 'GET',
+          url: scimUrl(this.settings.baseUrl, 'Users', undefined, {
+            attributes: 'id,userName,active',
+            startIndex,
+            count: this.settings.pageSize,
+          }),
+          accept: [200],
+          context: this.context('the accounts', this.settings.name),
+        });
+        return interpretListResponse(result.body, result.describe);
+      },
+      describe,
+      tally,
+    );
     let facts: AccountFact[] = [];
     for await (const resource of resources) {
       const id = typeof resource.id === 'string' ? resource.id : undefined;
@@ -111,6 +117,14 @@ class ScimReconciliationReads {
         yield { facts };
         facts = [];
       }
+    }
+    // A list that changed under the read may have moved accounts past its pages: the run
+    // says so (incomplete) rather than "no drift" for accounts it never saw.
+    const cut = incompleteness(tally);
+    if (cut !== undefined && tally.firstTotal !== undefined && tally.lastTotal !== undefined) {
+      throw new ProvisioningError('TARGET_RESPONSE_INVALID', `${describe}: ${cut}`, {
+        details: { ...tally },
+      });
     }
     yield { facts };
   }

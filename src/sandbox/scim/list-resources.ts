@@ -90,10 +90,19 @@ export function listResources(
     startIndex = 1;
     count = quirks.maxCount ?? matches.length;
   }
-  const page = matches.slice(startIndex - 1, startIndex - 1 + count);
+  // Quirk `listShiftsBy`: as if the first resources were deleted since the first page.
+  const listed =
+    quirks.listShiftsBy !== undefined && startIndex > 1
+      ? matches.slice(quirks.listShiftsBy)
+      : matches;
+  let page = listed.slice(startIndex - 1, startIndex - 1 + count);
+  // Quirk `listEndsAfter`: nothing past that many, whatever totalResults says.
+  if (quirks.listEndsAfter !== undefined) {
+    page = page.slice(0, Math.max(0, quirks.listEndsAfter - (startIndex - 1)));
+  }
   return {
     schemas: [LIST_RESPONSE_SCHEMA],
-    totalResults: matches.length,
+    totalResults: quirks.totalResultsIsPageSize === true ? page.length : listed.length,
     itemsPerPage: page.length,
     startIndex,
     Resources: page.map((resource) => project(resource, projection)),

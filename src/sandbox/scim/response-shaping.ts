@@ -105,5 +105,8 @@ export function shapeBody(body: unknown, context: ShapingContext): unknown {
     }
   }
   if (context.quirks.omitTotalResults === true) delete shaped.totalResults;
+  if (context.quirks.listEndsWithoutResources === true && resources.length === 0) {
+    delete shaped.Resources;
+  }
   return shaped;
 }

@@ -73,8 +73,12 @@ function getOne(kind: 'User' | 'Group', state: SandboxState): Handler {
   const schema = kind === 'User' ? USER_SCHEMA : GROUP_SCHEMA;
   return (req, res) => {
     const id = idParam(req);
-    const resource = kind === 'User' ? state.store.getUser(id) : state.store.getGroup(id);
+    let resource = kind === 'User' ? state.store.getUser(id) : state.store.getGroup(id);
     if (resource === undefined) throw scimError(404, null, `Resource ${id} not found`);
+    // Quirk `readAnswersUser`: the one cached user, whoever is asked for.
+    if (kind === 'User' && state.quirks.readAnswersUser !== undefined) {
+      resource = state.store.getUser(state.quirks.readAnswersUser) ?? resource;
+    }
     res.json(project(resource, parseProjection(queryOf(req), schema.toLowerCase())));
   };
 }

@@ -26,6 +26,28 @@ export interface ScimQuirks {
   numbersAsStrings?: boolean;
   /** ListResponse without `totalResults`. */
   omitTotalResults?: boolean;
+  /**
+   * Lists end early: past this many resources every page comes back empty (with
+   * `listEndsWithoutResources`, an empty page has no `Resources` at all), while
+   * `totalResults` still counts them all.
+   */
+  listEndsAfter?: number;
+  /** `totalResults` counts only the resources of the page answered, not the whole list. */
+  totalResultsIsPageSize?: boolean;
+  /** An empty ListResponse leaves `Resources` out (RFC 7644 lets a server omit an empty list). */
+  listEndsWithoutResources?: boolean;
+  /**
+   * Offsets shift between pages: pages after the first are answered as if this many of the
+   * first resources had been deleted meanwhile (by another client): later resources move up
+   * by as many, so that as many just past the first page are on no page a client reads, and
+   * `totalResults` drops by as many. The stored data does not change.
+   */
+  listShiftsBy?: number;
+  /**
+   * `GET /Users/{id}` of any other existing user answers the user of this id or userName (a
+   * caching proxy that answers one cached user for every read).
+   */
+  readAnswersUser?: string;
   /** A filtered GET with no match answers 404 instead of an empty ListResponse. */
   notFoundOnEmptyFilter?: boolean;
   /** Every successful PATCH answers 204 without a body. */

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ListPage } from '../../../../src/connectors/scim/list-response';
-import { FIRST_PAGE, advancePage, readAllPages } from '../../../../src/connectors/scim/pager';
+import {
+  FIRST_PAGE,
+  advancePage,
+  incompleteness,
+  readAllPages,
+  type ListTally,
+} from '../../../../src/connectors/scim/pager';
 
 const ids = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => ({ id: `g${from + i}` }));
@@ -80,5 +86,40 @@ describe('readAllPages', () => {
     const { fetchPage, requests } = server(0);
     expect(await readIds(fetchPage)).toEqual([]);
     expect(requests).toEqual([1]);
+  });
+});
+
+describe('readAllPages on a list that stops early', () => {
+  it('fails, naming the list and the count, on an empty page before totalResults', async () => {
+    const { fetchPage } = server(250, { cap: 100 });
+    const cut = (start: number) =>
+      start > 100 ? Promise.resolve({ resources: [], totalResults: 250 }) : fetchPage(start);
+    await expect(readIds(cut)).rejects.toMatchObject({
+      code: 'TARGET_RESPONSE_INVALID',
+      message: 'test: the list ends early (a page without resources); read 100 of 250 resources',
+    });
+  });
+
+  it('tells a caller that must know the list whole when it changed between pages', async () => {
+    // 10 of the first page deleted before the second is read: offsets shift by 10.
+    const fetchPage = async (start: number): Promise<ListPage> =>
+      start === 1
+        ? { resources: ids(1, 100), totalResults: 250 }
+        : { resources: ids(start + 10, Math.min(250, start + 109)), totalResults: 240 };
+    const tally: ListTally = { read: 0 };
+    const read: string[] = [];
+    for await (const r of readAllPages(fetchPage, 'test', tally)) read.push(String(r.id));
+    expect(read).not.toContain('g105');
+    expect(incompleteness(tally)).toMatch(/changed while it was read.*250.*240/);
+  });
+
+  it.each<[ListTally, string | undefined]>([
+    [{ read: 5, firstTotal: 5, lastTotal: 5 }, undefined],
+    [{ read: 5 }, 'no totalResults'],
+    [{ read: 4, firstTotal: 5, lastTotal: 5 }, 'read 4 of the 5'],
+  ])('judges %j whole or not', (tally, why) => {
+    const verdict = incompleteness(tally);
+    if (why === undefined) expect(verdict).toBeUndefined();
+    else expect(verdict).toContain(why);
   });
 });
