@@ -11,7 +11,9 @@ export const MAX_DEQUEUE_COUNT = 5;
 /**
  * The Functions host's own limit (host.json `queues.maxDequeueCount`), above the handler's:
  * a message the host gives up is moved to `<queue>-poison` as it is, password and all, so the
- * handler must be the one to give it up (and it never throws on the host's last dequeue).
+ * handler gives it up first, redacted, and tries that again on each later dequeue while the
+ * poison queue cannot be written. On the host's last dequeue a failure is still thrown: the
+ * host's unredacted copy (the `poison-waiting` alert) loses nothing, dropping it would.
  */
 export const HOST_MAX_DEQUEUE_COUNT = 10;
 
@@ -42,13 +44,15 @@ export function bulkRequestHandler(deps: ApiDeps) {
     try {
       await handle(message, context);
     } catch (error) {
-      if (dequeueCount < HOST_MAX_DEQUEUE_COUNT) throw error;
-      // Thrown now, the host would move the message to its poison queue in clear: it is
-      // dropped instead, named by id (its content never logged).
-      context.error(
-        `bulk message ${messageIdOf(context) ?? '(no id)'} dropped on dequeue ${dequeueCount}, ` +
-          `the host's last: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      if (dequeueCount >= HOST_MAX_DEQUEUE_COUNT) {
+        // Named by id, never its content: the host moves it to its poison queue as it is.
+        context.error(
+          `bulk message ${messageIdOf(context) ?? '(no id)'} failed on dequeue ${dequeueCount}, ` +
+            `the host's last: the host moves it to its poison queue unredacted (delete it ` +
+            `there once handled): ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      throw error;
     }
   };
 }
@@ -111,9 +115,10 @@ function handleBulkMessage(deps: ApiDeps) {
       services.metrics.bulkPoisoned(failure.kind);
       context.warn(`bulk request moved to the poison queue: ${where}${failure.reason}`);
     }
-    // Delivered again while the host still would (its limit is above the handler's): every
-    // failure is judged and poisoned again then; a request already started is a duplicate.
-    if (unsent > 0 && dequeueCount < HOST_MAX_DEQUEUE_COUNT) {
+    // Delivered again (its limit is above the handler's): every failure is judged and
+    // poisoned again then, a request already started a duplicate; on the host's last
+    // dequeue the host keeps it in its own poison queue instead (see HOST_MAX_DEQUEUE_COUNT).
+    if (unsent > 0) {
       throw new Error(
         `bulk message ${messageId ?? '(no id)'}: ${unsent} poison cop${unsent === 1 ? 'y' : 'ies'} not sent; delivered again`,
       );

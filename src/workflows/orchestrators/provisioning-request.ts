@@ -42,7 +42,7 @@ import { withIntentDay } from './dated-intents';
 import { driveMachine } from './drive-machine';
 import { openingAnswer, openingCreate } from './opening-create';
 import { holdAfterFailure, withHolds, type HoldSubject } from './quarantine-hold';
-import { restoreUnderLease } from './restore-under-lease';
+import { RestoreJudgements } from './restore-under-lease';
 
 /**
  * The provisioning request orchestration: the actions in order, each a step machine of
@@ -157,6 +157,8 @@ export function* provisioningRequestOrchestrator(
   waiting.lease = { accountId, owner: hold.owner, ttlMs: LEASE_TTL_MS };
 
   let handle = newAccountHandle();
+  /** A restore's steps, judged under the lease once, on their first run. */
+  const restoreJudgements = new RestoreJudgements();
   const lastUse = lastPasswordUse(request.actions);
   let passwordDiscarded = request.passwordSecret === undefined;
 
@@ -210,7 +212,7 @@ export function* provisioningRequestOrchestrator(
     const roles = lookedUp.get(index);
     lookedUp.delete(index);
     // A restore's findings, judged again against the record read with the lease.
-    const restoring = restoreUnderLease(steps, index, handle.stored, roles);
+    const restoring = restoreJudgements.of(steps, index, handle.stored, roles);
     if (restoring.action === undefined) {
       report.steps[index] = {
         ...(report.steps[index] as StepReport),

@@ -51,3 +51,32 @@ export function restoreUnderLease(
     notices: checked.notices,
   };
 }
+
+/**
+ * A restore's steps as judged on their first run, by step index. A step held and run again
+ * keeps that judgement: by then the record may show the step's own write as not confirmed
+ * (its answer lost before the hold), and judged again the restore would skip itself and end
+ * "succeeded" without sending or verifying that write. What the request held the lease for
+ * since its first run is its own. The roles of a run again are its own look-up's (undefined
+ * here), as for any step run again.
+ *
+ * @example
+ * const judged = new RestoreJudgements();
+ * const restoring = judged.of(request, index, handle.stored, roles);
+ */
+export class RestoreJudgements {
+  private readonly first = new Map<number, RestoreUnderLease>();
+
+  of(
+    request: ProvisioningRequest & StepsOf,
+    index: number,
+    stored: AccountRecord | null | undefined,
+    roles: IoResult<(GroupRef | null)[]> | undefined,
+  ): RestoreUnderLease {
+    const judged = this.first.get(index);
+    if (judged !== undefined) return { ...judged, roles };
+    const restoring = restoreUnderLease(request, index, stored, roles);
+    this.first.set(index, restoring);
+    return restoring;
+  }
+}

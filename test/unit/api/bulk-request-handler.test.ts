@@ -91,16 +91,16 @@ describe('bulk queue trigger: a message that keeps failing', () => {
     expect((secrets as unknown as { values: Map<string, string> }).values.size).toBe(0);
   });
 
-  it('at its limit with the poison queue failing, never lets the host poison the message in clear', async () => {
+  it("at its limit with the poison queue failing, tries the redacted copy until the host's last dequeue and never drops the message", async () => {
     const poisonQueue = { down: true };
     const { poisoned, deliver, logs } = setUp(poisonQueue);
     // The host's limit is above the handler's: the message is delivered again for another try.
     for (let dequeue = MAX_DEQUEUE_COUNT; dequeue < HOST_MAX_DEQUEUE_COUNT; dequeue++) {
       await expect(deliver(dequeue)).rejects.toThrow('poison copy not sent; delivered again');
     }
-    // The host's last dequeue: nothing thrown, so the host completes the message instead of
-    // moving it, password and all, to its own poison queue; what is lost is said, by id.
-    await expect(deliver(HOST_MAX_DEQUEUE_COUNT)).resolves.toBeUndefined();
+    // The host's last dequeue: still thrown, so the host keeps the message (in its own poison
+    // queue, unredacted: the poison-waiting alert) rather than it being lost; named by id.
+    await expect(deliver(HOST_MAX_DEQUEUE_COUNT)).rejects.toThrow('poison copy not sent');
     expect(poisoned).toEqual([]);
     expect(
       logs.filter((line) => line.includes('could not be moved to the poison queue')),
@@ -120,7 +120,7 @@ describe('bulk queue trigger: a message that keeps failing', () => {
     ]);
   });
 
-  it("swallows any failure on the host's last dequeue, logging the message by id only", async () => {
+  it("never drops a message on the host's last dequeue, logging it by id only", async () => {
     const logs: string[] = [];
     const handler = bulkRequestHandler({
       services: async () => {
@@ -139,9 +139,11 @@ describe('bulk queue trigger: a message that keeps failing', () => {
     await expect(handler(message, context(HOST_MAX_DEQUEUE_COUNT - 1))).rejects.toThrow(
       'storage unavailable',
     );
-    await expect(handler(message, context(HOST_MAX_DEQUEUE_COUNT))).resolves.toBeUndefined();
+    await expect(handler(message, context(HOST_MAX_DEQUEUE_COUNT))).rejects.toThrow(
+      'storage unavailable',
+    );
     expect(logs.join('\n')).toContain(
-      `bulk message m-7 dropped on dequeue ${HOST_MAX_DEQUEUE_COUNT}`,
+      `bulk message m-7 failed on dequeue ${HOST_MAX_DEQUEUE_COUNT}, the host's last`,
     );
     expect(logs.join('\n')).not.toContain(message.password);
   });
