@@ -79,6 +79,22 @@ describe('a delete of an unlinked SCIM user on a list read that stops early', ()
     expect(report.status, JSON.stringify(report)).toBe('failed');
     expect(report.steps[0].error?.message).toContain('the list changed while it was read');
   });
+
+  it('on a server that refuses a startIndex past the end: could not tell, nothing deleted', async () => {
+    const { scim } = t.host.sandboxes!;
+    const { page } = seedLeaver('refused');
+    const users = scim.listUsers().length;
+    scim.setQuirks({ caseSensitiveFilters: true, maxCount: page, refusesStartIndexPastEnd: true });
+
+    // On no page: only the list's proven end could say it is absent.
+    const report = await deleteRequest('gone.refused');
+
+    expect(scim.listUsers()).toHaveLength(users);
+    expect(scim.truthLog()).toEqual([]);
+    expect(report.status, JSON.stringify(report)).toBe('failed');
+    expect(report.steps[0].error?.message).toContain('could not tell');
+    expect(report.steps[0].error?.message).toContain('refused a page past its totalResults');
+  });
 });
 
 describe('reconciliation of SCIM on a list read that stops early', () => {
@@ -100,6 +116,22 @@ describe('reconciliation of SCIM on a list read that stops early', () => {
     expect(run.complete, JSON.stringify(run)).toBe(false);
     expect(run.incomplete.join('\n')).toContain('the accounts could not be read');
     expect(run.incomplete.join('\n')).toContain('the list changed while it was read');
+  });
+
+  it('reports the run incomplete, not failed, when the server refuses a startIndex past the end', async () => {
+    await importCatalogues(t);
+    await provisionDriftAccounts(t, SCIM);
+    t.clock.advanceBy(5 * 60_000);
+    const { scim } = t.host.sandboxes!;
+    scim.setQuirks({ refusesStartIndexPastEnd: true });
+
+    const run = await reconcile(t, SCIM);
+
+    expect(run.complete, JSON.stringify(run)).toBe(false);
+    expect(run.incomplete.join('\n')).toContain('the accounts could not be read');
+    expect(run.incomplete.join('\n')).toContain("the list's end is not proven");
+    // The truth: the server still answers every page up to its end.
+    expect(scim.listUsers().length).toBeGreaterThan(0);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ProvisioningError } from '../../domain/errors';
+import { isProvisioningError, ProvisioningError } from '../../domain/errors';
 import type { ListPage } from './list-response';
 
 export interface PagerState {
@@ -62,6 +62,8 @@ export interface ListTally {
   probePastTotal?: boolean;
   /** Resources a page past `totalResults` held (none on a server that counts truly). */
   pastTotal?: number;
+  /** The status with which the server refused the page past `totalResults` (a 4xx). */
+  pastTotalRefused?: number;
 }
 
 /**
@@ -72,6 +74,9 @@ export interface ListTally {
  */
 export function incompleteness(tally: ListTally): string | undefined {
   const { read, firstTotal, lastTotal } = tally;
+  if (tally.pastTotalRefused !== undefined) {
+    return `the server refused a page past its totalResults (${tally.pastTotalRefused}): the list's end is not proven; read ${read}`;
+  }
   if (tally.pastTotal !== undefined && tally.pastTotal > 0) {
     return `the server answered resources past its totalResults (${lastTotal}): it does not count its whole list`;
   }
@@ -112,8 +117,7 @@ export async function* readAllPages(
     yield* step.fresh;
     if (step.stop === undefined) continue;
     if (step.stop === 'total-reached' && tally.probePastTotal === true) {
-      const past = advancePage(state, await fetchPage(state.nextStartIndex));
-      tally.pastTotal = past.fresh.length;
+      await probePastTotal(fetchPage, state, tally);
     }
     if (step.stop !== 'total-reached' && total !== undefined && state.read < total) {
       const why =
@@ -127,5 +131,25 @@ export async function* readAllPages(
       );
     }
     return;
+  }
+}
+
+/**
+ * Asks for the page past `totalResults` and notes what it held. A server that refuses it
+ * (any 4xx, as servers that reject a `startIndex` past the end) has not shown the end of its
+ * list: that is noted ({@link incompleteness} then calls the read incomplete), never a
+ * failure of the read and never an end.
+ */
+async function probePastTotal(
+  fetchPage: (startIndex: number) => Promise<ListPage>,
+  state: PagerState,
+  tally: ListTally,
+): Promise<void> {
+  try {
+    tally.pastTotal = advancePage(state, await fetchPage(state.nextStartIndex)).fresh.length;
+  } catch (error) {
+    const status = isProvisioningError(error) ? error.status : undefined;
+    if (status === undefined || status < 400 || status >= 500) throw error;
+    tally.pastTotalRefused = status;
   }
 }

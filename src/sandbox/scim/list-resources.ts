@@ -95,6 +95,10 @@ export function listResources(
     quirks.listShiftsBy !== undefined && startIndex > 1
       ? matches.slice(quirks.listShiftsBy)
       : matches;
+  // Quirk `refusesStartIndexPastEnd`: asking past the end is an error, not an empty page.
+  if (quirks.refusesStartIndexPastEnd === true && startIndex > Math.max(listed.length, 1)) {
+    throw scimError(400, 'invalidValue', `startIndex ${startIndex} is past the end of the list`);
+  }
   let page = listed.slice(startIndex - 1, startIndex - 1 + count);
   // Quirk `listEndsAfter`: nothing past that many, whatever totalResults says.
   if (quirks.listEndsAfter !== undefined) {

@@ -44,6 +44,12 @@ export interface ScimQuirks {
    */
   listShiftsBy?: number;
   /**
+   * A `startIndex` past the list's end is refused (400 `invalidValue`) instead of answered
+   * with an empty page, as some servers do: a read that asks one page past `totalResults`
+   * gets an error, not an end.
+   */
+  refusesStartIndexPastEnd?: boolean;
+  /**
    * `GET /Users/{id}` of any other existing user answers the user of this id or userName (a
    * caching proxy that answers one cached user for every read).
    */

@@ -117,6 +117,24 @@ describe('a SCIM user list whose totalResults counts only the page answered', ()
   });
 });
 
+describe('a SCIM user list whose server refuses a startIndex past its end', () => {
+  it('leaves "absent" untold and reconciliation incomplete, never a failure', async () => {
+    const t = await directory({ refusesStartIndexPastEnd: true });
+    // Still read whole for every caller that does not ask past the end.
+    expect(await listAll(t)).toHaveLength(12);
+    const absence = await t.connector.proveAbsent('nobody.here');
+    expect(absence.outcome).toBe('untold');
+    expect(JSON.stringify(absence)).toContain('refused a page past its totalResults (400)');
+    expect(await t.connector.proveAbsent('LATE.USER')).toMatchObject({ outcome: 'found' });
+    await expect(reconciliationAccounts(t)).rejects.toMatchObject({
+      code: 'TARGET_RESPONSE_INVALID',
+      message: expect.stringContaining("the list's end is not proven"),
+    });
+    // The truth: the server holds the 12 users read.
+    expect(t.sandbox.listUsers()).toHaveLength(12);
+  });
+});
+
 describe('a read of one user answered with another', () => {
   it('is an invalid answer naming both ids, never the account', async () => {
     target = await startScimTarget();
