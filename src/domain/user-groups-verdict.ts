@@ -6,7 +6,10 @@
  *   silence is never taken for a non-membership again;
  * - `complete`: a compatibility run, which an operator starts, found it listing the group its
  *   test account was in and dropping it after the revoke: the operator's word that ends an
- *   earlier `cut` (until a read catches it cut again).
+ *   earlier `cut` that a compatibility run recorded (until a read catches it cut again). It
+ *   never ends a `cut` a connector caught (a member list that showed the account, left out
+ *   of the attribute): the run tested one ordinary group, not the kind (nested, dynamic)
+ *   that was left out, so that cut is kept ({@link keptVerdictAfter}).
  * Nothing in it is a secret.
  */
 export interface UserGroupsVerdict {
@@ -15,6 +18,7 @@ export interface UserGroupsVerdict {
   why: string;
   /** When it was learned (ISO). */
   at: string;
+  /** Who found it; a row kept without it is taken as a connector's (the safe side). */
   by: 'connector' | 'compatibility run';
   /** The compatibility run's job, where one learned it. */
   jobId?: string;
@@ -24,8 +28,32 @@ export interface UserGroupsVerdict {
 export interface UserGroupsVerdicts {
   /** The connector's kept verdict; undefined when none was ever kept. */
   readUserGroups(connector: string): Promise<UserGroupsVerdict | undefined>;
-  /** Keeps the connector's verdict, replacing the one before. */
+  /** Keeps the connector's verdict, as {@link keptVerdictAfter} says against the one kept. */
   recordUserGroups(connector: string, verdict: UserGroupsVerdict): Promise<void>;
+}
+
+/** Whether a connector caught the cut (a kept row that does not say is taken as one). */
+function caughtByConnector(verdict: UserGroupsVerdict): boolean {
+  return verdict.verdict === 'cut' && verdict.by !== 'compatibility run';
+}
+
+/**
+ * The verdict to keep when `incoming` is recorded over `kept` (whatever order they arrive
+ * in, from any worker): a cut a connector caught is never replaced (only an operator could
+ * end it, and nothing here does); a cut a connector catches replaces anything else; between
+ * the rest, the newer (`at`) wins, so an older verdict written late never undoes a newer one.
+ *
+ * @example
+ * keptVerdictAfter(connectorCut, compatibilityComplete); // connectorCut
+ */
+export function keptVerdictAfter(
+  kept: UserGroupsVerdict | undefined,
+  incoming: UserGroupsVerdict,
+): UserGroupsVerdict {
+  if (kept === undefined) return incoming;
+  if (caughtByConnector(kept)) return kept;
+  if (caughtByConnector(incoming)) return incoming;
+  return incoming.at >= kept.at ? incoming : kept;
 }
 
 /**
@@ -37,8 +65,8 @@ export interface UserGroupsVerdicts {
  * // 'it left out group Lab (kept for this connector since 2026-11-23T08:00:00.000Z: ...)'
  */
 export function keptCut(verdict: UserGroupsVerdict): string {
-  return (
-    `${verdict.why} (kept for this connector since ${verdict.at}: a compatibility run that ` +
-    `finds the attribute complete ends it)`
-  );
+  const ends = caughtByConnector(verdict)
+    ? 'a connector caught it, and a compatibility run does not end it'
+    : 'a compatibility run that finds the attribute complete ends it';
+  return `${verdict.why} (kept for this connector since ${verdict.at}: ${ends})`;
 }

@@ -7,11 +7,15 @@ import type {
   StatusCheckState,
   UserGroupsVerdict,
 } from './connector-states';
+import { ProvisioningError } from '../domain/errors';
+import { keptVerdictAfter } from '../domain/user-groups-verdict';
 import { EnsuredTable } from './ensured-table';
 import { guardStorage, storageFailure, storageStatus } from './storage-failure';
 import { encodeTableKey } from './table-key';
 
 const ROW_KEY = 'state';
+/** Tries of a verdict's conditional write before giving up (other writes change the row). */
+const VERDICT_WRITE_ATTEMPTS = 5;
 
 interface StateRow {
   lastStatusCheck?: string;
@@ -77,12 +81,43 @@ export class TableConnectorStates implements ConnectorStateStore {
       : (JSON.parse(row.userGroups) as UserGroupsVerdict);
   }
 
-  recordUserGroups(connector: string, verdict: UserGroupsVerdict): Promise<void> {
-    return this.merge(connector, { userGroups: JSON.stringify(verdict) });
+  /**
+   * Keeps the verdict as {@link keptVerdictAfter} says against the one kept: written only
+   * over the row as read (etag; a row another write changed meanwhile is read again), so
+   * an older verdict written late, or a compatibility run's `complete`, never replaces a
+   * verdict it must not (a connector's `cut`, a newer one).
+   */
+  async recordUserGroups(connector: string, verdict: UserGroupsVerdict): Promise<void> {
+    const operation = "keep what the connector learned of the user's groups";
+    const client = await this.table.client();
+    const partitionKey = encodeTableKey(connector);
+    for (let attempt = 0; attempt < VERDICT_WRITE_ATTEMPTS; attempt++) {
+      const row = await this.row(connector, operation);
+      const kept =
+        row.userGroups === undefined
+          ? undefined
+          : (JSON.parse(row.userGroups) as UserGroupsVerdict);
+      const next = keptVerdictAfter(kept, verdict);
+      if (next === kept) return;
+      const entity = { partitionKey, rowKey: ROW_KEY, userGroups: JSON.stringify(next) };
+      try {
+        if (row.etag === undefined) await client.createEntity(entity);
+        else await client.updateEntity(entity, 'Merge', { etag: row.etag });
+        return;
+      } catch (error) {
+        const status = storageStatus(error);
+        if (status !== 409 && status !== 412) throw storageFailure(operation, error);
+      }
+    }
+    throw new ProvisioningError(
+      'INTERNAL_ERROR',
+      `storage: could not ${operation} (the row kept changing under ${VERDICT_WRITE_ATTEMPTS} writes)`,
+      { retryable: true },
+    );
   }
 
-  /** The connector's row; empty when it has none yet. */
-  private async row(connector: string, operation: string): Promise<StateRow> {
+  /** The connector's row (with its etag); empty when it has none yet. */
+  private async row(connector: string, operation: string): Promise<StateRow & { etag?: string }> {
     const client = await this.table.client();
     try {
       return await client.getEntity<StateRow>(encodeTableKey(connector), ROW_KEY);

@@ -36,8 +36,8 @@ export type UserGroupsAnswer =
  * That last finding is the server's, not this worker's: it is kept for the connector
  * (`verdicts`, the service's ConnectorStates), where a compatibility run that saw the
  * attribute leave out its test account's group keeps it too, and every read asks for it, so
- * that no other worker and no restart believes the attribute again until a compatibility run
- * finds it complete.
+ * that no other worker and no restart believes the attribute again: a compatibility run that
+ * finds it complete ends only a cut a compatibility run kept, never one a connector caught.
  */
 export class UserGroupsCheck {
   /** The most groups the attribute has listed for one account: the cap is at least that. */
@@ -133,8 +133,9 @@ export class UserGroupsCheck {
 
   /**
    * What the connector's kept verdict says now (another worker or a compatibility run may
-   * have changed it): a kept cut is never believed; a compatibility run that found the
-   * attribute complete after this worker saw it cut ends that too (the operator's word).
+   * have changed it): a kept cut is never believed. A cut this worker caught stays whatever
+   * is kept: a compatibility run's `complete` tested one ordinary group, not the kind left
+   * out, and does not end a cut a connector caught (keptVerdictAfter).
    * Answers why the silence is not believed where the verdict could not be read.
    */
   private async recall(): Promise<string | undefined> {
@@ -148,10 +149,6 @@ export class UserGroupsCheck {
         `what this connector learned of the user's groups attribute could not be read ` +
         `(${codeOf(error)}), so whether the server cuts it short is not known`
       );
-    }
-    if (kept?.verdict === 'complete' && this.caught !== undefined && kept.at >= this.caught.at) {
-      this.caught = undefined;
-      this.unkept = false;
     }
     this.keptCut = kept?.verdict === 'cut' ? keptCut(kept) : undefined;
     return undefined;

@@ -21,8 +21,8 @@ import { createdAccount, runMembership } from '../../support/membership-procedur
 /**
  * A SCIM server whose users' `groups` leave out groups of one type: once that is seen (by a
  * connector's read, or by a compatibility run), the attribute's silence is never taken for a
- * non-membership again, by any worker on the same storage nor after a restart, until a
- * compatibility run finds it complete. Each "worker" is the service's own composition
+ * non-membership again, by any worker on the same storage nor after a restart; a
+ * compatibility run that finds it complete ends only a cut a compatibility run recorded. Each "worker" is the service's own composition
  * (buildServices) with its own connectors, on one Azurite; judged by the groups the SCIM
  * sandbox stores.
  */
@@ -215,6 +215,36 @@ async function compatibilityRun(t: Server, jobId: string, groupName: string): Pr
     await runtime.close();
   }
 }
+
+describe("a user's groups attribute a connector caught cut, then a compatibility run finds complete", () => {
+  it('stays cut for every worker: the run tested one ordinary group, and a revoke not applied ends "could not tell"', async () => {
+    const t = await server();
+    const first = worker(t);
+    const colleague = await createdAccount(first.connector, { accountId: 'colleague' });
+    await createdAccount(first.connector, { accountId: 'new.hire' });
+    // The grant's read back sees Lab hold the colleague and the colleague's groups leave it out.
+    expect((await runMembership(first.connector, colleague, 'grant', [t.lab])).ok).toBe(true);
+    expect(t.s.groupIdsOf('colleague')).toContain(t.lab);
+
+    // A run on an ordinary group, which the attribute lists: it finds the attribute complete.
+    const complete = await compatibilityRun(t, 'compat-ordinary', 'Canteen');
+    expect(complete.result).toMatchObject({ userGroups: { outcome: 'complete' } });
+    const states = await first.services.connectorStates.read([t.name]);
+    expect(states.get(t.name)?.userGroups).toMatchObject({ verdict: 'cut', by: 'connector' });
+
+    for (const connector of [worker(t).connector, first.connector]) {
+      const revoked = await revokeNotApplied(t, connector);
+      // The truth: the hire is still a member of Contractors.
+      expect(t.s.groupIdsOf('new.hire')).toContain(t.contractors);
+      expect(revoked.ok).toBe(false);
+      expect(revoked.error).toMatchObject({
+        code: 'MEMBERSHIP_READ_UNAVAILABLE',
+        message: expect.stringContaining('once left out group Lab'),
+      });
+      expect(revoked.changes).toEqual([]);
+    }
+  });
+});
 
 describe("the compatibility run's finding on the user's groups attribute", () => {
   it('incomplete: no worker believes the attribute afterwards; complete: an operator’s word that ends it', async () => {
