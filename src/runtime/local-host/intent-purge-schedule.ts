@@ -5,41 +5,49 @@ import { PASSWORD_SWEEP_SCHEDULE } from '../../api/password-sweep-timer';
 import type { Logger } from '../../domain/logger';
 import { createInvocationContext } from './invocation-context';
 
+type TimerHandler = (timer: unknown, context: InvocationContext) => Promise<unknown>;
+
 /**
- * The local host's stand-in for the timer trigger that purges write intents, on the same
- * schedule (UTC, as in Azure). Answers how to stop it.
+ * The local host's stand-in for a timer trigger, on its Azure schedule (UTC, as in Azure): a
+ * failure is logged as `the <what> failed`, and the next run comes as scheduled. Answers how
+ * to stop it.
  */
-export function schedulePurgeOfIntents(
-  handler: (timer: unknown, context: InvocationContext) => Promise<unknown>,
+function scheduleTimer(
+  schedule: string,
+  name: string,
+  what: string,
+  handler: TimerHandler,
   logger: Logger,
 ): () => void {
-  const cron = new Cron(INTENT_PURGE_SCHEDULE, { timezone: 'UTC', protect: true }, async () => {
-    const context = createInvocationContext('purge-write-intents', logger);
+  const cron = new Cron(schedule, { timezone: 'UTC', protect: true }, async () => {
+    const context = createInvocationContext(name, logger);
     try {
       await handler({ isPastDue: false, schedule: { adjustForDST: false } }, context);
     } catch (error) {
-      logger.warn(
-        `the purge of write intents failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      logger.warn(`the ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   });
   return () => cron.stop();
 }
 
-/** The same for the hourly sweep of request passwords left behind, on the Azure schedule. */
-export function scheduleSweepOfPasswords(
-  handler: (timer: unknown, context: InvocationContext) => Promise<unknown>,
-  logger: Logger,
-): () => void {
-  const cron = new Cron(PASSWORD_SWEEP_SCHEDULE, { timezone: 'UTC', protect: true }, async () => {
-    const context = createInvocationContext('sweep-request-passwords', logger);
-    try {
-      await handler({ isPastDue: false, schedule: { adjustForDST: false } }, context);
-    } catch (error) {
-      logger.warn(
-        `the sweep of request passwords failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-  });
-  return () => cron.stop();
+/** The timer trigger that purges write intents. */
+export function schedulePurgeOfIntents(handler: TimerHandler, logger: Logger): () => void {
+  return scheduleTimer(
+    INTENT_PURGE_SCHEDULE,
+    'purge-write-intents',
+    'purge of write intents',
+    handler,
+    logger,
+  );
+}
+
+/** The hourly sweep of request passwords left behind. */
+export function scheduleSweepOfPasswords(handler: TimerHandler, logger: Logger): () => void {
+  return scheduleTimer(
+    PASSWORD_SWEEP_SCHEDULE,
+    'sweep-request-passwords',
+    'sweep of request passwords',
+    handler,
+    logger,
+  );
 }
