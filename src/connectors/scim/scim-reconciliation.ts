@@ -171,6 +171,15 @@ class ScimReconciliationReads {
       });
       result.evidence.push(`${answer.describe}: ${answer.status}`);
       const user = (answer.body ?? {}) as Record<string, unknown>;
+      // Another user's answer (a caching proxy, a broken server) tells nothing of this one:
+      // the account is left unread, never judged by it (`id` is returned always, RFC 7643).
+      if (answer.status === 200 && user.id !== item.targetId) {
+        throw new ProvisioningError(
+          'TARGET_RESPONSE_INVALID',
+          `${answer.describe} answered user ${JSON.stringify(user.id ?? null)} for user "${item.targetId}"`,
+          { object: item.targetId, details: { asked: item.targetId, answered: String(user.id) } },
+        );
+      }
       result.exists = answer.status === 200;
       const enabled = readActive(user);
       if (enabled !== undefined) result.enabled = enabled;

@@ -155,4 +155,21 @@ describe('a read of one user answered with another', () => {
       message: expect.stringContaining(`answered user "${other!.id}" for user "${asked!.id}"`),
     });
   });
+
+  it("leaves the account unread in reconciliation's second read, never judged by the other user", async () => {
+    target = await startScimTarget();
+    const [other, asked] = target.sandbox.seedUsers([
+      { userName: 'someone.else', active: false },
+      { userName: 'asked.for', active: true },
+    ]);
+    target.sandbox.setQuirks({ readAnswersUser: other!.id });
+    // The truth: the user asked for is there and enabled.
+    expect(target.sandbox.getUser(asked!.id)?.active).toBe(true);
+    const [recheck] = await target.connector.reconciliation.recheck([
+      { targetId: asked!.id, key: asked!.id, groupIds: [], account: true },
+    ]);
+    expect(recheck?.enabled).toBeUndefined();
+    expect(recheck?.unread).toMatch(/^TARGET_RESPONSE_INVALID: GET /);
+    expect(recheck?.unread).toContain(`answered user "${other!.id}" for user "${asked!.id}"`);
+  });
 });
