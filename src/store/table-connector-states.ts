@@ -53,9 +53,7 @@ export class TableConnectorStates implements ConnectorStateStore {
             : {
                 lastReconciliation: JSON.parse(row.lastReconciliation) as ReconciliationState,
               }),
-          ...(row.userGroups === undefined
-            ? {}
-            : { userGroups: JSON.parse(row.userGroups) as UserGroupsVerdict }),
+          ...(row.userGroups === undefined ? {} : { userGroups: verdictOf(row) }),
         });
       }),
     );
@@ -76,9 +74,7 @@ export class TableConnectorStates implements ConnectorStateStore {
 
   async readUserGroups(connector: string): Promise<UserGroupsVerdict | undefined> {
     const row = await this.row(connector, "read what the connector learned of the user's groups");
-    return row.userGroups === undefined
-      ? undefined
-      : (JSON.parse(row.userGroups) as UserGroupsVerdict);
+    return verdictOf(row);
   }
 
   /**
@@ -93,10 +89,7 @@ export class TableConnectorStates implements ConnectorStateStore {
     const partitionKey = encodeTableKey(connector);
     for (let attempt = 0; attempt < VERDICT_WRITE_ATTEMPTS; attempt++) {
       const row = await this.row(connector, operation);
-      const kept =
-        row.userGroups === undefined
-          ? undefined
-          : (JSON.parse(row.userGroups) as UserGroupsVerdict);
+      const kept = verdictOf(row);
       const next = keptVerdictAfter(kept, verdict);
       if (next === kept) return;
       const entity = { partitionKey, rowKey: ROW_KEY, userGroups: JSON.stringify(next) };
@@ -136,4 +129,11 @@ export class TableConnectorStates implements ConnectorStateStore {
       ),
     );
   }
+}
+
+/** The row's kept verdict on the user's `groups` attribute, when it has one. */
+function verdictOf(row: StateRow): UserGroupsVerdict | undefined {
+  return row.userGroups === undefined
+    ? undefined
+    : (JSON.parse(row.userGroups) as UserGroupsVerdict);
 }

@@ -412,7 +412,11 @@ async function freshRecords(
     for (const accountId of accountIdsNamed(run.reads, account)) {
       const { record, lease } = await s.accounts.read(run.connector, accountId);
       if (record !== undefined && record.targetId !== '') linked = record;
-      if (lease !== undefined) leases.set(account, lease);
+      // The lease that lasts longest of the name's rows: an old one must not hide a live one.
+      const held = leases.get(account);
+      if (lease !== undefined && (held === undefined || lease.expiresAtMs > held.expiresAtMs)) {
+        leases.set(account, lease);
+      }
     }
     records.set(account, linked);
   }
