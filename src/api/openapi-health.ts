@@ -1,4 +1,5 @@
 /** The OpenAPI description of the operating routes: health, liveness, metrics (issue 19). */
+import { userGroupsVerdictSchema } from './openapi-user-groups';
 
 const partSchema = {
   type: 'object',
@@ -110,18 +111,7 @@ const healthReportSchema = {
               error: errorBrief,
             },
           },
-          userGroups: {
-            type: 'object',
-            description:
-              "SCIM: what is known of the server's user groups attribute, for every worker. cut: it was seen to leave out a group the account is in (by a read, or a compatibility run), and its silence is never taken for a non-membership; complete: a compatibility run found it complete, which ends an earlier cut. Absent: nothing known",
-            properties: {
-              verdict: { enum: ['cut', 'complete'] },
-              why: { type: 'string' },
-              at: { type: 'string', format: 'date-time' },
-              by: { enum: ['connector', 'compatibility run'] },
-              jobId: { type: 'string' },
-            },
-          },
+          userGroups: userGroupsVerdictSchema,
           lastImport: {
             type: 'object',
             description: 'The last catalogue import; absent: none yet',

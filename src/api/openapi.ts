@@ -13,6 +13,7 @@ import {
   requestHoldSchema,
 } from './openapi-quarantine';
 import { provisioningRequestSchema } from './request-schema';
+import { endGroupsCutPath } from './openapi-user-groups';
 
 const errorSchema = {
   type: 'object',
@@ -515,6 +516,7 @@ function describeApi(): Record<string, unknown> {
       },
       '/connectors/{name}/quarantine': quarantinePath(name, error),
       '/connectors/{name}/release': releasePath(name, error),
+      '/connectors/{name}/user-groups/end-cut': endGroupsCutPath(name, error),
       '/connectors/{name}/imports': {
         post: {
           summary:

@@ -29,6 +29,7 @@ import { metricsHandler } from './metrics-api';
 import { openApiHandler } from './openapi';
 import { listRequestsHandler } from './request-list-api';
 import { getQuarantineHandler, releaseConnectorHandler } from './quarantine-api';
+import { endGroupsCutHandler } from './user-groups-end-api';
 import { getRequestHandler, submitRequestHandler } from './requests-api';
 
 export interface ApiRoute {
@@ -148,6 +149,13 @@ function operations(deps: ApiDeps): ApiOperation[] {
       route: 'connectors/{name}/release',
       access: 'operate',
       handler: releaseConnectorHandler(deps),
+    },
+    {
+      name: 'endGroupsCut',
+      method: 'POST',
+      route: 'connectors/{name}/user-groups/end-cut',
+      access: 'operate',
+      handler: endGroupsCutHandler(deps),
     },
     {
       name: 'startImport',

@@ -15,6 +15,7 @@ import {
 } from './commands';
 import type { CliContext } from './cli-context';
 import { demoCommand } from './demo';
+import { endGroupsCutCommand } from './end-groups-cut';
 import { releaseCommand } from './quarantine';
 import { reconcileCommand } from './reconcile';
 
@@ -26,6 +27,9 @@ Commands:
                                      hint, and with --probe the probe reads); with
                                      AzureWebJobsStorage set, the connector's quarantine
   release <connector>                end the connector's quarantine: held requests go on
+  end-groups-cut <connector> --reason WHY
+                                     SCIM: end the cut kept for the user groups attribute, once
+                                     a compatibility run found it complete after the cut
   compat <connector> [--group NAME]  compatibility run with a test account (SCIM): the six points
                                      with evidence, the settings to use, what will work
   import <connector>                 read the whole group catalogue
@@ -61,6 +65,7 @@ const COMMANDS: Record<string, Command> = {
   accounts: accountsCommand,
   provision: provisionCommand,
   release: releaseCommand,
+  'end-groups-cut': endGroupsCutCommand,
   structure: structureCommand,
   reconcile: reconcileCommand,
   demo: (ctx, _args, print) => demoCommand(ctx, print),

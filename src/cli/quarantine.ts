@@ -55,7 +55,7 @@ export function formatQuarantine(name: string, view: QuarantineView): string[] {
 }
 
 /** Who releases from the command line, as the quarantine records it: the machine's user. */
-function commandLineOperator(): string {
+export function commandLineOperator(): string {
   try {
     return `command line (user ${userInfo().username})`;
   } catch {

@@ -326,8 +326,10 @@ export interface ConnectorHealth {
     verdict: 'cut' | 'complete';
     why: string;
     at: string;
-    by: 'connector' | 'compatibility run';
+    by: 'connector' | 'compatibility run' | 'operator';
     jobId?: string;
+    /** Who ended a cut, where an operator did (`POST .../user-groups/end-cut`). */
+    byName?: string;
   };
   lastStatusCheck?: {
     at: string;

@@ -10,18 +10,27 @@
  *   never ends a `cut` a connector caught (a member list that showed the account, left out
  *   of the attribute): the run tested one ordinary group, not the kind (nested, dynamic)
  *   that was left out, so that cut is kept ({@link keptVerdictAfter}).
+ * - `complete` by an `operator`: an operator ended a cut (any), on a compatibility run that
+ *   found the attribute complete after the cut was seen (`endCutByOperator`): the server was
+ *   mended. A connector that catches it cut after that says so again.
  * Nothing in it is a secret.
  */
 export interface UserGroupsVerdict {
   verdict: 'cut' | 'complete';
   /** Why, as an operator reads it: the group left out, or the run and what it saw. */
   why: string;
-  /** When it was learned (ISO). */
+  /** When it was learned (ISO): an operator's end, when the run it rests on saw the attribute. */
   at: string;
   /** Who found it; a row kept without it is taken as a connector's (the safe side). */
-  by: 'connector' | 'compatibility run';
-  /** The compatibility run's job, where one learned it. */
+  by: 'connector' | 'compatibility run' | 'operator';
+  /** The compatibility run's job, where one learned it (or an operator's end rests on). */
   jobId?: string;
+  /** Who ended the cut, where an operator did: a signed-in caller's name, or which key. */
+  byName?: string;
+  /** An operator's end: when the cut it ended was seen (`at` of that cut). */
+  endsCutOf?: string;
+  /** An operator's end: when the operator ended it (ISO). */
+  endedAt?: string;
 }
 
 /** Where connectors keep their verdicts on the attribute, shared by every worker. */
@@ -39,9 +48,12 @@ function caughtByConnector(verdict: UserGroupsVerdict): boolean {
 
 /**
  * The verdict to keep when `incoming` is recorded over `kept` (whatever order they arrive
- * in, from any worker): a cut a connector caught is never replaced (only an operator could
- * end it, and nothing here does); a cut a connector catches replaces anything else; between
- * the rest, the newer (`at`) wins, so an older verdict written late never undoes a newer one.
+ * in, from any worker): an operator's end replaces the cut it ended and anything older (a
+ * cut seen after the one it ended, while the operator decided, is kept); a cut a
+ * connector caught is otherwise never replaced; a cut a connector catches replaces anything
+ * but an operator's end resting on a run after it was seen (a worker keeping late a cut it
+ * saw before the server was mended); between the rest, the newer (`at`) wins, so an older verdict
+ * written late never undoes a newer one.
  *
  * @example
  * keptVerdictAfter(connectorCut, compatibilityComplete); // connectorCut
@@ -51,8 +63,13 @@ export function keptVerdictAfter(
   incoming: UserGroupsVerdict,
 ): UserGroupsVerdict {
   if (kept === undefined) return incoming;
+  if (incoming.by === 'operator') {
+    return kept.at <= (incoming.endsCutOf ?? incoming.at) ? incoming : kept;
+  }
   if (caughtByConnector(kept)) return kept;
-  if (caughtByConnector(incoming)) return incoming;
+  if (caughtByConnector(incoming)) {
+    return kept.by === 'operator' && kept.at >= incoming.at ? kept : incoming;
+  }
   return incoming.at >= kept.at ? incoming : kept;
 }
 
@@ -66,7 +83,9 @@ export function keptVerdictAfter(
  */
 export function keptCut(verdict: UserGroupsVerdict): string {
   const ends = caughtByConnector(verdict)
-    ? 'a connector caught it, and a compatibility run does not end it'
+    ? 'a connector caught it, and a compatibility run does not end it: an operator ends it ' +
+      '(POST /api/connectors/{name}/user-groups/end-cut) once a compatibility run finds the ' +
+      'attribute complete'
     : 'a compatibility run that finds the attribute complete ends it';
   return `${verdict.why} (kept for this connector since ${verdict.at}: ${ends})`;
 }

@@ -135,7 +135,8 @@ export class UserGroupsCheck {
    * What the connector's kept verdict says now (another worker or a compatibility run may
    * have changed it): a kept cut is never believed. A cut this worker caught stays whatever
    * is kept: a compatibility run's `complete` tested one ordinary group, not the kind left
-   * out, and does not end a cut a connector caught (keptVerdictAfter).
+   * out, and does not end a cut a connector caught (keptVerdictAfter); only an operator's
+   * end, resting on a run after the cut was seen, does.
    * Answers why the silence is not believed where the verdict could not be read.
    */
   private async recall(): Promise<string | undefined> {
@@ -151,6 +152,11 @@ export class UserGroupsCheck {
       );
     }
     this.keptCut = kept?.verdict === 'cut' ? keptCut(kept) : undefined;
+    // An operator ended the cut on a run that found the attribute mended after this worker saw it.
+    if (this.caught !== undefined && kept?.by === 'operator' && this.caught.at <= kept.at) {
+      this.caught = undefined;
+      this.unkept = false;
+    }
     return undefined;
   }
 

@@ -1,6 +1,7 @@
 import type { HttpRequest, InvocationContext } from '@azure/functions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { healthHandler } from '../../../src/api/health-api';
+import { endGroupsCutHandler } from '../../../src/api/user-groups-end-api';
 import { loadConfig, type AppConfig } from '../../../src/config/app-config';
 import type { Connector } from '../../../src/connectors/connector';
 import { ConnectorRegistry } from '../../../src/connectors/connector-registry';
@@ -287,5 +288,83 @@ describe("the compatibility run's finding on the user's groups attribute", () =>
     expect(applied.changes).toEqual([
       expect.objectContaining({ change: 'member removed', groupId: t.contractors }),
     ]);
+  });
+});
+
+/** The operator's `POST /api/connectors/{name}/user-groups/end-cut`, on a worker's services. */
+async function endCutByOperator(t: Server, services: WorkflowServices, reason: unknown) {
+  const request = {
+    method: 'POST',
+    params: { name: t.name },
+    headers: new Headers({ 'content-type': 'application/json' }),
+    text: () => Promise.resolve(JSON.stringify({ reason })),
+  } as unknown as HttpRequest;
+  const context = { log: () => undefined } as unknown as InvocationContext;
+  return endGroupsCutHandler({ services: () => Promise.resolve(services), now: () => new Date() })(
+    request,
+    context,
+  );
+}
+
+describe('a cut a connector caught, ended by an operator once the server is mended', () => {
+  it('is refused until a compatibility run finds the attribute complete; then every worker, the one that caught it too, believes it again, until a connector catches it cut again', async () => {
+    const t = await server();
+    const first = worker(t);
+    const colleague = await createdAccount(first.connector, { accountId: 'colleague' });
+    await createdAccount(first.connector, { accountId: 'new.hire' });
+    expect((await runMembership(first.connector, colleague, 'grant', [t.lab])).ok).toBe(true);
+
+    // No run since the cut: refused, naming why; the cut stays.
+    const early = await endCutByOperator(t, first.services, 'vendor fix 4.2');
+    expect(early.status).toBe(409);
+    expect(early.jsonBody).toMatchObject({
+      error: {
+        code: 'REQUEST_CONFLICT',
+        message: expect.stringContaining('no compatibility run has told'),
+      },
+    });
+    expect(await first.services.connectorStates.readUserGroups(t.name)).toMatchObject({
+      verdict: 'cut',
+      by: 'connector',
+    });
+    expect((await endCutByOperator(t, first.services, '  ')).status).toBe(400);
+
+    // The vendor mends the server; a run finds the attribute complete; the operator ends the cut.
+    t.s.setQuirks({ ...QUIRKS, userGroupsLeaveOut: [] });
+    const mended = await compatibilityRun(t, 'compat-mended', 'Lab');
+    expect(mended.result).toMatchObject({ userGroups: { outcome: 'complete' } });
+    const ended = await endCutByOperator(t, first.services, 'vendor fix 4.2');
+    expect(ended.status).toBe(200);
+    expect(ended.jsonBody).toMatchObject({
+      ended: true,
+      userGroups: {
+        verdict: 'complete',
+        by: 'operator',
+        byName: 'an operator',
+        jobId: 'compat-mended',
+        why: expect.stringContaining('vendor fix 4.2'),
+      },
+    });
+
+    // The worker that caught the cut believes the attribute again: a revoke the server
+    // applies is verified, where the member list (cut at two) cannot show it.
+    const hire = await found(first.connector, 'new.hire');
+    const applied = await runMembership(first.connector, hire, 'revoke', [t.contractors]);
+    expect(t.s.groupIdsOf('new.hire')).not.toContain(t.contractors);
+    expect(applied.ok, JSON.stringify(applied.error)).toBe(true);
+    expect(applied.changes).toEqual([
+      expect.objectContaining({ change: 'member removed', groupId: t.contractors }),
+    ]);
+
+    // The server cuts again; a connector that sees it keeps the cut over the operator's end,
+    // and a revoke the server does not apply is never verified.
+    t.s.setQuirks(QUIRKS);
+    const other = worker(t);
+    const again = await found(other.connector, 'new.hire');
+    expect((await runMembership(other.connector, again, 'grant', [t.lab])).ok).toBe(true);
+    expect(await other.services.connectorStates.readUserGroups(t.name)).toMatchObject({
+      verdict: 'cut',
+      by: 'connector',
+    });
   });
 });
