@@ -14,6 +14,7 @@ import {
 } from './openapi-quarantine';
 import { provisioningRequestSchema } from './request-schema';
 import { endGroupsCutPath } from './openapi-user-groups';
+import { linkAccountPath } from './openapi-account-link';
 
 const errorSchema = {
   type: 'object',
@@ -653,6 +654,7 @@ function describeApi(): Record<string, unknown> {
           },
         },
       },
+      '/connectors/{name}/accounts/{accountId}/link': linkAccountPath(name, error),
       '/connectors/{name}/groups/{id}/structure': {
         get: {
           summary: 'Nested group structure (Graph): up to 500 groups and 32 levels',

@@ -30,6 +30,7 @@ import { openApiHandler } from './openapi';
 import { listRequestsHandler } from './request-list-api';
 import { getQuarantineHandler, releaseConnectorHandler } from './quarantine-api';
 import { endGroupsCutHandler } from './user-groups-end-api';
+import { linkAccountHandler } from './account-link-api';
 import { getRequestHandler, submitRequestHandler } from './requests-api';
 
 export interface ApiRoute {
@@ -226,6 +227,13 @@ function operations(deps: ApiDeps): ApiOperation[] {
       route: 'connectors/{name}/accounts/{accountId}',
       access: 'read',
       handler: accountViewHandler(deps),
+    },
+    {
+      name: 'linkAccount',
+      method: 'POST',
+      route: 'connectors/{name}/accounts/{accountId}/link',
+      access: 'operate',
+      handler: linkAccountHandler(deps),
     },
     {
       name: 'getGroupStructure',

@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
+import { httpStatusOf } from '../domain/error-catalogue';
 import { isProvisioningError } from '../domain/errors';
 import { endGroupsCut } from '../workflows/end-groups-cut';
 import type { ApiDeps } from './api-deps';
@@ -6,13 +7,6 @@ import { FUNCTION_KEY_HOLDER, submitterOf } from './caller';
 import { callerOf } from './entrances';
 import { errorResponse, problem, unknownConnector } from './http-problem';
 import { readJsonBody } from './read-body';
-
-/** The answer's status for each refusal of the end. */
-const REFUSED: Record<string, number> = {
-  OPERATION_NOT_SUPPORTED: 400,
-  REQUEST_INVALID: 400,
-  REQUEST_CONFLICT: 409,
-};
 
 /**
  * `POST /api/connectors/{name}/user-groups/end-cut` with `{ "reason": "..." }`: an operator
@@ -45,8 +39,8 @@ export function endGroupsCutHandler(deps: Pick<ApiDeps, 'services' | 'now' | 'ke
       if (result.ended) context.log(`connector ${name}: the user groups cut ended by an operator`);
       return { status: 200, jsonBody: result };
     } catch (error) {
-      if (!isProvisioningError(error) || REFUSED[error.code] === undefined) throw error;
-      return errorResponse(REFUSED[error.code]!, error.toJSON());
+      if (!isProvisioningError(error)) throw error;
+      return errorResponse(httpStatusOf(error), error.toJSON());
     }
   };
 }

@@ -15,7 +15,7 @@ import {
 } from './commands';
 import type { CliContext } from './cli-context';
 import { demoCommand } from './demo';
-import { endGroupsCutCommand } from './end-groups-cut';
+import { endGroupsCutCommand, linkCommand } from './operator-actions';
 import { releaseCommand } from './quarantine';
 import { reconcileCommand } from './reconcile';
 
@@ -30,6 +30,9 @@ Commands:
   end-groups-cut <connector> --reason WHY
                                      SCIM: end the cut kept for the user groups attribute, once
                                      a compatibility run found it complete after the cut
+  link <connector> <accountId> --target-id ID --reason WHY
+                                     after ACCOUNT_EXISTS: link the account ID to the object
+                                     that holds it now (the linked one gone outside)
   compat <connector> [--group NAME]  compatibility run with a test account (SCIM): the six points
                                      with evidence, the settings to use, what will work
   import <connector>                 read the whole group catalogue
@@ -66,6 +69,7 @@ const COMMANDS: Record<string, Command> = {
   provision: provisionCommand,
   release: releaseCommand,
   'end-groups-cut': endGroupsCutCommand,
+  link: linkCommand,
   structure: structureCommand,
   reconcile: reconcileCommand,
   demo: (ctx, _args, print) => demoCommand(ctx, print),
@@ -83,6 +87,7 @@ async function main(argv: string[]): Promise<number> {
       email: { type: 'string' },
       'requested-by': { type: 'string' },
       reason: { type: 'string' },
+      'target-id': { type: 'string' },
       'correlation-id': { type: 'string' },
       create: { type: 'boolean' },
       lock: { type: 'boolean' },

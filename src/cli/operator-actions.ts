@@ -1,4 +1,5 @@
 import { endGroupsCut } from '../workflows/end-groups-cut';
+import { linkAccountByOperator } from '../workflows/operator-link';
 import type { CliContext } from './cli-context';
 import type { CommandArgs, Print } from './command-types';
 import { commandLineOperator } from './quarantine';
@@ -32,4 +33,32 @@ export async function endGroupsCutCommand(
     print(`  kept now: ${result.userGroups.verdict}, ${result.userGroups.why}`);
   }
   return result.ended ? 0 : 1;
+}
+
+/**
+ * `link <connector> <accountId> --target-id ID --reason WHY`: after ACCOUNT_EXISTS, links the
+ * account ID to the object that holds it now (as `POST /api/connectors/{name}/accounts/{id}/link`),
+ * when the target shows the linked object gone and the account ID held by that object.
+ */
+export async function linkCommand(
+  ctx: CliContext,
+  args: CommandArgs,
+  print: Print,
+): Promise<number> {
+  const [name = '', accountId = ''] = args.positionals;
+  ctx.settings(name);
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const { services } = await ctx.service();
+  const result = await linkAccountByOperator(services, name, accountId, {
+    targetId: text(args.values['target-id']),
+    reason: text(args.values.reason),
+    byName: commandLineOperator(),
+    at: new Date().toISOString(),
+  });
+  print(
+    result.linked
+      ? `Account "${accountId}" on connector "${name}" is linked to id ${result.targetId}`
+      : `Account "${accountId}" on connector "${name}": nothing linked (${result.note ?? 'linked already'})`,
+  );
+  return 0;
 }

@@ -48,6 +48,22 @@ export interface AccountRecord {
    * sent to the account's name, whose answer names no object, is remembered by that name.
    */
   deletedTargetIds?: { id: string; at: string }[];
+  /**
+   * An operator linked the account ID to this object (`POST .../accounts/{id}/link`, after a
+   * lookup refused it with ACCOUNT_EXISTS): who, why, when, and the object linked before.
+   * Dropped when a request links another object.
+   */
+  linkedBy?: OperatorLink;
+}
+
+/** An operator's link of an account ID to the object that holds it now. */
+export interface OperatorLink {
+  /** A signed-in caller's name, or which key, or the command line's user. */
+  byName: string;
+  reason: string;
+  at: string;
+  /** The object the record linked before (gone from the target). */
+  fromTargetId: string;
 }
 
 /** How long the record keeps a membership write: far beyond any replication delay. */
@@ -56,7 +72,7 @@ const GROUP_WRITES_KEPT_MS = 60 * 60_000;
 /** A change to the record, decided by a step and written with its journal entries. */
 export interface AccountRecordUpdate {
   /** Link (or re-link) the account ID to this target id at `linkedAt`. */
-  link?: { targetId: string; linkedAt: string; createdAt?: string };
+  link?: { targetId: string; linkedAt: string; createdAt?: string; linkedBy?: OperatorLink };
   enabled?: { value: boolean; at: string };
   /** A lock or unlock was sent at `at` that nothing confirmed or refuted: the state is not known. */
   enabledUnconfirmed?: { value: boolean; at: string };
@@ -99,8 +115,10 @@ export function applyRecordUpdate(
       targetId: update.link.targetId,
       linkedAt: update.link.linkedAt,
       ...(update.link.createdAt === undefined ? {} : { createdAt: update.link.createdAt }),
+      ...(update.link.linkedBy === undefined ? {} : { linkedBy: update.link.linkedBy }),
     };
     if (relinked) {
+      if (update.link.linkedBy === undefined) delete next.linkedBy;
       delete next.unconfirmedGroups;
       delete next.enabled;
       delete next.enabledAt;

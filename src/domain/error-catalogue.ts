@@ -130,7 +130,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   ACCOUNT_EXISTS: {
     status: 409,
     meaning:
-      "a create met an account under that account ID that nothing shows is this service's (not linked in its record, not made by this request): it was not taken over and the request's later steps did not run; the message names the account and its enabled state. If it is this person's account, submit unlock, update or grant for it (that links it); else choose another account ID. Also a lookup whose linked account a read no longer finds while another account holds the account ID: nothing acted on it or relinked it, the message names both ids, and an operator decides",
+      "a create met an account under that account ID that nothing shows is this service's (not linked in its record, not made by this request): it was not taken over and the request's later steps did not run; the message names the account and its enabled state. If it is this person's account, submit unlock, update or grant for it (that links it); else choose another account ID. Also a lookup whose linked account a read no longer finds while another account holds the account ID: nothing acted on it or relinked it, the message names both ids, and an operator decides: if that account is this person's, POST /api/connectors/{name}/accounts/{accountId}/link with its targetId and a reason links it; else choose another account ID",
   },
   GROUP_NOT_FOUND: {
     status: 404,

@@ -31,6 +31,8 @@ export interface AccountRow {
   unconfirmedGroups?: string;
   /** JSON array of { id, at }: objects the service deleted for this account ID. */
   deletedTargetIds?: string;
+  /** JSON object: an operator's link (who, why, when, the object linked before). */
+  linkedBy?: string;
   /** The further parts of a long JSON column: `<column>Part1`, ..., and `<column>Parts`. */
   [part: `${JsonColumn}Part${number}`]: string | undefined;
   assignedGroupsParts?: number;
@@ -96,6 +98,7 @@ export function recordOfRow(
     ...readUnconfirmed(joinJson(row, 'unconfirmedGroups')),
     ...readGroupWrites(joinJson(row, 'groupWrites')),
     ...readDeleted(joinJson(row, 'deletedTargetIds')),
+    ...readLinkedBy(row.linkedBy),
   };
 }
 
@@ -133,6 +136,7 @@ export function toAccountRow(record: AccountRecord | null, lease: Lease | undefi
           ...(record.deletedTargetIds === undefined
             ? {}
             : splitJson('deletedTargetIds', record.deletedTargetIds)),
+          ...(record.linkedBy === undefined ? {} : { linkedBy: JSON.stringify(record.linkedBy) }),
         }),
     ...(lease === undefined
       ? {}
@@ -208,6 +212,21 @@ function readDeleted(text: string | undefined): Pick<AccountRecord, 'deletedTarg
         typeof (entry as { id?: unknown }).id === 'string' &&
         typeof (entry as { at?: unknown }).at === 'string',
     ),
+  };
+}
+
+function readLinkedBy(text: string | undefined): Pick<AccountRecord, 'linkedBy'> {
+  const parsed = parseJson(text) as Record<string, unknown> | undefined;
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const { byName, reason, at, fromTargetId } = parsed;
+  if ([byName, reason, at, fromTargetId].some((value) => typeof value !== 'string')) return {};
+  return {
+    linkedBy: {
+      byName: byName as string,
+      reason: reason as string,
+      at: at as string,
+      fromTargetId: fromTargetId as string,
+    },
   };
 }
 

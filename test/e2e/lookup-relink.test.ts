@@ -116,3 +116,88 @@ describe('a linked account deleted outside, its account ID taken by a new accoun
     expect(await journalOfRequests(t, [requestId])).toEqual([]);
   });
 });
+
+describe('an operator links the account ID to the object that holds it now', () => {
+  it('only to the object the target shows holding it; then requests act on that object', async () => {
+    const { scim } = t.host.sandboxes!;
+    const accountId = 'relink.operator';
+    const created = await t.finished(
+      await submit({
+        connector: 'scim-sandbox',
+        account: { accountId, displayName: 'Returning Hire' },
+        actions: [{ type: 'create' }],
+      }),
+    );
+    expect(created.status).toBe('succeeded');
+    const linked = scim.getUser(accountId)!.id as string;
+    const link = (body: Record<string, unknown>) =>
+      t.api('POST', `/api/connectors/scim-sandbox/accounts/${accountId}/link`, body);
+
+    // The linked object is still there: nothing to relink.
+    const early = await link({ targetId: 'some-other-id', reason: 'HR-1234' });
+    expect(early.status, JSON.stringify(early.body)).toBe(409);
+    expect(early.body.error.message).toContain('still there');
+
+    const admin = scimAdmin(t);
+    await admin.deleteUser(linked);
+    const newcomer = (await admin.createUser(accountId))!.id as string;
+    const refused = await t.finished(
+      await submit({
+        connector: 'scim-sandbox',
+        account: { accountId },
+        actions: [{ type: 'lock' }],
+      }),
+    );
+    expect(refused.steps[0].error).toMatchObject({ code: 'ACCOUNT_EXISTS' });
+
+    // Not the object that holds the account ID: refused, naming the holder.
+    const wrong = await link({ targetId: 'not-the-holder', reason: 'HR-1234' });
+    expect(wrong.status).toBe(409);
+    expect(wrong.body.error).toMatchObject({ code: 'REQUEST_CONFLICT', object: accountId });
+    expect(wrong.body.error.message).toContain(newcomer);
+    expect((await link({ targetId: newcomer, reason: ' ' })).status).toBe(400);
+    expect((await link({ targetId: newcomer })).status).toBe(400);
+    expect(scim.getUser(newcomer)!.active).not.toBe(false);
+
+    // A request holding the account: the link waits for it (never between a request's writes).
+    const accounts = t.host.services.accounts;
+    const held = await accounts.acquire(
+      'scim-sandbox',
+      accountId,
+      'a-request',
+      t.clock.now(),
+      60_000,
+    );
+    expect(held.acquired).toBe(true);
+    const busy = await link({ targetId: newcomer, reason: 'HR-1234' });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe('ACCOUNT_BUSY');
+    await accounts.release('scim-sandbox', accountId, 'a-request');
+
+    const done = await link({ targetId: newcomer, reason: 'HR-1234: the same person, rehired' });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body).toMatchObject({ linked: true, targetId: newcomer });
+    // Kept in the account's record: who, why, and the object linked before.
+    expect(await t.host.services.accounts.get('scim-sandbox', accountId)).toMatchObject({
+      targetId: newcomer,
+      linkedBy: { reason: 'HR-1234: the same person, rehired', fromTargetId: linked },
+    });
+    expect((await link({ targetId: newcomer, reason: 'again' })).body).toMatchObject({
+      linked: false,
+    });
+
+    // A request now acts on that object, as the target's truth shows.
+    scim.clearTruthLog();
+    const requestId = await submit({
+      connector: 'scim-sandbox',
+      account: { accountId },
+      actions: [{ type: 'lock' }],
+    });
+    const locked = await t.finished(requestId);
+    expect(locked.status, JSON.stringify(locked.steps)).toBe('succeeded');
+    expect(scim.getUser(newcomer)!.active).toBe(false);
+    expect((await journalOfRequests(t, [requestId])).map((e) => e.change)).toEqual([
+      'account locked',
+    ]);
+  });
+});

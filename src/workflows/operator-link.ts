@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { isLinked, type AccountRecord } from '../domain/account-record';
+import { ProvisioningError } from '../domain/errors';
+import { judgeOperatorLink, LINK_REASON_MAX, type LinkAsk } from '../domain/operator-link';
+import type { WorkflowServices } from './workflow-services';
+
+/** What a refusal for want of a record needs of the target: nothing. */
+const NOTHING_SEEN = { holder: undefined, linked: undefined };
+
+/** How long the link holds the account's lease: a few reads and one write. */
+const LINK_LEASE_MS = 60_000;
+
+/** What an operator's link did. */
+export interface LinkResult {
+  connector: string;
+  accountId: string;
+  linked: boolean;
+  /** Why nothing was linked, where nothing was. */
+  note?: string;
+  targetId: string;
+}
+
+/**
+ * An operator links an account ID to the object that holds it now, after a lookup refused it
+ * with ACCOUNT_EXISTS (the API's `POST /api/connectors/{name}/accounts/{accountId}/link`, the
+ * CLI's `link`): judged on what the target shows (`judgeOperatorLink`), then written under
+ * the account's lease (DESIGN invariant 7: never between a request's writes), with who, why
+ * and the object linked before kept in the account's record. Nothing is written on the
+ * target and nothing is journaled: the journal holds changes made on the target.
+ * Throws REQUEST_INVALID (a reason or id that is empty, too long or holds control
+ * characters), REQUEST_CONFLICT (what the target shows does not allow it), ACCOUNT_BUSY (a
+ * request holds the account).
+ *
+ * @example
+ * await linkAccountByOperator(services, 'hr', 'ada', { targetId: 'u2', reason: 'HR-1234', byName: 'bob', at });
+ */
+export async function linkAccountByOperator(
+  services: Pick<WorkflowServices, 'registry' | 'accounts'> & { now?: () => number },
+  connectorName: string,
+  accountId: string,
+  ask: LinkAsk,
+): Promise<LinkResult> {
+  const connector = services.registry.get(connectorName);
+  if (connector === undefined) {
+    throw new ProvisioningError('CONNECTOR_NOT_FOUND', `unknown connector "${connectorName}"`, {
+      object: connectorName,
+    });
+  }
+  const reason = ask.reason.trim();
+  const targetId = ask.targetId.trim();
+  refuseText(`the reason to link account "${accountId}"`, reason, LINK_REASON_MAX);
+  refuseText(`the target id to link account "${accountId}" to`, targetId, 256);
+  const where = { connector: connectorName, accountId };
+  // Nothing linked: refused before the lease (which would make a row for any name).
+  if (!isLinked(await services.accounts.get(connectorName, accountId))) {
+    const judged = judgeOperatorLink(where, undefined, NOTHING_SEEN, ask, 0, 0);
+    if ('refused' in judged) {
+      throw new ProvisioningError('REQUEST_CONFLICT', judged.refused, { object: accountId });
+    }
+  }
+  const nowMs = (services.now ?? Date.now)();
+  const owner = `operator-link-${randomUUID()}`;
+  const lease = await services.accounts.acquire(
+    connectorName,
+    accountId,
+    owner,
+    nowMs,
+    LINK_LEASE_MS,
+  );
+  if (!lease.acquired) {
+    throw new ProvisioningError(
+      'ACCOUNT_BUSY',
+      `account "${accountId}" on connector "${connectorName}": a request holds it ` +
+        `(${lease.holder ?? 'another holder'}, until ${lease.expiresAt ?? 'soon'}): link it once that request ends`,
+      { object: accountId, retryable: true },
+    );
+  }
+  const stored: AccountRecord | null = lease.record ?? null;
+  let released = false;
+  try {
+    const linkedId = stored?.targetId ?? '';
+    const [holder, linked] = await Promise.all([
+      connector.findAccount(accountId),
+      linkedId === ''
+        ? Promise.resolve(undefined)
+        : connector.readAccount({ id: linkedId, accountId, enabled: stored?.enabled ?? true }),
+    ]);
+    const judged = judgeOperatorLink(
+      where,
+      stored ?? undefined,
+      { holder, linked },
+      { ...ask, reason, targetId },
+      (services.now ?? Date.now)(),
+      connector.capabilities.visibilityWindowMs,
+    );
+    if ('refused' in judged) {
+      throw new ProvisioningError('REQUEST_CONFLICT', judged.refused, { object: accountId });
+    }
+    if ('already' in judged) {
+      return { connector: connectorName, accountId, linked: false, note: judged.already, targetId };
+    }
+    await services.accounts.commitStep({
+      connector: connectorName,
+      accountId,
+      owner,
+      leaseExpiresAtMs: nowMs + LINK_LEASE_MS,
+      ...(lease.etag === undefined ? {} : { etag: lease.etag }),
+      entries: [],
+      update: { link: judged.link },
+      stored,
+      release: true,
+    });
+    released = true;
+    return { connector: connectorName, accountId, linked: true, targetId };
+  } finally {
+    if (!released) {
+      await services.accounts.release(
+        connectorName,
+        accountId,
+        owner,
+        lease.etag === undefined ? undefined : { etag: lease.etag, stored },
+      );
+    }
+  }
+}
+
+/** Throws REQUEST_INVALID for text that is empty, longer than `max` or holds control characters. */
+function refuseText(what: string, text: string, max: number): void {
+  if (text !== '' && text.length <= max && !/\p{Cc}/u.test(text)) return;
+  throw new ProvisioningError(
+    'REQUEST_INVALID',
+    `${what} must be 1 to ${max} characters of text, no control characters`,
+  );
+}
