@@ -330,6 +330,8 @@ export interface ConnectorHealth {
     jobId?: string;
     /** Who ended a cut, where an operator did (`POST .../user-groups/end-cut`). */
     byName?: string;
+    /** When an operator ended it. */
+    endedAt?: string;
   };
   lastStatusCheck?: {
     at: string;

@@ -11,6 +11,7 @@ import type {
 import { formatTime } from '../format';
 import { CompatibilityChecklist } from '../components/compatibility-checklist';
 import { ErrorPanel } from '../components/error-panel';
+import { GroupsCutPanel } from '../components/groups-cut-panel';
 import { JobProgress } from '../components/job-progress';
 import { PageHeading } from '../components/page-heading';
 import { QuarantinePanel } from '../components/quarantine-panel';
@@ -165,6 +166,7 @@ export function ConnectorPage({ connector }: { connector: string }) {
         {status === undefined ? null : <StatusFindings result={status} />}
         <LastRun summary={status?.lastCompatibilityRun as LastRunSummary | null | undefined} />
       </section>
+      {info.features.compatibilityRun ? <GroupsCutPanel connector={connector} /> : null}
       {info.features.compatibilityRun ? (
         <section aria-labelledby="compat-heading">
           <h2 id="compat-heading">Compatibility run</h2>

@@ -7,6 +7,7 @@ import { Notices } from '../components/notices';
 import { PageHeading } from '../components/page-heading';
 import { StatusBadge } from '../components/status-badge';
 import { StepTimeline } from '../components/step-timeline';
+import { AccountLinkPanel } from '../components/account-link-panel';
 import { formatDuration, formatTime } from '../format';
 import { to } from '../routes';
 import { usePolling, useResource } from '../use-resource';
@@ -146,6 +147,11 @@ export function RequestPage({ requestId }: { requestId: string }) {
           )}
           <h2>Steps</h2>
           <StepTimeline steps={view.steps} />
+          <AccountLinkPanel
+            connector={view.connector}
+            accountId={view.accountId}
+            steps={view.steps}
+          />
           <p>
             <a href={to.journal({ connector: view.connector, accountId: view.accountId })}>
               Journal of this account
