@@ -19,7 +19,7 @@ import { isGroupObject, toGroupLink, type GraphObject } from './graph-objects';
 import { directoryObjectRef, segment } from './graph-urls';
 import { notWritableReason } from './group-writability';
 import { refuseMissingGroups } from './missing-groups';
-import { confirmNotMembers } from './not-member-evidence';
+import { confirmNotMembers, judgeNotMembers } from './not-member-evidence';
 
 /**
  * Spec: Membership write procedure, steps 1 and 4: every direct group of the account,
@@ -68,8 +68,10 @@ export function memberRefPath(groupId: string, userId: string): string {
  * before any write (`GROUP_NOT_WRITABLE`). Then removals, then additions: one call for one
  * change, JSON `$batch` for more. Each change gets Graph's own answer (DESIGN invariant 9):
  * 204 applied; "already exist" on add and "do not exist" on remove already so; a removal
- * answered 404 otherwise already so once reads show the group and the account are there; 404
- * on add: Graph does not know the member (yet), once a read shows the group is there.
+ * answered 404 otherwise already so once reads show the group and the account are there, and
+ * Graph does not know the member (yet) where the read of the account answers 404, in a call
+ * that fails as in one that does not (`judgeNotMembers`); 404 on add: Graph does not know the
+ * member (yet), once a read shows the group is there.
  */
 export async function writeMemberships(
   context: GraphContext,
@@ -127,11 +129,15 @@ export async function writeMemberships(
         failures.push({ write, error, maybeApplied: mayHaveBeenApplied(error.toJSON()) });
       }
     }
-    if (failures.length > 0) throw failedWriteCall(failures, written);
+    if (failures.length > 0) {
+      // A removal answered 404 is judged as on the success path, even in a call that failed.
+      const judged = await judgeNotMembers(context, account, written, unsure, groups);
+      throw failedWriteCall([...failures, ...judged.failures], judged.written);
+    }
   }
-  await confirmNotMembers(context, account, written, unsure, groups);
-  await refuseMissingGroups(context, account, written, groups);
-  return written;
+  const confirmed = await confirmNotMembers(context, account, written, unsure, groups);
+  await refuseMissingGroups(context, account, confirmed.written, confirmed.groups);
+  return confirmed.written;
 }
 
 /**

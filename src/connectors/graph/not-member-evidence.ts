@@ -8,47 +8,99 @@ import { probeEachGroup } from './graph-groups';
 import type { GraphObject } from './graph-objects';
 import { segment } from './graph-urls';
 
+/** A call's answers once reads have judged its removals answered 404 (see {@link judgeNotMembers}). */
+export interface JudgedRemovals {
+  /** The call's answers, each such removal as the reads leave it (`already` or `accountNotFound`). */
+  written: MembershipWriteAnswer[];
+  /** Such removals the reads could not confirm, each with its error; Graph applied none of them. */
+  failures: FailedWrite[];
+  /** The groups read here and there, with those read before (`read`). */
+  groups: ReadonlyMap<string, GraphObject>;
+}
+
 /**
  * Removals Graph answered 404 `Request_ResourceNotFound` without its word on the reference
  * (`unsure`, counted `already` in `written`): Entra answers so for a member that is not in
  * the group, for a group that is gone and for a member id it does not know, alike. A read of
- * each group not read just before and a read of the account by its id tell which: with both
- * there, the 404 was about the membership, which is then not in place (the write reached
- * the directory that the 404 came from, so a lagging replica's member list is not asked).
- * Else the call fails, each such removal with an error naming the group and the account
- * (`GROUP_NOT_FOUND`, `ACCOUNT_NOT_FOUND`, or the read's own error when it could not tell);
- * every other answer of the call goes with it (`details.written`), for the journal.
+ * each group not read just before and a read of the account by its id tell which (DESIGN
+ * invariant 11), on the success path and on the failure path of a call alike:
+ * - group and account there: the 404 was about the membership, which is then not in place
+ *   (`already`; the write reached the directory the 404 came from, so a lagging replica's
+ *   member list is not asked);
+ * - group there, and the read of the account answers 404: Graph does not know the account,
+ *   as far as that read tells: `accountNotFound`, nothing removed. A read is served by a
+ *   replica that may not have an account created a moment ago (graph-behaviour.md, Eventual
+ *   consistency), so this is no verdict on the account: the step machine sends the removal
+ *   again on its timer while that may be lag, as it does an add answered so, and the account
+ *   is read again with it;
+ * - else the removal failed, with an error naming the group and the account
+ *   (`GROUP_NOT_FOUND`, or the read's own error when it could not tell). Graph removed
+ *   nothing; where an earlier attempt of the write may have been applied (its answer lost,
+ *   `maybeOurs`), that earlier attempt is still unanswered, for the read-back to tell.
+ * Nothing here adds a change: `written` keeps only what Graph's answers and these reads say
+ * (DESIGN invariant 9).
  */
-export async function confirmNotMembers(
+export async function judgeNotMembers(
   context: GraphContext,
   account: TargetAccount,
-  written: MembershipWriteAnswer[],
+  written: readonly MembershipWriteAnswer[],
   unsure: readonly MembershipWriteAnswer[],
   read: ReadonlyMap<string, GraphObject>,
-): Promise<void> {
-  if (unsure.length === 0) return;
+): Promise<JudgedRemovals> {
+  if (unsure.length === 0) return { written: [...written], failures: [], groups: read };
   const unread = [...new Set(unsure.map((a) => a.groupId).filter((id) => !read.has(id)))];
   const [groups, user] = await Promise.all([
     probeEachGroup(context, unread),
     accountThere(context, account),
   ]);
   const failures: FailedWrite[] = [];
+  const judged = new Map<MembershipWriteAnswer, MembershipWriteAnswer | undefined>();
   for (const answer of unsure) {
     const group = groups.get(answer.groupId);
     const error =
       group instanceof ProvisioningError
         ? groupNotThere(context, account, answer, group)
-        : user !== true
-          ? accountNotThere(context, account, answer, user)
+        : user instanceof ProvisioningError
+          ? accountReadFailed(context, account, answer, user)
           : undefined;
-    if (error !== undefined) failures.push({ write: answer, error, maybeApplied: false });
+    if (error !== undefined) {
+      failures.push({ write: answer, error, maybeApplied: answer.maybeOurs });
+      judged.set(answer, undefined);
+    } else if (user === false) {
+      judged.set(answer, { ...answer, outcome: 'accountNotFound' });
+    }
   }
-  if (failures.length === 0) return;
-  const failed = new Set(failures.map((failure) => failure.write));
-  throw failedWriteCall(
+  return {
+    written: written.flatMap((answer) => {
+      if (!judged.has(answer)) return [answer];
+      const verdict = judged.get(answer);
+      return verdict === undefined ? [] : [verdict];
+    }),
     failures,
-    written.filter((answer) => !failed.has(answer)),
-  );
+    groups: new Map([
+      ...read,
+      ...[...groups].flatMap(([id, group]) =>
+        group instanceof ProvisioningError ? [] : [[id, group] as const],
+      ),
+    ]),
+  };
+}
+
+/**
+ * {@link judgeNotMembers} on a call whose writes were all answered: the call's answers and
+ * the groups read, or, where the reads could not confirm a removal, its failure
+ * (`details.written`: every other answer, for the journal).
+ */
+export async function confirmNotMembers(
+  context: GraphContext,
+  account: TargetAccount,
+  written: readonly MembershipWriteAnswer[],
+  unsure: readonly MembershipWriteAnswer[],
+  read: ReadonlyMap<string, GraphObject>,
+): Promise<Omit<JudgedRemovals, 'failures'>> {
+  const judged = await judgeNotMembers(context, account, written, unsure, read);
+  if (judged.failures.length > 0) throw failedWriteCall(judged.failures, judged.written);
+  return judged;
 }
 
 /** True when a read by id shows the account; false when Graph says it is not there; else the read's error. */
@@ -94,27 +146,18 @@ function groupNotThere(
   );
 }
 
-function accountNotThere(
+function accountReadFailed(
   context: GraphContext,
   account: TargetAccount,
   answer: MembershipWriteAnswer,
-  read: false | ProvisioningError,
+  read: ProvisioningError,
 ): ProvisioningError {
-  const prefix =
-    `connector "${context.settings.name}": Graph answered 404 to removing account ` +
-    `"${account.accountId}" (id ${account.id}) from group ${groupOf(answer)}`;
-  if (read === false) {
-    return new ProvisioningError(
-      'ACCOUNT_NOT_FOUND',
-      `${prefix}, and Graph knows no account by that id: nothing was removed, and whether ` +
-        `the account is in the group could not be told`,
-      { status: 404, object: account.accountId },
-    );
-  }
   return new ProvisioningError(
     read.code,
-    `${prefix}, and the read of the account that tells whether the account or the ` +
-      `membership is missing failed: ${read.message}`,
+    `connector "${context.settings.name}": Graph answered 404 to removing account ` +
+      `"${account.accountId}" (id ${account.id}) from group ${groupOf(answer)}, and the read ` +
+      `of the account that tells whether the account or the membership is missing failed: ` +
+      `${read.message}`,
     {
       retryable: read.retryable,
       ...(read.status === undefined ? {} : { status: read.status }),

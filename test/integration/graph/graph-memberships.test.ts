@@ -247,19 +247,95 @@ describe('membership write procedure (the step machine, directly on the connecto
     // The service's record points at an id Graph does not know (the account was recreated).
     const stale: TargetAccount = { ...account, id: '00000000-0000-4000-8000-0000000000b2' };
     harness.sandbox.clearTruthLog();
-    const error = await failureOf(
-      graph.writeMemberships(
-        stale,
-        { add: [], remove: [inGroups[0]!] },
-        { [inGroups[0]!]: `In0 ${userCount}` },
-        [inGroups[0]!],
-      ),
+    const answers = await graph.writeMemberships(
+      stale,
+      { add: [], remove: [inGroups[0]!] },
+      { [inGroups[0]!]: `In0 ${userCount}` },
+      [inGroups[0]!],
     );
-    expect(error).toMatchObject({ code: 'ACCOUNT_NOT_FOUND', object: account.accountId });
-    expect(error.message).toContain(`In0 ${userCount} (${inGroups[0]})`);
-    expect(error.details?.written).toEqual([]);
+    // Graph does not know the member, as far as a read tells: nothing was removed.
+    expect(answers).toEqual([
+      expect.objectContaining({
+        groupId: inGroups[0],
+        change: 'removed',
+        outcome: 'accountNotFound',
+      }),
+    ]);
+    // The service did not create it: no lag to wait for, the step fails naming the account.
+    const outcome = await runMembership(harness, graph, stale, 'revoke', [inGroups[0]!]);
+    expect(outcome.error).toMatchObject({ code: 'ACCOUNT_NOT_FOUND', object: account.accountId });
+    expect(outcome.changes).toEqual([]);
     expect(harness.sandbox.truthLog()).toEqual([]);
     expect(harness.sandbox.directMemberIds(inGroups[0]!)).toContain(account.id);
+  });
+
+  it('a removal answered 404 in a call that fails is judged by the same reads: no "not a member" for an id Graph does not know', async () => {
+    const { account, inGroups } = await seed(1, 0);
+    const stale: TargetAccount = { ...account, id: '00000000-0000-4000-8000-0000000000b3' };
+    // The add that follows the removal is refused: a group the catalogue still vouches for
+    // has become dynamic.
+    const dynamic = harness.sandbox.addGroup({ displayName: `Turned ${userCount}` }).id;
+    harness.sandbox.updateGroup(dynamic, {
+      groupTypes: ['DynamicMembership'],
+      membershipRule: 'user.city -eq "Oslo"',
+    });
+    harness.sandbox.clearTruthLog();
+    const error = await failureOf(
+      graph.writeMemberships(stale, { add: [dynamic], remove: [inGroups[0]!] }, {}, [
+        inGroups[0]!,
+        dynamic,
+      ]),
+    );
+    expect(error.code).toBe('GRAPH_REQUEST_REJECTED');
+    // The truth: the account is still in the group; the failure must not say it is not.
+    expect(harness.sandbox.directMemberIds(inGroups[0]!)).toContain(account.id);
+    expect(harness.sandbox.truthLog()).toEqual([]);
+    expect(error.details?.written).toEqual([
+      expect.objectContaining({
+        groupId: inGroups[0],
+        change: 'removed',
+        outcome: 'accountNotFound',
+      }),
+    ]);
+    expect(error.details?.failed).toEqual([
+      expect.objectContaining({ groupId: dynamic, change: 'added', maybeApplied: false }),
+    ]);
+  });
+
+  it('a removal answered 404 in a call that fails: "not a member" once reads show group and account, a gone group fails, and Graph changed nothing', async () => {
+    const { account, free } = await seed(0, 1);
+    const gone = harness.sandbox.addGroup({ displayName: `Gone ${userCount}` }).id;
+    harness.sandbox.deleteGroup(gone);
+    const dynamic = harness.sandbox.addGroup({ displayName: `Turned ${userCount}` }).id;
+    harness.sandbox.updateGroup(dynamic, {
+      groupTypes: ['DynamicMembership'],
+      membershipRule: 'user.city -eq "Oslo"',
+    });
+    harness.sandbox.clearTruthLog();
+    harness.sandbox.clearRequests();
+    const error = await failureOf(
+      graph.writeMemberships(account, { add: [dynamic], remove: [free[0]!, gone] }, {}, [
+        free[0]!,
+        gone,
+        dynamic,
+      ]),
+    );
+    expect(error.code).toBe('GRAPH_REQUEST_REJECTED');
+    expect(harness.sandbox.truthLog()).toEqual([]);
+    // The account read by its id, and the groups the catalogue vouched for, tell.
+    expect(requestLines(harness.sandbox)).toContain(`GET /v1.0/users/${account.id}`);
+    expect(error.details?.written).toEqual([
+      expect.objectContaining({ groupId: free[0], change: 'removed', outcome: 'already' }),
+    ]);
+    expect(error.details?.failed).toEqual([
+      expect.objectContaining({ groupId: dynamic, change: 'added', maybeApplied: false }),
+      expect.objectContaining({
+        groupId: gone,
+        change: 'removed',
+        code: 'GROUP_NOT_FOUND',
+        maybeApplied: false,
+      }),
+    ]);
   });
 
   it.each([

@@ -167,3 +167,29 @@ describe('an addition Graph refuses for another reason is never "already a membe
     expect(await journaled(accountId, 'evidence.grant-2')).toEqual([]);
   });
 });
+
+describe('a removal answered 404 for an account created a moment ago is lag, not absence', () => {
+  it('a revoke in the request that creates the account waits on the timer while reads by id do not show the account, then ends as the truth is', async () => {
+    // Every read lags the directory by 12 s (graph-behaviour.md: a new user may 404 for a
+    // while); writes see the new account at once. The revoke's DELETE meets the primary,
+    // which answers 404 (not a member); the read of the account by id that tells a missing
+    // membership from a missing account is served by a replica without the account yet.
+    bench.sandboxes.graph.setReplicationDelay(12_000);
+    const accountId = upn('evidence.new');
+    const report = await bench.run({
+      requestId: 'evidence.new-1',
+      connector: GRAPH,
+      account: { accountId, displayName: 'evidence.new' },
+      actions: [{ type: 'create' }, { type: 'revoke', groups: ['Plain'] }],
+    });
+    expect(report.status, JSON.stringify(report.steps)).toBe('succeeded');
+    // The truth: the account exists and is not in the group.
+    expect(isMember('Plain', accountId)).toBe(false);
+    const removals = bench.sandboxes.graph.requests.filter(
+      (r) => r.method === 'DELETE' && r.path.endsWith(`/members/${userId(accountId)}/$ref`),
+    );
+    expect(removals.length).toBeGreaterThan(1);
+    expect(removals.every((r) => r.status === 404)).toBe(true);
+    expect(await journaled(accountId, 'evidence.new-1')).toEqual(['account created']);
+  });
+});
