@@ -34,9 +34,8 @@ export interface JudgedRemovals {
  *   again on its timer while that may be lag, as it does an add answered so, and the account
  *   is read again with it;
  * - else the removal failed, with an error naming the group and the account
- *   (`GROUP_NOT_FOUND`, or the read's own error when it could not tell). Graph removed
- *   nothing; where an earlier attempt of the write may have been applied (its answer lost,
- *   `maybeOurs`), that earlier attempt is still unanswered, for the read-back to tell.
+ *   (`GROUP_NOT_FOUND`, or the read's own error when it could not tell): Graph removed
+ *   nothing.
  * Nothing here adds a change: `written` keeps only what Graph's answers and these reads say
  * (DESIGN invariant 9).
  */
@@ -64,7 +63,7 @@ export async function judgeNotMembers(
           ? accountReadFailed(context, account, answer, user)
           : undefined;
     if (error !== undefined) {
-      failures.push({ write: answer, error, maybeApplied: answer.maybeOurs });
+      failures.push({ write: answer, error, maybeApplied: false });
       judged.set(answer, undefined);
     } else if (user === false) {
       judged.set(answer, { ...answer, outcome: 'accountNotFound' });
