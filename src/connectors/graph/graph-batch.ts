@@ -115,8 +115,12 @@ export interface SettledBatch {
 }
 
 /**
- * As {@link sendBatchSettled}, for reads: an envelope that fails fails the call, saying a
- * sub-request may have been applied when another one was answered (DESIGN invariant 11).
+ * As {@link sendBatchSettled}, for reads (writes go through `sendBatchSettled`, whose
+ * unanswered writes may have been applied): an envelope that fails fails the whole read, with
+ * its error, however many other sub-requests were answered. A read changes nothing, so its
+ * error never says it may have been applied (`details.maybeApplied`, which the envelope's
+ * failure carries for the writes it may hold): a caller must not take a failed read for a
+ * lost write (DESIGN invariant 11).
  */
 export async function sendBatch(
   http: GraphHttp,
@@ -127,7 +131,22 @@ export async function sendBatch(
   const { answers, unanswered } = await sendBatchSettled(http, requests, options, context);
   const first = unanswered[0];
   if (first === undefined) return answers;
-  throw answers.size > 0 ? first.error.withDetails({ maybeApplied: true }) : first.error;
+  throw failedRead(first.error);
+}
+
+/** A read's error without the "may have been applied" a write's would carry. */
+function failedRead(error: ProvisioningError): ProvisioningError {
+  if (error.details?.maybeApplied === undefined) return error;
+  const details = Object.fromEntries(
+    Object.entries(error.details).filter(([key]) => key !== 'maybeApplied'),
+  );
+  return new ProvisioningError(error.code, error.message, {
+    retryable: error.retryable,
+    ...(error.status === undefined ? {} : { status: error.status }),
+    ...(error.object === undefined ? {} : { object: error.object }),
+    ...(Object.keys(details).length === 0 ? {} : { details }),
+    cause: error,
+  });
 }
 
 /**

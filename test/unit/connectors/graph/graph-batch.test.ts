@@ -326,12 +326,13 @@ describe('sendBatch', () => {
       // Never sent again, and its one answer was a 429: not applied.
       ['1', 'ACCOUNT_LEASE_ENDING', undefined],
     ]);
-    // A read through sendBatch still fails whole, saying another sub-request was answered.
+    // A read through sendBatch fails whole, with the envelope's error: another sub-request
+    // answered makes it no write that may have been applied.
     round = 0;
-    await expect(sendBatch(http, requests(2), options, context)).rejects.toMatchObject({
-      code: 'ACCOUNT_LEASE_ENDING',
-      details: { maybeApplied: true },
-    });
+    const failed = await sendBatch(http, requests(2), options, context).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ProvisioningError);
+    expect(failed).toMatchObject({ code: 'ACCOUNT_LEASE_ENDING' });
+    expect((failed as ProvisioningError).details?.maybeApplied).toBeUndefined();
   });
 
   it('keeps the answers of the envelopes that were answered when another envelope of the round fails', async () => {
@@ -394,25 +395,34 @@ describe('sendBatch', () => {
         throttledAnswers: 0,
       }),
     } as unknown as HttpTransport;
-    return sendBatch(
-      new GraphHttp('https://graph.example', transport),
-      requests(2),
-      { sleep: async () => undefined, now: () => 0, maxRetries: 0 },
-      context,
-    );
+    const http = new GraphHttp('https://graph.example', transport);
+    const options = { sleep: async () => undefined, now: () => 0, maxRetries: 0 };
+    return {
+      writes: () => sendBatchSettled(http, requests(2), options, context),
+      read: () => sendBatch(http, requests(2), options, context),
+    };
   }
 
-  it('refuses an answer that leaves a sub-request out, as one whose writes may have been applied', async () => {
-    await expect(sendAnswered({ responses: [{ id: '0', status: 204 }] })).rejects.toMatchObject({
-      code: 'TARGET_RESPONSE_INVALID',
-      details: { maybeApplied: true },
-    });
+  it('refuses an answer that leaves a sub-request out: a write may have been applied, a read is not made', async () => {
+    const answered = sendAnswered({ responses: [{ id: '0', status: 204 }] });
+    const settled = await answered.writes();
+    expect(settled.unanswered.map((u) => [u.id, u.error.code, u.error.details])).toEqual([
+      ['1', 'TARGET_RESPONSE_INVALID', { maybeApplied: true }],
+    ]);
+    const failed = await answered.read().catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'TARGET_RESPONSE_INVALID' });
+    expect((failed as ProvisioningError).details?.maybeApplied).toBeUndefined();
   });
 
-  it('takes an accepted envelope answered without sub-responses as one whose writes may have been applied', async () => {
-    await expect(sendAnswered({ error: 'gateway page' })).rejects.toMatchObject({
-      code: 'TARGET_RESPONSE_INVALID',
-      details: { maybeApplied: true },
-    });
+  it('takes an accepted envelope answered without sub-responses as one whose writes may have been applied, and a read as not made', async () => {
+    const answered = sendAnswered({ error: 'gateway page' });
+    const settled = await answered.writes();
+    expect(settled.unanswered.map((u) => [u.id, u.error.code, u.error.details])).toEqual([
+      ['0', 'TARGET_RESPONSE_INVALID', { maybeApplied: true }],
+      ['1', 'TARGET_RESPONSE_INVALID', { maybeApplied: true }],
+    ]);
+    const failed = await answered.read().catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'TARGET_RESPONSE_INVALID' });
+    expect((failed as ProvisioningError).details).toBeUndefined();
   });
 });
