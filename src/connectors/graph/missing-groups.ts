@@ -10,7 +10,8 @@ import type { GraphObject } from './graph-objects';
 /**
  * A 404 to an add names a member Graph does not know, or a group that is gone (one the
  * catalogue vouched for, so not read before the writes): a read of each such group tells
- * which (a removal left `accountNotFound` by `judgeNotMembers` had its group read there). When every such group is there, the answers stay `accountNotFound` (the step machine
+ * which (a removal left `accountNotFound` by `judgeNotMembers` had its group read there).
+ * When every such group is there, the answers stay `accountNotFound` (the step machine
  * writes them again while the account may still replicate). Else the call fails, and each
  * write that got no "done" says why with its own code: `GROUP_NOT_FOUND` where its group is
  * gone, `ACCOUNT_NOT_FOUND` where its group is there, the read's own error where the read
@@ -61,11 +62,11 @@ function accountUnknown(
   account: TargetAccount,
   answer: MembershipWriteAnswer,
 ): ProvisioningError {
+  const write = answer.change === 'added' ? 'adding it to' : 'removing it from';
   return new ProvisioningError(
     'ACCOUNT_NOT_FOUND',
     `connector "${context.settings.name}": Graph does not know account "${account.accountId}" ` +
-      `as a member: it answered 404 to ${answer.change === 'added' ? 'adding it to' : 'removing it from'} ` +
-      `group ${groupOf(answer)}, which is there`,
+      `as a member: it answered 404 to ${write} group ${groupOf(answer)}, which is there`,
     { status: 404, object: account.accountId },
   );
 }

@@ -8,13 +8,13 @@ import { probeEachGroup } from './graph-groups';
 import type { GraphObject } from './graph-objects';
 import { segment } from './graph-urls';
 
-/** A call's answers once reads have judged its removals answered 404 (see {@link judgeNotMembers}). */
+/** A call's answers once reads judged its removals answered 404 ({@link judgeNotMembers}). */
 export interface JudgedRemovals {
-  /** The call's answers, each such removal as the reads leave it (`already` or `accountNotFound`). */
+  /** The call's answers, each such removal as the reads leave it: `already`, `accountNotFound`. */
   written: MembershipWriteAnswer[];
   /** Such removals the reads could not confirm, each with its error; Graph applied none of them. */
   failures: FailedWrite[];
-  /** The groups read here and there, with those read before (`read`). */
+  /** The groups read before the writes (`read`) and those read here. */
   groups: ReadonlyMap<string, GraphObject>;
 }
 
