@@ -32,7 +32,10 @@ export interface JudgedRemovals {
  *   replica that may not have an account created a moment ago (graph-behaviour.md, Eventual
  *   consistency), so this is no verdict on the account: the step machine sends the removal
  *   again on its timer while that may be lag, as it does an add answered so, and the account
- *   is read again with it;
+ *   is read again with it. Where an earlier attempt of the removal may have been applied (its
+ *   answer lost, `maybeOurs`), this 404 may be that attempt's doing: the removal is then one
+ *   whose answer was lost (`maybeApplied`), for the step's read-back to tell, so that the
+ *   change, if it was this request's, still reaches the journal;
  * - else the removal failed, with an error naming the group and the account
  *   (`GROUP_NOT_FOUND`, or the read's own error when it could not tell): Graph removed
  *   nothing.
@@ -64,6 +67,13 @@ export async function judgeNotMembers(
           : undefined;
     if (error !== undefined) {
       failures.push({ write: answer, error, maybeApplied: false });
+      judged.set(answer, undefined);
+    } else if (user === false && answer.maybeOurs) {
+      failures.push({
+        write: answer,
+        error: untoldRemoval(context, account, answer),
+        maybeApplied: true,
+      });
       judged.set(answer, undefined);
     } else if (user === false) {
       judged.set(answer, { ...answer, outcome: 'accountNotFound' });
@@ -162,6 +172,31 @@ function accountReadFailed(
       ...(read.status === undefined ? {} : { status: read.status }),
       object: account.accountId,
       cause: read,
+    },
+  );
+}
+
+function untoldRemoval(
+  context: GraphContext,
+  account: TargetAccount,
+  answer: MembershipWriteAnswer,
+): ProvisioningError {
+  return new ProvisioningError(
+    'MEMBERSHIP_READ_UNAVAILABLE',
+    `connector "${context.settings.name}": Graph answered 404 to removing account ` +
+      `"${account.accountId}" (id ${account.id}) from group ${groupOf(answer)} after an earlier ` +
+      `attempt's answer was lost, and a read by id does not show the account (yet): whether ` +
+      `that attempt removed it could not be told`,
+    {
+      // Not for the activity to run again (its 404 would no longer say an attempt was lost):
+      // the step's read-back tells, on its timer.
+      retryable: false,
+      status: 404,
+      object: answer.groupId,
+      details: {
+        maybeApplied: true,
+        untold: [{ id: answer.groupId, name: answer.groupName }],
+      },
     },
   );
 }

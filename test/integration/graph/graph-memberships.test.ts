@@ -338,6 +338,43 @@ describe('membership write procedure (the step machine, directly on the connecto
     ]);
   });
 
+  it('a removal answered 404 after its first attempt was applied and its answer lost, for an account reads do not show yet: may have been applied, never "account not found"', async () => {
+    const { free } = await seed(0, 1);
+    // Reads lag 20 s: the account created now is not visible to reads by id.
+    harness.sandbox.setReplicationDelay(20_000);
+    const created = await graph.createAccount({ accountId: `lost${userCount}` }, 'Lost-Passw0rd!');
+    if (!('account' in created)) throw new Error('expected a new account');
+    const group = free[0]!;
+    harness.sandbox.addMember(group, created.account.id);
+    harness.sandbox.clearTruthLog();
+    harness.sandbox.clearRequests();
+    // The DELETE is applied and its answer lost; the transport's retry meets 404.
+    harness.sandbox.setFaults({ seed: 1, lostAnswerRate: 1 });
+    try {
+      const error = await failureOf(
+        graph.writeMemberships(created.account, { add: [], remove: [group] }, {}, [group]),
+      );
+      expect(
+        harness.sandbox.requests
+          .filter((r) => r.method === 'DELETE' || r.path.endsWith(created.account.id))
+          .map((r) => `${r.method} ${r.answerLost === true ? 'lost' : r.status}`),
+      ).toEqual(['DELETE lost', 'DELETE 404', 'GET 404']);
+      // The truth: the first attempt removed the account from the group.
+      expect(harness.sandbox.directMemberIds(group)).not.toContain(created.account.id);
+      expect(harness.sandbox.truthLog().map((event) => event.change)).toEqual(['member removed']);
+      // Whether it did cannot be told here: the removal may have been applied (the step reads
+      // it back), and the account is not said to be missing.
+      expect(error.code).toBe('MEMBERSHIP_READ_UNAVAILABLE');
+      expect(error.retryable).toBe(false);
+      expect(error.details?.written).toEqual([]);
+      expect(error.details?.failed).toEqual([
+        expect.objectContaining({ groupId: group, change: 'removed', maybeApplied: true }),
+      ]);
+    } finally {
+      harness.sandbox.setFaults(undefined);
+    }
+  });
+
   it.each([
     ['dynamic', { groupTypes: ['DynamicMembership'], membershipRule: 'user.city -eq "Oslo"' }],
     ['mail-enabled security', { mailEnabled: true, securityEnabled: true }],
