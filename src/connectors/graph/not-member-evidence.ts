@@ -12,7 +12,7 @@ import { segment } from './graph-urls';
 export interface JudgedRemovals {
   /** The call's answers, each such removal as the reads leave it: `already`, `accountNotFound`. */
   written: MembershipWriteAnswer[];
-  /** Such removals the reads could not confirm, each with its error; Graph applied none of them. */
+  /** Such removals the reads could not confirm, each with its error (`maybeApplied`: see below). */
   failures: FailedWrite[];
   /** The groups read before the writes (`read`) and those read here. */
   groups: ReadonlyMap<string, GraphObject>;
