@@ -46,6 +46,8 @@ import {
 
 /** How many users a delete of an unlinked account compares at most (ten pages of 100). */
 export const ABSENCE_SCAN_MAX = 1_000;
+/** How many candidates an ambiguous lookup names at most (the count says how many there are). */
+const AMBIGUITY_SHOWN = 10;
 /**
  * Connector A: a SCIM 2.0 client (spec: Connector A, RFC 7644) for any application with a
  * SCIM interface, tolerant of the server quirks of scim-interop.md.
@@ -121,6 +123,7 @@ export class ScimConnector implements Connector {
       },
       `connector "${this.name}": accounts`,
       tally,
+      this.settings.pageSize,
     );
     for await (const resource of resources) yield fromScimUser(resource);
   }
@@ -133,8 +136,9 @@ export class ScimConnector implements Connector {
   /**
    * Spec: Search account, `filter=userName eq "<account_id>"`; a 404 is no match. A server
    * that ignores the filter is read on, page by page; on a server that keeps userNames
-   * case-sensitive, the user of exactly that name, else the one in another case, never one
-   * of several ({@link findByName}).
+   * case-sensitive, the user of exactly that name, else the one in another case; several in
+   * other cases and none exactly is ACCOUNT_AMBIGUOUS naming them, never one of them taken
+   * ({@link findByName}).
    */
   async findAccount(accountId: string): Promise<TargetAccount | undefined> {
     const filter = attributeFilter('userName', 'eq', accountId);
@@ -146,8 +150,29 @@ export class ScimConnector implements Connector {
       (resource) => resource.userName,
       accountId,
       `connector "${this.name}": account "${accountId}"`,
+      this.settings.pageSize,
     );
-    return match === undefined ? undefined : fromScimUser(match);
+    if (match.outcome === 'ambiguous') throw this.ambiguous(accountId, match.candidates);
+    return match.outcome === 'none' ? undefined : fromScimUser(match.resource);
+  }
+
+  /**
+   * ACCOUNT_AMBIGUOUS for a name that several users hold in other cases, none exactly
+   * ("JSmith" and "JSMITH" for "jsmith" on a server that keeps userNames case-sensitive):
+   * naming each by userName and id, so that an operator can address the right one.
+   */
+  private ambiguous(accountId: string, candidates: Record<string, unknown>[]): ProvisioningError {
+    const shown = candidates.slice(0, AMBIGUITY_SHOWN).map((resource) => ({
+      id: String(resource.id),
+      userName: String(resource.userName),
+    }));
+    const more = candidates.length - shown.length;
+    const list = shown.map((c) => `"${c.userName}" (id ${c.id})`).join(', ');
+    return new ProvisioningError(
+      'ACCOUNT_AMBIGUOUS',
+      `connector "${this.name}": account "${accountId}" is ambiguous: ${candidates.length} users have that userName in another case (${list}${more > 0 ? `, and ${more} more` : ''}), none exactly; nothing was done to any of them`,
+      { object: accountId, details: { candidates: shown, count: candidates.length } },
+    );
   }
 
   /**
@@ -363,7 +388,7 @@ export class ScimConnector implements Connector {
         context: this.groupContext('catalogue'),
       });
       return interpretListResponse(result.body, result.describe);
-    }, describe);
+    }, describe, undefined, this.settings.pageSize);
     for await (const resource of resources) {
       const group = toGroupRef(resource);
       if (group !== undefined) yield group;
@@ -414,6 +439,7 @@ export class ScimConnector implements Connector {
         typeof resource.displayName === 'string' &&
         resource.displayName.toLowerCase() === displayName.toLowerCase(),
       `connector "${this.name}": group "${displayName}"`,
+      this.settings.pageSize,
     );
     return match === undefined ? undefined : toGroupRef(match);
   }
@@ -428,6 +454,7 @@ export class ScimConnector implements Connector {
         }),
       text,
       `connector "${this.name}"`,
+      this.settings.pageSize,
     );
     return matches.flatMap((resource) => toGroupRef(resource) ?? []);
   }
