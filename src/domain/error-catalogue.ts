@@ -135,7 +135,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
   ACCOUNT_AMBIGUOUS: {
     status: 409,
     meaning:
-      "a lookup of the account ID by name met several accounts that hold it in other cases and none exactly (\"JSmith\" and \"JSMITH\" for \"jsmith\", on a SCIM server that keeps userNames case-sensitive): none of them is known to be the account, so nothing was done to any of them; the message and `details.candidates` name each one's userName and id. Rename the duplicates on the target, or send the request under the exact userName",
+      'a lookup of the account ID by name met several accounts that hold it in other cases and none exactly ("JSmith" and "JSMITH" for "jsmith", on a SCIM server that keeps userNames case-sensitive): none of them is known to be the account, so nothing was done to any of them; the message and `details.candidates` name each one\'s userName and id. Rename the duplicates on the target, or send the request under the exact userName',
   },
   GROUP_NOT_FOUND: {
     status: 404,

@@ -16,7 +16,9 @@ function pagesFrom(
 ): AsyncGenerator<Record<string, unknown>> {
   return readAllPages(
     (startIndex) => (startIndex === 1 ? Promise.resolve(first) : fetchPage(startIndex)),
-    filterIgnored ? `${describe}: the server answered the filter with resources it excludes` : describe,
+    filterIgnored
+      ? `${describe}: the server answered the filter with resources it excludes`
+      : describe,
     { read: 0, probePastTotal: filterIgnored },
     pageSize,
   );

@@ -180,7 +180,8 @@ export async function* readAllPages(
 
 /** The page without its `totalResults`, once that is known not to count the list. */
 function uncounted(page: ListPage): ListPage {
-  const { totalResults: _ignored, ...rest } = page;
+  const rest = { ...page };
+  delete rest.totalResults;
   return rest;
 }
 

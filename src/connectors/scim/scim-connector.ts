@@ -19,6 +19,7 @@ import type {
 } from '../connector';
 import { readAfterWrite } from '../read-after-write';
 import { unusableCreateAnswer } from '../unusable-create-answer';
+import { ambiguousAccount } from './ambiguous-account';
 import { createAnswerFault } from './create-answer';
 import { DeclaredFeaturesReader } from './declared-features';
 import { hasScimType, mapScimError, type ScimErrorContext } from './error-mapper';
@@ -46,8 +47,6 @@ import {
 
 /** How many users a delete of an unlinked account compares at most (ten pages of 100). */
 export const ABSENCE_SCAN_MAX = 1_000;
-/** How many candidates an ambiguous lookup names at most (the count says how many there are). */
-const AMBIGUITY_SHOWN = 10;
 /**
  * Connector A: a SCIM 2.0 client (spec: Connector A, RFC 7644) for any application with a
  * SCIM interface, tolerant of the server quirks of scim-interop.md.
@@ -152,27 +151,10 @@ export class ScimConnector implements Connector {
       `connector "${this.name}": account "${accountId}"`,
       this.settings.pageSize,
     );
-    if (match.outcome === 'ambiguous') throw this.ambiguous(accountId, match.candidates);
+    if (match.outcome === 'ambiguous') {
+      throw ambiguousAccount(this.name, accountId, match.candidates);
+    }
     return match.outcome === 'none' ? undefined : fromScimUser(match.resource);
-  }
-
-  /**
-   * ACCOUNT_AMBIGUOUS for a name that several users hold in other cases, none exactly
-   * ("JSmith" and "JSMITH" for "jsmith" on a server that keeps userNames case-sensitive):
-   * naming each by userName and id, so that an operator can address the right one.
-   */
-  private ambiguous(accountId: string, candidates: Record<string, unknown>[]): ProvisioningError {
-    const shown = candidates.slice(0, AMBIGUITY_SHOWN).map((resource) => ({
-      id: String(resource.id),
-      userName: String(resource.userName),
-    }));
-    const more = candidates.length - shown.length;
-    const list = shown.map((c) => `"${c.userName}" (id ${c.id})`).join(', ');
-    return new ProvisioningError(
-      'ACCOUNT_AMBIGUOUS',
-      `connector "${this.name}": account "${accountId}" is ambiguous: ${candidates.length} users have that userName in another case (${list}${more > 0 ? `, and ${more} more` : ''}), none exactly; nothing was done to any of them`,
-      { object: accountId, details: { candidates: shown, count: candidates.length } },
-    );
   }
 
   /**
@@ -376,19 +358,24 @@ export class ScimConnector implements Connector {
    */
   async *importGroups(): AsyncGenerator<GroupRef> {
     const describe = `connector "${this.name}": group catalogue`;
-    const resources = readAllPages(async (startIndex) => {
-      const result = await this.http.send({
-        method: 'GET',
-        url: scimUrl(this.settings.baseUrl, 'Groups', undefined, {
-          startIndex,
-          count: this.settings.pageSize,
-          excludedAttributes: 'members',
-        }),
-        accept: [200],
-        context: this.groupContext('catalogue'),
-      });
-      return interpretListResponse(result.body, result.describe);
-    }, describe, undefined, this.settings.pageSize);
+    const resources = readAllPages(
+      async (startIndex) => {
+        const result = await this.http.send({
+          method: 'GET',
+          url: scimUrl(this.settings.baseUrl, 'Groups', undefined, {
+            startIndex,
+            count: this.settings.pageSize,
+            excludedAttributes: 'members',
+          }),
+          accept: [200],
+          context: this.groupContext('catalogue'),
+        });
+        return interpretListResponse(result.body, result.describe);
+      },
+      describe,
+      undefined,
+      this.settings.pageSize,
+    );
     for await (const resource of resources) {
       const group = toGroupRef(resource);
       if (group !== undefined) yield group;

@@ -63,7 +63,11 @@ describe('on a server whose totalResults is the page size', () => {
   });
 
   it('finds an account past the first page of a server that ignores the filter', async () => {
-    const t = await directory({ totalResultsIsPageSize: true, ignoreFilters: true, maxCount: PAGE });
+    const t = await directory({
+      totalResultsIsPageSize: true,
+      ignoreFilters: true,
+      maxCount: PAGE,
+    });
     const truth = t.sandbox.getUser('late.user');
     expect(truth).toBeDefined();
     expect(await t.connector.findAccount('late.user')).toMatchObject({
