@@ -132,6 +132,11 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, ErrorCodeEntry>> = {
     meaning:
       "a create met an account under that account ID that nothing shows is this service's (not linked in its record, not made by this request): it was not taken over and the request's later steps did not run; the message names the account and its enabled state. If it is this person's account, submit unlock, update or grant for it (that links it); else choose another account ID. Also a lookup whose linked account a read no longer finds while another account holds the account ID: nothing acted on it or relinked it, the message names both ids, and an operator decides: if that account is this person's, POST /api/connectors/{name}/accounts/{accountId}/link with its targetId and a reason links it; else choose another account ID",
   },
+  ACCOUNT_AMBIGUOUS: {
+    status: 409,
+    meaning:
+      'a lookup of the account ID by name met several accounts that hold it in other cases and none exactly ("JSmith" and "JSMITH" for "jsmith", on a SCIM server that keeps userNames case-sensitive): none of them is known to be the account, so nothing was done to any of them; the message and `details.candidates` name each one\'s userName and id. Rename the duplicates on the target, or send the request under the exact userName',
+  },
   GROUP_NOT_FOUND: {
     status: 404,
     meaning: 'the group is neither in the role catalogue nor on the target',

@@ -43,6 +43,7 @@ export type ErrorCode =
   // outcomes of operations
   | 'ACCOUNT_NOT_FOUND'
   | 'ACCOUNT_EXISTS'
+  | 'ACCOUNT_AMBIGUOUS'
   | 'GROUP_NOT_FOUND'
   | 'GROUP_NOT_WRITABLE'
   | 'CATALOGUE_EMPTY'

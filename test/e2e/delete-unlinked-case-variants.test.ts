@@ -73,7 +73,7 @@ describe('a delete of an unlinked SCIM user with several case-variant matches', 
     expect(await journaled('jsmith')).toEqual([]);
   });
 
-  it('on a server that filters userName in any case: not one of them picked, nothing deleted', async () => {
+  it('on a server that filters userName in any case: ambiguous, not one of them picked, nothing deleted', async () => {
     const { scim } = t.host.sandboxes!;
     // The filter answers both users for "kim.park"; neither is known to be the account.
     scim.setQuirks({ userNamesCaseExact: true });
@@ -85,8 +85,9 @@ describe('a delete of an unlinked SCIM user with several case-variant matches', 
     expect(scim.truthLog()).toEqual([]);
     for (const user of seeded) expect(scim.getUser(user.id)).toBeDefined();
     expect(report.status).toBe('failed');
+    expect(report.steps[0].error?.code).toBe('ACCOUNT_AMBIGUOUS');
     expect(report.steps[0].error?.message).toContain(
-      '2 users have that userName in another case ("Kim.Park", "KIM.PARK")',
+      `2 users have that userName in another case ("Kim.Park" (id ${seeded[0]!.id}), "KIM.PARK" (id ${seeded[1]!.id}))`,
     );
     expect(await journaled('kim.park')).toEqual([]);
   });

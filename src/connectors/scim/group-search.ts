@@ -19,10 +19,16 @@ export async function searchMatches(
   fetchPage: (startIndex: number) => Promise<ListPage>,
   text: string,
   describe: string,
+  pageSize?: number,
 ): Promise<Record<string, unknown>[]> {
   const subject = `groups containing "${text}"`;
   const found: Record<string, unknown>[] = [];
-  for await (const resource of readAllPages(fetchPage, `${describe}: ${subject}`)) {
+  for await (const resource of readAllPages(
+    fetchPage,
+    `${describe}: ${subject}`,
+    undefined,
+    pageSize,
+  )) {
     found.push(resource);
     if (found.length > SEARCH_MATCH_LIMIT) {
       throw new ProvisioningError(

@@ -3,7 +3,8 @@ import { chunk } from '../../domain/chunk';
 import type { HttpResult } from '../http/transport';
 import { mapScimError, type ScimErrorContext } from './error-mapper';
 import { quoteFilterValue } from './filter';
-import { interpretListResponse } from './list-response';
+import { interpretListResponse, type ListPage } from './list-response';
+import { readAllPages } from './pager';
 import type { ScimHttp } from './scim-http';
 import { scimUrl } from './scim-paths';
 
@@ -189,31 +190,62 @@ export class MembershipChecks {
     };
   }
 
+  /**
+   * The groups a members filter answers. A server that caps its page below the groups asked
+   * says so by a `totalResults` above what it returned: the rest are read page by page, never
+   * taken for "not a member".
+   */
   private async ask(
     groupIds: readonly string[],
     memberValues: readonly string[],
     attributes: string,
   ): Promise<FilterAnswer> {
+    const first = await this.askPage(groupIds, memberValues, attributes);
+    if ('refused' in first) return first;
+    let resources: AsyncIterable<Record<string, unknown>> | Record<string, unknown>[] =
+      first.resources;
+    if ((first.totalResults ?? 0) > first.resources.length) {
+      resources = readAllPages(
+        async (startIndex) => {
+          if (startIndex === 1) return first;
+          const next = await this.askPage(groupIds, memberValues, attributes, startIndex);
+          if ('refused' in next) throw mapScimError(next.refused, this.context(groupIds));
+          return next;
+        },
+        `connector "${this.connector}": the members of groups ${groupIds.join(', ')}`,
+      );
+    }
+    const groups = new Map<string, string>();
+    for await (const resource of resources) {
+      if (typeof resource.id !== 'string') continue;
+      const name = typeof resource.displayName === 'string' ? resource.displayName : resource.id;
+      groups.set(resource.id, name);
+    }
+    return { groups };
+  }
+
+  /** One page of a members filter's answer (the first without paging parameters); 404 is none. */
+  private async askPage(
+    groupIds: readonly string[],
+    memberValues: readonly string[],
+    attributes: string,
+    startIndex?: number,
+  ): Promise<ListPage | { refused: HttpResult }> {
+    const paging = startIndex === undefined ? {} : { startIndex, count: groupIds.length };
     const result = await this.http.send({
       method: 'GET',
       url: scimUrl(this.baseUrl, 'Groups', undefined, {
         filter: membersFilter(groupIds, memberValues),
         attributes,
+        ...paging,
       }),
       // scim-interop.md: some servers answer an empty filter with 404.
       accept: [200, 404, ...FEATURE_REFUSALS],
       context: this.context(groupIds),
     });
     if (FEATURE_REFUSALS.includes(result.status)) return { refused: result };
-    if (result.status === 404) return { groups: new Map() };
-    const page = interpretListResponse(result.body, result.describe);
-    const groups = new Map<string, string>();
-    for (const resource of page.resources) {
-      if (typeof resource.id !== 'string') continue;
-      const name = typeof resource.displayName === 'string' ? resource.displayName : resource.id;
-      groups.set(resource.id, name);
-    }
-    return { groups };
+    if (result.status === 404) return { resources: [] };
+    return interpretListResponse(result.body, result.describe);
   }
 
   private context(groupIds: readonly string[]): ScimErrorContext {

@@ -56,12 +56,15 @@ export interface ListTally {
   firstTotal?: number;
   lastTotal?: number;
   /**
-   * Set by the caller: once `totalResults` is reached, ask for one page more, since a server
-   * may count only the page it answers (scim-interop.md); `pastTotal` then says what it held.
+   * Set by the caller: once `totalResults` is reached, always ask for one page more (not only
+   * after a full page, {@link mayEndLater}), since a server may count only the page it answers
+   * (scim-interop.md); `pastTotal` then says what it held.
    */
   probePastTotal?: boolean;
   /** Resources a page past `totalResults` held (none on a server that counts truly). */
   pastTotal?: number;
+  /** The `totalResults` that resources were found past (set with `pastTotal` > 0). */
+  passedTotal?: number;
   /** The status with which the server refused the page past `totalResults` (a 4xx). */
   pastTotalRefused?: number;
 }
@@ -78,7 +81,7 @@ export function incompleteness(tally: ListTally): string | undefined {
     return `the server refused a page past its totalResults (${tally.pastTotalRefused}): the list's end is not proven; read ${read}`;
   }
   if (tally.pastTotal !== undefined && tally.pastTotal > 0) {
-    return `the server answered resources past its totalResults (${lastTotal}): it does not count its whole list`;
+    return `the server answered resources past its totalResults (${tally.passedTotal ?? lastTotal}): it does not count its whole list`;
   }
   if (firstTotal === undefined || lastTotal === undefined) {
     return `the server does not say how many resources the list holds (no totalResults); read ${read}`;
@@ -91,33 +94,74 @@ export function incompleteness(tally: ListTally): string | undefined {
 }
 
 /**
+ * Whether a page that reached `totalResults` may still not end the list: a server may count
+ * only the page it answers (scim-interop.md; the sandbox's `totalResultsIsPageSize`), and a
+ * full page (as many as `pageSize` asked, or any page when the count asked is unknown) whose
+ * totalResults is no more than it holds cannot tell that server from an honest one. A server
+ * that counted past its first page has shown it counts the list (RFC 7644 §3.4.2.4: the total
+ * number of results of the query), so on an honest server only a list of exactly one full
+ * page costs a page more; a later page whose totalResults is below what was read (a shrunk
+ * list, or a server that lost count) is looked past too.
+ */
+export function mayEndLater(page: ListPage, read: number, pageSize: number | undefined): boolean {
+  const count = page.resources.length;
+  if (count === 0) return false;
+  const total = page.totalResults;
+  if (total !== undefined && total > read) return true;
+  const full = pageSize === undefined || count >= pageSize;
+  return full && (total === undefined || read === count || total < read);
+}
+
+/**
  * Iterates every resource of a paged list, one page in memory at a time. A list that ends
  * (an empty page, a page without `Resources`, a repeated page) before `totalResults`
  * resources were read is cut short: that ends in TARGET_RESPONSE_INVALID naming the list,
- * never a silently short list. `tally` (when given) is filled in as the pages come, for
- * callers that must know the list whole ({@link incompleteness}).
+ * never a silently short list. A page that reaches `totalResults` where the server may count
+ * only its page ({@link mayEndLater}; always when `tally.probePastTotal`) is followed by one
+ * more: empty (or refused with a 4xx, as servers that reject a `startIndex` past the end do),
+ * the list has ended; holding resources, the server's totalResults is no end, and the list is
+ * read on to an empty or repeated page, as for a server that gives none. `pageSize` is the
+ * `count` each page asks for (unknown: every page is taken for full). `tally` (when given) is
+ * filled in as the pages come, for callers that must know the list whole
+ * ({@link incompleteness}).
  */
 export async function* readAllPages(
   fetchPage: (startIndex: number) => Promise<ListPage>,
   describe: string,
   tally: ListTally = { read: 0 },
+  pageSize?: number,
 ): AsyncGenerator<Record<string, unknown>> {
   let state = FIRST_PAGE;
   let total: number | undefined;
   let first = true;
+  /** Whether the server's totalResults still stands for the list's end. */
+  let counted = true;
   for (;;) {
     const page = await fetchPage(state.nextStartIndex);
     if (first) tally.firstTotal = page.totalResults;
     first = false;
     tally.lastTotal = page.totalResults;
     total = page.totalResults ?? total;
-    const step = advancePage(state, page);
+    const step = advancePage(state, counted ? page : uncounted(page));
     state = step.state;
     tally.read = state.read;
     yield* step.fresh;
     if (step.stop === undefined) continue;
-    if (step.stop === 'total-reached' && tally.probePastTotal === true) {
-      await probePastTotal(fetchPage, state, tally);
+    if (!counted) return;
+    if (
+      step.stop === 'total-reached' &&
+      (tally.probePastTotal === true || mayEndLater(page, state.read, pageSize))
+    ) {
+      const past = await pageAfterTotal(fetchPage, state, tally);
+      tally.pastTotal = past?.fresh.length ?? 0;
+      if (past === undefined || past.fresh.length === 0) return;
+      // The server does not count its whole list: read on as if it gave no totalResults.
+      tally.passedTotal = total;
+      counted = false;
+      state = past.state;
+      tally.read = state.read;
+      yield* past.fresh;
+      continue;
     }
     if (step.stop !== 'total-reached' && total !== undefined && state.read < total) {
       const why =
@@ -134,22 +178,30 @@ export async function* readAllPages(
   }
 }
 
+/** The page without its `totalResults`, once that is known not to count the list. */
+function uncounted(page: ListPage): ListPage {
+  const rest = { ...page };
+  delete rest.totalResults;
+  return rest;
+}
+
 /**
- * Asks for the page past `totalResults` and notes what it held. A server that refuses it
- * (any 4xx, as servers that reject a `startIndex` past the end) has not shown the end of its
- * list: that is noted ({@link incompleteness} then calls the read incomplete), never a
- * failure of the read and never an end.
+ * The page past `totalResults`, as a step of the pager. A server that refuses it (any 4xx, as
+ * servers that reject a `startIndex` past the end) has not shown the end of its list: that is
+ * noted ({@link incompleteness} then calls the read incomplete) and undefined returned, never
+ * a failure of the read.
  */
-async function probePastTotal(
+async function pageAfterTotal(
   fetchPage: (startIndex: number) => Promise<ListPage>,
   state: PagerState,
   tally: ListTally,
-): Promise<void> {
+): Promise<PageStep | undefined> {
   try {
-    tally.pastTotal = advancePage(state, await fetchPage(state.nextStartIndex)).fresh.length;
+    return advancePage(state, uncounted(await fetchPage(state.nextStartIndex)));
   } catch (error) {
     const status = isProvisioningError(error) ? error.status : undefined;
     if (status === undefined || status < 400 || status >= 500) throw error;
     tally.pastTotalRefused = status;
+    return undefined;
   }
 }

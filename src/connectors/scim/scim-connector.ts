@@ -19,6 +19,7 @@ import type {
 } from '../connector';
 import { readAfterWrite } from '../read-after-write';
 import { unusableCreateAnswer } from '../unusable-create-answer';
+import { ambiguousAccount } from './ambiguous-account';
 import { createAnswerFault } from './create-answer';
 import { DeclaredFeaturesReader } from './declared-features';
 import { hasScimType, mapScimError, type ScimErrorContext } from './error-mapper';
@@ -121,6 +122,7 @@ export class ScimConnector implements Connector {
       },
       `connector "${this.name}": accounts`,
       tally,
+      this.settings.pageSize,
     );
     for await (const resource of resources) yield fromScimUser(resource);
   }
@@ -133,8 +135,9 @@ export class ScimConnector implements Connector {
   /**
    * Spec: Search account, `filter=userName eq "<account_id>"`; a 404 is no match. A server
    * that ignores the filter is read on, page by page; on a server that keeps userNames
-   * case-sensitive, the user of exactly that name, else the one in another case, never one
-   * of several ({@link findByName}).
+   * case-sensitive, the user of exactly that name, else the one in another case; several in
+   * other cases and none exactly is ACCOUNT_AMBIGUOUS naming them, never one of them taken
+   * ({@link findByName}).
    */
   async findAccount(accountId: string): Promise<TargetAccount | undefined> {
     const filter = attributeFilter('userName', 'eq', accountId);
@@ -146,8 +149,12 @@ export class ScimConnector implements Connector {
       (resource) => resource.userName,
       accountId,
       `connector "${this.name}": account "${accountId}"`,
+      this.settings.pageSize,
     );
-    return match === undefined ? undefined : fromScimUser(match);
+    if (match.outcome === 'ambiguous') {
+      throw ambiguousAccount(this.name, accountId, match.candidates);
+    }
+    return match.outcome === 'none' ? undefined : fromScimUser(match.resource);
   }
 
   /**
@@ -351,19 +358,24 @@ export class ScimConnector implements Connector {
    */
   async *importGroups(): AsyncGenerator<GroupRef> {
     const describe = `connector "${this.name}": group catalogue`;
-    const resources = readAllPages(async (startIndex) => {
-      const result = await this.http.send({
-        method: 'GET',
-        url: scimUrl(this.settings.baseUrl, 'Groups', undefined, {
-          startIndex,
-          count: this.settings.pageSize,
-          excludedAttributes: 'members',
-        }),
-        accept: [200],
-        context: this.groupContext('catalogue'),
-      });
-      return interpretListResponse(result.body, result.describe);
-    }, describe);
+    const resources = readAllPages(
+      async (startIndex) => {
+        const result = await this.http.send({
+          method: 'GET',
+          url: scimUrl(this.settings.baseUrl, 'Groups', undefined, {
+            startIndex,
+            count: this.settings.pageSize,
+            excludedAttributes: 'members',
+          }),
+          accept: [200],
+          context: this.groupContext('catalogue'),
+        });
+        return interpretListResponse(result.body, result.describe);
+      },
+      describe,
+      undefined,
+      this.settings.pageSize,
+    );
     for await (const resource of resources) {
       const group = toGroupRef(resource);
       if (group !== undefined) yield group;
@@ -414,6 +426,7 @@ export class ScimConnector implements Connector {
         typeof resource.displayName === 'string' &&
         resource.displayName.toLowerCase() === displayName.toLowerCase(),
       `connector "${this.name}": group "${displayName}"`,
+      this.settings.pageSize,
     );
     return match === undefined ? undefined : toGroupRef(match);
   }
@@ -428,6 +441,7 @@ export class ScimConnector implements Connector {
         }),
       text,
       `connector "${this.name}"`,
+      this.settings.pageSize,
     );
     return matches.flatMap((resource) => toGroupRef(resource) ?? []);
   }

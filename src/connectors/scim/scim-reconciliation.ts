@@ -97,6 +97,7 @@ class ScimReconciliationReads {
       },
       describe,
       tally,
+      this.settings.pageSize,
     );
     let facts: AccountFact[] = [];
     for await (const resource of resources) {

@@ -140,3 +140,27 @@ describe('membership checks that do not grow with the group', () => {
     expect(granted.changes).toEqual([]);
   });
 });
+
+describe('a members filter answered on pages smaller than the groups asked', () => {
+  it('reads the pages its totalResults promises: every group the account is in, per the sandbox', async () => {
+    target = await startScimTarget({ quirks: { maxCount: 3 } });
+    const [user] = target.sandbox.seedUsers([{ userName: 'ada' }]);
+    const groups = target.sandbox.seedGroups(
+      Array.from({ length: 8 }, (_, i) => ({ displayName: `G${i}`, members: [user!.id] })),
+    );
+    const ids = groups.map((g) => g.id);
+    const account = { id: user!.id, accountId: 'ada', enabled: true };
+    // The truth: the account is a member of all 8.
+    for (const id of ids) {
+      expect(
+        (target.sandbox.getGroup(id)!.members as { value: string }[]).map((m) => m.value),
+      ).toContain(user!.id);
+    }
+    // Twice: the first read decides how memberships are checked, the second believes it.
+    for (let i = 0; i < 2; i++) {
+      const read = await target.connector.readMemberships(account, ids);
+      expect(target.connector.membershipCheck).toMatchObject({ kind: 'filter' });
+      expect([...read.groupIds].sort()).toEqual([...ids].sort());
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ProvisioningError } from '../../../../src/domain/errors';
 import type { ListPage } from '../../../../src/connectors/scim/list-response';
 import {
   FIRST_PAGE,
@@ -14,7 +15,13 @@ const ids = (from: number, to: number) =>
 /** A server over `total` resources with the quirks under test. */
 function server(
   total: number,
-  quirks: { cap?: number; ignoreStartIndex?: boolean; omitTotal?: boolean } = {},
+  quirks: {
+    cap?: number;
+    ignoreStartIndex?: boolean;
+    omitTotal?: boolean;
+    /** totalResults counts only the page answered. */
+    countsPage?: boolean;
+  } = {},
 ) {
   const requests: number[] = [];
   const fetchPage = async (startIndex: number): Promise<ListPage> => {
@@ -22,17 +29,25 @@ function server(
     const start = quirks.ignoreStartIndex ? 1 : startIndex;
     const size = quirks.cap ?? total;
     const end = Math.min(total, start + size - 1);
+    const resources = start > total ? [] : ids(start, end);
     return {
-      resources: start > total ? [] : ids(start, end),
-      ...(quirks.omitTotal ? {} : { totalResults: total }),
+      resources,
+      ...(quirks.omitTotal ? {} : { totalResults: quirks.countsPage ? resources.length : total }),
     };
   };
   return { fetchPage, requests };
 }
 
-async function readIds(fetchPage: (s: number) => Promise<ListPage>) {
+/** Every id the pager hands out, each page asking for `pageSize` (more than any page here). */
+async function readIds(
+  fetchPage: (s: number) => Promise<ListPage>,
+  pageSize = 1_000,
+  tally: ListTally = { read: 0 },
+) {
   const out: string[] = [];
-  for await (const resource of readAllPages(fetchPage, 'test')) out.push(String(resource.id));
+  for await (const resource of readAllPages(fetchPage, 'test', tally, pageSize)) {
+    out.push(String(resource.id));
+  }
   return out;
 }
 
@@ -121,5 +136,46 @@ describe('readAllPages on a list that stops early', () => {
     const verdict = incompleteness(tally);
     if (why === undefined) expect(verdict).toBeUndefined();
     else expect(verdict).toContain(why);
+  });
+});
+
+describe('readAllPages on a server whose totalResults counts only the page it answers', () => {
+  it('reads past the first full page and on to the end, and tells a caller that must know the list whole', async () => {
+    const { fetchPage, requests } = server(12, { cap: 5, countsPage: true });
+    const tally: ListTally = { read: 0 };
+    const read = await readIds(fetchPage, 5, tally);
+    expect(read).toEqual(ids(1, 12).map((r) => r.id));
+    expect(requests).toEqual([1, 6, 11, 13]);
+    expect(incompleteness(tally)).toContain('past its totalResults (5)');
+  });
+
+  it.each([
+    // The only list an honest server's pages cannot tell from it: exactly one full page.
+    [5, [1, 6]],
+    [3, [1]],
+    [10, [1, 6]],
+    [12, [1, 6, 11]],
+    [0, [1]],
+  ])('costs an honest server of %i resources (pages of 5) the calls %j', async (total, asked) => {
+    const { fetchPage, requests } = server(total, { cap: 5 });
+    const tally: ListTally = { read: 0 };
+    expect(await readIds(fetchPage, 5, tally)).toHaveLength(total);
+    expect(requests).toEqual(asked);
+    if (total > 0) expect(incompleteness(tally)).toBeUndefined();
+  });
+
+  it('takes a refused page past a full page for the end of the list', async () => {
+    const { fetchPage } = server(5, { cap: 5 });
+    const refusing = async (start: number) => {
+      if (start > 5) {
+        throw new ProvisioningError('SCIM_INVALID_VALUE', 'startIndex past the end', {
+          status: 400,
+        });
+      }
+      return fetchPage(start);
+    };
+    const tally: ListTally = { read: 0 };
+    expect(await readIds(refusing, 5, tally)).toHaveLength(5);
+    expect(incompleteness(tally)).toContain('refused a page past its totalResults (400)');
   });
 });
