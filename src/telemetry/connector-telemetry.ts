@@ -44,12 +44,15 @@ export function connectorTelemetry(metrics: ServiceMetrics, connector: string): 
   return {
     calls: {
       attempt({ method, url }) {
-        const span = tracer.startSpan(method, {
-          kind: SpanKind.CLIENT,
-          attributes: attributesOf(method, url),
-        });
+        // The running context is looked up once, for the span's parent and for what is sent.
+        const running = context.active();
+        const span = tracer.startSpan(
+          method,
+          { kind: SpanKind.CLIENT, attributes: attributesOf(method, url) },
+          running,
+        );
         const headers: Record<string, string> = {};
-        propagation.inject(trace.setSpan(context.active(), span), headers);
+        propagation.inject(trace.setSpan(running, span), headers);
         return {
           headers,
           end(result: AttemptEnd) {

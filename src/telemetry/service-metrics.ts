@@ -1,5 +1,6 @@
 import {
   createNoopMeter,
+  ROOT_CONTEXT,
   ValueType,
   type Attributes,
   type Histogram,
@@ -240,7 +241,9 @@ export class ServiceMetrics {
     value: number,
     dimensions: DimensionsOf<M>,
   ): void {
-    this.histograms.get(name)?.record(value, dimensions as Record<string, string>);
+    // The context given: the SDK's default looks the running one up (async-context storage)
+    // for exemplars, which it does not record.
+    this.histograms.get(name)?.record(value, dimensions as Record<string, string>, ROOT_CONTEXT);
   }
 
   private observe<M extends GaugeName>(name: M, source: GaugeSource<M>): void {
