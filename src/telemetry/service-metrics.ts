@@ -241,8 +241,8 @@ export class ServiceMetrics {
     value: number,
     dimensions: DimensionsOf<M>,
   ): void {
-    // The context given: the SDK's default looks the running one up (async-context storage)
-    // for exemplars, which it does not record.
+    // An explicit context: by default the SDK looks the running one up in the async-context
+    // storage on every record, for exemplars, which sdk-metrics 2.x does not record.
     this.histograms.get(name)?.record(value, dimensions as Record<string, string>, ROOT_CONTEXT);
   }
 
