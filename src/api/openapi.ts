@@ -220,6 +220,16 @@ const journalEntrySchema = {
       format: 'date-time',
       description: 'When the step that made the change ended',
     },
+    foundBy: {
+      type: 'string',
+      description:
+        "Only on a change whose answer was lost and that its own step could not tell was applied: what found it in place later (a later request's read or write answer); the entry is still the request's that sent it",
+    },
+    foundAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When foundBy found it',
+    },
     recordedAt: {
       type: 'string',
       format: 'date-time',

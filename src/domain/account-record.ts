@@ -1,4 +1,5 @@
 import type { TargetAccount } from './account';
+import { lostWritesAfter, type LostWrite } from './lost-writes';
 
 /**
  * The service's own record of an account on a connector (DESIGN invariant 9): the link
@@ -37,6 +38,12 @@ export interface AccountRecord {
    * own answer or read-back settles it.
    */
   unconfirmedGroups?: string[];
+  /**
+   * The grants and revokes among `unconfirmedGroups` whose answer was lost, with the request
+   * that sent them and what the read before showed: a later read that finds one in place
+   * journals it as that request's change (lost-writes.ts).
+   */
+  lostWrites?: LostWrite[];
   /**
    * The service's latest membership writes by group, kept for an hour: until the visibility
    * window has passed, a write of the service says more about a membership than a read.
@@ -83,6 +90,10 @@ export interface AccountRecordUpdate {
   revoked?: string[];
   /** Groups whose grant or revoke nothing confirmed or refuted: their membership is not known. */
   unconfirmedGroups?: string[];
+  /** Writes among `unconfirmedGroups` whose answer was lost: what a later read may find. */
+  lostWrites?: LostWrite[];
+  /** Groups whose lost writes a read settled (found in place, or shown not applied). */
+  settledLostWrites?: string[];
   groupsAt?: string;
   /** The service deleted the account (this object) at `at`: the link is dropped. */
   removed?: { targetId: string; at: string };
@@ -120,6 +131,7 @@ export function applyRecordUpdate(
     if (relinked) {
       if (update.link.linkedBy === undefined) delete next.linkedBy;
       delete next.unconfirmedGroups;
+      delete next.lostWrites;
       delete next.enabled;
       delete next.enabledAt;
       delete next.enabledUnconfirmed;
@@ -134,16 +146,25 @@ export function applyRecordUpdate(
   for (const id of update.granted ?? []) assigned.add(id);
   // A grant or revoke answered, or read back, settles a group; one nothing settled unsettles it.
   const unknown = new Set(next.unconfirmedGroups ?? []);
-  for (const id of [...(update.granted ?? []), ...(update.revoked ?? [])]) unknown.delete(id);
+  for (const id of [
+    ...(update.granted ?? []),
+    ...(update.revoked ?? []),
+    ...(update.settledLostWrites ?? []),
+  ]) {
+    unknown.delete(id);
+  }
   for (const id of update.unconfirmedGroups ?? []) {
     unknown.add(id);
     assigned.delete(id);
   }
   const settled = withEnabled(next, update);
   delete settled.unconfirmedGroups;
+  delete settled.lostWrites;
+  const lost = lostWritesAfter(next.lostWrites, update);
   return {
     ...settled,
     ...(unknown.size === 0 ? {} : { unconfirmedGroups: [...unknown].sort() }),
+    ...(lost === undefined ? {} : { lostWrites: lost }),
     ...(update.profileAt === undefined ? {} : { profileAt: update.profileAt }),
     assignedGroups: [...assigned].sort(),
     ...groupWritesAfter(next.groupWrites, update),
@@ -293,6 +314,8 @@ export function isEmptyRecordUpdate(update: AccountRecordUpdate): boolean {
     (update.granted ?? []).length === 0 &&
     (update.revoked ?? []).length === 0 &&
     (update.unconfirmedGroups ?? []).length === 0 &&
+    (update.lostWrites ?? []).length === 0 &&
+    (update.settledLostWrites ?? []).length === 0 &&
     update.removed === undefined
   );
 }

@@ -28,6 +28,13 @@ export interface JournalEntry extends RequestContext {
   groupName?: string;
   /** ISO time of the orchestration when the change was recorded (deterministic on replay). */
   at: string;
+  /**
+   * A change whose answer was lost and that no read showed in its own step, found in place
+   * later (lost-writes.ts): what found it ('request "r2" step 0: the read before its
+   * writes'), and when (ISO). `at` stays its own step's end.
+   */
+  foundBy?: string;
+  foundAt?: string;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { EffectiveChange } from './journal-entry';
 import { describeGroup, type GroupRef } from './group';
 import { planGoneRoles } from './gone-roles';
 import { resolveGroups } from './group-resolution';
+import { foundInMembershipStep, lostWritesFoundBefore } from './membership-found-later';
 import {
   lostAndStale,
   lostAndUnproven,
@@ -105,6 +106,9 @@ function* changeMemberships(
     recentGroupWrite(input.handle.record, id, startedAt, input.capabilities.visibilityWindowMs) ??
     (read.visible && !absenceUnproven.has(id) ? seen.has(id) : undefined);
   const notices = [...read.notices];
+  // Earlier requests' lost writes the read before shows in place, or not applied.
+  const foundBefore = lostWritesFoundBefore(input, readBefore, read, plan, startedAt);
+  notices.push(...foundBefore.notices);
   const leftAlone = plan.leftAlone.filter((group) => seen.has(group.id));
   if (leftAlone.length > 0) {
     notices.push(
@@ -146,17 +150,27 @@ function* changeMemberships(
   ): StepOutcome => {
     const changes = effectiveChanges(answers, stateBefore, names);
     const all = [...notices, ...answerNotices(answers, changes, names, absenceUnproven)];
+    const recordsUnconfirmed = input.recordsUnconfirmed === true;
     const record = recordUpdate(
       input.action,
       plan,
       answers,
       error === undefined,
       at,
-      input.recordsUnconfirmed === true ? unconfirmed : [],
+      recordsUnconfirmed ? unconfirmed : [],
     );
-    return error === undefined
-      ? succeeded(changes, all, record)
-      : failed(error, changes, all, record);
+    const found = foundInMembershipStep(input, foundBefore, answers, at, {
+      record,
+      lost: recordsUnconfirmed ? unconfirmed : [],
+      stateBefore,
+      names,
+    });
+    all.push(...found.notices);
+    const outcome =
+      error === undefined
+        ? succeeded(changes, all, found.record)
+        : failed(error, changes, all, found.record);
+    return found.foundLater.length === 0 ? outcome : { ...outcome, foundLater: found.foundLater };
   };
   // A write refused, or never sent, ends the step. One whose answer was lost may have been
   // applied: the read-back tells (scim-interop.md: "answer lost after the write was applied"),

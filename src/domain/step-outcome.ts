@@ -1,6 +1,7 @@
 import type { AccountRecordUpdate } from './account-record';
 import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
+import type { FoundLaterChange } from './lost-writes';
 
 /**
  * How a write showed on the target: the reads after it until one showed it (`visible`), or
@@ -21,6 +22,11 @@ export interface StepOutcome {
   error?: SerializedError;
   /** What the service's record of the account learns from this step. */
   record?: AccountRecordUpdate;
+  /**
+   * Changes of earlier requests whose answers were lost, that this step found in place:
+   * journaled as theirs (lost-writes.ts), never as this step's.
+   */
+  foundLater?: FoundLaterChange[];
   /** The read-back of its write, for the verification metrics. */
   verification?: VerificationMeasure;
   /** It used the request's password last but could not delete its secret (`PasswordKept`). */

@@ -1,4 +1,5 @@
 import type { AccountRecord } from '../domain/account-record';
+import type { LostWrite } from '../domain/lost-writes';
 import { decodeTableKey, encodeTableKey } from './table-key';
 
 /**
@@ -29,6 +30,8 @@ export interface AccountRow {
   groupWrites?: string;
   /** JSON array of group ids whose membership is not known. */
   unconfirmedGroups?: string;
+  /** JSON array of the grants and revokes whose answer was lost (`LostWrite`). */
+  lostWrites?: string;
   /** JSON array of { id, at }: objects the service deleted for this account ID. */
   deletedTargetIds?: string;
   /** JSON object: an operator's link (who, why, when, the object linked before). */
@@ -39,6 +42,7 @@ export interface AccountRow {
   groupWritesParts?: number;
   deletedTargetIdsParts?: number;
   unconfirmedGroupsParts?: number;
+  lostWritesParts?: number;
   leaseOwner?: string;
   /** Milliseconds since the epoch, from the caller's clock. */
   leaseExpiresAtMs?: number;
@@ -47,7 +51,8 @@ export interface AccountRow {
 }
 
 /** The record's columns that hold JSON, and may be split over several properties. */
-type JsonColumn = 'assignedGroups' | 'groupWrites' | 'deletedTargetIds' | 'unconfirmedGroups';
+type JsonColumn =
+  'assignedGroups' | 'groupWrites' | 'deletedTargetIds' | 'unconfirmedGroups' | 'lostWrites';
 
 /**
  * Table Storage holds at most 64 KiB in a string property, UTF-16: 32 Ki characters
@@ -96,6 +101,7 @@ export function recordOfRow(
     ...(row.profileAt === undefined ? {} : { profileAt: row.profileAt }),
     assignedGroups: readGroups(joinJson(row, 'assignedGroups')),
     ...readUnconfirmed(joinJson(row, 'unconfirmedGroups')),
+    ...readLostWrites(joinJson(row, 'lostWrites')),
     ...readGroupWrites(joinJson(row, 'groupWrites')),
     ...readDeleted(joinJson(row, 'deletedTargetIds')),
     ...readLinkedBy(row.linkedBy),
@@ -133,6 +139,7 @@ export function toAccountRow(record: AccountRecord | null, lease: Lease | undefi
           ...(record.unconfirmedGroups === undefined
             ? {}
             : splitJson('unconfirmedGroups', record.unconfirmedGroups)),
+          ...(record.lostWrites === undefined ? {} : splitJson('lostWrites', record.lostWrites)),
           ...(record.deletedTargetIds === undefined
             ? {}
             : splitJson('deletedTargetIds', record.deletedTargetIds)),
@@ -190,6 +197,27 @@ function readGroups(text: string | undefined): string[] {
 function readUnconfirmed(text: string | undefined): Pick<AccountRecord, 'unconfirmedGroups'> {
   const groups = readGroups(text);
   return groups.length === 0 ? {} : { unconfirmedGroups: groups };
+}
+
+function readLostWrites(text: string | undefined): Pick<AccountRecord, 'lostWrites'> {
+  const parsed = parseJson(text);
+  if (!Array.isArray(parsed)) return {};
+  const writes = parsed.filter(isLostWrite);
+  return writes.length === 0 ? {} : { lostWrites: writes };
+}
+
+function isLostWrite(value: unknown): value is LostWrite {
+  if (typeof value !== 'object' || value === null) return false;
+  const write = value as Record<string, unknown>;
+  return (
+    (write.change === 'member added' || write.change === 'member removed') &&
+    typeof write.groupId === 'string' &&
+    typeof write.groupName === 'string' &&
+    typeof write.requestId === 'string' &&
+    typeof write.step === 'number' &&
+    typeof write.at === 'string' &&
+    typeof write.notInPlaceBefore === 'boolean'
+  );
 }
 
 function readGroupWrites(text: string | undefined): Pick<AccountRecord, 'groupWrites'> {

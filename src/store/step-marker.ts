@@ -77,15 +77,24 @@ export function stepMarkerOf(entries: readonly JournalEntry[]): StepMarker | und
  *
  * @example
  * stepMarkersOf([...journalEntriesOf(request, 0, created, t0), ...journalEntriesOf(request, 1, added, t1)]); // two markers
+ *
+ * Entries of earlier requests' changes found later (`foundBy`) have no marker: each carries
+ * its own step's time, whatever run writes it, so a second run upserts the same row.
  */
 export function stepMarkersOf(entries: readonly JournalEntry[]): StepMarker[] {
   const bySteps = new Map<number, JournalEntry[]>();
   for (const entry of entries) {
+    if (isFoundLater(entry)) continue;
     const step = bySteps.get(entry.step);
     if (step === undefined) bySteps.set(entry.step, [entry]);
     else step.push(entry);
   }
   return [...bySteps.values()].map((step) => stepMarkerOf(step)!);
+}
+
+/** Whether an entry is an earlier request's change found later: written under its own time. */
+export function isFoundLater(entry: JournalEntry): boolean {
+  return entry.foundBy !== undefined;
 }
 
 /** The marker's row; `done` when it is written with (or after) everything the commit writes. */

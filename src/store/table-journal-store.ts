@@ -45,6 +45,8 @@ interface JournalRow {
   correlationId?: string;
   submittedBy?: string;
   at: string;
+  foundBy?: string;
+  foundAt?: string;
 }
 
 /**
@@ -197,6 +199,8 @@ function toRow(entry: JournalEntry): JournalRow {
     ...(entry.groupName === undefined ? {} : { groupName: entry.groupName }),
     ...requestContextOf(entry),
     at: entry.at,
+    ...(entry.foundBy === undefined ? {} : { foundBy: entry.foundBy }),
+    ...(entry.foundAt === undefined ? {} : { foundAt: entry.foundAt }),
   };
 }
 
@@ -212,6 +216,8 @@ function fromRow(row: TableEntityResult<JournalRow>): RecordedJournalEntry {
     ...(row.groupName === undefined ? {} : { groupName: row.groupName }),
     ...requestContextOf(row),
     at: row.at,
+    ...(row.foundBy === undefined ? {} : { foundBy: row.foundBy }),
+    ...(row.foundAt === undefined ? {} : { foundAt: row.foundAt }),
     recordedAt: recordedAtOf(row.timestamp ?? row.at),
   };
 }

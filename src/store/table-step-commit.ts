@@ -11,6 +11,7 @@ import { MAX_ROUNDS, type AccountRows, type RowKeys } from './account-rows';
 import type { CommittedStep, StepCommit } from './account-state';
 import {
   claimStepMarker,
+  isFoundLater,
   markStepDone,
   stepMarkerRow,
   stepMarkersOf,
@@ -109,7 +110,8 @@ async function commitInParts(
   markers: readonly StepMarker[],
   release: () => Promise<void>,
 ): Promise<CommittedStep> {
-  const entries: JournalEntry[] = [];
+  // Changes found later carry their own time: written again onto the same rows.
+  const entries: JournalEntry[] = commit.entries.filter(isFoundLater);
   const claimed: StepMarker[] = [];
   const done = new Set<number>();
   for (const marker of markers) {
@@ -120,7 +122,8 @@ async function commitInParts(
     }
     claimed.push(marker);
     for (const entry of commit.entries) {
-      if (entry.step === marker.step) entries.push({ ...entry, at: claim.at });
+      if (entry.step === marker.step && !isFoundLater(entry))
+        entries.push({ ...entry, at: claim.at });
     }
   }
   const rest = withoutDone(commit, done);
@@ -266,7 +269,7 @@ function recordAfter(commit: PartsCommit, stored: AccountRecord | null): Account
 /** What a record says of the account, without the times it remembers (compared as text). */
 function stateOf(record: AccountRecord | null): string {
   if (record === null) return 'null';
-  const { createdAt, groupWrites, deletedTargetIds, ...rest } = record;
+  const { createdAt, groupWrites, deletedTargetIds, lostWrites, ...rest } = record;
   const state: Partial<AccountRecord> = { ...rest };
   delete state.linkedAt;
   delete state.enabledAt;
@@ -278,6 +281,8 @@ function stateOf(record: AccountRecord | null): string {
       .map(([id, write]) => `${id}:${write.member}`)
       .sort(),
     deletedTargetIds: (deletedTargetIds ?? []).map((deleted) => deleted.id).sort(),
+    // A re-run episode stamps the same lost writes with later times.
+    lostWrites: (lostWrites ?? []).map((w) => `${w.requestId}:${w.step}:${w.change}:${w.groupId}`),
   };
   // Key order depends on how the record was built (read from a row or updated): sorted.
   const keys = Object.keys(said).filter((key) => said[key] !== undefined);

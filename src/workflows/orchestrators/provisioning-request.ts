@@ -7,6 +7,7 @@ import {
 } from '../../domain/account-record';
 import type { SerializedError } from '../../domain/errors';
 import { journalEntriesOf, type EffectiveChange } from '../../domain/journal-entry';
+import { foundLaterEntries, withLostWriteContext } from '../../domain/lost-writes';
 import type { ProvisioningRequest } from '../../domain/provisioning-request';
 import {
   initialSteps,
@@ -232,6 +233,7 @@ export function* provisioningRequestOrchestrator(
       opened === undefined ? undefined : { op: STEP_OPS.createAccount, answer: opened },
     );
     opened = undefined;
+    outcome = withLostWriteContext(outcome, request);
     if (restoring.notices.length > 0) {
       outcome = { ...outcome, notices: [...restoring.notices, ...outcome.notices] };
     }
@@ -250,16 +252,22 @@ export function* provisioningRequestOrchestrator(
     // the lease (the request may be held and run the step again) until the end. A step that
     // succeeded with another after it is carried into that one's commit (revision 3).
     const record = outcome.record;
+    // Changes of earlier requests this step found in place are journaled as theirs.
+    const found = foundLaterEntries(connector, accountId, outcome.foundLater ?? []);
     const own =
-      outcome.changes.length > 0 || (record !== undefined && !isEmptyRecordUpdate(record));
+      outcome.changes.length > 0 ||
+      found.length > 0 ||
+      (record !== undefined && !isEmptyRecordUpdate(record));
     const endAt = now();
-    const entries = () =>
-      journalEntriesOf(
+    const entries = () => [
+      ...journalEntriesOf(
         { requestId: request.requestId, connector, accountId, ...requestContextOf(request) },
         index,
         outcome.changes,
         endAt,
-      );
+      ),
+      ...found,
+    ];
     const carriedOn = folds && outcome.ok && index < request.actions.length - 1;
     if (carriedOn) {
       if (own) carried = carry(carried, index, entries(), record);

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEntry } from '../../src/domain/journal-entry';
+import {
+  journalChanges,
+  journalOfRequests,
+  truthChanges,
+  truthMark,
+} from '../support/journal-truth';
+import { startTestHost, type TestHost } from './local-host-harness';
+
+/**
+ * A grant or revoke whose answer was lost, that the target applied, and that no read-back
+ * showed (a read-back that cannot be made: the target answers 503 from then on): its step ends "could not tell" and journals nothing. A later request for the
+ * account that finds the change in place journals it then, once, as the change of the
+ * request that sent it, with a note saying what found it and when (DESIGN invariants 1, 9):
+ * the journal holds exactly what the target's truth shows, however many requests find it.
+ */
+
+const GRAPH = 'graph-sandbox';
+const SCIM = 'scim-sandbox';
+
+let t: TestHost;
+
+beforeAll(async () => {
+  t = await startTestHost();
+  for (const connector of [SCIM, GRAPH]) {
+    expect((await t.importCatalogue(connector)).status).toBe('succeeded');
+  }
+}, 60_000);
+
+afterAll(() => t?.close());
+
+async function run(requestId: string, connector: string, accountId: string, actions: unknown[]) {
+  const answer = await t.api('POST', '/api/requests', {
+    requestId,
+    connector,
+    account: { accountId, displayName: 'Found Later' },
+    actions,
+  });
+  expect(answer.status, answer.text).toBe(202);
+  return t.finished(requestId);
+}
+
+type Found = JournalEntry & { foundBy?: string; foundAt?: string };
+
+describe('Graph: a grant whose answer was lost and whose read-back could not be made', () => {
+  const graph = () => t.host.sandboxes!.graph;
+
+  it('is journaled once, as its own request, when a later request finds the member in place', async () => {
+    const accountId = 'found.grant@contoso.example';
+    const sales = t.host.sandboxes!.graphGroups.Sales!;
+    const made = await run('found.grant-make', GRAPH, accountId, [{ type: 'create' }]);
+    expect(made.status, JSON.stringify(made.steps)).toBe('succeeded');
+
+    const since = truthMark(graph().truthLog());
+    graph().setFaults({ seed: 11, lostAnswerRate: 1 });
+    let watching = true;
+    // Once the grant is applied (and its answer lost), the target answers every call 503:
+    // the retries and the read-back meet it, and the step cannot tell.
+    const watch = (async () => {
+      while (watching) {
+        if (truthChanges(graph().truthLog(), since).length > 0) {
+          graph().setFaults({ seed: 11, serverErrorRate: 1 });
+          return;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    try {
+      const lost = await run('found.grant-lost', GRAPH, accountId, [
+        { type: 'grant', groups: [{ name: 'Sales' }] },
+      ]);
+      watching = false;
+      await watch;
+      expect(lost.status, JSON.stringify(lost.steps)).toBe('failed');
+      expect(lost.steps[0].error.message).toContain('could not tell');
+    } finally {
+      watching = false;
+      graph().setFaults(undefined);
+    }
+    // The truth: the grant was applied; nothing journaled it yet.
+    expect(truthChanges(graph().truthLog(), since)).toEqual([`${accountId} member added ${sales}`]);
+    expect(await journalOfRequests(t, ['found.grant-lost'])).toEqual([]);
+
+    const again = await run('found.grant-again', GRAPH, accountId, [
+      { type: 'grant', groups: [{ name: 'Sales' }] },
+    ]);
+    expect(again.status, JSON.stringify(again.steps)).toBe('succeeded');
+    // A second finder (a revoke reads the member in place before removing it).
+    const revoke = await run('found.grant-revoke', GRAPH, accountId, [
+      { type: 'revoke', groups: [{ name: 'Sales' }] },
+    ]);
+    expect(revoke.status, JSON.stringify(revoke.steps)).toBe('succeeded');
+
+    const ids = ['found.grant-lost', 'found.grant-again', 'found.grant-revoke'];
+    const truth = truthChanges(graph().truthLog(), since);
+    expect(truth).toEqual(
+      [`${accountId} member added ${sales}`, `${accountId} member removed ${sales}`].sort(),
+    );
+    const journal = (await journalOfRequests(t, ids)) as Found[];
+    expect(journalChanges(journal), JSON.stringify(again.steps)).toEqual(truth);
+    const added = journal.find((entry) => entry.change === 'member added')!;
+    expect(added.requestId).toBe('found.grant-lost');
+    expect(added.step).toBe(0);
+    expect(added.foundBy).toContain('found.grant-again');
+    expect(Date.parse(added.foundAt ?? '')).toBeGreaterThanOrEqual(Date.parse(added.at));
+    expect(again.steps[0].notices.join('\n')).toContain('journaled as that request');
+    expect((await t.host.services.accounts.get(GRAPH, accountId))?.lostWrites).toBeUndefined();
+  });
+});
+
+describe('SCIM: a revoke whose answer was lost and whose read-back could not be made', () => {
+  it('is journaled once, as its own request, when a later request finds the member gone', async () => {
+    const scim = t.host.sandboxes!.scim;
+    const accountId = 'found.revoke';
+    const sales = String(scim.getGroup('Sales')?.id);
+    const made = await run('found.revoke-make', SCIM, accountId, [
+      { type: 'create' },
+      { type: 'grant', groups: [{ name: 'Sales' }] },
+    ]);
+    expect(made.status, JSON.stringify(made.steps)).toBe('succeeded');
+
+    const since = truthMark(scim.truthLog());
+    scim.setFaults({ seed: 7, lostAnswerRate: 1 });
+    let watching = true;
+    // Once the revoke is applied (and its answer lost), the target answers every call 503.
+    const watch = (async () => {
+      while (watching) {
+        if (truthChanges(scim.truthLog(), since).length > 0) {
+          scim.injectServerErrors(400, 503);
+          return;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    try {
+      const lost = await run('found.revoke-lost', SCIM, accountId, [
+        { type: 'revoke', groups: [{ name: 'Sales' }] },
+      ]);
+      watching = false;
+      await watch;
+      expect(lost.status).toBe('failed');
+      expect(lost.steps[0].error.message).toContain('could not tell');
+    } finally {
+      watching = false;
+      scim.setFaults(undefined);
+      scim.clearInjected();
+    }
+    expect(await journalOfRequests(t, ['found.revoke-lost'])).toEqual([]);
+
+    const again = await run('found.revoke-again', SCIM, accountId, [
+      { type: 'revoke', groups: [{ name: 'Sales' }] },
+    ]);
+    expect(again.status, JSON.stringify(again.steps)).toBe('succeeded');
+    const twice = await run('found.revoke-twice', SCIM, accountId, [
+      { type: 'revoke', groups: [{ name: 'Sales' }] },
+    ]);
+    expect(twice.status, JSON.stringify(twice.steps)).toBe('succeeded');
+
+    const truth = truthChanges(scim.truthLog(), since);
+    expect(truth).toEqual([`${accountId} member removed ${sales}`]);
+    const ids = ['found.revoke-lost', 'found.revoke-again', 'found.revoke-twice'];
+    const journal = (await journalOfRequests(t, ids)) as Found[];
+    expect(journalChanges(journal)).toEqual(truth);
+    expect(journal[0]!.requestId).toBe('found.revoke-lost');
+    expect(journal[0]!.foundBy).toContain('found.revoke-again');
+    const record = await t.host.services.accounts.get(SCIM, accountId);
+    expect(record?.unconfirmedGroups).toBeUndefined();
+    expect(record?.lostWrites).toBeUndefined();
+  });
+});
