@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountRecord } from '../../../src/domain/account-record';
+import { foundLaterEntries, type LostWrite } from '../../../src/domain/lost-writes';
 import { tableClient } from '../../../src/store/storage-clients';
 import { TableAccountState } from '../../../src/store/table-account-state';
 import { TableJournalStore } from '../../../src/store/table-journal-store';
@@ -182,6 +183,67 @@ describe('TableAccountState: a step written in one transaction (DESIGN invariant
     const page = await journal.query({ connector: 'many', limit: 1000 });
     expect(page.entries).toHaveLength(150);
     expect((await accounts.get('many', 'cy'))?.assignedGroups).toHaveLength(150);
+  });
+
+  it("writes an earlier request's change found later under its own time, once, whether in one transaction or in parts", async () => {
+    const taken = await accounts.acquire('found', 'eve', 'req-2', NOW, TTL, true);
+    const lost: LostWrite = {
+      change: 'member added',
+      groupId: 'g-9',
+      groupName: 'Sales',
+      requestId: 'req-1',
+      step: 0,
+      at: '2025-06-01T11:00:00.000Z',
+      notInPlaceBefore: true,
+    };
+    const linked = await accounts.commitStep({
+      connector: 'found',
+      accountId: 'eve',
+      owner: 'req-2',
+      leaseExpiresAtMs: NOW + TTL,
+      etag: taken.etag!,
+      stored: null,
+      entries: [],
+      update: {
+        link: { targetId: 'u-5', linkedAt: AT },
+        unconfirmedGroups: ['g-9'],
+        lostWrites: [lost],
+      },
+      release: false,
+    });
+    expect(linked.record?.lostWrites).toEqual([lost]);
+    const found = foundLaterEntries('found', 'eve', [
+      { write: lost, by: 'request "req-2" step 0', at: AT },
+    ]);
+    // This step's own entry is step 0 too, at another time: each keeps its own.
+    const commit = {
+      connector: 'found',
+      accountId: 'eve',
+      owner: 'req-2',
+      leaseExpiresAtMs: NOW + TTL,
+      etag: linked.etag!,
+      stored: linked.record,
+      entries: [...entries('found', 'eve', 0, ['g-1']), ...found],
+      update: { granted: ['g-1', 'g-9'], settledLostWrites: ['g-9'], groupsAt: AT },
+      step: 0,
+      release: false,
+    };
+    const first = await accounts.commitStep(commit);
+    expect(first.record?.lostWrites).toBeUndefined();
+    expect(first.record?.unconfirmedGroups).toBeUndefined();
+    // Again, with a stale version: written in parts, onto the same rows.
+    await accounts.commitStep({ ...commit, etag: first.etag!, stored: first.record });
+    await accounts.commitStep({
+      ...commit,
+      etag: 'W/"datetime\'2000-01-01T00%3A00%3A00.0000000Z\'"',
+    });
+    const page = await journal.query({ connector: 'found' });
+    expect(
+      page.entries.map((entry) => [entry.requestId, entry.groupId, entry.at, entry.foundBy]),
+    ).toEqual([
+      ['req-1', 'g-9', lost.at, 'request "req-2" step 0'],
+      ['req-eve', 'g-1', AT, undefined],
+    ]);
   });
 
   it("keeps a connector's account rows out of its journal", async () => {
