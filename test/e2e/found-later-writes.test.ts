@@ -6,6 +6,7 @@ import {
   truthChanges,
   truthMark,
 } from '../support/journal-truth';
+import { scimAdmin } from './drift-harness';
 import { startTestHost, type TestHost } from './local-host-harness';
 
 /**
@@ -167,5 +168,55 @@ describe('SCIM: a revoke whose answer was lost and whose read-back could not be 
     const record = await t.host.services.accounts.get(SCIM, accountId);
     expect(record?.unconfirmedGroups).toBeUndefined();
     expect(record?.lostWrites).toBeUndefined();
+  });
+});
+
+describe('SCIM: a revoke whose answer was lost, that the target never applied', () => {
+  it('a later read that shows it not applied settles it: a removal by hand after that is never journaled as the service', async () => {
+    const scim = t.host.sandboxes!.scim;
+    const accountId = 'found.never';
+    const sales = String(scim.getGroup('Sales')?.id);
+    const made = await run('found.never-make', SCIM, accountId, [
+      { type: 'create' },
+      { type: 'grant', groups: [{ name: 'Sales' }] },
+    ]);
+    expect(made.status, JSON.stringify(made.steps)).toBe('succeeded');
+
+    const since = truthMark(scim.truthLog());
+    // The revoke's PATCH answers 503 before doing anything, and so does every call after it:
+    // the revoke is not applied, and whether it was cannot be told (a gateway's 5xx may come
+    // after the target applied a write).
+    // Bursts are served in order: reads pass until the first write meets the first one.
+    scim.injectServerErrors(1, 503, { writesOnly: true });
+    scim.injectServerErrors(400, 503);
+    try {
+      const lost = await run('found.never-lost', SCIM, accountId, [
+        { type: 'revoke', groups: [{ name: 'Sales' }] },
+      ]);
+      expect(lost.status).toBe('failed');
+      expect(lost.steps[0].error.message).toContain('could not tell');
+    } finally {
+      scim.clearInjected();
+    }
+    expect(truthChanges(scim.truthLog(), since)).toEqual([]);
+    expect((await t.host.services.accounts.get(SCIM, accountId))?.lostWrites).toHaveLength(1);
+
+    // Reconciled with Sales kept: the read before shows the member, and writes nothing for it.
+    const kept = await run('found.never-keep', SCIM, accountId, [
+      { type: 'setMemberships', groups: [{ name: 'Sales' }] },
+    ]);
+    // Someone removes the member by hand; the next revoke finds it gone.
+    await scimAdmin(t).removeMember(sales, accountId);
+    const again = await run('found.never-again', SCIM, accountId, [
+      { type: 'revoke', groups: [{ name: 'Sales' }] },
+    ]);
+    expect(again.status, JSON.stringify(again.steps)).toBe('succeeded');
+
+    const ids = ['found.never-lost', 'found.never-keep', 'found.never-again'];
+    const journal = journalChanges(await journalOfRequests(t, ids));
+    // The truth's only change is the one by hand: none of these requests made it.
+    expect(truthChanges(scim.truthLog(), since)).toEqual([`${accountId} member removed ${sales}`]);
+    expect(journal, JSON.stringify([kept.steps, again.steps])).toEqual([]);
+    expect(kept.steps[0].notices.join('\n')).toContain('it was not applied');
   });
 });
