@@ -1,5 +1,5 @@
 import type { TargetAccount } from './account';
-import { lostWritesAfter, type LostWrite } from './lost-writes';
+import { lostWritesAfter, type LostEnabledWrite, type LostWrite } from './lost-writes';
 
 /**
  * The service's own record of an account on a connector (DESIGN invariant 9): the link
@@ -25,6 +25,12 @@ export interface AccountRecord {
    * is absent), and only a read, or a later write's own answer, settles it.
    */
   enabledUnconfirmed?: boolean;
+  /**
+   * The lock or unlock behind `enabledUnconfirmed`, with the request that sent it and what
+   * the state before showed: a later read that finds it applied journals it as that
+   * request's change (lost-writes.ts).
+   */
+  lostEnabledWrite?: LostEnabledWrite;
   /**
    * When the service last wrote the account's attributes (an update): until the visibility
    * window has passed, a read showing them as an update asks may be a replica from before.
@@ -83,6 +89,8 @@ export interface AccountRecordUpdate {
   enabled?: { value: boolean; at: string };
   /** A lock or unlock was sent at `at` that nothing confirmed or refuted: the state is not known. */
   enabledUnconfirmed?: { value: boolean; at: string };
+  /** The lock or unlock behind `enabledUnconfirmed`, for a later read to find. */
+  lostEnabledWrite?: LostEnabledWrite;
   /** The service wrote the account's attributes at this time. */
   profileAt?: string;
   /** Groups granted (added to the assigned set) and revoked (removed from it), at `groupsAt`. */
@@ -135,6 +143,7 @@ export function applyRecordUpdate(
       delete next.enabled;
       delete next.enabledAt;
       delete next.enabledUnconfirmed;
+      delete next.lostEnabledWrite;
       delete next.profileAt;
       if (update.link.createdAt === undefined) delete next.createdAt;
     }
@@ -176,14 +185,19 @@ function withEnabled(record: AccountRecord, update: AccountRecordUpdate): Accoun
   const next = { ...record };
   if (update.enabled !== undefined) {
     delete next.enabledUnconfirmed;
+    delete next.lostEnabledWrite;
     return { ...next, enabled: update.enabled.value, enabledAt: update.enabled.at };
   }
   if (update.enabledUnconfirmed !== undefined) {
     delete next.enabled;
+    delete next.lostEnabledWrite;
     return {
       ...next,
       enabledAt: update.enabledUnconfirmed.at,
       enabledUnconfirmed: update.enabledUnconfirmed.value,
+      ...(update.lostEnabledWrite === undefined
+        ? {}
+        : { lostEnabledWrite: update.lostEnabledWrite }),
     };
   }
   return next;

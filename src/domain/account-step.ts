@@ -4,7 +4,8 @@ import type { AccountRecord, AccountRecordUpdate } from './account-record';
 import { resolveAccount } from './account-lookup';
 import { acknowledgedNotMade, readRefutes } from './account-write-verdicts';
 import { enabledChangeIsEffective } from './effective-change';
-import { enabledBefore } from './enabled-before';
+import { enabledBefore, type EnabledBefore } from './enabled-before';
+import { withEnabledFindings } from './enabled-found-later';
 import type { SerializedError } from './errors';
 import { intentKey } from './journal-entry';
 import { describeLostAnswer, mayHaveBeenApplied } from './lost-answer';
@@ -253,10 +254,21 @@ function* setEnabled(
   account: TargetAccount,
   enabled: boolean,
 ): Machine<StepOutcome> {
-  const record = input.handle.record;
   const before = yield* enabledBefore(input, account, enabled);
   if ('error' in before) return failed(before.error);
   const effective = 'evidence' in before && enabledChangeIsEffective(before.evidence);
+  const outcome = yield* writeEnabled(input, account, enabled, before, effective);
+  return withEnabledFindings(input, before, enabled, effective, outcome);
+}
+
+function* writeEnabled(
+  input: AccountStepInput,
+  account: TargetAccount,
+  enabled: boolean,
+  before: Exclude<EnabledBefore, { error: SerializedError }>,
+  effective: boolean,
+): Machine<StepOutcome> {
+  const record = input.handle.record;
   const written = yield* writePatiently<SetEnabledAnswer>(
     input,
     STEP_OPS.setAccountEnabled,

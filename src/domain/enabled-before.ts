@@ -10,7 +10,12 @@ const SETTLED_AFTER_MS = 60 * 60_000;
 
 /** What a lock or unlock knows of the state before it: evidence to weigh, or why there is none. */
 export type EnabledBefore =
-  | { evidence: EnabledEvidence; notices: string[] }
+  | {
+      evidence: EnabledEvidence;
+      notices: string[];
+      /** When a read showed the record's unconfirmed lock or unlock applied (ms). */
+      unconfirmedShownAt?: number;
+    }
   | { unknown: string }
   | { error: SerializedError };
 
@@ -61,7 +66,11 @@ export function* enabledBefore(
   const since = Date.parse(record?.enabledAt ?? '');
   const longAfter = read !== undefined && read.atMs - since >= SETTLED_AFTER_MS;
   if (read !== undefined && (read.value === unconfirmed || window === 0 || longAfter)) {
-    return { evidence: { target, seen: read, visibilityWindowMs: window }, notices: [] };
+    return {
+      evidence: { target, seen: read, visibilityWindowMs: window },
+      notices: [],
+      ...(read.value === unconfirmed ? { unconfirmedShownAt: read.atMs } : {}),
+    };
   }
   const back = yield* readBack(input, account, (shown) => shown?.enabled === unconfirmed);
   if ('error' in back) return { error: back.error };
@@ -94,5 +103,6 @@ export function* enabledBefore(
         ? `${what}, whose answer was lost, is shown applied by a read before this write`
         : `${what}, whose answer was lost, is not shown applied after ${describeReads(back.reads, back.elapsedMs)}: taken as not applied`,
     ],
+    ...(back.confirmed ? { unconfirmedShownAt: readAt } : {}),
   };
 }

@@ -11,10 +11,19 @@ import type { MembershipWriteAnswer } from './target-answers';
  * that finds in place what it asked for, where the read before it showed that was not so,
  * makes it an effective change of the request that sent it: journaled then, once.
  */
-export interface LostWrite {
+export interface LostWrite extends SentWrite {
   change: 'member added' | 'member removed';
   groupId: string;
   groupName: string;
+}
+
+/** A lock or unlock of the service whose answer was lost and that no read settled (`enabledUnconfirmed`). */
+export interface LostEnabledWrite extends SentWrite {
+  change: 'account locked' | 'account unlocked';
+}
+
+/** What every lost write keeps: who sent it, when, and what the state before it was. */
+export interface SentWrite {
   /** The request and step that sent it: the journal entry is theirs. */
   requestId: string;
   step: number;
@@ -31,8 +40,8 @@ export interface LostWrite {
 }
 
 /** A lost write a later read or write answer found in place: what journals it, and how. */
-export interface FoundLaterChange {
-  write: LostWrite;
+export interface FoundLaterChange<W extends SentWrite = LostWrite | LostEnabledWrite> {
+  write: W & Pick<LostWrite | LostEnabledWrite, 'change'>;
   /** What found it: 'request "r2" step 0: the read before its writes'. */
   by: string;
   /** When (ISO). */
@@ -44,7 +53,7 @@ export const LOST_WRITES_KEPT = 100;
 
 /** What a step learned of the record's lost writes: which it found in place, which it settled. */
 export interface LostWriteFindings {
-  found: FoundLaterChange[];
+  found: FoundLaterChange<LostWrite>[];
   /** Groups whose lost writes are settled without a journal entry (notices say why). */
   settled: string[];
   notices: string[];
@@ -178,14 +187,18 @@ export function foundLaterEntries(
   found: readonly FoundLaterChange[],
 ): JournalEntry[] {
   return found.map(({ write, by, at }) => ({
-    key: journalEntryKey(write.requestId, write.step, write.change, write.groupId),
+    key: journalEntryKey(
+      write.requestId,
+      write.step,
+      write.change,
+      'groupId' in write ? write.groupId : undefined,
+    ),
     connector,
     accountId,
     requestId: write.requestId,
     step: write.step,
     change: write.change,
-    groupId: write.groupId,
-    groupName: write.groupName,
+    ...('groupId' in write ? { groupId: write.groupId, groupName: write.groupName } : {}),
     ...requestContextOf(write.context ?? {}),
     at: write.at,
     foundBy: by,
@@ -194,11 +207,7 @@ export function foundLaterEntries(
 }
 
 /** The lost writes of an update stamped with the context of the request that sent them. */
-export function withContext(
-  writes: readonly LostWrite[] | undefined,
-  context: RequestContext,
-): LostWrite[] | undefined {
-  if (writes === undefined) return undefined;
+function withContext(writes: readonly LostWrite[], context: RequestContext): LostWrite[] {
   const stamped = requestContextOf(context);
   if (Object.keys(stamped).length === 0) return [...writes];
   return writes.map((write) => ({ ...write, context: stamped }));
@@ -278,7 +287,20 @@ export function lostWritesOf(
  * under which case): the journal entry a later finder writes for one carries it.
  */
 export function withLostWriteContext(outcome: StepOutcome, context: RequestContext): StepOutcome {
-  const writes = outcome.record?.lostWrites;
-  if (writes === undefined || outcome.record === undefined) return outcome;
-  return { ...outcome, record: { ...outcome.record, lostWrites: withContext(writes, context) } };
+  const record = outcome.record;
+  if (record === undefined) return outcome;
+  const stamped = requestContextOf(context);
+  if (Object.keys(stamped).length === 0) return outcome;
+  const { lostWrites, lostEnabledWrite } = record;
+  if (lostWrites === undefined && lostEnabledWrite === undefined) return outcome;
+  return {
+    ...outcome,
+    record: {
+      ...record,
+      ...(lostWrites === undefined ? {} : { lostWrites: withContext(lostWrites, stamped) }),
+      ...(lostEnabledWrite === undefined
+        ? {}
+        : { lostEnabledWrite: { ...lostEnabledWrite, context: stamped } }),
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import type { AccountRecord } from '../domain/account-record';
-import type { LostWrite } from '../domain/lost-writes';
+import type { LostEnabledWrite, LostWrite } from '../domain/lost-writes';
 import { decodeTableKey, encodeTableKey } from './table-key';
 
 /**
@@ -32,6 +32,8 @@ export interface AccountRow {
   unconfirmedGroups?: string;
   /** JSON array of the grants and revokes whose answer was lost (`LostWrite`). */
   lostWrites?: string;
+  /** JSON of the lock or unlock whose answer was lost (`LostEnabledWrite`). */
+  lostEnabledWrite?: string;
   /** JSON array of { id, at }: objects the service deleted for this account ID. */
   deletedTargetIds?: string;
   /** JSON object: an operator's link (who, why, when, the object linked before). */
@@ -102,6 +104,7 @@ export function recordOfRow(
     assignedGroups: readGroups(joinJson(row, 'assignedGroups')),
     ...readUnconfirmed(joinJson(row, 'unconfirmedGroups')),
     ...readLostWrites(joinJson(row, 'lostWrites')),
+    ...readLostEnabledWrite(row.lostEnabledWrite),
     ...readGroupWrites(joinJson(row, 'groupWrites')),
     ...readDeleted(joinJson(row, 'deletedTargetIds')),
     ...readLinkedBy(row.linkedBy),
@@ -140,6 +143,9 @@ export function toAccountRow(record: AccountRecord | null, lease: Lease | undefi
             ? {}
             : splitJson('unconfirmedGroups', record.unconfirmedGroups)),
           ...(record.lostWrites === undefined ? {} : splitJson('lostWrites', record.lostWrites)),
+          ...(record.lostEnabledWrite === undefined
+            ? {}
+            : { lostEnabledWrite: JSON.stringify(record.lostEnabledWrite) }),
           ...(record.deletedTargetIds === undefined
             ? {}
             : splitJson('deletedTargetIds', record.deletedTargetIds)),
@@ -206,6 +212,14 @@ function readLostWrites(text: string | undefined): Pick<AccountRecord, 'lostWrit
   return writes.length === 0 ? {} : { lostWrites: writes };
 }
 
+function readLostEnabledWrite(text: string | undefined): Pick<AccountRecord, 'lostEnabledWrite'> {
+  const parsed = parseJson(text) as Record<string, unknown> | undefined;
+  if (typeof parsed !== 'object' || parsed === null || !isSentWrite(parsed)) return {};
+  return parsed.change === 'account locked' || parsed.change === 'account unlocked'
+    ? { lostEnabledWrite: parsed as unknown as LostEnabledWrite }
+    : {};
+}
+
 function isLostWrite(value: unknown): value is LostWrite {
   if (typeof value !== 'object' || value === null) return false;
   const write = value as Record<string, unknown>;
@@ -213,6 +227,12 @@ function isLostWrite(value: unknown): value is LostWrite {
     (write.change === 'member added' || write.change === 'member removed') &&
     typeof write.groupId === 'string' &&
     typeof write.groupName === 'string' &&
+    isSentWrite(write)
+  );
+}
+
+function isSentWrite(write: Record<string, unknown>): boolean {
+  return (
     typeof write.requestId === 'string' &&
     typeof write.step === 'number' &&
     typeof write.at === 'string' &&

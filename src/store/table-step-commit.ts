@@ -269,7 +269,8 @@ function recordAfter(commit: PartsCommit, stored: AccountRecord | null): Account
 /** What a record says of the account, without the times it remembers (compared as text). */
 function stateOf(record: AccountRecord | null): string {
   if (record === null) return 'null';
-  const { createdAt, groupWrites, deletedTargetIds, lostWrites, ...rest } = record;
+  const { createdAt, groupWrites, deletedTargetIds, lostWrites, lostEnabledWrite, ...rest } =
+    record;
   const state: Partial<AccountRecord> = { ...rest };
   delete state.linkedAt;
   delete state.enabledAt;
@@ -283,6 +284,10 @@ function stateOf(record: AccountRecord | null): string {
     deletedTargetIds: (deletedTargetIds ?? []).map((deleted) => deleted.id).sort(),
     // A re-run episode stamps the same lost writes with later times.
     lostWrites: (lostWrites ?? []).map((w) => `${w.requestId}:${w.step}:${w.change}:${w.groupId}`),
+    lostEnabledWrite:
+      lostEnabledWrite === undefined
+        ? undefined
+        : `${lostEnabledWrite.requestId}:${lostEnabledWrite.step}:${lostEnabledWrite.change}`,
   };
   // Key order depends on how the record was built (read from a row or updated): sorted.
   const keys = Object.keys(said).filter((key) => said[key] !== undefined);

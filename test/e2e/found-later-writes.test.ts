@@ -220,3 +220,40 @@ describe('SCIM: a revoke whose answer was lost, that the target never applied', 
     expect(kept.steps[0].notices.join('\n')).toContain('it was not applied');
   });
 });
+
+describe('Graph: a lock whose answer was lost and that no read within the window showed', () => {
+  const graph = () => t.host.sandboxes!.graph;
+  afterAll(() => graph().setReplicationDelay(0));
+
+  it('is journaled once, as its own request, when a later lock finds the account locked', async () => {
+    const accountId = 'found.lock@contoso.example';
+    graph().setReplicationDelay(0);
+    const made = await run('found.lock-make', GRAPH, accountId, [{ type: 'create' }]);
+    expect(made.status, JSON.stringify(made.steps)).toBe('succeeded');
+    // Every read 55 s behind: longer than the write's retries and its 30 s read-back together.
+    graph().setReplicationDelay(55_000);
+    const since = truthMark(graph().truthLog());
+    graph().setFaults({ seed: 11, lostAnswerRate: 1 });
+    try {
+      const lock = await run('found.lock-lost', GRAPH, accountId, [{ type: 'lock' }]);
+      expect(graph().faultCounts()['lost answer']).toBeGreaterThan(0);
+      expect(lock.status, JSON.stringify(lock.steps)).toBe('failed');
+    } finally {
+      graph().setFaults(undefined);
+    }
+    expect(truthChanges(graph().truthLog(), since)).toEqual([`${accountId} account locked`]);
+    expect(await journalOfRequests(t, ['found.lock-lost'])).toEqual([]);
+
+    const again = await run('found.lock-again', GRAPH, accountId, [{ type: 'lock' }]);
+    const twice = await run('found.lock-twice', GRAPH, accountId, [{ type: 'lock' }]);
+    const ids = ['found.lock-lost', 'found.lock-again', 'found.lock-twice'];
+    const journal = (await journalOfRequests(t, ids)) as Found[];
+    expect(journalChanges(journal), JSON.stringify([again.steps, twice.steps])).toEqual(
+      truthChanges(graph().truthLog(), since),
+    );
+    expect(journal[0]!.requestId).toBe('found.lock-lost');
+    expect(journal[0]!.foundBy).toContain('found.lock-again');
+    expect(again.steps[0].notices.join('\n')).toContain('journaled as that request');
+    expect((await t.host.services.accounts.get(GRAPH, accountId))?.enabled).toBe(false);
+  });
+});
