@@ -55,6 +55,14 @@ describe('a lock whose answer was lost', () => {
     expect(outcome).toMatchObject({ ok: false, changes: [] });
     expect(outcome.record).toEqual({
       enabledUnconfirmed: { value: false, at: expect.any(String) },
+      // The read before showed it unlocked: a later read that finds it applied journals it.
+      lostEnabledWrite: {
+        change: 'account locked',
+        requestId: 'req-1',
+        step: 0,
+        at: expect.any(String),
+        notInPlaceBefore: true,
+      },
     });
   });
 
@@ -93,6 +101,14 @@ describe('a lock whose answer was lost', () => {
     expect(outcome.notices.join('\n')).toContain('could not tell whether it was applied');
     expect(outcome.record).toEqual({
       enabledUnconfirmed: { value: false, at: expect.any(String) },
+      // The read before showed it unlocked: a later read that finds it applied journals it.
+      lostEnabledWrite: {
+        change: 'account locked',
+        requestId: 'req-1',
+        step: 0,
+        at: expect.any(String),
+        notInPlaceBefore: true,
+      },
     });
   });
 });
@@ -164,5 +180,60 @@ describe('the next unlock, with the state not known', () => {
       notices: ['account was already unlocked'],
     });
     expect(io.callsOf('readAccount')).toHaveLength(1);
+  });
+});
+
+describe('a lost lock found applied later (lost-writes.ts)', () => {
+  const lostLock = (notInPlaceBefore: boolean) =>
+    record({
+      enabledAt: new Date(START - 40_000).toISOString(),
+      enabledUnconfirmed: false,
+      lostEnabledWrite: {
+        change: 'account locked',
+        requestId: 'req-0',
+        step: 2,
+        at: new Date(START - 40_000).toISOString(),
+        notInPlaceBefore,
+      },
+    });
+
+  it('is journaled as the request that sent it when the next unlock reads it applied', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: { ...ADA, enabled: false }, record: lostLock(true) }),
+      setAccountEnabled: () => ({}),
+      readAccount: () => ({ ...ADA, enabled: true }),
+    });
+    const outcome = await run('unlock', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account unlocked' }] });
+    expect(outcome.foundLater).toEqual([
+      {
+        write: expect.objectContaining({ requestId: 'req-0', step: 2, change: 'account locked' }),
+        by: 'request "req-1" step 0: the read before its write',
+        at: expect.any(String),
+      },
+    ]);
+  });
+
+  it('is not journaled as the service where the state before it was not known', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: { ...ADA, enabled: false }, record: lostLock(false) }),
+      setAccountEnabled: () => ({}),
+      readAccount: () => ({ ...ADA, enabled: true }),
+    });
+    const outcome = await run('unlock', io);
+    expect(outcome.foundLater).toBeUndefined();
+    expect(outcome.notices.join('\n')).toContain('not journaled as the service');
+  });
+
+  it('is not found by a read that does not show it applied', async () => {
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: { ...ADA, enabled: true }, record: lostLock(true) }),
+      setAccountEnabled: () => ({}),
+      readAccount: () => ({ ...ADA, enabled: true }),
+    });
+    const outcome = await run('unlock', io);
+    expect(outcome.foundLater).toBeUndefined();
+    // The unlock's own answer settles the record: the lost lock is forgotten with it.
+    expect(outcome.record?.enabled?.value).toBe(true);
   });
 });
