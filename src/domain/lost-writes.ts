@@ -162,14 +162,12 @@ function settleFound(findings: LostWriteFindings, write: LostWrite, by: string, 
   }
 }
 
-/** Two sets of findings as one, each group once (the first finding of it stands). */
+/** Two sets of findings as one: `b` judged the lost writes `a` left unsettled. */
 export function mergeFindings(a: LostWriteFindings, b: LostWriteFindings): LostWriteFindings {
-  const seen = new Set(a.settled);
-  const found = [...a.found, ...b.found.filter((f) => !seen.has(f.write.groupId))];
   return {
-    found,
-    settled: [...new Set([...a.settled, ...b.settled])],
-    notices: [...a.notices, ...b.notices.filter((_, index) => !seen.has(b.settled[index] ?? ''))],
+    found: [...a.found, ...b.found],
+    settled: [...a.settled, ...b.settled],
+    notices: [...a.notices, ...b.notices],
   };
 }
 
