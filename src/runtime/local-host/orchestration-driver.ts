@@ -24,6 +24,7 @@ import { createReplayer, type Replayer } from './orchestrator-replay';
 import { verifyInstanceReplay } from './replay-verification';
 import { SaveGate } from './save-gate';
 import { StartWaiters } from './start-waiters';
+import { StartingInstances } from './starting-instances';
 import { runEpisode, type EpisodeResult, type EpisodeWork } from './orchestration-episode';
 import { resumeInstance } from './resumed-instance';
 import { TimerSchedule, type PendingTimer } from './timer-schedule';
@@ -72,6 +73,7 @@ export class OrchestrationDriver implements OrchestrationClient {
   private readonly ended = new EndedRecords();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly startWaiters = new StartWaiters();
+  private readonly starting = new StartingInstances();
   private readonly episodesRunning = new Set<Promise<void>>();
   private readonly unsubscribe: (() => void) | undefined;
   private pendingEpisodes = 0;
@@ -140,14 +142,25 @@ export class OrchestrationDriver implements OrchestrationClient {
     if (Object.keys(traceContext).length > 0) instance.traceContext = traceContext;
     this.instances.set(instanceId, instance);
     this.startWaiters.started(instanceId);
+    this.starting.add(instanceId);
     try {
       await this.saver.saveStart(instance);
     } catch (error) {
       this.instances.delete(instanceId);
+      this.starting.delete(instanceId);
       throw error;
     }
     this.scheduleEpisode(instance);
     return 'started';
+  }
+
+  /**
+   * Resolves once fewer than `limit` instances started here have yet to get past their first
+   * activity or timer (at once when they have; at close): the queue poller waits on it before
+   * it takes in more requests.
+   */
+  whenFewerStarting(limit: number): Promise<void> {
+    return this.closed ? Promise.resolve() : this.starting.whenFewer(limit);
   }
 
   /** The instance's state, or undefined for an unknown id. */
@@ -230,6 +243,7 @@ export class OrchestrationDriver implements OrchestrationClient {
     await this.saver.settled();
     this.waiters.failAll((instanceId) => this.closedBefore(instanceId, 'finished'));
     this.startWaiters.failAll((instanceId) => this.closedBefore(instanceId, 'started'));
+    this.starting.releaseAll();
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
@@ -319,6 +333,9 @@ export class OrchestrationDriver implements OrchestrationClient {
           if (!instance.canceledTimers.includes(timerId)) instance.canceledTimers.push(timerId);
         }
       }
+      // Waiting for no activity of its own (a timer, an event, its end): not starting any more.
+      if (result.kind !== 'continue' || !result.work.some((item) => item.kind === 'activity'))
+        this.starting.delete(instance.instanceId);
       // Failures are logged by the saver; a restart resumes the instance from its last save.
       const saved = this.saver.save(instance).catch(() => undefined);
       if (result.kind === 'continue' && result.work.length > 0) {
@@ -383,6 +400,7 @@ export class OrchestrationDriver implements OrchestrationClient {
     eventId: number,
     outcome: ActivityOutcome,
   ): void {
+    this.starting.delete(instance.instanceId);
     if (this.closed || FINAL.has(instance.runtimeStatus)) return;
     const at = this.now();
     instance.inbox.push(
@@ -420,6 +438,7 @@ export class OrchestrationDriver implements OrchestrationClient {
     }
     // Outstanding timers of a finished instance never reach it (the task hub discards them).
     this.timers.cancel(instance.instanceId);
+    this.starting.delete(instance.instanceId);
   }
 
   private scheduleSettle(): void {
