@@ -26,6 +26,18 @@ import { QueuePoller } from './queue-poller';
 import { RestartAwareSecrets } from './restart-aware-secrets';
 import { clockNow, type DriverClock } from './virtual-clock';
 
+/**
+ * How many requests the local host has started and not yet got past their first activity
+ * before its queue poller takes in more bulk messages. Taking in a message (its submission,
+ * the orchestration's start and first episode) competes for the same cores as the
+ * continuations of the requests already under way (their answers, their next activities);
+ * left unbounded, the poller takes in a thousand queued requests while the targets' slots,
+ * which the continuations would fill, stand half empty. 64 keeps every target slot of the
+ * default connectors (8 per target) in work with room to spare; messages not taken stay on
+ * the queue, where they wait no longer than they would behind the taken ones.
+ */
+export const DEFAULT_MAX_STARTING_REQUESTS = 64;
+
 export interface LocalHostOptions {
   /** The environment to read settings from (default: this process's). */
   env?: Record<string, string | undefined>;
@@ -52,6 +64,12 @@ export interface LocalHostOptions {
   trustedCa?: Record<string, string>;
   /** Activities run at once (default 64): above the connectors' own per-target limits. */
   maxConcurrentActivities?: number;
+  /**
+   * Bulk messages are taken in only while fewer requests than this are started and not yet
+   * past their first activity (default 64; 0: no bound): the continuations of requests under
+   * way go first, and messages not taken stay on the queue. See `DEFAULT_MAX_STARTING_REQUESTS`.
+   */
+  maxStartingRequests?: number;
   /** The built console to serve (default: `dist/console` of this build). */
   consoleDirectory?: string;
   /**
@@ -176,11 +194,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
           server.close(() => resolve());
         }),
     );
+    const maxStarting = options.maxStartingRequests ?? DEFAULT_MAX_STARTING_REQUESTS;
     const poller = new QueuePoller(services.bulkQueue, bulkRequestHandler(deps), {
       intervalMs: options.queuePollMs ?? 1_000,
       ...(options.queueMaxPollMs === undefined ? {} : { maxIntervalMs: options.queueMaxPollMs }),
       visibilityTimeoutSeconds: options.queueVisibilitySeconds ?? 5,
       batchSize: 16,
+      ...(maxStarting > 0 ? { admit: () => driver.whenFewerStarting(maxStarting) } : {}),
       logger,
       // Counted as the handler counts what it gives up: the poison-messages alert sees it.
       onPoisoned: () => services.metrics.bulkPoisoned('failed_repeatedly'),

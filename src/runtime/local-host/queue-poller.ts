@@ -26,6 +26,12 @@ export interface QueuePollerOptions {
    * `newBatchThreshold`); `batchSize / 2` when absent, as in host.json.
    */
   newBatchThreshold?: number;
+  /**
+   * Resolves once the host may take in more messages (the local host: once few enough of the
+   * requests it started are still before their first activity's end). Checked before each
+   * fetch; messages not fetched stay on the queue, visible to every taker.
+   */
+  admit?: () => Promise<void>;
   logger: Logger;
   /** Told of each message moved to the poison queue here (its takers stopped each time). */
   onPoisoned?: () => void;
@@ -52,6 +58,8 @@ export class QueuePoller {
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  private readonly stopped: Promise<void>;
+  private stopping: () => void = () => undefined;
   /** Messages being handled now. */
   private readonly inHand = new Set<Promise<void>>();
 
@@ -59,7 +67,9 @@ export class QueuePoller {
     private readonly queue: BulkQueue,
     private readonly handler: QueueHandler,
     private readonly options: QueuePollerOptions,
-  ) {}
+  ) {
+    this.stopped = new Promise((resolve) => (this.stopping = resolve));
+  }
 
   start(): void {
     if (this.running) return;
@@ -70,6 +80,7 @@ export class QueuePoller {
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
+    this.stopping();
     await this.loop;
   }
 
@@ -81,6 +92,10 @@ export class QueuePoller {
       if (this.inHand.size > threshold) {
         await Promise.race(this.inHand);
         continue;
+      }
+      if (this.options.admit !== undefined) {
+        await Promise.race([this.options.admit(), this.stopped]);
+        if (!this.running) break;
       }
       let received = 0;
       try {

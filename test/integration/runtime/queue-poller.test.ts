@@ -96,6 +96,66 @@ describe('QueuePoller', () => {
     expect(await queue.backlog()).toEqual({ requests: 0, poison: 0 });
   });
 
+  it('takes nothing in while the host does not admit more: the messages stay on the queue, visible, and are each handled once admitted', async () => {
+    const queue = BulkQueue.connect(storage.connection, 'poller-admit');
+    for (let n = 0; n < 20; n++) await queue.send({ n });
+    const counted = countingQueue(queue);
+    const handled: number[] = [];
+    let admitted = false;
+    let admit: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (admit = resolve));
+    let asked = 0;
+    const poller = new QueuePoller(
+      counted.queue,
+      async (message) => void handled.push((message as { n: number }).n),
+      {
+        intervalMs: 20,
+        visibilityTimeoutSeconds: 60,
+        batchSize: 16,
+        logger: silentLogger,
+        admit: () => {
+          asked += 1;
+          return admitted ? Promise.resolve() : gate;
+        },
+      },
+    );
+    poller.start();
+    try {
+      await until(() => asked === 1, 'the poller to ask');
+      await quiet();
+      expect(counted.polls()).toBe(0);
+      // Not taken: all 20 visible to any other taker (a peek sees only visible messages).
+      const peeked = await queueClient(storage.connection, 'poller-admit').peekMessages({
+        numberOfMessages: 32,
+      });
+      expect(peeked.peekedMessageItems).toHaveLength(20);
+      admitted = true;
+      admit();
+      await until(() => handled.length === 20, 'all 20 handled');
+      await until(() => counted.deleted() === 20, 'all 20 deleted');
+    } finally {
+      await poller.stop();
+    }
+    expect([...handled].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, n) => n));
+    expect(await queue.backlog()).toEqual({ requests: 0, poison: 0 });
+  });
+
+  it('stops while it waits to be admitted', async () => {
+    const queue = BulkQueue.connect(storage.connection, 'poller-admit-stop');
+    const counted = countingQueue(queue);
+    const poller = new QueuePoller(counted.queue, async () => undefined, {
+      intervalMs: 20,
+      visibilityTimeoutSeconds: 60,
+      batchSize: 16,
+      logger: silentLogger,
+      admit: () => new Promise<void>(() => undefined),
+    });
+    poller.start();
+    await quiet();
+    await poller.stop();
+    expect(counted.polls()).toBe(0);
+  });
+
   it('waits between empty polls, and handles a message sent meanwhile', async () => {
     const queue = BulkQueue.connect(storage.connection, 'poller-idle');
     const counted = countingQueue(queue);
