@@ -4,6 +4,7 @@ import type { LocalHost } from '../../src/runtime/local-host/local-host';
 import { requestInstanceId } from '../../src/workflows/names';
 import { allFinished, startBenchHost } from './bench-host';
 import { startBenchContext, startBenchTracing } from './bench-tracing';
+import { startIntakeTimeline } from './intake-timeline';
 import { measure } from './measure';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
@@ -57,11 +58,16 @@ export async function runServiceBench(print: (line: string) => void): Promise<vo
       };
     });
 
+    const timeline =
+      process.env.BENCH_TIMELINE === '1' ? startIntakeTimeline(host, targets) : undefined;
     const run = await measure(async () => {
+      const sending = performance.now();
       await bench.sendBulk(messages);
+      timeline?.sent(performance.now() - sending);
       return allFinished(host, ids.map(requestInstanceId));
     });
 
+    for (const line of timeline?.stop() ?? []) print(`  timeline ${line}`);
     const after = await targets.counts();
     const storageAfter = await storage.counts();
     const statuses = run.value.map((state) => (state.output as { status?: string } | null)?.status);
