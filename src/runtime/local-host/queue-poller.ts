@@ -53,6 +53,9 @@ type QueueHandler = (message: unknown, context: InvocationContext) => Promise<vo
  * message does not hold back the rest. An empty poll waits `intervalMs`, and each further one
  * twice as long up to `maxIntervalMs` (the trigger's back-off, which keeps an idle queue from
  * costing a storage transaction every few milliseconds); a message found starts it over.
+ * Before each fetch it waits until the host admits more (`admit`): the local host takes in
+ * new requests only while few enough of those it started are before their first activity's
+ * end, so that the continuations of requests under way are not queued behind new ones.
  */
 export class QueuePoller {
   private running = false;
