@@ -64,7 +64,12 @@ describe('OrchestrationDriver: instances before their first activity (the queue 
       yield* [];
       return 'done';
     };
-    const driver = driverWith({ orchestrators: { later, quick }, clock, autoAdvance: false });
+    const driver = driverWith({
+      orchestrators: { later, quick },
+      activities: {},
+      clock,
+      autoAdvance: false,
+    });
     await driver.startNew('later', 'timer-1', null);
     await driver.startNew('quick', 'quick-1', null);
     await settle();
