@@ -234,6 +234,15 @@ export function parseConnectorSettings(
       }
       return;
     }
+    const unknown = unknownSettings(raw, parsed.data);
+    if (unknown.length > 0) {
+      for (const path of unknown) {
+        problems.push(
+          `connector ${label}: setting "${path}": not a setting of a ${parsed.data.kind} connector (misspelt? it would be ignored, and its default used instead)`,
+        );
+      }
+      return;
+    }
     if (connectors.some((existing) => existing.name === parsed.data.name)) {
       problems.push(`connector ${label}: setting "name": the name is used by another connector`);
       return;
@@ -245,6 +254,29 @@ export function parseConnectorSettings(
     if (ofKind.length > 1) problems.push(...conflicts(ofKind));
   }
   return connectors;
+}
+
+/**
+ * The paths of the settings an operator wrote that the schema dropped: a misspelt name
+ * (`reconcileSchedul`, `memberVal`) would otherwise be ignored without a word and its default
+ * used (DESIGN invariant 6), and a value put where a secret's name belongs (`auth.token`) kept
+ * in the app settings. Compared by key, object by object, with what the schema kept; only the
+ * path is named, never the value.
+ *
+ * @example
+ * unknownSettings({ name: 'a', memberVal: 'scimId' }, { name: 'a', memberValue: 'accountId' }); // ['memberVal']
+ */
+export function unknownSettings(raw: unknown, parsed: unknown, prefix = ''): string[] {
+  if (!isPlainObject(raw) || !isPlainObject(parsed)) return [];
+  return Object.entries(raw).flatMap(([key, value]) => {
+    const path = `${prefix}${key}`;
+    if (!Object.hasOwn(parsed, key)) return [path];
+    return unknownSettings(value, parsed[key], `${path}.`);
+  });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function connectorLabel(raw: unknown, index: number): string {

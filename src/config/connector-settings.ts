@@ -17,7 +17,40 @@ export const connectorName = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and dashes');
 
-export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+/**
+ * An http(s) base address the service appends its paths to. Refused (naming the part, never
+ * the value, which may hold a credential): a user name or password in it (credentials belong
+ * in the secret store), a query (`?tenant=...`, `?code=...`) and a fragment, which the
+ * service's own paths would drop: its calls would go to another endpoint (another tenant)
+ * than the one written, without a word.
+ */
+export const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return; // z.url() names it
+    }
+    if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must not hold a user name or password: credentials go in the secret store (auth settings name them)',
+      });
+    }
+    if (url.search !== '' || value.includes('?')) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must not hold a query (?...): the service appends its own paths, so a query would be dropped and the calls would go elsewhere',
+      });
+    }
+    if (url.hash !== '' || value.includes('#')) {
+      ctx.addIssue({ code: 'custom', message: 'must not hold a fragment (#...)' });
+    }
+  });
 
 /** What a kind's connector sets on every account itself, which its Mapping may not overwrite. */
 export interface ManagedAttributes {

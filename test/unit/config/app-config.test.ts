@@ -187,6 +187,65 @@ describe('loadConfig', () => {
     expectNoSecrets(message, { 'client secret': 'Zx8~q.9Kp_secret-value' }, 'the message');
   });
 
+  it('refuses a misspelt or unknown setting at any depth, naming its path and not its value', () => {
+    // Each would be ignored and its default used without a word: no reconciliation ever
+    // scheduled, member values in the wrong form, an expiry never warned of, and a secret
+    // value written where none belongs kept in the app settings.
+    const message = problemsOf(() =>
+      configWith([
+        {
+          ...scim,
+          reconcileSchedul: '0 0 2 * * *',
+          memberVal: 'scimId',
+          auth: { ...scim.auth, token: 'Zx8~q.9Kp_token-value' },
+          advanced: { lastLogon: 'lastSeen' },
+        },
+        { ...graph, clientSecretExpireOn: '2027-01-01', quota: { write: 100 } },
+      ]),
+    );
+    for (const path of ['reconcileSchedul', 'memberVal', 'auth.token', 'advanced.lastLogon']) {
+      expect(message).toContain(`connector "hr-app": setting "${path}": not a setting`);
+    }
+    for (const path of ['clientSecretExpireOn', 'quota.write']) {
+      expect(message).toContain(`connector "entra": setting "${path}": not a setting`);
+    }
+    expectNoSecrets(message, { token: 'Zx8~q.9Kp_token-value' }, 'the message');
+  });
+
+  it('keeps the keys of a Mapping and every known setting as written', () => {
+    const config = configWith([
+      {
+        ...scim,
+        mapping: { title: 'jobTitle' },
+        advanced: { lastLogonAttribute: 'meta.lastLogin' },
+        quarantine: { failureThreshold: 3 },
+        reconcileSchedule: '0 0 2 * * *',
+      },
+      { ...graph, quota: { writes: 100 }, scopes: ['https://graph.microsoft.com/.default'] },
+    ]);
+    expect(config.connectors.map((c) => c.name)).toEqual(['hr-app', 'entra']);
+  });
+
+  it('refuses a base URL with credentials, a query or a fragment, without echoing it', () => {
+    // Dropped by the paths the connector appends, they sent its calls to another endpoint
+    // (another tenant) than the one written, and a password in it went nowhere it should.
+    const message = problemsOf(() =>
+      configWith([
+        { ...scim, baseUrl: 'https://svc:Zx8~q.9Kp_password@hr.example/scim/v2' },
+        { ...scim, name: 'tenant-b', baseUrl: 'https://hr.example/scim/v2?tenant=b' },
+        { ...scim, name: 'fn', baseUrl: 'https://fn.example/api#scim' },
+        { ...graph, graphEndpoint: 'https://graph.microsoft.com?x=1' },
+        { ...graph, name: 'entra-2', authority: 'https://login.microsoftonline.com/?slice=x' },
+      ]),
+    );
+    expect(message).toContain('connector "hr-app": setting "baseUrl": must not hold a user name');
+    expect(message).toContain('connector "tenant-b": setting "baseUrl": must not hold a query');
+    expect(message).toContain('connector "fn": setting "baseUrl": must not hold a fragment');
+    expect(message).toContain('connector "entra": setting "graphEndpoint": must not hold a query');
+    expect(message).toContain('connector "entra-2": setting "authority": must not hold a query');
+    expectNoSecrets(message, { password: 'Zx8~q.9Kp_password', tenant: 'tenant=b' }, 'the message');
+  });
+
   it('refuses an unknown connector kind and a duplicate name', () => {
     const message = problemsOf(() => configWith([scim, { ...scim }, { name: 'x', kind: 'ldap' }]));
     expect(message).toContain('connector "hr-app": setting "name": the name is used by another');
