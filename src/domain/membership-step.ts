@@ -6,6 +6,7 @@ import type { SerializedError } from './errors';
 import type { EffectiveChange } from './journal-entry';
 import { describeGroup, type GroupRef } from './group';
 import { planGoneRoles } from './gone-roles';
+import { renamedOnTarget } from './renamed-groups';
 import { resolveGroups } from './group-resolution';
 import { foundInMembershipStep, lostWritesFoundBefore } from './membership-found-later';
 import {
@@ -80,6 +81,8 @@ function* changeMemberships(
   if ('error' in resolved) return failed(resolved.error);
   const names: Record<string, string> = {};
   for (const group of resolved.groups) names[group.id] = group.displayName;
+  // As the service knew the named groups: the reads below name them as the target does now.
+  const known = resolved.groups.map((group) => ({ ...group }));
   for (const group of managed) names[group.id] ??= group.displayName;
   const plan = planMembershipWrites(input.action, resolved.groups, managed);
   if (plan.refused.length > 0) return failed(notWritable(input, plan.refused));
@@ -149,7 +152,11 @@ function* changeMemberships(
     unconfirmed: readonly MembershipWriteAnswer[] = [],
   ): StepOutcome => {
     const changes = effectiveChanges(answers, stateBefore, names);
-    const all = [...notices, ...answerNotices(answers, changes, names, absenceUnproven)];
+    const all = [
+      ...renamedOnTarget(known, names),
+      ...notices,
+      ...answerNotices(answers, changes, names, absenceUnproven),
+    ];
     const recordsUnconfirmed = input.recordsUnconfirmed === true;
     const record = recordUpdate(
       input.action,

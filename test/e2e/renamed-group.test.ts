@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHost, type TestHost } from './local-host-harness';
+
+let t: TestHost;
+beforeAll(async () => {
+  t = await startTestHost();
+  expect((await t.importCatalogue('scim-sandbox')).status).toBe('succeeded');
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+/** A rename by the SCIM server's own administrator, outside the service. */
+async function renameOnTarget(from: string, to: string): Promise<string> {
+  const scim = t.host.sandboxes!.scim;
+  const group = scim.getGroup(from) as { id: string };
+  const token = t.host.sandboxes!.secrets['scim-sandbox-token'];
+  const response = await fetch(`${scim.endpoint}/Groups/${group.id}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+    body: JSON.stringify({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'displayName', value: to }],
+    }),
+  });
+  expect(response.status).toBeLessThan(300);
+  return group.id;
+}
+
+async function run(requestId: string, accountId: string, actions: unknown[]) {
+  const answer = await t.api('POST', '/api/requests', {
+    requestId,
+    connector: 'scim-sandbox',
+    account: { accountId, displayName: accountId },
+    actions,
+  });
+  expect(answer.status).toBe(202);
+  return t.finished(requestId);
+}
+
+const membersOf = (group: string): string[] =>
+  ((t.host.sandboxes!.scim.getGroup(group) as { members?: { value: string }[] }).members ?? []).map(
+    (member) => member.value,
+  );
+
+describe('a group renamed on the target after the last catalogue import', () => {
+  it('says which group the write went to, by the name the target has now', async () => {
+    expect((await run('renamed-create', 'renamed.ann', [{ type: 'create' }])).status).toBe(
+      'succeeded',
+    );
+    const id = await renameOnTarget('Sales', 'Domain Admins');
+
+    const report = await run('renamed-grant', 'renamed.ann', [
+      { type: 'grant', groups: ['Sales'] },
+    ]);
+    // The target's truth: the account the request named "Sales" for sits in the group the
+    // server now calls "Domain Admins" (written by id, as the catalogue knows it).
+    expect(membersOf('Domain Admins')).toContain('renamed.ann');
+    const [step] = report.steps;
+    expect(step.changes).toEqual([
+      expect.objectContaining({ change: 'member added', groupId: id, groupName: 'Domain Admins' }),
+    ]);
+    // ...and the report says so, instead of a plain "member added" for a request for "Sales".
+    expect(step.notices).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining(`group Sales (${id}) is named "Domain Admins" on the target`),
+      ]),
+    );
+  }, 60_000);
+
+  it('says nothing once an import has seen the rename (the role keeps its name in the service)', async () => {
+    expect((await t.importCatalogue('scim-sandbox')).status).toBe('succeeded');
+    const report = await run('renamed-known', 'renamed.bob', [
+      { type: 'create' },
+      { type: 'grant', groups: ['Sales'] },
+    ]);
+    expect(report.status).toBe('succeeded');
+    expect(membersOf('Domain Admins')).toContain('renamed.bob');
+    expect(report.steps[1].notices.join('\n')).not.toContain('on the target: renamed');
+  }, 60_000);
+});
