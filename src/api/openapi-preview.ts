@@ -54,6 +54,12 @@ export const previewResponses = {
                 requestId: { type: 'string' },
                 statusUrl: { type: 'string' },
                 duplicate: { const: true },
+                notices: {
+                  type: 'array',
+                  items: { type: 'string' },
+                  description:
+                    'Where this body carries a password: it was not used (the request runs with the password it was first sent with)',
+                },
               },
             },
           ],

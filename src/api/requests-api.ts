@@ -56,6 +56,9 @@ export function submitRequestHandler(deps: ApiDeps) {
             requestId: outcome.requestId,
             statusUrl,
             duplicate: outcome.kind === 'duplicate',
+            ...(outcome.kind === 'duplicate' && outcome.notices !== undefined
+              ? { notices: outcome.notices }
+              : {}),
           },
         };
       }

@@ -26,7 +26,13 @@ import {
 } from './password-sweep-timer';
 
 export type SubmitOutcome =
-  | { kind: 'started' | 'duplicate'; requestId: string }
+  | { kind: 'started'; requestId: string }
+  | {
+      kind: 'duplicate';
+      requestId: string;
+      /** What the caller must know of this body (a password in it that was not used). */
+      notices?: string[];
+    }
   | InvalidRequest
   | { kind: 'unknown connector'; connector: string }
   | { kind: 'conflict'; requestId: string; error: SerializedError };
@@ -127,7 +133,9 @@ async function submit(
   const instanceId = requestInstanceId(requestId);
 
   const existing = await orchestrations.getStatus(instanceId);
-  if (existing !== undefined) return compareExisting(requestId, existing.input, fingerprints);
+  if (existing !== undefined) {
+    return unusedPassword(compareExisting(requestId, existing.input, fingerprints), password);
+  }
 
   const notices = await credentialNotices(connector, services.logger);
   const passwordSecret = password === undefined ? undefined : transientSecretName();
@@ -175,7 +183,7 @@ async function submit(
     }
     // Lost a race with the same requestId: the winner has its own secret; ours is dropped.
     if (passwordSecret !== undefined) await services.secrets.delete(passwordSecret);
-    return compareExisting(requestId, winner?.input, fingerprints);
+    return unusedPassword(compareExisting(requestId, winner?.input, fingerprints), password);
   }
   await indexSubmitted(services, input);
   return { kind: 'started', requestId };
@@ -257,6 +265,25 @@ function compareExisting(
       retryable: false,
       object: requestId,
     },
+  };
+}
+
+/**
+ * A duplicate whose body carries a password: the request runs (or ran) with the password it
+ * was first sent with, and this one is never stored or sent. A caller that makes a new
+ * password for each attempt must not hand this one out as the account's: the answer says
+ * so (a password counts in the fingerprint only by its presence, as no copy of it is kept
+ * to compare with once its request has used it).
+ */
+function unusedPassword(outcome: SubmitOutcome, password: string | undefined): SubmitOutcome {
+  if (outcome.kind !== 'duplicate' || password === undefined) return outcome;
+  return {
+    ...outcome,
+    notices: [
+      `the password in this body was not used: request ${outcome.requestId} runs (or ran) with ` +
+        "the password sent with it first; if this one differs, it is not the account's " +
+        '(send a setPassword request under a new requestId to set it)',
+    ],
   };
 }
 

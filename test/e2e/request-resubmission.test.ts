@@ -93,6 +93,50 @@ describe('the same request sent again', () => {
     ).toEqual(['account created', 'member added', 'member added']);
   }, 60_000);
 
+  it('says that a password sent again with the same request was not used', async () => {
+    const create = await t.api('POST', '/api/requests', {
+      requestId: 'fp-password-create',
+      connector: SCIM,
+      account: { accountId: 'fp.password' },
+      actions: [{ type: 'create' }],
+    });
+    expect(create.status).toBe(202);
+    expect((await t.finished('fp-password-create')).status).toBe('succeeded');
+    const body = {
+      requestId: 'fp-password',
+      connector: SCIM,
+      account: { accountId: 'fp.password' },
+      password: 'First-Pw-4711!',
+      actions: [{ type: 'setPassword' }],
+    };
+    expect((await t.api('POST', '/api/requests', body)).status).toBe(202);
+    expect((await t.finished('fp-password')).status).toBe('succeeded');
+
+    // A caller that makes a new password for each attempt sends it again with another one.
+    const again = await t.api('POST', '/api/requests', { ...body, password: 'Second-Pw-0815!' });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ requestId: 'fp-password', duplicate: true });
+    // The target's truth: one password write, the first request's; the second never reached it.
+    const passwordWrites = created('fp.password').filter((e) => e.change === 'password set');
+    expect(passwordWrites).toHaveLength(1);
+    // ...and the answer says so, so that the second password is not handed out as the account's.
+    expect(again.body.notices).toEqual([
+      expect.stringContaining('the password in this body was not used'),
+    ]);
+    expect(again.text).not.toContain('Second-Pw-0815!');
+    expect(again.text).not.toContain('First-Pw-4711!');
+
+    // Without a password in the body, a duplicate has nothing to say.
+    const { password: _password, ...withoutPassword } = body;
+    const plain = await t.api('POST', '/api/requests', {
+      ...withoutPassword,
+      requestId: 'fp-password-create',
+      actions: [{ type: 'create' }],
+    });
+    expect(plain.body).toMatchObject({ duplicate: true });
+    expect(plain.body.notices).toBeUndefined();
+  });
+
   it('recognises a request accepted before, stored with the fingerprint of its spelling, in any spelling', async () => {
     // The input the service stored for this request before (test/support/histories): its
     // fingerprint is of the body as sent, with the groups as strings.
