@@ -49,9 +49,10 @@ export async function runReconciliation(
 ): Promise<BulkPass & { tally: DriftTally }> {
   const reads = readsOf(connector);
   const run = judgeRunOf(s, input, reads);
-  const managed = await managedGroups(s, input.connector);
+  const { managed, known } = await managedGroups(s, input.connector);
   const records: AccountRecord[] = [];
   for await (const record of s.accounts.listLinked(input.connector)) records.push(record);
+  const outside = assignedOutsideCatalogue(records, known);
   const open = await s.drift.open(input.connector);
   const read = await readTarget(
     s,
@@ -134,9 +135,40 @@ export async function runReconciliation(
     mode: read.mode,
     read: read.read,
     tally: await s.drift.tally(input.connector, input.jobId),
-    incomplete: [...read.incomplete, ...pass.incomplete],
+    incomplete: [...read.incomplete, ...outside, ...pass.incomplete],
     notices: [...read.notices, ...pass.notices],
   };
+}
+
+/** Groups an "outside the catalogue" entry names at most (the count is exact). */
+const OUTSIDE_LISTED = 20;
+
+/**
+ * What the job cannot judge because it never reads it: memberships the service assigned
+ * (a grant of a group found on the target by name, the catalogue not knowing it) in groups
+ * the role catalogue does not know at all. The run reads only the managed groups, so a
+ * removal of such a membership outside would pass as "no drift": the run says instead that
+ * it could not tell (DESIGN invariant 11), naming the groups, until an import brings them in.
+ * Roles the catalogue knows but does not manage (gone, not writable) are its own business.
+ */
+function assignedOutsideCatalogue(
+  records: readonly AccountRecord[],
+  known: ReadonlySet<string>,
+): string[] {
+  const accounts = new Map<string, number>();
+  for (const record of records) {
+    for (const groupId of record.assignedGroups) {
+      if (!known.has(groupId)) accounts.set(groupId, (accounts.get(groupId) ?? 0) + 1);
+    }
+  }
+  if (accounts.size === 0) return [];
+  const listed = [...accounts.keys()].sort().slice(0, OUTSIDE_LISTED);
+  const assignments = [...accounts.values()].reduce((sum, count) => sum + count, 0);
+  return [
+    `${assignments} membership(s) the service assigned in ${accounts.size} group(s) the role ` +
+      `catalogue does not know were not compared (${listed.join(', ')}` +
+      `${accounts.size > listed.length ? ', ...' : ''}): import the catalogue to bring them in`,
+  ];
 }
 
 /**
@@ -233,12 +265,19 @@ function judgeRunOf(
   };
 }
 
-/** The managed groups: the catalogue's present roles whose members the service writes. */
-async function managedGroups(s: WorkflowServices, connector: string): Promise<GroupRef[]> {
-  const roles = await s.catalogue.list(connector);
-  return roles
+/**
+ * The managed groups (the catalogue's present roles whose members the service writes), and
+ * the ids of every group the catalogue knows, gone or not writable too.
+ */
+async function managedGroups(
+  s: WorkflowServices,
+  connector: string,
+): Promise<{ managed: GroupRef[]; known: Set<string> }> {
+  const roles = await s.catalogue.list(connector, { includeGone: true });
+  const managed = roles
     .filter((role) => role.status === 'present' && role.writable)
     .map((role) => ({ id: role.groupId, displayName: role.displayName, writable: true }));
+  return { managed, known: new Set(roles.map((role) => role.groupId)) };
 }
 
 function merge(
