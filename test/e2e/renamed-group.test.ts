@@ -5,6 +5,7 @@ let t: TestHost;
 beforeAll(async () => {
   t = await startTestHost();
   expect((await t.importCatalogue('scim-sandbox')).status).toBe('succeeded');
+  expect((await t.importCatalogue('graph-sandbox')).status).toBe('succeeded');
 }, 60_000);
 afterAll(async () => {
   await t?.close();
@@ -27,10 +28,15 @@ async function renameOnTarget(from: string, to: string): Promise<string> {
   return group.id;
 }
 
-async function run(requestId: string, accountId: string, actions: unknown[]) {
+async function run(
+  requestId: string,
+  accountId: string,
+  actions: unknown[],
+  connector = 'scim-sandbox',
+) {
   const answer = await t.api('POST', '/api/requests', {
     requestId,
-    connector: 'scim-sandbox',
+    connector,
     account: { accountId, displayName: accountId },
     actions,
   });
@@ -77,5 +83,32 @@ describe('a group renamed on the target after the last catalogue import', () => 
     expect(report.status).toBe('succeeded');
     expect(membersOf('Domain Admins')).toContain('renamed.bob');
     expect(report.steps[1].notices.join('\n')).not.toContain('on the target: renamed');
+  }, 60_000);
+
+  it('says so on Graph too, by the name its read back shows', async () => {
+    const accountId = 'renamed.cy@contoso.example';
+    expect(
+      (await run('renamed-graph-create', accountId, [{ type: 'create' }], 'graph-sandbox')).status,
+    ).toBe('succeeded');
+    const id = t.host.sandboxes!.graphGroups['Support']!;
+    // The directory's own administrators rename it (the sandbox's admin side, as the admin
+    // center would), outside the service.
+    t.host.sandboxes!.graph.updateGroup(id, { displayName: 'Tier 0 Operators' });
+    const report = await run(
+      'renamed-graph-grant',
+      accountId,
+      [{ type: 'grant', groups: ['Support'] }],
+      'graph-sandbox',
+    );
+    // The target's truth: the account is a direct member of the group now "Tier 0 Operators".
+    const truth = t.host.sandboxes!.graph.truthLog().filter((e) => e.accountId === accountId);
+    expect(truth).toEqual(
+      expect.arrayContaining([expect.objectContaining({ change: 'member added', groupId: id })]),
+    );
+    expect(report.steps[0].notices).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining(`group Support (${id}) is named "Tier 0 Operators" on the target`),
+      ]),
+    );
   }, 60_000);
 });
