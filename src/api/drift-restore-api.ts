@@ -185,6 +185,10 @@ export function driftRestoreHandler(deps: ApiDeps) {
         `drift restore of account "${planned.accountId}" on ${name}: request ${outcome.requestId}`,
       );
       if (!mark.marked) context.warn(mark.notice);
+      const ran =
+        outcome.kind === 'duplicate'
+          ? await endedBefore(orchestrations, outcome.requestId)
+          : undefined;
       const restore = {
         requestId: outcome.requestId,
         accountId: planned.accountId,
@@ -192,6 +196,10 @@ export function driftRestoreHandler(deps: ApiDeps) {
         findingIds: planned.findingIds,
         statusUrl: new URL(`/api/requests/${outcome.requestId}`, request.url).toString(),
         ...mark,
+        ...(ran === undefined ? {} : { alreadyEnded: ran.alreadyEnded }),
+        ...(ran?.notice === undefined
+          ? {}
+          : { notice: mark.marked ? ran.notice : `${ran.notice}; ${mark.notice}` }),
       };
       return { restore };
     }
@@ -206,7 +214,40 @@ type StartedRestore = {
   findingIds: string[];
   statusUrl: string;
   alreadyRunning?: boolean;
+  /** The restore ran before as this request, which has ended: nothing started now. */
+  alreadyEnded?: { status: string };
+  notice?: string;
 } & RestoreMark;
+
+/**
+ * A restore sent again whose findings its first request could not mark, once that request
+ * has ended: the same request id, so nothing starts (a requestId never runs twice). Said as
+ * it is, with how it ended, rather than as a restore started: one that failed put nothing
+ * back, and its findings carry it now, so the same restore sent again starts a new request.
+ * Undefined while it runs (it is joined), or when its state cannot be read.
+ */
+async function endedBefore(
+  orchestrations: OrchestrationClient,
+  requestId: string,
+): Promise<{ alreadyEnded: { status: string }; notice?: string } | undefined> {
+  const state = await orchestrations.getStatus(requestInstanceId(requestId)).catch(() => undefined);
+  if (state === undefined || !ENDED.has(state.runtimeStatus)) return undefined;
+  const report = state.output as { status?: string } | null | undefined;
+  const status = state.runtimeStatus === 'Completed' ? (report?.status ?? 'completed') : 'failed';
+  return {
+    alreadyEnded: { status },
+    ...(status === 'succeeded'
+      ? {}
+      : {
+          notice:
+            `this restore ran before as request ${requestId}, which ended ${status}: nothing ` +
+            'started now; its findings carry that request now, so the same restore sent again ' +
+            'starts a new one',
+        }),
+  };
+}
+
+const ENDED = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
 
 /** A failure nobody answered, as one account's entry of `failed`; an unexpected one says nothing of its cause. */
 function failureOf(error: unknown, accountId: string, context: InvocationContext): SerializedError {

@@ -281,6 +281,12 @@ export function driftPaths() {
                         description:
                           'A restore of these findings asked for earlier has not ended: it is this one, and nothing new started',
                       },
+                      alreadyEnded: {
+                        type: 'object',
+                        properties: { status: { type: 'string' } },
+                        description:
+                          'The same restore ran before as this request (its findings could not be marked then), which has ended with this status: nothing started now; unless it succeeded, a notice says so, and the same restore sent again starts a new request',
+                      },
                       marked: {
                         type: 'boolean',
                         description:

@@ -499,6 +499,8 @@ export interface DriftRestoreAnswer {
     marked?: boolean;
     notice?: string;
     alreadyRunning?: boolean;
+    /** The same restore ran before as this request, which has ended: nothing started now. */
+    alreadyEnded?: { status: string };
   }[];
   /** Accounts whose restore request could not start; the restores beside them run. */
   failed: { accountId: string; findingIds: string[]; error: ErrorSummary }[];

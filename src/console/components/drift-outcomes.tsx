@@ -56,6 +56,9 @@ export function RestoresStarted({ answer }: { answer: DriftRestoreAnswer }) {
           <li key={r.requestId}>
             {r.accountId}: <a href={to.request(r.requestId)}>{r.requestId}</a>
             {r.alreadyRunning === true ? ' (already running)' : ''}
+            {r.alreadyEnded === undefined
+              ? ''
+              : ` (ran before and ended ${r.alreadyEnded.status}: nothing started now${r.alreadyEnded.status === 'succeeded' ? '' : '; send the restore again to run it anew'})`}
             {r.marked === true ? (
               <span class="muted"> findings marked with it</span>
             ) : (
