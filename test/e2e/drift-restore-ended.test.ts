@@ -1,6 +1,5 @@
 import { TableClient, odata } from '@azure/data-tables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConnectorSettings } from '../../src/config/connector-settings';
 import { requestInstanceId } from '../../src/workflows/names';
 import { startTestStorage, type TestStorage } from '../support/azurite-storage';
 import { provision, reconcile, report, runJob, scimAdmin } from './drift-harness';
@@ -23,12 +22,11 @@ beforeAll(async () => {
     {
       storage: storage.connection,
       // Requests fail as they meet the target's failures (no quarantine holding them).
-      sandboxSettings: (settings) =>
-        ({
-          ...settings,
-          maxRetries: 0,
-          quarantine: { ...settings.quarantine, enabled: false },
-        }) as ConnectorSettings,
+      sandboxSettings: (settings) => ({
+        ...settings,
+        maxRetries: 0,
+        quarantine: { ...settings.quarantine, enabled: false },
+      }),
     },
   );
   await runJob(t, `/api/connectors/${SCIM}/imports`, {});
