@@ -88,7 +88,10 @@ export interface TransportOptions {
   target: string;
   timeoutMs: number;
   maxRetries: number;
-  /** Connections per origin: the per-target concurrency limit (DESIGN invariant 8). */
+  /**
+   * The per-target concurrency limit (DESIGN invariant 8): attempts in flight at once, the
+   * gate's ceiling. The pool per origin keeps up to twice as many connections, the rest idle.
+   */
   concurrency: number;
   backoff?: BackoffPolicy;
   /** A Retry-After longer than this is not waited for in-process: the throttled answer is returned. */
@@ -142,15 +145,21 @@ export function transportOptionsOf(settings: {
   };
 }
 
+/**
+ * Connections a pool may open per slot of the gate. Only `concurrency` of them carry an
+ * attempt at any time; the others are ready when a slot frees (see `pool`).
+ */
+const CONNECTIONS_PER_SLOT = 2;
+
 const DEFAULT_BACKOFF: BackoffPolicy = { baseDelayMs: 200, maxDelayMs: 10_000 };
 
 /**
- * The shared outbound transport (DESIGN: src/connectors/http): a keep-alive pool per origin
- * whose connection count is the concurrency limit, one throttle gate per target that every
- * attempt passes (DESIGN invariant 8), a timeout per call, retries of 429 (and 503 with
- * Retry-After) within a throttle wait budget, bounded retries with exponential backoff and
- * jitter for 503, 504 and network errors, `Retry-After` honoured. Answers of any other
- * status are returned for the connector's error mapper.
+ * The shared outbound transport (DESIGN: src/connectors/http): a keep-alive pool per origin,
+ * one throttle gate per target that every attempt passes and that keeps the attempts in
+ * flight to the concurrency limit (DESIGN invariant 8), a timeout per call, retries of 429
+ * (and 503 with Retry-After) within a throttle wait budget, bounded retries with exponential
+ * backoff and jitter for 503, 504 and network errors, `Retry-After` honoured. Answers of any
+ * other status are returned for the connector's error mapper.
  */
 export class HttpTransport {
   readonly stats: TransportStats = { attempts: 0, retries: 0, throttled: 0, throttledWaitMs: 0 };
@@ -344,7 +353,12 @@ export class HttpTransport {
     let pool = this.pools.get(origin);
     if (pool === undefined) {
       pool = new Pool(origin, {
-        connections: this.options.concurrency,
+        // Twice the concurrency (the gate keeps the attempts in flight to `concurrency`): an
+        // attempt whose slot was just freed finds an idle connection that is ready. With no
+        // more connections than slots it queued for the one that had just answered, which
+        // undici reuses only after a check in the next turn of the event loop: every slot
+        // was held that turn longer, most of it other work of a busy worker.
+        connections: this.options.concurrency * CONNECTIONS_PER_SLOT,
         pipelining: 1,
         keepAliveTimeout: 30_000,
         connect: {

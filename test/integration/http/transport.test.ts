@@ -16,10 +16,13 @@ const scripts = new Map<
 const hits = new Map<string, number[]>();
 let inFlight = 0;
 let maxInFlight = 0;
+/** The connections the server saw requests on. */
+const sockets = new Set<unknown>();
 
 beforeAll(async () => {
   server = await startTestServer((req, res) => {
     const path = req.url ?? '/';
+    sockets.add(req.socket);
     hits.set(path, [...(hits.get(path) ?? []), Date.now()]);
     const script = scripts.get(path) ?? [{ status: 200, body: '{}' }];
     const step = script.length > 1 ? script.shift()! : script[0]!;
@@ -151,6 +154,22 @@ describe('HttpTransport', () => {
     );
     await t.close();
     expect(maxInFlight).toBe(3);
+  });
+
+  it('sends an attempt whose slot frees on a ready connection, never more than `concurrency` in flight', async () => {
+    scripts.set('/answered', [{ status: 200, delayMs: 20, body: '{}' }]);
+    maxInFlight = 0;
+    sockets.clear();
+    const t = transport({ concurrency: 3 });
+    await Promise.all(
+      Array.from({ length: 24 }, () => t.send({ method: 'GET', url: `${server.url}/answered` })),
+    );
+    await t.close();
+    expect(maxInFlight).toBe(3);
+    // Spare connections: the connection that has just answered is not waited for (undici
+    // reuses it a turn of the event loop later), and there are at most twice the slots.
+    expect(sockets.size).toBeGreaterThan(3);
+    expect(sockets.size).toBeLessThanOrEqual(6);
   });
 
   it('times out a call that takes too long, as TARGET_TIMEOUT', async () => {
