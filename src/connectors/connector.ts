@@ -174,12 +174,16 @@ export interface Connector {
    * among `groupIds` (spec: read the current members before writing). A read: it may lag.
    * In a `confirmAbsent` group "not a member" decides something: the read says it only on
    * the best evidence the target gives (a member list may be cut short; a members filter
-   * not yet seen to match anyone may be blind to members).
+   * not yet seen to match anyone may be blind to members). `absenceVouchedBefore`: an earlier
+   * read of the same step vouched for this connector's "not a member"
+   * (`MembershipRead.absenceVouched`), perhaps in a worker since restarted: the evidence it
+   * had holds for this read too.
    */
   readMemberships(
     account: TargetAccount,
     groupIds: readonly string[],
     confirmAbsent?: readonly string[],
+    absenceVouchedBefore?: boolean,
   ): Promise<MembershipRead>;
   /**
    * Writes removals, then additions (spec: steps 2 and 3), one answer per change. Refuses

@@ -76,7 +76,14 @@ export function directIo(
       account: Parameters<Connector['readMemberships']>[0];
       groupIds: string[];
       confirmAbsent?: string[];
-    }) => connector.readMemberships(input.account, input.groupIds, input.confirmAbsent),
+      absenceVouchedBefore?: true;
+    }) =>
+      connector.readMemberships(
+        input.account,
+        input.groupIds,
+        input.confirmAbsent,
+        input.absenceVouchedBefore === true,
+      ),
     [STEP_OPS.writeMemberships]: (input: {
       account: Parameters<Connector['writeMemberships']>[0];
       add: string[];

@@ -21,32 +21,43 @@ export interface ReadOutcome extends MembershipRead {
  * together). A read that does not find the account (a new account not replicated yet; or a
  * gone one, which the writes will tell) shows nothing: it plans and reports only (DESIGN
  * invariant 9). In `decisive` groups "not a member" decides something: the connector
- * confirms it (`confirmAbsent`).
+ * confirms it (`confirmAbsent`). `vouchedBefore`: an earlier read of the step vouched for
+ * the connector's "not a member" (`MembershipRead.absenceVouched`); this one is told so.
  */
 export function* readMemberships(
   input: StepContext,
   account: TargetAccount,
   groupIds: readonly string[],
   decisive: ReadonlySet<string> = new Set(),
+  vouchedBefore = false,
 ): Machine<ReadOutcome | { error: SerializedError }> {
-  const asked = membershipReadOf(input, groupIds, decisive);
+  const asked = membershipReadOf(input, groupIds, decisive, vouchedBefore);
   const inputs: ReadMembershipsInput[] =
     asked === undefined ? [] : [{ connector: input.connector, account, ...asked }];
   return readOutcome(input, yield* parallel<MembershipRead>(STEP_OPS.readMemberships, inputs));
 }
 
 /**
- * What one membership read asks of the target: the groups, and where "not a member" must be
- * confirmed. Undefined: nothing to read (a target that reads named groups only, and none named).
+ * What one membership read asks of the target: the groups, where "not a member" must be
+ * confirmed, and whether an earlier read of the step vouched for the connector's "not a
+ * member" (only said where it did, and only where an absence is to be confirmed: a step's
+ * reads ask as they did before otherwise). Undefined: nothing to read (a target that reads
+ * named groups only, and none named).
  */
 export function membershipReadOf(
   input: StepContext,
   groupIds: readonly string[],
   decisive: ReadonlySet<string>,
-): Pick<ReadMembershipsInput, 'groupIds' | 'confirmAbsent'> | undefined {
+  vouchedBefore = false,
+): Pick<ReadMembershipsInput, 'groupIds' | 'confirmAbsent' | 'absenceVouchedBefore'> | undefined {
   if (input.capabilities.membershipReadScope === 'named' && groupIds.length === 0) return undefined;
   const confirmAbsent = groupIds.filter((id) => decisive.has(id));
-  return { groupIds: [...groupIds], ...(confirmAbsent.length === 0 ? {} : { confirmAbsent }) };
+  if (confirmAbsent.length === 0) return { groupIds: [...groupIds] };
+  return {
+    groupIds: [...groupIds],
+    confirmAbsent,
+    ...(vouchedBefore ? { absenceVouchedBefore: true as const } : {}),
+  };
 }
 
 /** What the answers of a membership read show (see {@link readMemberships}). */
@@ -55,6 +66,8 @@ function readOutcome(
   results: readonly IoResult<MembershipRead>[],
 ): ReadOutcome | { error: SerializedError } {
   const read: ReadOutcome = { groupIds: [], names: {}, notices: [], visible: true };
+  // Vouched for when every answer was (a read of no operation vouches for nothing).
+  let vouched = results.length > 0;
   for (const result of results) {
     if (!result.ok) {
       if (result.error.code !== 'ACCOUNT_NOT_FOUND') return { error: result.error };
@@ -71,22 +84,25 @@ function readOutcome(
     if (result.value.unproven !== undefined && result.value.unproven.length > 0) {
       (read.unproven ??= []).push(...result.value.unproven);
     }
+    vouched &&= result.value.absenceVouched === true;
   }
-  return read;
+  return vouched ? { ...read, absenceVouched: true } : read;
 }
 
 /**
  * The first read-back of a step's writes, for the last write to make once it is answered
  * (revision 3, `StepContext.foldsReadBack`): the groups the step verifies, each decisive, as
- * {@link verify} would read them. Undefined where the read-back is an operation of its own.
+ * {@link verify} would read them (`vouchedBefore` as there). Undefined where the read-back is
+ * an operation of its own.
  */
 export function foldedReadBack(
   input: StepContext,
   plan: MembershipWritePlan,
-): Pick<ReadMembershipsInput, 'groupIds' | 'confirmAbsent'> | undefined {
+  vouchedBefore = false,
+): Pick<ReadMembershipsInput, 'groupIds' | 'confirmAbsent' | 'absenceVouchedBefore'> | undefined {
   if (input.foldsReadBack !== true) return undefined;
   const scope = Object.keys(plan.expected);
-  return membershipReadOf(input, scope, new Set(scope));
+  return membershipReadOf(input, scope, new Set(scope), vouchedBefore);
 }
 
 /** How the read-back after the writes ended. */
@@ -116,7 +132,11 @@ export type Verified =
  * and that no write of this step removed (setMemberships: a lagging read hid it) is removed
  * when a re-read shows it: reconciled inside the window, not only re-read. A change whose
  * answer was lost is not sent again: the reads tell whether it is in place. `folded`: the
- * first read, when the last write made it (`foldedReadBack`).
+ * first read, when the last write made it (`foldedReadBack`). `vouchedBefore`: the step's read
+ * before the writes vouched for the connector's "not a member" (`MembershipRead.absenceVouched`):
+ * each read back is told so, as the worker that read before believed it; a worker restarted
+ * since has not seen that evidence itself, and without it would not tell a membership the
+ * writes ended (DESIGN invariant 11: what the run saw, it tells).
  */
 export function* verify(
   input: StepContext,
@@ -125,6 +145,7 @@ export function* verify(
   ledger: MembershipWriteAnswer[],
   groups: { names: Record<string, string>; writable: ReadonlySet<string> },
   folded?: IoResult<MembershipRead>,
+  vouchedBefore = false,
 ): Machine<Verified> {
   const { names } = groups;
   // Every group is read back, even one whose write answer listed the change: a server may
@@ -151,7 +172,7 @@ export function* verify(
     const read =
       carried !== undefined && !('error' in carried)
         ? carried
-        : yield* readMemberships(input, account, scope, decisive);
+        : yield* readMemberships(input, account, scope, decisive, vouchedBefore);
     if ('error' in read) return withLost({ error: read.error });
     const readAt = yield* now();
     Object.assign(names, read.names);

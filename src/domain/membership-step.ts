@@ -142,7 +142,7 @@ function* changeMemberships(
     { remove: removalsToWrite(plan, seen, assigned, absenceUnproven), add: plan.add },
     groups,
     'write',
-    foldedReadBack(input, plan),
+    foldedReadBack(input, plan, read.absenceVouched === true),
   );
   ledger.push(...written.answers);
   const finish = (
@@ -193,7 +193,15 @@ function* changeMemberships(
 
   const verifyFrom = yield* now();
   const scope = refused === undefined ? plan : onlyUnanswered(plan, ledger);
-  const verified = yield* verify(input, account, scope, ledger, groups, written.readBack);
+  const verified = yield* verify(
+    input,
+    account,
+    scope,
+    ledger,
+    groups,
+    written.readBack,
+    read.absenceVouched === true,
+  );
   const lost = written.lost ?? verified.lost;
   // Lost writes a read may show only because it lags the service's own last write.
   const stale = staleForLostWrites(

@@ -141,6 +141,13 @@ export interface ReadMembershipsInput extends AccountInput {
    * match anyone.
    */
   confirmAbsent?: string[];
+  /**
+   * An earlier read of the same step vouched for its connector's "not a member"
+   * (`MembershipRead.absenceVouched`): the connector believes its target's answer as that
+   * read did, even in a worker that has not seen the evidence itself (one started since:
+   * the earlier read is in the orchestration's history, not in this worker's memory).
+   */
+  absenceVouchedBefore?: true;
 }
 
 /** At most `membershipWriteBatchSize` changes: one write call. */
@@ -156,7 +163,7 @@ export interface WriteMembershipsInput extends AccountInput, IntentInput {
    * never changes the write's answers, and a read that fails comes back as its error, the
    * write not sent again (DESIGN invariant 9). Answered with {@link MembershipWriteReadBack}.
    */
-  readBack?: Pick<ReadMembershipsInput, 'groupIds' | 'confirmAbsent'>;
+  readBack?: Pick<ReadMembershipsInput, 'groupIds' | 'confirmAbsent' | 'absenceVouchedBefore'>;
 }
 
 /** What a membership write with `readBack` answers: the write's answers and the read after. */

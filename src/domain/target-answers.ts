@@ -16,6 +16,14 @@ export interface MembershipRead {
    * the account is a member there is not known.
    */
   unproven?: string[];
+  /**
+   * The connector believed its own "not a member" when it made this read: its target had
+   * given it the evidence that its answer about a member holds (SCIM: the members filter had
+   * shown it a member, the filter's positive control). That evidence lives in the worker
+   * that made the read; a later read of the same step, made perhaps by a worker started
+   * since (a restart), is handed it (`ReadMembershipsInput.absenceVouchedBefore`).
+   */
+  absenceVouched?: true;
 }
 
 /**

@@ -455,8 +455,9 @@ export class ScimConnector implements Connector {
     account: TargetAccount,
     groupIds: readonly string[],
     confirmAbsent: readonly string[] = [],
+    absenceVouchedBefore = false,
   ): Promise<MembershipRead> {
-    return this.memberships.read(account, groupIds, confirmAbsent);
+    return this.memberships.read(account, groupIds, confirmAbsent, absenceVouchedBefore);
   }
 
   writeMemberships(

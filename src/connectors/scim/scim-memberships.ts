@@ -59,10 +59,16 @@ export class ScimMemberships {
     return memberValueForms(account.accountId, account.id, this.settings.memberValue);
   }
 
+  /**
+   * `vouchedBefore`: an earlier read of the same step, perhaps in a worker since restarted,
+   * believed the members filter's "not a member" (`MembershipRead.absenceVouched`): the
+   * filter had shown a member there, and its positive control holds for this read as well.
+   */
   async read(
     account: TargetAccount,
     groupIds: readonly string[],
     confirmAbsent: readonly string[] = [],
+    vouchedBefore = false,
   ): Promise<MembershipRead> {
     if (groupIds.length === 0) return { groupIds: [], names: {}, notices: [] };
     const known = this.checks.known;
@@ -75,21 +81,26 @@ export class ScimMemberships {
         { connector: this.settings.name },
       );
     }
-    if (check.kind === 'filter') return this.readByFilter(check, account, groupIds, confirmAbsent);
+    if (check.kind === 'filter') {
+      return this.readByFilter(check, account, groupIds, confirmAbsent, vouchedBefore);
+    }
     return this.readWholeGroups(account, groupIds, confirmAbsent, check.why);
   }
 
   /**
    * The server's own answer about this member in each group (DESIGN invariant 11). Until
-   * the filter has shown this connector a member, its "not a member" in a `confirmAbsent`
-   * group is checked against the group's member list: a filter that missed a listed member
-   * is blind, and the read is made again from whole groups, as every later one is.
+   * the filter has shown this connector a member (in this worker, or in an earlier read of
+   * the step: `vouchedBefore`), its "not a member" in a `confirmAbsent` group is checked
+   * against the group's member list: a filter that missed a listed member is blind, and the
+   * read is made again from whole groups, as every later one is. A read whose "not a member"
+   * was believed says so (`absenceVouched`), for the step's later reads.
    */
   private async readByFilter(
     check: Extract<MembershipCheck, { kind: 'filter' }>,
     account: TargetAccount,
     groupIds: readonly string[],
     confirmAbsent: readonly string[],
+    vouchedBefore: boolean,
   ): Promise<MembershipRead> {
     const values = this.memberValues(account);
     const found = await this.checks.tryMemberOf(check, groupIds, values);
@@ -106,7 +117,8 @@ export class ScimMemberships {
     }
     const names = { ...found.names };
     const asked = new Set(groupIds);
-    const unconfirmed = this.checks.absenceBelieved
+    const believed = this.checks.absenceBelieved || vouchedBefore;
+    const unconfirmed = believed
       ? []
       : confirmAbsent.filter((id) => asked.has(id) && !found.groupIds.has(id));
     const confirmations = await Promise.all(unconfirmed.map((id) => this.readGroupMembers(id, id)));
@@ -181,6 +193,7 @@ export class ScimMemberships {
       names,
       notices,
       ...(unproven.length === 0 ? {} : { unproven }),
+      ...(believed || this.checks.absenceBelieved ? { absenceVouched: true as const } : {}),
     };
   }
 

@@ -71,6 +71,7 @@ export function membershipActivities(services: ServicesProvider) {
           input.account,
           input.groupIds,
           input.confirmAbsent,
+          input.absenceVouchedBefore === true,
         ),
       );
     },
@@ -108,6 +109,7 @@ export function membershipActivities(services: ServicesProvider) {
             input.account,
             asked.groupIds,
             asked.confirmAbsent,
+            asked.absenceVouchedBefore === true,
           ),
         );
         return { answers, readBack } satisfies MembershipWriteReadBack;
