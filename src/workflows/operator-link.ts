@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isLinked, type AccountRecord } from '../domain/account-record';
 import { ProvisioningError } from '../domain/errors';
 import { judgeOperatorLink, LINK_REASON_MAX, type LinkAsk } from '../domain/operator-link';
+import type { LeaseResult } from '../store/account-state';
 import type { WorkflowServices } from './workflow-services';
 
 /** What a refusal for want of a record needs of the target: nothing. */
@@ -58,25 +59,18 @@ export async function linkAccountByOperator(
       throw new ProvisioningError('REQUEST_CONFLICT', judged.refused, { object: accountId });
     }
   }
-  const nowMs = (services.now ?? Date.now)();
+  const now = services.now ?? Date.now;
   const owner = `operator-link-${randomUUID()}`;
-  const lease = await services.accounts.acquire(
+  let lease = await services.accounts.acquire(
     connectorName,
     accountId,
     owner,
-    nowMs,
+    now(),
     LINK_LEASE_MS,
   );
-  if (!lease.acquired) {
-    throw new ProvisioningError(
-      'ACCOUNT_BUSY',
-      `account "${accountId}" on connector "${connectorName}": a request holds it ` +
-        `(${lease.holder ?? 'another holder'}, until ${lease.expiresAt ?? 'soon'}): link it once that request ends`,
-      { object: accountId, retryable: true },
-    );
-  }
+  if (!lease.acquired) throw busy(where, lease);
   const stored: AccountRecord | null = lease.record ?? null;
-  let released = false;
+  let held = true;
   try {
     const linkedId = stored?.targetId ?? '';
     const [holder, linked] = await Promise.all([
@@ -90,7 +84,7 @@ export async function linkAccountByOperator(
       stored ?? undefined,
       { holder, linked },
       { ...ask, reason, targetId },
-      (services.now ?? Date.now)(),
+      now(),
       connector.capabilities.visibilityWindowMs,
     );
     if ('refused' in judged) {
@@ -99,29 +93,64 @@ export async function linkAccountByOperator(
     if ('already' in judged) {
       return { connector: connectorName, accountId, linked: false, note: judged.already, targetId };
     }
+    // The reads may have outlasted the lease (a throttled target): renewed before the one
+    // write, refused when a request took the account meanwhile or its record moved since it
+    // was judged, so the link never lands between a request's writes.
+    const renewedAtMs = now();
+    lease = await services.accounts.acquire(
+      connectorName,
+      accountId,
+      owner,
+      renewedAtMs,
+      LINK_LEASE_MS,
+    );
+    if (!lease.acquired) {
+      held = false;
+      throw busy(where, lease);
+    }
+    const current = lease.record ?? null;
+    if (current?.targetId !== stored?.targetId || current?.linkedAt !== stored?.linkedAt) {
+      throw new ProvisioningError(
+        'REQUEST_CONFLICT',
+        `account "${accountId}" on connector "${connectorName}": its record changed while the ` +
+          `link was judged (now linked to ${current?.targetId || 'nothing'}): nothing was linked; ` +
+          'look again and send the link again if it still stands',
+        { object: accountId },
+      );
+    }
     await services.accounts.commitStep({
       connector: connectorName,
       accountId,
       owner,
-      leaseExpiresAtMs: nowMs + LINK_LEASE_MS,
+      leaseExpiresAtMs: renewedAtMs + LINK_LEASE_MS,
       ...(lease.etag === undefined ? {} : { etag: lease.etag }),
       entries: [],
       update: { link: judged.link },
-      stored,
+      stored: current,
       release: true,
     });
-    released = true;
+    held = false;
     return { connector: connectorName, accountId, linked: true, targetId };
   } finally {
-    if (!released) {
+    if (held) {
       await services.accounts.release(
         connectorName,
         accountId,
         owner,
-        lease.etag === undefined ? undefined : { etag: lease.etag, stored },
+        lease.etag === undefined ? undefined : { etag: lease.etag, stored: lease.record ?? null },
       );
     }
   }
+}
+
+/** The refusal while another holder (a request, a restore) holds the account's lease. */
+function busy(where: { connector: string; accountId: string }, lease: LeaseResult) {
+  return new ProvisioningError(
+    'ACCOUNT_BUSY',
+    `account "${where.accountId}" on connector "${where.connector}": a request holds it ` +
+      `(${lease.holder ?? 'another holder'}, until ${lease.expiresAt ?? 'soon'}): link it once that request ends`,
+    { object: where.accountId, retryable: true },
+  );
 }
 
 /** Throws REQUEST_INVALID for text that is empty, longer than `max` or holds control characters. */
