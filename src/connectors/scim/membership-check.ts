@@ -4,7 +4,7 @@ import type { HttpResult } from '../http/transport';
 import { mapScimError, type ScimErrorContext } from './error-mapper';
 import { quoteFilterValue } from './filter';
 import { interpretListResponse, type ListPage } from './list-response';
-import { readAllPages } from './pager';
+import { readAllPages, type ListTally } from './pager';
 import type { ScimHttp } from './scim-http';
 import { scimUrl } from './scim-paths';
 
@@ -49,8 +49,18 @@ function anyOf(name: string, values: readonly string[]): string {
  */
 export const FEATURE_REFUSALS: readonly number[] = [400, 403, 501];
 
-/** What a members filter answered: the groups it named (with their names), or a refusal. */
-type FilterAnswer = { groups: Map<string, string> } | { refused: HttpResult };
+/**
+ * What a members filter answered: the groups it named (with their names), or a refusal.
+ * `cutShort` says why the answer may not be whole (its "not a member" then proves nothing).
+ */
+type FilterAnswer = { groups: Map<string, string>; cutShort?: string } | { refused: HttpResult };
+
+/** The groups a members filter found, and why its answer may be cut short (when it may). */
+export interface MembersFound {
+  groupIds: Set<string>;
+  names: Record<string, string>;
+  cutShort?: string;
+}
 
 /**
  * Decides once per connector (and worker) how memberships are checked, with a cheap probe at
@@ -136,7 +146,7 @@ export class MembershipChecks {
     check: Extract<MembershipCheck, { kind: 'filter' }>,
     groupIds: readonly string[],
     memberValues: readonly string[],
-  ): Promise<{ groupIds: Set<string>; names: Record<string, string> }> {
+  ): Promise<MembersFound> {
     const answer = await this.tryMemberOf(check, groupIds, memberValues);
     if ('refused' in answer) throw mapScimError(answer.refused, this.context(answer.asked));
     return answer;
@@ -151,14 +161,12 @@ export class MembershipChecks {
     check: Extract<MembershipCheck, { kind: 'filter' }>,
     groupIds: readonly string[],
     memberValues: readonly string[],
-  ): Promise<
-    | { groupIds: Set<string>; names: Record<string, string> }
-    | { refused: HttpResult; asked: readonly string[] }
-  > {
+  ): Promise<MembersFound | { refused: HttpResult; asked: readonly string[] }> {
     const parts = check.combine
       ? chunk(groupIds, GROUPS_PER_FILTER).map((ids) => ({ ids, values: memberValues }))
       : groupIds.flatMap((id) => memberValues.map((value) => ({ ids: [id], values: [value] })));
     const names: Record<string, string> = {};
+    let cutShort: string | undefined;
     const answers = await Promise.all(
       parts.map(async ({ ids, values }) => ({
         ids,
@@ -168,9 +176,14 @@ export class MembershipChecks {
     for (const { ids, answer } of answers) {
       if ('refused' in answer) return { refused: answer.refused, asked: ids };
       for (const [id, name] of answer.groups) if (ids.includes(id)) names[id] = name;
+      cutShort ??= answer.cutShort;
     }
     if (Object.keys(names).length > 0) this.shownMember = true;
-    return { groupIds: new Set(Object.keys(names)), names };
+    return {
+      groupIds: new Set(Object.keys(names)),
+      names,
+      ...(cutShort === undefined ? {} : { cutShort }),
+    };
   }
 
   private async probe(groupId: string): Promise<MembershipCheck> {
@@ -191,9 +204,13 @@ export class MembershipChecks {
   }
 
   /**
-   * The groups a members filter answers. A server that caps its page below the groups asked
-   * says so by a `totalResults` above what it returned: the rest are read page by page, never
-   * taken for "not a member".
+   * The groups a members filter answers, asked as pages of as many as the groups asked (no
+   * more can match). A page that holds them all is the whole answer, and so is an empty one.
+   * Any page between may be a server's capped page (scim-interop.md: `count` capped), and a
+   * server that counts only the page it answers (`totalResults` no more than it holds) cannot
+   * be told from an honest one: the answer is read on past its `totalResults` ({@link
+   * readAllPages}), to an empty page. An answer whose end was not seen (a page past the
+   * total refused, pages repeated) says so in `cutShort`: its "not a member" proves nothing.
    */
   private async ask(
     groupIds: readonly string[],
@@ -202,17 +219,26 @@ export class MembershipChecks {
   ): Promise<FilterAnswer> {
     const first = await this.askPage(groupIds, memberValues, attributes);
     if ('refused' in first) return first;
+    const held = first.resources.length;
+    const counted = (first.totalResults ?? 0) > held;
+    const mayBeCapped = held > 0 && held < groupIds.length && !counted;
     let resources: AsyncIterable<Record<string, unknown>> | Record<string, unknown>[] =
       first.resources;
-    if ((first.totalResults ?? 0) > first.resources.length) {
+    const tally: ListTally = { read: 0, probePastTotal: mayBeCapped };
+    /** Whether the last page read held nothing: the answer's end was seen. */
+    let endSeen = !mayBeCapped;
+    if (counted || mayBeCapped) {
       resources = readAllPages(
         async (startIndex) => {
           if (startIndex === 1) return first;
           const next = await this.askPage(groupIds, memberValues, attributes, startIndex);
           if ('refused' in next) throw mapScimError(next.refused, this.context(groupIds));
+          endSeen = next.resources.length === 0;
           return next;
         },
         `connector "${this.connector}": the members of groups ${groupIds.join(', ')}`,
+        tally,
+        groupIds.length,
       );
     }
     const groups = new Map<string, string>();
@@ -221,17 +247,30 @@ export class MembershipChecks {
       const name = typeof resource.displayName === 'string' ? resource.displayName : resource.id;
       groups.set(resource.id, name);
     }
-    return { groups };
+    const whole =
+      groupIds.every((id) => groups.has(id)) ||
+      (tally.pastTotalRefused === undefined &&
+        (endSeen ||
+          (tally.pastTotal === undefined && tally.read >= (tally.lastTotal ?? Infinity))));
+    if (whole) return { groups };
+    const cutShort =
+      tally.pastTotalRefused === undefined
+        ? `the members filter's answer for groups ${groupIds.join(', ')} may be cut short: the server's pages ended without an empty one after ${tally.read}`
+        : `the members filter's answer for groups ${groupIds.join(', ')} may be cut short: the server refused a page past its totalResults (${tally.pastTotalRefused})`;
+    return { groups, cutShort };
   }
 
-  /** One page of a members filter's answer (the first without paging parameters); 404 is none. */
+  /**
+   * One page of a members filter's answer, of as many as the groups asked (the first without
+   * `startIndex`); 404 is none.
+   */
   private async askPage(
     groupIds: readonly string[],
     memberValues: readonly string[],
     attributes: string,
     startIndex?: number,
   ): Promise<ListPage | { refused: HttpResult }> {
-    const paging = startIndex === undefined ? {} : { startIndex, count: groupIds.length };
+    const paging = { ...(startIndex === undefined ? {} : { startIndex }), count: groupIds.length };
     const result = await this.http.send({
       method: 'GET',
       url: scimUrl(this.baseUrl, 'Groups', undefined, {

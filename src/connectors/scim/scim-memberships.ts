@@ -117,12 +117,14 @@ export class ScimMemberships {
     }
     const names = { ...found.names };
     const asked = new Set(groupIds);
-    const believed = this.checks.absenceBelieved || vouchedBefore;
+    // An answer that may be cut short vouches for no absence, whatever the filter has shown.
+    const whole = found.cutShort === undefined;
+    const believed = whole && (this.checks.absenceBelieved || vouchedBefore);
     const unconfirmed = believed
       ? []
       : confirmAbsent.filter((id) => asked.has(id) && !found.groupIds.has(id));
     const confirmations = await Promise.all(unconfirmed.map((id) => this.readGroupMembers(id, id)));
-    const notices: string[] = [];
+    const notices: string[] = found.cutShort === undefined ? [] : [found.cutShort];
     const unproven: string[] = [];
     let missed: { group: string; value: string } | undefined;
     // The user's own groups, asked once where no list shows the account (RFC 7643 §4.1.2).
@@ -193,7 +195,9 @@ export class ScimMemberships {
       names,
       notices,
       ...(unproven.length === 0 ? {} : { unproven }),
-      ...(believed || this.checks.absenceBelieved ? { absenceVouched: true as const } : {}),
+      ...(whole && (believed || this.checks.absenceBelieved)
+        ? { absenceVouched: true as const }
+        : {}),
     };
   }
 
@@ -343,7 +347,7 @@ export class ScimMemberships {
     if (members === undefined && check?.kind === 'filter') {
       const found = await this.checks.memberOf(check, [groupId], [value]);
       if (found.groupIds.has(groupId)) return true;
-      return this.checks.absenceBelieved ? false : undefined;
+      return this.checks.absenceBelieved && found.cutShort === undefined ? false : undefined;
     }
     return members === undefined ? undefined : false;
   }
