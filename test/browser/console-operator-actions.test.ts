@@ -85,7 +85,7 @@ describe("a SCIM connector's user groups attribute kept as cut, in the console",
     expect(ran.output).toMatchObject({ result: { userGroups: { outcome: 'complete' } } });
     expect((await states.readUserGroups(SCIM))?.verdict).toBe('cut');
     await panel.getByRole('button', { name: 'End the cut' }).click();
-    await panel.getByText('Complete').waitFor();
+    await panel.getByText('Complete', { exact: true }).waitFor();
     expect(await panel.innerText()).toContain('ended by');
     expect(await states.readUserGroups(SCIM)).toMatchObject({
       verdict: 'complete',

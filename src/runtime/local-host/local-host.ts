@@ -34,7 +34,9 @@ import { clockNow, type DriverClock } from './virtual-clock';
  * left unbounded, the poller takes in a thousand queued requests while the targets' slots,
  * which the continuations would fill, stand half empty. 64 keeps every target slot of the
  * default connectors (8 per target) in work with room to spare; messages not taken stay on
- * the queue, where they wait no longer than they would behind the taken ones.
+ * the queue, where they wait no longer than they would behind the taken ones. The bound is
+ * checked before each fetch, and a fetch takes up to a batch of messages (each may hold
+ * several requests): it is a soft bound, exceeded by at most one fetch.
  */
 export const DEFAULT_MAX_STARTING_REQUESTS = 64;
 

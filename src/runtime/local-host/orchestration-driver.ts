@@ -237,13 +237,15 @@ export class OrchestrationDriver implements OrchestrationClient {
   /** Cancels timers, waits for running activities and replays, and refuses new work. */
   async close(): Promise<void> {
     this.closed = true;
+    // A closing driver takes in nothing: whoever waits to take in more stops waiting now,
+    // not once the work under way has drained.
+    this.starting.releaseAll();
     this.unsubscribe?.();
     this.timers.clear();
     await Promise.all([this.runner.drain(), ...this.episodesRunning, this.gate.settled()]);
     await this.saver.settled();
     this.waiters.failAll((instanceId) => this.closedBefore(instanceId, 'finished'));
     this.startWaiters.failAll((instanceId) => this.closedBefore(instanceId, 'started'));
-    this.starting.releaseAll();
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 

@@ -78,7 +78,7 @@ describe('OrchestrationDriver: instances before their first activity (the queue 
     expect((await driver.getStatus('quick-1'))?.runtimeStatus).toBe('Completed');
   });
 
-  it('releases a waiter when the driver closes', async () => {
+  it('releases a waiter as soon as the driver closes, while the work under way drains', async () => {
     const stuck: OrchestrationHandler = function* (context) {
       return (yield context.df.callActivity('never', null)) as unknown;
     };
@@ -91,10 +91,12 @@ describe('OrchestrationDriver: instances before their first activity (the queue 
     await settle();
     const waiting = driver.whenFewerStarting(1);
     expect(await settled(waiting)).toBe(false);
+    // Released as the close begins, while the activity is still running (not by its end).
     const closing = driver.close();
     await settle();
+    expect(await settled(waiting)).toBe(true);
+    expect(await settled(driver.whenFewerStarting(1))).toBe(true);
     release?.();
     await closing;
-    expect(await settled(waiting)).toBe(true);
   });
 });
