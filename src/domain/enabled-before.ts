@@ -1,12 +1,13 @@
 import type { TargetAccount } from './account';
 import type { EnabledEvidence } from './effective-change';
 import type { SerializedError } from './errors';
+import { LOST_WRITE_FOUND_WITHIN_MS } from './lost-writes';
 import { describeReads, readBack } from './patient-io';
 import { now, type Machine } from './step-machine';
 import type { StepContext } from './step-context';
 
 /** How long after a write no replica still shows the state before it: far beyond any lag seen. */
-const SETTLED_AFTER_MS = 60 * 60_000;
+const SETTLED_AFTER_MS = LOST_WRITE_FOUND_WITHIN_MS;
 
 /** What a lock or unlock knows of the state before it: evidence to weigh, or why there is none. */
 export type EnabledBefore =

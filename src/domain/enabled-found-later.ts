@@ -1,5 +1,5 @@
 import type { EnabledBefore } from './enabled-before';
-import type { LostEnabledWrite } from './lost-writes';
+import { foundTooLate, type LostEnabledWrite } from './lost-writes';
 import type { StepContext } from './step-context';
 import type { StepOutcome } from './step-outcome';
 
@@ -9,7 +9,9 @@ import type { StepOutcome } from './step-outcome';
  * applied (`unconfirmedShownAt`) finds it: journaled as that request's change when the state
  * before it was known to be the other, else settled with a notice. This write's own answer
  * lost and unsettled (`enabledUnconfirmed`): kept in the record for a later read to find,
- * with whether the state before it was known to be the other (`effective` on evidence).
+ * with whether the state before it was known to be the other (`effective` on evidence). A
+ * read more than an hour after the lost write (`LOST_WRITE_FOUND_WITHIN_MS`) settles it and
+ * journals nothing: someone else may have made the change.
  */
 export function withEnabledFindings(
   input: StepContext,
@@ -37,23 +39,32 @@ export function withEnabledFindings(
       next = { ...next, record: { ...record, enabled: { value: unconfirmed, at: shownAt } } };
     }
     const what = `the ${unconfirmed ? 'unlock' : 'lock'} sent by request "${lost.requestId}" step ${lost.step} (its answer was lost)`;
-    next = lost.notInPlaceBefore
+    next = foundTooLate(lost, before.unconfirmedShownAt)
       ? {
           ...next,
-          foundLater: [...(next.foundLater ?? []), { write: lost, by, at: shownAt }],
           notices: [
             ...next.notices,
-            `${what}: ${by} shows it applied: journaled as that request's change, found later`,
+            `${what}: ${by} shows it applied, but more than an hour after that write: someone ` +
+              `else may have made it, so it is not journaled as the service's change`,
           ],
         }
-      : {
-          ...next,
-          notices: [
-            ...next.notices,
-            `${what}: ${by} shows it applied, but the state before that write was not known: ` +
-              `someone else may have made it, so it is not journaled as the service's change`,
-          ],
-        };
+      : lost.notInPlaceBefore
+        ? {
+            ...next,
+            foundLater: [...(next.foundLater ?? []), { write: lost, by, at: shownAt }],
+            notices: [
+              ...next.notices,
+              `${what}: ${by} shows it applied: journaled as that request's change, found later`,
+            ],
+          }
+        : {
+            ...next,
+            notices: [
+              ...next.notices,
+              `${what}: ${by} shows it applied, but the state before that write was not known: ` +
+                `someone else may have made it, so it is not journaled as the service's change`,
+            ],
+          };
   }
   const update = next.record?.enabledUnconfirmed;
   if (update === undefined || next.record === undefined) return next;

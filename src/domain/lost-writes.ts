@@ -48,6 +48,18 @@ export interface FoundLaterChange<W extends SentWrite = LostWrite | LostEnabledW
   at: string;
 }
 
+/**
+ * How long after a lost write (its `at`) a read may still find it in place. Past that, no
+ * replica still lags it, and a change in place is as likely someone else's (a change by
+ * hand) as the write's: a lost write older than this is never found later, only settled.
+ */
+export const LOST_WRITE_FOUND_WITHIN_MS = 60 * 60_000;
+
+/** Whether a finding at `atMs` comes too late to be the lost write's: see {@link LOST_WRITE_FOUND_WITHIN_MS}. */
+export function foundTooLate(write: SentWrite, atMs: number): boolean {
+  return atMs - Date.parse(write.at) >= LOST_WRITE_FOUND_WITHIN_MS;
+}
+
 /** How many lost writes a record keeps: the newest, each settled by the next write of its group. */
 export const LOST_WRITES_KEPT = 100;
 
@@ -84,9 +96,11 @@ export interface MembershipEvidence {
  * after the service's own opposite write of the group may show the state from before that
  * write, and finds nothing. Where the read before it told nothing, the finding is settled
  * with a notice and not journaled as the service's: someone else may have made the change.
- * On a target whose reads show writes at once (`refutes`), a read that shows the change not
- * in place proves the lost write was not applied: it is settled, so that someone else's
- * change later is never taken for it.
+ * On a target whose reads show writes at once (`refutes`), or where the read was made at
+ * least the visibility window after the lost write, a read that shows the change not in place
+ * proves the lost write was not applied: it is settled, so that someone else's change later
+ * is never taken for it. A lost write older than {@link LOST_WRITE_FOUND_WITHIN_MS} that a
+ * read shows in place is settled and not journaled: someone else may have made the change.
  *
  * @example
  * judgeLostWrites(record.lostWrites, evidence, record.groupWrites, 30_000);
@@ -111,8 +125,8 @@ export function judgeLostWrites(
       evidence.readAtMs - Date.parse(own.at) < windowMs;
     if (member === target) {
       if (mayLag) continue;
-      settleFound(findings, write, evidence.by, new Date(evidence.readAtMs).toISOString());
-    } else if (evidence.refutes) {
+      settleFound(findings, write, evidence.by, evidence.readAtMs);
+    } else if (evidence.refutes || evidence.readAtMs - Date.parse(write.at) >= windowMs) {
       findings.settled.push(write.groupId);
       findings.notices.push(
         `${describeLost(write)}: ${evidence.by} shows it not in place: it was not applied, ` +
@@ -125,7 +139,8 @@ export function judgeLostWrites(
 
 /**
  * The record's lost writes that a write's own answer ("already a member", "not a member")
- * shows in place: found as {@link judgeLostWrites} finds them, whatever a read may lag.
+ * shows in place: found as {@link judgeLostWrites} finds them, whatever a read may lag (one
+ * older than {@link LOST_WRITE_FOUND_WITHIN_MS} settled, never found).
  */
 export function lostWritesAnsweredInPlace(
   lost: readonly LostWrite[] | undefined,
@@ -140,14 +155,20 @@ export function lostWritesAnsweredInPlace(
         answer.groupId === write.groupId &&
         (answer.change === 'added') === (write.change === 'member added'),
     );
-    if (shown) settleFound(findings, write, by, new Date(atMs).toISOString());
+    if (shown) settleFound(findings, write, by, atMs);
   }
   return findings;
 }
 
-function settleFound(findings: LostWriteFindings, write: LostWrite, by: string, at: string) {
+function settleFound(findings: LostWriteFindings, write: LostWrite, by: string, atMs: number) {
   findings.settled.push(write.groupId);
-  if (write.notInPlaceBefore) {
+  if (foundTooLate(write, atMs)) {
+    findings.notices.push(
+      `${describeLost(write)}: ${by} shows it in place, but more than an hour after that ` +
+        `write: someone else may have made it, so it is not journaled as the service's change`,
+    );
+  } else if (write.notInPlaceBefore) {
+    const at = new Date(atMs).toISOString();
     findings.found.push({ write, by, at });
     findings.notices.push(
       `${describeLost(write)}: ${by} shows it in place: journaled as that request's change, ` +

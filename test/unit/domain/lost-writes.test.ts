@@ -87,9 +87,17 @@ describe('judgeLostWrites', () => {
     expect(found.notices.join('\n')).toContain('it was not applied');
   });
 
-  it('where reads lag, a read that does not show it settles nothing', () => {
-    const found = judgeLostWrites([grant], evidence({ memberOf: new Set() }), undefined, 30_000);
+  it('where reads lag, a read within the window that does not show it settles nothing', () => {
+    const found = judgeLostWrites([grant], evidence({ memberOf: new Set() }), undefined, 300_000);
     expect(found.settled).toEqual([]);
+  });
+
+  it('where reads lag, a read past the window that does not show it settles it: not applied', () => {
+    // Read at +120 s, the grant sent at +10 s, the window 30 s: no replica still lags it.
+    const found = judgeLostWrites([grant], evidence({ memberOf: new Set() }), undefined, 30_000);
+    expect(found.found).toEqual([]);
+    expect(found.settled).toEqual(['g1']);
+    expect(found.notices.join('\n')).toContain('it was not applied');
   });
 
   it('a "not a member" nothing vouches for proves no lost revoke', () => {

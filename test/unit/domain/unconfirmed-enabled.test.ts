@@ -225,6 +225,33 @@ describe('a lost lock found applied later (lost-writes.ts)', () => {
     expect(outcome.notices.join('\n')).toContain('not journaled as the service');
   });
 
+  it('is settled, not journaled, when the read that shows it applied comes over an hour after it', async () => {
+    const sent = new Date(START - 2 * 60 * 60_000).toISOString();
+    const io = new ScriptedIo({
+      findAccount: () => ({
+        account: { ...ADA, enabled: false },
+        record: record({
+          enabledAt: sent,
+          enabledUnconfirmed: false,
+          lostEnabledWrite: {
+            change: 'account locked',
+            requestId: 'req-0',
+            step: 2,
+            at: sent,
+            notInPlaceBefore: true,
+          },
+        }),
+      }),
+      setAccountEnabled: () => ({}),
+      readAccount: () => ({ ...ADA, enabled: true }),
+    });
+    const outcome = await run('unlock', io);
+    expect(outcome).toMatchObject({ ok: true, changes: [{ change: 'account unlocked' }] });
+    expect(outcome.foundLater).toBeUndefined();
+    expect(outcome.notices.join('\n')).toContain('more than an hour after that write');
+    expect(outcome.record?.enabled?.value).toBe(true);
+  });
+
   it('is not found by a read that does not show it applied', async () => {
     const io = new ScriptedIo({
       findAccount: () => ({ account: { ...ADA, enabled: true }, record: lostLock(true) }),
