@@ -221,6 +221,49 @@ describe('SCIM: a revoke whose answer was lost, that the target never applied', 
   });
 });
 
+describe('SCIM: a grant whose answer was lost, never applied, and no read of its group after it', () => {
+  it('a member added by hand a day later is never journaled as the service', async () => {
+    const scim = t.host.sandboxes!.scim;
+    const accountId = 'found.late';
+    const sales = String(scim.getGroup('Sales')?.id);
+    const made = await run('found.late-make', SCIM, accountId, [{ type: 'create' }]);
+    expect(made.status, JSON.stringify(made.steps)).toBe('succeeded');
+
+    const since = truthMark(scim.truthLog());
+    // The grant's PATCH answers 503 before doing anything, and so does every call after it.
+    scim.injectServerErrors(1, 503, { writesOnly: true });
+    scim.injectServerErrors(400, 503);
+    try {
+      const lost = await run('found.late-lost', SCIM, accountId, [
+        { type: 'grant', groups: [{ name: 'Sales' }] },
+      ]);
+      expect(lost.status).toBe('failed');
+      expect(lost.steps[0].error.message).toContain('could not tell');
+    } finally {
+      scim.clearInjected();
+    }
+    expect(truthChanges(scim.truthLog(), since)).toEqual([]);
+    expect((await t.host.services.accounts.get(SCIM, accountId))?.lostWrites).toHaveLength(1);
+
+    // A day later, someone adds the member by hand; the next grant's read before finds it.
+    t.clock.advanceBy(24 * 60 * 60_000);
+    await scimAdmin(t).addMember(sales, accountId);
+    const again = await run('found.late-again', SCIM, accountId, [
+      { type: 'grant', groups: [{ name: 'Sales' }] },
+    ]);
+    expect(again.status, JSON.stringify(again.steps)).toBe('succeeded');
+
+    const ids = ['found.late-lost', 'found.late-again'];
+    // The truth's only change is the one by hand: neither request made it.
+    expect(truthChanges(scim.truthLog(), since)).toEqual([`${accountId} member added ${sales}`]);
+    expect(journalChanges(await journalOfRequests(t, ids)), JSON.stringify(again.steps)).toEqual(
+      [],
+    );
+    expect(again.steps[0].notices.join('\n')).toContain('more than an hour after that write');
+    expect((await t.host.services.accounts.get(SCIM, accountId))?.lostWrites).toBeUndefined();
+  });
+});
+
 describe('Graph: a lock whose answer was lost and that no read within the window showed', () => {
   const graph = () => t.host.sandboxes!.graph;
   afterAll(() => graph().setReplicationDelay(0));
