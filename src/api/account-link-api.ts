@@ -1,11 +1,9 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { httpStatusOf } from '../domain/error-catalogue';
-import { isProvisioningError } from '../domain/errors';
 import { linkAccountByOperator } from '../workflows/operator-link';
 import type { ApiDeps } from './api-deps';
 import { FUNCTION_KEY_HOLDER, submitterOf } from './caller';
 import { callerOf } from './entrances';
-import { errorResponse, problem, unknownConnector } from './http-problem';
+import { problem, unknownConnector } from './http-problem';
 import { readJsonBody } from './read-body';
 
 /**
@@ -15,7 +13,8 @@ import { readJsonBody } from './read-body';
  * is this person's links the account ID to it. Only when the target shows exactly that: the
  * linked object gone, the account ID held by `targetId` (409 naming what it shows otherwise);
  * 409 ACCOUNT_BUSY while a request holds the account. Who, why and the object linked before
- * are kept in the account's record. 200 with `linked` (false: linked to it already).
+ * are kept in the account's record. 200 with `linked` (false: linked to it already); a
+ * refusal is answered by the route's guard (`guardHandler`) with its code's status.
  */
 export function linkAccountHandler(deps: Pick<ApiDeps, 'services' | 'now' | 'keyHolder'>) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
@@ -35,20 +34,15 @@ export function linkAccountHandler(deps: Pick<ApiDeps, 'services' | 'now' | 'key
       );
     }
     const operator = submitterOf(callerOf(request), deps.keyHolder ?? FUNCTION_KEY_HOLDER);
-    try {
-      const result = await linkAccountByOperator(
-        { ...services, now: () => deps.now().getTime() },
-        name,
-        accountId,
-        { targetId, reason, byName: operator ?? 'an operator', at: deps.now().toISOString() },
-      );
-      if (result.linked) {
-        context.log(`connector ${name}: account ${accountId} linked to ${targetId} by an operator`);
-      }
-      return { status: 200, jsonBody: result };
-    } catch (error) {
-      if (!isProvisioningError(error)) throw error;
-      return errorResponse(httpStatusOf(error), error.toJSON());
+    const result = await linkAccountByOperator(
+      { ...services, now: () => deps.now().getTime() },
+      name,
+      accountId,
+      { targetId, reason, byName: operator ?? 'an operator', at: deps.now().toISOString() },
+    );
+    if (result.linked) {
+      context.log(`connector ${name}: account ${accountId} linked to ${targetId} by an operator`);
     }
+    return { status: 200, jsonBody: result };
   };
 }

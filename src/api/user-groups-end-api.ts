@@ -1,11 +1,9 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from '@azure/functions';
-import { httpStatusOf } from '../domain/error-catalogue';
-import { isProvisioningError } from '../domain/errors';
 import { endGroupsCut } from '../workflows/end-groups-cut';
 import type { ApiDeps } from './api-deps';
 import { FUNCTION_KEY_HOLDER, submitterOf } from './caller';
 import { callerOf } from './entrances';
-import { errorResponse, problem, unknownConnector } from './http-problem';
+import { problem, unknownConnector } from './http-problem';
 import { readJsonBody } from './read-body';
 
 /**
@@ -14,7 +12,8 @@ import { readJsonBody } from './read-body';
  * leaving out a group, and its silence is no longer believed), once the server is mended and
  * a compatibility run found the attribute complete after the cut (409 until then, naming
  * what is missing). Who ended it is recorded as a quarantine release records it. 200 with
- * `ended` (false: no cut was kept) and the verdict kept now.
+ * `ended` (false: no cut was kept) and the verdict kept now; a refusal is answered by the
+ * route's guard (`guardHandler`) with its code's status.
  */
 export function endGroupsCutHandler(deps: Pick<ApiDeps, 'services' | 'now' | 'keyHolder'>) {
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
@@ -30,17 +29,12 @@ export function endGroupsCutHandler(deps: Pick<ApiDeps, 'services' | 'now' | 'ke
       });
     }
     const operator = submitterOf(callerOf(request), deps.keyHolder ?? FUNCTION_KEY_HOLDER);
-    try {
-      const result = await endGroupsCut(services, name, {
-        reason,
-        byName: operator ?? 'an operator',
-        at: deps.now().toISOString(),
-      });
-      if (result.ended) context.log(`connector ${name}: the user groups cut ended by an operator`);
-      return { status: 200, jsonBody: result };
-    } catch (error) {
-      if (!isProvisioningError(error)) throw error;
-      return errorResponse(httpStatusOf(error), error.toJSON());
-    }
+    const result = await endGroupsCut(services, name, {
+      reason,
+      byName: operator ?? 'an operator',
+      at: deps.now().toISOString(),
+    });
+    if (result.ended) context.log(`connector ${name}: the user groups cut ended by an operator`);
+    return { status: 200, jsonBody: result };
   };
 }

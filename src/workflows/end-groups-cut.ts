@@ -1,6 +1,7 @@
 import { userGroupsVerdictOf } from '../connectors/scim/compatibility-user-groups';
 import type { UserGroupsFinding } from '../connectors/scim/compatibility-user-groups';
 import { ProvisioningError } from '../domain/errors';
+import { operatorText } from '../domain/operator-text';
 import { endCut, type CutEndAsk } from '../domain/user-groups-end';
 import type { UserGroupsVerdict } from '../domain/user-groups-verdict';
 import type { WorkflowServices } from './workflow-services';
@@ -44,15 +45,12 @@ export async function endGroupsCut(
       { object: connector },
     );
   }
-  const reason = ask.reason.trim();
-  if (reason === '' || reason.length > CUT_END_REASON_MAX || /\p{Cc}/u.test(reason)) {
-    throw new ProvisioningError(
-      'REQUEST_INVALID',
-      `connector "${connector}": the reason to end the user groups cut must be 1 to ` +
-        `${CUT_END_REASON_MAX} characters of text (a vendor's fix, a ticket), no control characters`,
-      { object: connector },
-    );
-  }
+  const reason = operatorText(
+    `connector "${connector}": the reason to end the user groups cut`,
+    ask.reason,
+    CUT_END_REASON_MAX,
+    connector,
+  );
   const [kept, last] = await Promise.all([
     services.connectorStates.readUserGroups(connector),
     services.compatibility.last(connector),

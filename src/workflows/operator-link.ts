@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isLinked, type AccountRecord } from '../domain/account-record';
 import { ProvisioningError } from '../domain/errors';
 import { judgeOperatorLink, LINK_REASON_MAX, type LinkAsk } from '../domain/operator-link';
+import { operatorText } from '../domain/operator-text';
 import type { LeaseResult } from '../store/account-state';
 import type { WorkflowServices } from './workflow-services';
 
@@ -47,10 +48,18 @@ export async function linkAccountByOperator(
       object: connectorName,
     });
   }
-  const reason = ask.reason.trim();
-  const targetId = ask.targetId.trim();
-  refuseText(`the reason to link account "${accountId}"`, reason, LINK_REASON_MAX);
-  refuseText(`the target id to link account "${accountId}" to`, targetId, 256);
+  const reason = operatorText(
+    `the reason to link account "${accountId}"`,
+    ask.reason,
+    LINK_REASON_MAX,
+    accountId,
+  );
+  const targetId = operatorText(
+    `the target id to link account "${accountId}" to`,
+    ask.targetId,
+    256,
+    accountId,
+  );
   const where = { connector: connectorName, accountId };
   // Nothing linked: refused before the lease (which would make a row for any name).
   if (!isLinked(await services.accounts.get(connectorName, accountId))) {
@@ -150,14 +159,5 @@ function busy(where: { connector: string; accountId: string }, lease: LeaseResul
     `account "${where.accountId}" on connector "${where.connector}": a request holds it ` +
       `(${lease.holder ?? 'another holder'}, until ${lease.expiresAt ?? 'soon'}): link it once that request ends`,
     { object: where.accountId, retryable: true },
-  );
-}
-
-/** Throws REQUEST_INVALID for text that is empty, longer than `max` or holds control characters. */
-function refuseText(what: string, text: string, max: number): void {
-  if (text !== '' && text.length <= max && !/\p{Cc}/u.test(text)) return;
-  throw new ProvisioningError(
-    'REQUEST_INVALID',
-    `${what} must be 1 to ${max} characters of text, no control characters`,
   );
 }

@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
-import { mayOperate, useApp } from '../app-context';
+import { useApp } from '../app-context';
 import type { StepView } from '../api-types';
-import { ErrorPanel } from './error-panel';
-import { TextField } from './text-field';
+import { ReasonAction } from './reason-action';
 
 /** What a lookup's ACCOUNT_EXISTS names: the object linked before (gone), the one holding the ID now. */
 function refusedLink(steps: readonly StepView[]) {
@@ -31,31 +30,20 @@ export function AccountLinkPanel({
   accountId: string;
   steps: readonly StepView[];
 }) {
-  const { api, caller } = useApp();
-  const [reason, setReason] = useState('');
-  const [sending, setSending] = useState(false);
-  const [error, setError] = useState<Error | undefined>(undefined);
+  const { api } = useApp();
   const [done, setDone] = useState<string | undefined>(undefined);
   const refused = refusedLink(steps);
   if (refused === undefined) return null;
-  const link = async () => {
-    setSending(true);
-    setError(undefined);
-    try {
-      const answer = await api.post<{ linked: boolean; note?: string }>(
-        `connectors/${encodeURIComponent(connector)}/accounts/${encodeURIComponent(accountId)}/link`,
-        { targetId: refused.targetId, reason },
-      );
-      setDone(
-        answer.linked
-          ? `Linked to id ${refused.targetId}: send the request again to act on that account.`
-          : (answer.note ?? 'Linked already.'),
-      );
-    } catch (failure) {
-      setError(failure instanceof Error ? failure : new Error(String(failure)));
-    } finally {
-      setSending(false);
-    }
+  const link = async (reason: string) => {
+    const answer = await api.post<{ linked: boolean; note?: string }>(
+      `connectors/${encodeURIComponent(connector)}/accounts/${encodeURIComponent(accountId)}/link`,
+      { targetId: refused.targetId, reason },
+    );
+    setDone(
+      answer.linked
+        ? `Linked to id ${refused.targetId}: send the request again to act on that account.`
+        : (answer.note ?? 'Linked already.'),
+    );
   };
   return (
     <section class="card" aria-labelledby="link-heading">
@@ -67,28 +55,17 @@ export function AccountLinkPanel({
       </p>
       {done !== undefined ? (
         <p role="status">{done}</p>
-      ) : mayOperate(caller) ? (
-        <>
-          <TextField
-            id="link-reason"
-            label="Reason (kept with the link)"
-            value={reason}
-            onChange={setReason}
-            required
-          />
-          <button
-            type="button"
-            class="primary"
-            disabled={sending || reason.trim() === ''}
-            onClick={() => void link()}
-          >
-            {sending ? 'Linking…' : `Link to id ${refused.targetId}`}
-          </button>
-        </>
       ) : (
-        <p class="muted">Linking needs the app role Provisioning.Operator.</p>
+        <ReasonAction
+          id="link-reason"
+          label="Reason (kept with the link)"
+          action={`Link to id ${refused.targetId}`}
+          busy="Linking…"
+          denied="Linking needs the app role Provisioning.Operator."
+          failed="The account ID was not linked"
+          run={link}
+        />
       )}
-      <ErrorPanel error={error} title="The account ID was not linked" />
     </section>
   );
 }

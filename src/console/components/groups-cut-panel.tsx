@@ -1,10 +1,9 @@
-import { useState } from 'preact/hooks';
-import { mayOperate, useApp } from '../app-context';
+import { useApp } from '../app-context';
 import type { ConnectorHealth, HealthReport } from '../api-types';
 import { formatTime } from '../format';
 import { useResource } from '../use-resource';
 import { ErrorPanel } from './error-panel';
-import { TextField } from './text-field';
+import { ReasonAction } from './reason-action';
 
 type Verdict = NonNullable<ConnectorHealth['userGroups']>;
 
@@ -25,24 +24,12 @@ function by(verdict: Verdict): string {
  * run that found the attribute complete after the cut, and its refusal says what is missing.
  */
 export function GroupsCutPanel({ connector }: { connector: string }) {
-  const { api, caller } = useApp();
+  const { api } = useApp();
   const health = useResource(() => api.get<HealthReport>('health'), [connector]);
-  const [reason, setReason] = useState('');
-  const [sending, setSending] = useState(false);
-  const [error, setError] = useState<Error | undefined>(undefined);
   const verdict = health.data?.connectors.find((c) => c.name === connector)?.userGroups;
-  const end = async () => {
-    setSending(true);
-    setError(undefined);
-    try {
-      await api.post(`connectors/${encodeURIComponent(connector)}/user-groups/end-cut`, { reason });
-      setReason('');
-      health.reload();
-    } catch (failure) {
-      setError(failure instanceof Error ? failure : new Error(String(failure)));
-    } finally {
-      setSending(false);
-    }
+  const end = async (reason: string) => {
+    await api.post(`connectors/${encodeURIComponent(connector)}/user-groups/end-cut`, { reason });
+    health.reload();
   };
   return (
     <section aria-labelledby="groups-cut-heading">
@@ -61,31 +48,22 @@ export function GroupsCutPanel({ connector }: { connector: string }) {
           ): <span class="muted">{verdict.why}</span>
         </p>
       )}
-      {verdict?.verdict !== 'cut' ? null : mayOperate(caller) ? (
-        <>
-          <TextField
-            id="groups-cut-reason"
-            label="Why the server is mended (kept with the end)"
-            value={reason}
-            onChange={setReason}
-            required
-          />
-          <button
-            type="button"
-            class="primary"
-            disabled={sending || reason.trim() === ''}
-            onClick={() => void end()}
-          >
-            {sending ? 'Ending…' : 'End the cut'}
-          </button>{' '}
-          <span class="muted">
-            Only on a compatibility run that found the attribute complete after the cut.
-          </span>
-        </>
-      ) : (
-        <p class="muted">Ending it needs the app role Provisioning.Operator.</p>
+      {verdict?.verdict !== 'cut' ? null : (
+        <ReasonAction
+          id="groups-cut-reason"
+          label="Why the server is mended (kept with the end)"
+          action="End the cut"
+          busy="Ending…"
+          denied="Ending it needs the app role Provisioning.Operator."
+          failed="The cut was not ended"
+          hint={
+            <span class="muted">
+              Only on a compatibility run that found the attribute complete after the cut.
+            </span>
+          }
+          run={end}
+        />
       )}
-      <ErrorPanel error={error} title="The cut was not ended" />
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import type { HttpRequest, InvocationContext } from '@azure/functions';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { healthHandler } from '../../../src/api/health-api';
+import { guardHandler } from '../../../src/api/guard-handler';
 import { endGroupsCutHandler } from '../../../src/api/user-groups-end-api';
 import { loadConfig, type AppConfig } from '../../../src/config/app-config';
 import type { Connector } from '../../../src/connectors/connector';
@@ -299,11 +300,13 @@ async function endCutByOperator(t: Server, services: WorkflowServices, reason: u
     headers: new Headers({ 'content-type': 'application/json' }),
     text: () => Promise.resolve(JSON.stringify({ reason })),
   } as unknown as HttpRequest;
-  const context = { log: () => undefined } as unknown as InvocationContext;
-  return endGroupsCutHandler({ services: () => Promise.resolve(services), now: () => new Date() })(
-    request,
-    context,
-  );
+  const context = { log: () => undefined, warn: () => undefined } as unknown as InvocationContext;
+  // Through the route's guard, as the API serves it (refusals answered with their status).
+  const handler = endGroupsCutHandler({
+    services: () => Promise.resolve(services),
+    now: () => new Date(),
+  });
+  return guardHandler('endGroupsCut', handler)(request, context);
 }
 
 describe('a cut a connector caught, ended by an operator once the server is mended', () => {
