@@ -488,8 +488,9 @@ export class ScimConnector implements Connector {
   }
 
   /**
-   * One page of a filtered list (the first without paging parameters, as the spec's search
-   * sends it); a 404 is no match (scim-interop.md).
+   * One page of a filtered list; a 404 is no match (scim-interop.md). Every page, the first
+   * included, asks for `pageSize` resources: whether a page may end the list is judged against
+   * the count asked (`mayEndLater`), never against a server's default page size.
    */
   private async filteredPage(
     resource: 'Users' | 'Groups',
@@ -498,7 +499,8 @@ export class ScimConnector implements Connector {
     context: ScimErrorContext,
     query: Record<string, string> = {},
   ): Promise<ListPage> {
-    const paging = startIndex === undefined ? {} : { startIndex, count: this.settings.pageSize };
+    const count = this.settings.pageSize;
+    const paging = startIndex === undefined ? { count } : { startIndex, count };
     const result = await this.http.send({
       method: 'GET',
       url: scimUrl(this.settings.baseUrl, resource, undefined, { filter, ...paging, ...query }),

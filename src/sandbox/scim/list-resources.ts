@@ -84,7 +84,7 @@ export function listResources(
   }
   // RFC 7644 §3.4.2.4: startIndex below 1 is 1, a negative count is 0.
   let startIndex = Math.max(readInteger(query, 'startIndex') ?? 1, 1);
-  let count = Math.max(readInteger(query, 'count') ?? DEFAULT_PAGE_SIZE, 0);
+  let count = Math.max(readInteger(query, 'count') ?? quirks.defaultCount ?? DEFAULT_PAGE_SIZE, 0);
   if (quirks.maxCount !== undefined) count = Math.min(count, quirks.maxCount);
   if (quirks.ignoreStartIndex === true) {
     startIndex = 1;

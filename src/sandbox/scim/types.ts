@@ -20,6 +20,8 @@ export type ScimSandboxAuth =
 export interface ScimQuirks {
   /** Cap `count` (and so `itemsPerPage`) at this value. */
   maxCount?: number;
+  /** The page size of a list asked without `count` (RFC 7644 leaves it to the server; 100 else). */
+  defaultCount?: number;
   /** Always answer from index 1; without `maxCount` every page is the whole result. */
   ignoreStartIndex?: boolean;
   /** `totalResults`, `itemsPerPage` and `startIndex` as JSON strings. */

@@ -101,6 +101,21 @@ describe('on a server whose totalResults is the page size', () => {
     expect(target.sandbox.getUser(exact!.id)?.userName).toBe('jsmith');
     expect(await target.connector.findAccount('jsmith')).toMatchObject({ id: exact!.id });
   });
+
+  it('finds the user of exactly the name behind other-case names on a server whose default page is smaller than the one asked', async () => {
+    // Pages of 2 when no count is asked; the connector's page size is 100.
+    target = await startScimTarget(
+      { quirks: { totalResultsIsPageSize: true, userNamesCaseExact: true, defaultCount: 2 } },
+      { pageSize: 100 },
+    );
+    const [, , exact] = target.sandbox.seedUsers([
+      { userName: 'JSmith' },
+      { userName: 'JSMITH' },
+      { userName: 'jsmith' },
+    ]);
+    expect(target.sandbox.getUser(exact!.id)?.userName).toBe('jsmith');
+    expect(await target.connector.findAccount('jsmith')).toMatchObject({ id: exact!.id });
+  });
 });
 
 describe('on an honest server (pages of 5)', () => {
