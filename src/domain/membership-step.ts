@@ -97,7 +97,12 @@ function* changeMemberships(
   const readBefore = !firstStepAfterCreate(input);
   const read = !readBefore
     ? nothingToRead()
-    : yield* readMemberships(input, account, Object.keys(plan.expected), leaving(plan));
+    : yield* readMemberships(
+        input,
+        account,
+        Object.keys(plan.expected),
+        decisiveBefore(input, plan),
+      );
   if ('error' in read) return failed(read.error);
   Object.assign(names, read.names);
   const seen = new Set(read.groupIds);
@@ -299,6 +304,18 @@ function nothingToRead(): ReadOutcome {
  */
 function leaving(plan: MembershipWritePlan): Set<string> {
   return new Set(Object.keys(plan.expected).filter((id) => plan.expected[id] === false));
+}
+
+/**
+ * The groups whose "not a member" the read before decides something in: those the step
+ * leaves, and those of the record's lost writes (a lost revoke found applied, a lost grant
+ * found not applied, judged on that absence: lost-writes.ts), so that the connector says it
+ * only where it can vouch for it.
+ */
+function decisiveBefore(input: StepContext, plan: MembershipWritePlan): Set<string> {
+  const decisive = leaving(plan);
+  for (const write of input.handle.record?.lostWrites ?? []) decisive.add(write.groupId);
+  return decisive;
 }
 
 /**

@@ -400,6 +400,36 @@ describe('membership step: targets whose answers do not tell (SCIM)', () => {
   });
 });
 
+describe("membership step: an earlier request's lost revoke", () => {
+  it('asks the read before to vouch for "not a member" of its group, and journals nothing where it cannot', async () => {
+    // An earlier request revoked Ops; its answer was lost. This step grants Ops.
+    const lostRevoke = {
+      change: 'member removed' as const,
+      groupId: 'g-ops',
+      groupName: 'Ops',
+      requestId: 'r0',
+      step: 0,
+      at: new Date(START - 10 * 60_000).toISOString(),
+      notInPlaceBefore: true,
+    };
+    const io = new ScriptedIo({
+      findAccount: () => ({ account: ADA, record: record({ lostWrites: [lostRevoke] }) }),
+      lookUpRoles: catalogue,
+      // The read shows no Ops membership, and cannot vouch for it (a filter that may be blind).
+      readMemberships: (input) => ({
+        groupIds: [],
+        names: {},
+        notices: [],
+        ...(input.confirmAbsent?.includes('g-ops') === true ? { unproven: ['g-ops'] } : {}),
+      }),
+      writeMemberships: answers('acknowledged'),
+    });
+    const outcome = await run('grant', [OPS], io, CONSISTENT);
+    expect(io.callsOf('readMemberships')[0]?.input.confirmAbsent).toEqual(['g-ops']);
+    expect(outcome).not.toHaveProperty('foundLater');
+  });
+});
+
 describe('membership step: an account this request created', () => {
   /** The step right after a create of this request: the account known from the create's answer. */
   function runAfterCreate(groups: GroupRef[], io: ScriptedIo, capabilities = LAGGING) {
