@@ -1,7 +1,7 @@
 import type { ImportLease } from '../store/role-catalogue';
 import { IMPORT_LEASE_MS } from '../workflows/activities/import-lease-keeper';
 import { jobInstanceId, ORCHESTRATIONS } from '../workflows/names';
-import type { OrchestrationClient } from '../workflows/orchestration-client';
+import { ENDED_STATUSES, type OrchestrationClient } from '../workflows/orchestration-client';
 import type { JobInput } from '../workflows/orchestrators/job-orchestrators';
 import type { WorkflowServices } from '../workflows/workflow-services';
 
@@ -10,8 +10,6 @@ import type { WorkflowServices } from '../workflows/workflow-services';
  * starts the job right after.
  */
 const START_GRACE_MS = 60_000;
-
-const ENDED = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
 
 /** A catalogue import started, or the job of the connector that is running already. */
 export type ImportStart = { started: true } | { started: false; running: ImportLease };
@@ -48,5 +46,5 @@ async function hasEnded(
 ): Promise<boolean> {
   const state = await orchestrations.getStatus(jobInstanceId(holder.jobId));
   if (state === undefined) return nowMs - Date.parse(holder.since) > START_GRACE_MS;
-  return ENDED.has(state.runtimeStatus);
+  return ENDED_STATUSES.has(state.runtimeStatus);
 }

@@ -13,7 +13,7 @@ import {
   type RestoreRequest,
 } from '../domain/drift-restore';
 import { requestInstanceId } from '../workflows/names';
-import type { OrchestrationClient } from '../workflows/orchestration-client';
+import { ENDED_STATUSES, type OrchestrationClient } from '../workflows/orchestration-client';
 import type { WorkflowServices } from '../workflows/workflow-services';
 import type { ApiDeps } from './api-deps';
 import { FUNCTION_KEY_HOLDER, submitterOf } from './caller';
@@ -231,7 +231,7 @@ async function endedBefore(
   requestId: string,
 ): Promise<{ alreadyEnded: { status: string }; notice?: string } | undefined> {
   const state = await orchestrations.getStatus(requestInstanceId(requestId)).catch(() => undefined);
-  if (state === undefined || !ENDED.has(state.runtimeStatus)) return undefined;
+  if (state === undefined || !ENDED_STATUSES.has(state.runtimeStatus)) return undefined;
   const report = state.output as { status?: string } | null | undefined;
   const status = state.runtimeStatus === 'Completed' ? (report?.status ?? 'completed') : 'failed';
   return {
@@ -246,8 +246,6 @@ async function endedBefore(
         }),
   };
 }
-
-const ENDED = new Set(['Completed', 'Failed', 'Terminated', 'Canceled']);
 
 /** A failure nobody answered, as one account's entry of `failed`; an unexpected one says nothing of its cause. */
 function failureOf(error: unknown, accountId: string, context: InvocationContext): SerializedError {

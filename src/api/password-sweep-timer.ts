@@ -2,7 +2,7 @@ import type { InvocationContext } from '@azure/functions';
 import type { Logger } from '../domain/logger';
 import type { SecretStore } from '../secrets/secret-store';
 import { requestInstanceId } from '../workflows/names';
-import type { OrchestrationClient, RuntimeStatus } from '../workflows/orchestration-client';
+import { ENDED_STATUSES, type OrchestrationClient } from '../workflows/orchestration-client';
 import type { ApiDeps } from './api-deps';
 
 /** The name every request password is stored under starts so (`transientSecretName`). */
@@ -23,14 +23,6 @@ export const PASSWORD_SWEEP_SCHEDULE = '0 40 * * * *';
 
 /** The tag tying a request password to its request (the secret's name is random). */
 export const REQUEST_ID_TAG = 'requestId';
-
-/** Statuses of a request that may still read its password. */
-const MAY_READ: ReadonlySet<RuntimeStatus> = new Set([
-  'Pending',
-  'Running',
-  'Suspended',
-  'ContinuedAsNew',
-]);
 
 /** What a sweep did. */
 export interface PasswordSweep {
@@ -83,7 +75,7 @@ export async function sweepRequestPasswords(
       const carried = (state?.input as { passwordSecret?: unknown } | undefined)?.passwordSecret;
       stale = !(
         state !== undefined &&
-        MAY_READ.has(state.runtimeStatus) &&
+        !ENDED_STATUSES.has(state.runtimeStatus) &&
         carried === secret.name
       );
     }

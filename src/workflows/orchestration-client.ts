@@ -9,6 +9,14 @@ export type RuntimeStatus =
   | 'Canceled'
   | 'Suspended';
 
+/** The statuses of an instance that has ended: it runs no more, and its output is final. */
+export const ENDED_STATUSES: ReadonlySet<RuntimeStatus> = new Set([
+  'Completed',
+  'Failed',
+  'Terminated',
+  'Canceled',
+]);
+
 export interface OrchestrationState {
   instanceId: string;
   name: string;
